@@ -1,0 +1,43 @@
+// The result of grading one submission: the stable contract that `--format json` prints and that every
+// reporter reads. docs/result-contract.md describes it for users; change both together.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/finding.h"
+
+namespace gpugrade {
+
+enum class Verdict { kPass, kFail };
+std::string_view to_string(Verdict verdict);
+
+// One launch: a variant at a size.
+struct Run {
+  std::string variant;              // the variant's label, e.g. "32x8"
+  std::string size;                 // the size's label, e.g. "rows=33 cols=31"
+  Verdict verdict = Verdict::kPass;
+  uint64_t thread_instructions = 0;
+  double seconds = 0;               // wall time of the launch (not part of determinism guarantees)
+};
+
+struct Result {
+  std::string exercise;             // the exercise id
+  std::string submission;           // the graded file, as the user named it
+  std::string backend;              // "sim" or "gpu"
+  Verdict verdict = Verdict::kFail;
+  int points = 0;                   // the exercise's points: all of them on pass, none on fail
+  int max_points = 0;
+  std::vector<Finding> findings;    // errors first, then warnings; in source order within each
+  std::vector<Run> runs;
+  nlohmann::json metrics = nlohmann::json::object();  // per-line access tables, throughput figures
+  std::string note;                 // a plain sentence for the user when grading stopped early
+};
+
+nlohmann::json to_json(const Finding& finding);
+nlohmann::json to_json(const Result& result);
+
+}  // namespace gpugrade

@@ -1,0 +1,169 @@
+// The interface both backends implement (harness/sim on the CPU, harness/gpu on a device): load a PTX
+// module once, launch one kernel of it with buffers and arguments, get back observations. The harness
+// knows nothing of exercises, points or reports; the grader knows nothing of PTX opcodes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/finding.h"
+
+namespace gpugrade {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t{x} * y * z; }
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+// One kernel parameter as the PTX declares it (`.param .u64 _Z4copyPfPKfii_param_0`).
+struct ParamInfo {
+  std::string name;       // the PTX parameter name
+  std::string ptx_type;   // ".u64", ".u32", ".f32", ".b8" (for aggregates)...
+  uint32_t bytes = 0;     // size of the parameter
+};
+
+// A shared variable a kernel can reach: static (`.shared .align 4 .b8 name[4224]`) or dynamic (`.extern`).
+struct SharedVariable {
+  std::string name;       // the PTX name, mangled (`_ZZ9transposePfPKfiiE4tile`)
+  uint64_t bytes = 0;     // 0 for the dynamic window
+  uint32_t align = 1;
+  bool dynamic = false;
+};
+
+// What the grader needs to know of one .entry without knowing PTX: its name, parameters, and the facts
+// that exercise requirements are checked against.
+struct KernelTraits {
+  std::string entry;                    // the .entry name as in the PTX (mangled unless extern "C")
+  std::vector<ParamInfo> params;
+  std::vector<SharedVariable> shared;   // every shared variable the kernel's code references
+  uint64_t static_shared_bytes = 0;
+  bool uses_barrier = false;            // bar.sync / barrier.sync / bar.red... reachable from the entry
+  bool uses_dynamic_shared = false;     // references an .extern .shared variable
+  int line = 0;                         // the source line of the entry's first .loc, 0 if none
+};
+
+// A global allocation. The launch gets the initial bytes and hands back the bytes after the kernel.
+struct Buffer {
+  std::string name;                     // as the exercise names it: "in", "out"
+  uint32_t element_size = 4;            // for messages: element index = byte offset / element_size
+  std::vector<std::byte> bytes;
+};
+
+// One kernel argument: a pointer to a buffer, or a scalar's bits.
+struct KernelArg {
+  enum class Kind { kBuffer, kScalar };
+  Kind kind = Kind::kScalar;
+  size_t buffer = 0;                    // index into LaunchRequest::buffers, for kBuffer
+  uint64_t bits = 0;                    // the scalar's value, little-endian in its parameter's bytes
+};
+
+// The shape of a shared array as the learner declared it (`float tile[32][33]`), so that findings can
+// name `tile[5][0]` rather than a byte offset. The grader derives it from the source; it may be absent.
+struct SharedShape {
+  std::string variable;                 // the source name: "tile"
+  uint32_t element_size = 4;
+  std::vector<uint64_t> dims;           // outermost first: {32, 33}
+};
+
+// Which simulator checkers run. A backend ignores the ones it cannot do.
+struct Checks {
+  bool races = true;
+  bool uninitialized_shared = true;
+  bool bank_conflicts = true;
+  bool coalescing = true;
+  bool intra_warp_races_are_errors = false;  // hazards between lanes of one warp: warnings unless set
+};
+
+struct LaunchRequest {
+  std::string entry;                    // the .entry to launch
+  Dim3 grid, block;
+  uint32_t dynamic_shared_bytes = 0;
+  std::vector<KernelArg> args;          // one per PTX parameter, in order
+  std::vector<Buffer> buffers;
+  std::vector<SharedShape> shared_shapes;
+  uint64_t instruction_budget = 0;      // thread-instructions for the launch; 0 = the backend's default
+  double wall_seconds = 0;              // wall-clock limit for the launch; 0 = the backend's default
+  Checks checks;
+};
+
+// Per source line, what the shared-memory checker measured (Nsight Compute's definitions).
+struct SharedLineStats {
+  std::string file;
+  int line = 0;
+  uint64_t requests = 0;                // warp-level shared loads and stores
+  uint64_t wavefronts = 0;              // serialized passes through the 32 banks
+  uint32_t worst_ways = 0;              // the worst request's wavefronts (1 = conflict-free)
+};
+
+// Per source line, what the global-memory checker measured.
+struct GlobalLineStats {
+  std::string file;
+  int line = 0;
+  uint64_t requests = 0;                // warp-level global loads and stores
+  uint64_t sectors = 0;                 // distinct 32-byte sectors touched, summed over requests
+  uint64_t min_sectors = 0;             // the fewest sectors that could hold the bytes asked for, summed
+};
+
+struct Observations {
+  std::vector<Buffer> buffers;          // contents after the launch, same order as the request
+  std::vector<Finding> findings;        // file is the path in the PTX's .file; the grader maps it
+  std::vector<SharedLineStats> shared_lines;
+  std::vector<GlobalLineStats> global_lines;
+  uint64_t thread_instructions = 0;     // executed, summed over active lanes
+  double seconds = 0;                   // wall time of the launch as the backend measured it
+  bool completed = true;                // false when the launch stopped early (timeout, fault)
+};
+
+// A PTX module loaded by a backend, ready to launch any of its kernels.
+class Program {
+ public:
+  virtual ~Program() = default;
+  virtual const std::vector<KernelTraits>& kernels() const = 0;
+  const KernelTraits* find(std::string_view entry) const;
+};
+
+struct Loaded {
+  std::unique_ptr<Program> program;     // null when the module could not be loaded
+  std::vector<Finding> findings;        // why not, or warnings
+};
+
+// Throughput measurement (GPU only): the subject and a baseline timed in one process on equal buffers.
+struct TimingRequest {
+  Program* subject = nullptr;
+  LaunchRequest subject_launch;
+  Program* baseline = nullptr;
+  LaunchRequest baseline_launch;
+  uint64_t bytes_moved = 0;             // per launch, for GB/s
+  int warmup_launches = 3;
+  int timed_launches = 20;
+};
+
+struct Timing {
+  double median_ms = 0;
+  double gb_per_s = 0;
+  double spread = 0;                    // (max - min) / median
+};
+
+struct TimingResult {
+  Timing subject, baseline, memcpy_dtod;
+  double ratio = 0;                     // subject GB/s over baseline GB/s
+  std::vector<Finding> findings;        // launch failures while timing
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual Loaded load(std::string_view ptx) = 0;
+  virtual Observations launch(Program& program, const LaunchRequest& request) = 0;
+  // Backends that cannot time (the simulator) return nullopt.
+  virtual std::optional<TimingResult> time(const TimingRequest&) { return std::nullopt; }
+};
+
+}  // namespace gpugrade

@@ -1,0 +1,62 @@
+// What the interpreter shows the checkers: every warp-level memory access and every barrier, in
+// execution order. The interpreter (harness/sim/interpreter) calls an AccessObserver; the checkers
+// (harness/sim/hazards) implement it. Keeping this the only contract lets either side change freely.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+
+namespace gpugrade::sim {
+
+enum class Space : uint8_t { kGlobal, kShared, kLocal, kParam, kConst };
+enum class AccessKind : uint8_t { kRead, kWrite, kAtomic };
+
+// One warp-level memory instruction. Addresses are per lane; only lanes in active_mask accessed memory.
+// Shared addresses are offsets into the block's shared window (static variables first, then the dynamic
+// window); global addresses are the simulator's device addresses.
+struct WarpAccess {
+  Space space = Space::kGlobal;
+  AccessKind kind = AccessKind::kRead;
+  uint32_t bytes_per_lane = 4;          // 1, 2, 4, 8, 16 (a .v4.f32 is 16)
+  uint32_t warp = 0;                    // warp index within the block
+  uint32_t active_mask = 0;
+  std::array<uint64_t, 32> address{};
+  int file = 0;                         // .loc file index; 0 when none
+  int line = 0;                         // .loc line; 0 when none
+};
+
+// Where a shared variable sits in the block's window, for naming `tile[5][0]`.
+struct SharedRange {
+  std::string name;                     // PTX name (mangled)
+  uint64_t offset = 0;
+  uint64_t bytes = 0;                   // the dynamic window's size at this launch for .extern
+  bool dynamic = false;
+};
+
+// The block about to run: everything a checker needs to name threads, blocks and variables.
+struct BlockContext {
+  Dim3 block_index;                     // %ctaid
+  Dim3 block_dim;                       // %ntid
+  uint32_t warps = 0;
+  uint64_t shared_bytes = 0;            // static plus dynamic
+  const std::vector<SharedRange>* shared_ranges = nullptr;
+};
+
+class AccessObserver {
+ public:
+  virtual ~AccessObserver() = default;
+  virtual void begin_block(const BlockContext& block) = 0;
+  // Called for every warp-level access before it is performed (so a read sees the state before it).
+  virtual void on_access(const WarpAccess& access) = 0;
+  // A block-wide barrier (bar.sync / barrier.sync 0) completed: every live thread arrived.
+  virtual void on_barrier(int file, int line) = 0;
+  // __syncwarp / bar.warp.sync by `warp` for the lanes in `mask`.
+  virtual void on_warp_sync(uint32_t warp, uint32_t mask) = 0;
+  virtual void end_block() = 0;
+};
+
+}  // namespace gpugrade::sim
