@@ -1,2 +1,11 @@
 // gpugrade's entry point: everything happens in the grader library; main only hands over the arguments.
-int main() { return 0; }
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "grader/cli.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return gpugrade::run_cli(args, std::cout, std::cerr);
+}

@@ -37,7 +37,7 @@ struct Result {
   std::string note;                 // a plain sentence for the user when grading stopped early
 };
 
-nlohmann::json to_json(const Finding& finding);
-nlohmann::json to_json(const Result& result);
+nlohmann::ordered_json to_json(const Finding& finding);
+nlohmann::ordered_json to_json(const Result& result);
 
 }  // namespace gpugrade

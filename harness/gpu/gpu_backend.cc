@@ -1,1 +1,292 @@
-// Placeholder until the harness/gpu library lands; replaced by its first real file.
+// The GPU backend: loads PTX, hands each launch or timing run to gpugrade-launch in a child process,
+// and turns how that process ended into observations. See gpu_backend.h.
+#include "harness/gpu/gpu_backend.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "harness/gpu/child_process.h"
+#include "harness/gpu/job.h"
+#include "harness/gpu/launch_limits.h"
+#include "harness/gpu/poison_prologue.h"
+#include "harness/gpu/ptx_scan.h"
+#include "harness/gpu/sanitizer_report.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+using gpu::ChildRun;
+
+class GpuProgram : public Program {
+ public:
+  GpuProgram(std::string ptx, std::string poisoned, std::vector<KernelTraits> kernels)
+      : ptx_(std::move(ptx)), poisoned_(std::move(poisoned)), kernels_(std::move(kernels)) {}
+  const std::vector<KernelTraits>& kernels() const override { return kernels_; }
+  const std::string& ptx() const { return ptx_; }
+  const std::string& poisoned() const { return poisoned_; }
+
+ private:
+  std::string ptx_;
+  std::string poisoned_;
+  std::vector<KernelTraits> kernels_;
+};
+
+// The launcher sits beside an installed gpugrade; in a build tree, where the build put it.
+std::string launcher_path(const GpuOptions& options) {
+  if (!options.launcher.empty()) return options.launcher;
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    fs::path beside = self.parent_path() / "gpugrade-launch";
+    if (access(beside.c_str(), X_OK) == 0) return beside.string();
+  }
+  return GPUGRADE_LAUNCHER;
+}
+
+// A private folder for one job's files, removed when the job is done.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::error_code error;
+    std::string pattern = (fs::temp_directory_path(error) / "gpugrade-gpu-XXXXXX").string();
+    if (mkdtemp(pattern.data())) path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code error;
+    if (!path_.empty()) fs::remove_all(path_, error);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  bool ok() const { return !path_.empty(); }
+  std::string file(std::string_view name) const { return (fs::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+};
+
+std::string tail(const std::string& text, size_t chars = 2000) {
+  std::string out = text.size() > chars ? text.substr(text.size() - chars) : text;
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// Why a launcher run produced no result, as a finding; nullopt when it exited normally.
+std::optional<Finding> explain_child_end(const ChildRun& run, const std::string& launcher,
+                                         const gpu::ChildLimits& limits) {
+  switch (run.end) {
+    case ChildRun::End::kNotStarted:
+      return gpu::make_finding(FindingKind::kRuntimeError, fmt::format("cannot start {}: {}", launcher, run.error));
+    case ChildRun::End::kTimedOut: {
+      Finding finding;
+      finding.kind = FindingKind::kTimeout;
+      if (run.in_kernel) {
+        finding.message = fmt::format(
+            "the kernel was still running after {:g} s and was stopped: an endless loop, or a "
+            "__syncthreads() some threads never reach?",
+            limits.kernel_seconds);
+      } else {
+        finding.message = fmt::format("the GPU launcher did not get the kernel started within {:g} s",
+                                      limits.setup_seconds);
+      }
+      finding.details = {{"limit_seconds", run.in_kernel ? limits.kernel_seconds : limits.setup_seconds}};
+      return finding;
+    }
+    case ChildRun::End::kSignaled:
+      return gpu::make_finding(FindingKind::kRuntimeError,
+                           fmt::format("the GPU launcher died of signal {}: {}", run.signal, tail(run.output)));
+    case ChildRun::End::kExited:
+      if (run.exit_code == 0) return std::nullopt;
+      return gpu::make_finding(FindingKind::kRuntimeError,
+                           fmt::format("{} exited with status {}: {}", launcher, run.exit_code, tail(run.output)));
+  }
+  return std::nullopt;
+}
+
+// Runs one job in the launcher. On failure returns nullopt and appends why to *findings.
+std::optional<gpu::JobResult> run_job(const gpu::Job& job, const GpuOptions& options,
+                                      const gpu::ChildLimits& limits, std::vector<Finding>* findings) {
+  ScratchDir scratch;
+  if (!scratch.ok()) {
+    findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, "cannot create a scratch folder for the GPU job"));
+    return std::nullopt;
+  }
+  std::string error;
+  const std::string job_path = scratch.file("job"), result_path = scratch.file("result");
+  if (!gpu::write_job(job_path, job, &error)) {
+    findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
+    return std::nullopt;
+  }
+  const std::string launcher = launcher_path(options);
+  ChildRun run = gpu::run_child({launcher, job_path, result_path, "{heartbeat}"}, limits, scratch.file("output"));
+  if (std::optional<Finding> ended = explain_child_end(run, launcher, limits)) {
+    findings->push_back(std::move(*ended));
+    return std::nullopt;
+  }
+  gpu::JobResult result;
+  if (!gpu::read_result(result_path, &result, &error)) {
+    findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::vector<uint32_t> param_bytes(const KernelTraits& traits) {
+  std::vector<uint32_t> bytes;
+  for (const ParamInfo& param : traits.params) bytes.push_back(param.bytes);
+  return bytes;
+}
+
+// The job for one launch of `program`; nullopt (with a finding) when the entry is not in it.
+std::optional<gpu::KernelJob> kernel_job(const Program& program, const std::string& ptx,
+                                         const LaunchRequest& request, std::vector<Finding>* findings) {
+  const KernelTraits* traits = program.find(request.entry);
+  if (!traits) {
+    findings->push_back(
+        gpu::make_finding(FindingKind::kRuntimeError, fmt::format("the PTX has no kernel '{}'", request.entry)));
+    return std::nullopt;
+  }
+  return gpu::KernelJob{ptx, param_bytes(*traits), request};
+}
+
+gpu::ChildLimits limits_for(const LaunchRequest& request, const GpuOptions& options) {
+  return {options.setup_seconds, request.wall_seconds > 0 ? request.wall_seconds : options.wall_seconds};
+}
+
+class GpuBackend : public Backend {
+ public:
+  explicit GpuBackend(GpuOptions options) : options_(std::move(options)) {}
+
+  std::string_view name() const override { return "gpu"; }
+
+  Loaded load(std::string_view ptx) override {
+    Loaded loaded;
+    gpu::PtxScan scan;
+    std::string error;
+    if (!gpu::scan_ptx(ptx, &scan, &error)) {
+      loaded.findings.push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
+      return loaded;
+    }
+    std::vector<KernelTraits> kernels;
+    for (const gpu::ScannedEntry& entry : scan.entries) kernels.push_back(entry.traits);
+    loaded.program = std::make_unique<GpuProgram>(std::string(ptx), gpu::add_poison_prologue(ptx, scan),
+                                                  std::move(kernels));
+    return loaded;
+  }
+
+  Observations launch(Program& program, const LaunchRequest& request) override {
+    Observations observations;
+    observations.completed = false;
+    const auto* gpu_program = dynamic_cast<const GpuProgram*>(&program);
+    if (!gpu_program) {
+      observations.findings.push_back(
+          gpu::make_finding(FindingKind::kRuntimeError, "the GPU backend was given a program it did not load"));
+      return observations;
+    }
+    gpu::Job job;
+    job.mode = gpu::JobMode::kLaunch;
+    std::optional<gpu::KernelJob> kernel = kernel_job(program, gpu_program->poisoned(), request, &observations.findings);
+    if (!kernel) return observations;
+    job.subject = std::move(*kernel);
+    std::optional<gpu::JobResult> result = run_job(job, options_, limits_for(request, options_), &observations.findings);
+    if (!result) return observations;
+    return std::move(result->observations);
+  }
+
+  std::optional<TimingResult> time(const TimingRequest& request) override {
+    TimingResult timing;
+    const auto* subject = dynamic_cast<const GpuProgram*>(request.subject);
+    const auto* baseline = dynamic_cast<const GpuProgram*>(request.baseline);
+    if (!subject || !baseline) {
+      timing.findings.push_back(
+          gpu::make_finding(FindingKind::kRuntimeError, "the GPU backend was given a program it did not load"));
+      return timing;
+    }
+    gpu::Job job;
+    job.mode = gpu::JobMode::kTime;
+    job.bytes_moved = request.bytes_moved;
+    job.warmup_launches = request.warmup_launches;
+    job.timed_launches = request.timed_launches;
+    std::optional<gpu::KernelJob> s = kernel_job(*subject, subject->ptx(), request.subject_launch, &timing.findings);
+    std::optional<gpu::KernelJob> b = kernel_job(*baseline, baseline->ptx(), request.baseline_launch, &timing.findings);
+    if (!s || !b) return timing;
+    job.subject = std::move(*s);
+    job.baseline = std::move(*b);
+    std::optional<gpu::JobResult> result =
+        run_job(job, options_, limits_for(request.subject_launch, options_), &timing.findings);
+    if (!result) return timing;
+    return std::move(result->timing);
+  }
+
+ private:
+  GpuOptions options_;
+};
+
+}  // namespace
+
+bool gpu_available(std::string* why_not, const GpuOptions& options) {
+  gpu::Job job;
+  job.mode = gpu::JobMode::kProbe;
+  std::vector<Finding> findings;
+  std::optional<gpu::JobResult> result = run_job(job, options, {options.setup_seconds, options.setup_seconds}, &findings);
+  if (result && !result->observations.findings.empty()) findings = result->observations.findings;
+  if (result && !result->device.empty()) return true;
+  *why_not = findings.empty() ? "the GPU launcher found no device" : findings.front().message;
+  return false;
+}
+
+std::unique_ptr<Backend> make_gpu_backend(GpuOptions options) {
+  return std::make_unique<GpuBackend>(std::move(options));
+}
+
+std::string poisoned_ptx(const Program& program) {
+  const auto* gpu_program = dynamic_cast<const GpuProgram*>(&program);
+  return gpu_program ? gpu_program->poisoned() : "";
+}
+
+SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& request, const GpuOptions& options) {
+  SanitizerOutcome outcome;
+  const std::string sanitizer = gpu::find_on_path("compute-sanitizer");
+  const auto* gpu_program = dynamic_cast<const GpuProgram*>(&program);
+  if (sanitizer.empty() || !gpu_program) {
+    outcome.why_not = sanitizer.empty() ? "compute-sanitizer is not on PATH"
+                                        : "the program was not loaded by the GPU backend";
+    return outcome;
+  }
+  gpu::Job job;
+  job.mode = gpu::JobMode::kLaunch;
+  std::optional<gpu::KernelJob> kernel = kernel_job(program, gpu_program->ptx(), request, &outcome.findings);
+  if (!kernel) {
+    outcome.why_not = outcome.findings.front().message;
+    return outcome;
+  }
+  job.subject = std::move(*kernel);
+  ScratchDir scratch;
+  std::string error;
+  const std::string job_path = scratch.file("job");
+  if (!scratch.ok() || !gpu::write_job(job_path, job, &error)) {
+    outcome.why_not = error.empty() ? "cannot create a scratch folder for the GPU job" : error;
+    return outcome;
+  }
+  // A kernel under the sanitizer runs many times slower: one generous limit for the whole run.
+  const gpu::ChildLimits limits{options.sanitizer_seconds, options.sanitizer_seconds};
+  const std::string launcher = launcher_path(options);
+  for (const char* tool : {"racecheck", "synccheck"}) {
+    ChildRun run = gpu::run_child({sanitizer, "--tool", tool, launcher, job_path, scratch.file("result")}, limits,
+                                  scratch.file("output"));
+    if (std::optional<Finding> ended = explain_child_end(run, sanitizer, limits)) {
+      outcome.why_not = fmt::format("compute-sanitizer --tool {}: {}", tool, ended->message);
+      return outcome;
+    }
+    for (Finding& finding : gpu::parse_sanitizer_report(run.output)) outcome.findings.push_back(std::move(finding));
+  }
+  outcome.ran = true;
+  return outcome;
+}
+
+}  // namespace gpugrade

@@ -37,6 +37,14 @@ struct SharedRange {
   bool dynamic = false;
 };
 
+// A global allocation of the launch, so checkers can track writes per element and name `out[5]`.
+struct GlobalRange {
+  std::string name;                     // the buffer's name in the request ("out")
+  uint64_t address = 0;                 // its first device address
+  uint64_t bytes = 0;
+  uint32_t element_size = 1;
+};
+
 // The block about to run: everything a checker needs to name threads, blocks and variables.
 struct BlockContext {
   Dim3 block_index;                     // %ctaid
@@ -44,6 +52,8 @@ struct BlockContext {
   uint32_t warps = 0;
   uint64_t shared_bytes = 0;            // static plus dynamic
   const std::vector<SharedRange>* shared_ranges = nullptr;
+  // The launch's buffers; the same vector for every block of a launch. Null: no cross-block race check.
+  const std::vector<GlobalRange>* global_ranges = nullptr;
 };
 
 class AccessObserver {
@@ -57,6 +67,9 @@ class AccessObserver {
   // __syncwarp / bar.warp.sync by `warp` for the lanes in `mask`.
   virtual void on_warp_sync(uint32_t warp, uint32_t mask) = 0;
   virtual void end_block() = 0;
+  // After the launch: add this observer's findings and per-line stats to `out` (the simulator's own
+  // findings are already there). Called once per observer, in worker order.
+  virtual void collect(Observations& out) { (void)out; }
 };
 
 }  // namespace gpugrade::sim

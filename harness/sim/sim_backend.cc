@@ -1,1 +1,230 @@
-// Placeholder until the harness/sim library lands; replaced by its first real file.
+// The simulator backend: loads PTX (parse and link every entry once), and launches a kernel by spreading
+// its blocks over worker threads. Whatever the number of workers, the launch reports the same findings: a
+// fault stops the launch at the lowest-numbered faulting block, and per-block findings are merged in block
+// order.
+#include "harness/sim/sim_backend.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "harness/ptx/module.h"
+#include "harness/sim/interpreter.h"
+#include "harness/sim/kernel.h"
+
+namespace gpugrade {
+namespace {
+
+// Hardware limits the launch is checked against (sm_90).
+constexpr uint64_t kMaxThreadsPerBlock = 1024;
+constexpr uint64_t kMaxSharedPerBlock = 227 * 1024;
+// Buffers sit this far apart, so an overrun of any plausible size lands outside every allocation.
+constexpr uint64_t kBufferStride = uint64_t{1} << 36;
+
+class SimProgram : public Program {
+ public:
+  ptx::Module module;
+  std::vector<KernelTraits> traits;
+  std::map<std::string, sim::Kernel, std::less<>> linked;
+
+  const std::vector<KernelTraits>& kernels() const override { return traits; }
+};
+
+Finding error_finding(FindingKind kind, std::string message) {
+  Finding finding;
+  finding.kind = kind;
+  finding.message = std::move(message);
+  return finding;
+}
+
+struct BlockFinding {
+  uint64_t block;
+  Finding finding;
+};
+
+class SimBackend : public Backend {
+ public:
+  explicit SimBackend(SimOptions options) : options_(std::move(options)) {}
+
+  std::string_view name() const override { return "sim"; }
+
+  Loaded load(std::string_view ptx_text) override {
+    Loaded loaded;
+    auto program = std::make_unique<SimProgram>();
+    std::string error;
+    if (!ptx::parse_module(ptx_text, &program->module, &error)) {
+      loaded.findings.push_back(error_finding(FindingKind::kRuntimeError, error));
+      return loaded;
+    }
+    program->traits = ptx::kernel_traits(program->module);
+    for (uint32_t f = 0; f < program->module.functions.size(); ++f) {
+      if (!program->module.functions[f].entry) continue;
+      sim::Kernel kernel;
+      if (!sim::link_kernel(program->module, f, &kernel, &error)) {
+        loaded.findings.push_back(error_finding(FindingKind::kRuntimeError, error));
+        return loaded;
+      }
+      program->linked.emplace(kernel.name, std::move(kernel));
+    }
+    loaded.program = std::move(program);
+    return loaded;
+  }
+
+  Observations launch(Program& program, const LaunchRequest& request) override {
+    auto start = std::chrono::steady_clock::now();
+    Observations out;
+    out.buffers = request.buffers;
+    auto stop_with = [&](Finding finding) {
+      out.findings.push_back(std::move(finding));
+      out.completed = false;
+      return out;
+    };
+    auto& sim_program = static_cast<SimProgram&>(program);
+    auto found = sim_program.linked.find(request.entry);
+    if (found == sim_program.linked.end())
+      return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("no kernel named '{}' in the module", request.entry)));
+    const sim::Kernel& kernel = found->second;
+    if (request.args.size() != kernel.param_offsets.size())
+      return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("kernel '{}' takes {} arguments, the launch gave {}",
+                                                                            request.entry, kernel.param_offsets.size(), request.args.size())));
+    if (request.block.count() == 0 || request.grid.count() == 0)
+      return stop_with(error_finding(FindingKind::kRuntimeError, "a launch needs at least one block of one thread"));
+    if (request.block.count() > kMaxThreadsPerBlock || request.block.z > 64)
+      return stop_with(error_finding(FindingKind::kResourceLimit, fmt::format("a block of {}x{}x{} threads is more than the {} a block may have",
+                                                                             request.block.x, request.block.y, request.block.z, kMaxThreadsPerBlock)));
+
+    sim::LaunchState state;
+    state.kernel = &kernel;
+    state.files = &sim_program.module.files;
+    state.grid = request.grid;
+    state.block = request.block;
+    state.dynamic_shared_bytes = request.dynamic_shared_bytes;
+    state.shared_bytes = request.dynamic_shared_bytes > 0 ? kernel.dynamic_shared_offset + request.dynamic_shared_bytes
+                                                          : kernel.static_shared_bytes;
+    if (state.shared_bytes > kMaxSharedPerBlock)
+      return stop_with(error_finding(FindingKind::kResourceLimit, fmt::format("the kernel asks for {} bytes of shared memory per block, more than the {} allowed",
+                                                                             state.shared_bytes, kMaxSharedPerBlock)));
+    state.shared_ranges = kernel.shared;
+    for (sim::SharedRange& range : state.shared_ranges)
+      if (range.dynamic) range.bytes = request.dynamic_shared_bytes;
+
+    for (size_t i = 0; i < out.buffers.size(); ++i) {
+      Buffer& buffer = out.buffers[i];
+      state.allocations.push_back({buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(), buffer.bytes.data(), false});
+    }
+    std::vector<std::vector<std::byte>> globals(kernel.globals.size());
+    for (size_t g = 0; g < kernel.globals.size(); ++g) {
+      const sim::GlobalVariable& variable = kernel.globals[g];
+      globals[g].assign(variable.bytes, std::byte{0});
+      std::memcpy(globals[g].data(), variable.init.data(), std::min<size_t>(variable.init.size(), variable.bytes));
+      state.allocations.push_back({variable.name, variable.address, variable.bytes, globals[g].data(), true});
+    }
+    std::sort(state.allocations.begin(), state.allocations.end(),
+              [](const sim::Allocation& a, const sim::Allocation& b) { return a.base < b.base; });
+
+    state.params.assign(kernel.param_block_bytes, 0);
+    for (size_t i = 0; i < request.args.size(); ++i) {
+      const KernelArg& arg = request.args[i];
+      uint64_t bits = arg.bits;
+      if (arg.kind == KernelArg::Kind::kBuffer) {
+        if (arg.buffer >= request.buffers.size())
+          return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("argument {} names buffer {}, which does not exist", i, arg.buffer)));
+        bits = sim::kBufferBase + arg.buffer * kBufferStride;
+      }
+      std::memcpy(state.params.data() + kernel.param_offsets[i], &bits, std::min<uint32_t>(8, kernel.param_bytes[i]));
+    }
+    state.budget = request.instruction_budget != 0 ? request.instruction_budget : options_.default_instruction_budget;
+
+    run_blocks(state, request, &out);
+    out.thread_instructions = state.instructions.load();
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  }
+
+ private:
+  void run_blocks(sim::LaunchState& state, const LaunchRequest& request, Observations* out) {
+    uint64_t blocks = request.grid.count();
+    unsigned workers = options_.worker_threads != 0 ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
+    workers = static_cast<unsigned>(std::min<uint64_t>(workers, blocks));
+    std::atomic<uint64_t> next_block{0};
+    std::atomic<uint64_t> stop_block{blocks};  // blocks at or past it need not run
+    std::mutex mutex;
+    std::vector<BlockFinding> faults, notes;
+    std::vector<std::unique_ptr<sim::AccessObserver>> observers(workers);
+    SimLaunch context{&request, state.files};
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(request.wall_seconds);
+    auto work = [&](unsigned worker) {
+      sim::AccessObserver* observer = observers[worker].get();
+      sim::BlockRunner runner(state, observer);
+      std::vector<Finding> block_notes;
+      for (;;) {
+        uint64_t block = next_block.fetch_add(1);
+        if (block >= stop_block.load()) break;
+        if (request.wall_seconds > 0 && std::chrono::steady_clock::now() > deadline) {
+          Finding finding = error_finding(FindingKind::kTimeout, fmt::format("the kernel ran past its wall-clock limit of {} s", request.wall_seconds));
+          std::lock_guard lock(mutex);
+          faults.push_back({block, std::move(finding)});
+          stop_block = 0;
+          break;
+        }
+        block_notes.clear();
+        std::optional<sim::BlockFault> fault = runner.run(block, &block_notes);
+        std::lock_guard lock(mutex);
+        for (Finding& note : block_notes) notes.push_back({block, std::move(note)});
+        if (fault) {
+          faults.push_back({block, std::move(fault->finding)});
+          uint64_t current = stop_block.load();
+          while (block < current && !stop_block.compare_exchange_weak(current, block)) {
+          }
+        }
+      }
+    };
+    if (options_.make_observer)
+      for (unsigned w = 0; w < workers; ++w) observers[w] = options_.make_observer(context);
+    if (workers <= 1) {
+      work(0);
+    } else {
+      std::vector<std::thread> threads;
+      for (unsigned w = 0; w < workers; ++w) threads.emplace_back(work, w);
+      for (std::thread& thread : threads) thread.join();
+    }
+    uint64_t last = blocks;
+    if (!faults.empty()) {
+      auto first = std::min_element(faults.begin(), faults.end(), [](const BlockFinding& a, const BlockFinding& b) { return a.block < b.block; });
+      last = first->block;
+      out->completed = false;
+      notes.push_back(std::move(*first));
+    }
+    std::stable_sort(notes.begin(), notes.end(), [](const BlockFinding& a, const BlockFinding& b) { return a.block < b.block; });
+    // One finding per kind and line; the lowest block's speaks for the others, which are counted.
+    std::map<std::pair<FindingKind, int>, size_t> seen;
+    for (BlockFinding& note : notes) {
+      if (note.block > last) continue;
+      auto key = std::make_pair(note.finding.kind, note.finding.line);
+      auto [it, fresh] = seen.emplace(key, out->findings.size());
+      if (fresh) {
+        note.finding.details["blocks_affected"] = 1;
+        out->findings.push_back(std::move(note.finding));
+      } else {
+        auto& count = out->findings[it->second].details["blocks_affected"];
+        count = count.get<uint64_t>() + 1;
+      }
+    }
+    for (auto& observer : observers)
+      if (observer != nullptr) observer->collect(*out);
+  }
+
+  SimOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_sim_backend(SimOptions options) { return std::make_unique<SimBackend>(std::move(options)); }
+
+}  // namespace gpugrade

@@ -1,0 +1,67 @@
+// `gpugrade check`, for instructors: proves an exercise grades what it should. Its solution must pass, its
+// untouched stub must fail, and each known-wrong mutant must get the verdict and finding kinds it
+// declares. Also `gpugrade new`, which scaffolds an exercise that passes check as generated.
+//
+// A mutant is solutions/<id>/mutants/<name>.cu whose first comment lines declare what it must get:
+//   // mutant: the barrier between the tile's write and its read is gone
+//   // expect: fail race wrong-output
+// `expect:` takes the verdict, then finding kinds that must all be among the result's findings (others
+// may appear too: a missing barrier can also leave outputs unwritten).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "grader/exercise.h"
+#include "grader/grade.h"
+
+namespace gpugrade {
+
+struct MutantSpec {
+  std::filesystem::path file;
+  std::string description;          // the `mutant:` line
+  Verdict verdict = Verdict::kFail;
+  std::vector<FindingKind> kinds;
+};
+
+// Reads the `mutant:` and `expect:` lines. nullopt with *error as `file:line: message` when malformed.
+std::optional<MutantSpec> read_mutant_spec(const std::filesystem::path& file, const std::string& display_path,
+                                           std::string* error);
+
+struct CheckRow {
+  std::string exercise;
+  std::string submission;           // "solution", "stub", or the mutant's file name
+  std::string expected;             // "pass", "fail race wrong-output"
+  std::string got;                  // "fail: race, wrong-output"
+  bool ok = false;
+  std::string why;                  // what is wrong when !ok
+};
+
+struct InvalidExercise {
+  std::string file;
+  std::vector<std::string> errors;
+};
+
+struct CheckReport {
+  std::vector<InvalidExercise> invalid;
+  std::vector<CheckRow> rows;
+  bool ok() const;
+};
+
+// Grades the solution, the stub and every mutant of `exercise` (found under root/solutions/<id>/) and
+// appends a row each. Returns false with *error for problems outside any submission (a reference that
+// does not build, a mutant without its expect: line).
+bool check_exercise(const Exercise& exercise, const std::filesystem::path& root, Toolchain& toolchain,
+                    const GradeOptions& options, CheckReport& report, std::string* error);
+
+void write_check_report(const CheckReport& report, std::ostream& out, bool json);
+
+// Creates exercises/<id>/ and solutions/<id>/ for a small element-wise exercise (its stub, lesson,
+// reference, solution and one mutant). Fails when the id is not a lowercase name or the folders exist.
+bool scaffold_exercise(const std::filesystem::path& root, const std::string& id, std::vector<std::string>* created,
+                       std::string* error);
+
+}  // namespace gpugrade

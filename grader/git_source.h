@@ -1,0 +1,72 @@
+// Read-only access to a git repository through libgit2: revisions to trees, tree diffs with rename
+// detection, and file contents read from blobs, so a pull request is graded without a checkout.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct git_repository;
+struct git_tree;
+
+namespace gpugrade {
+
+// A tree of one revision. Valid while the repository that made it lives.
+class GitTree {
+ public:
+  GitTree(GitTree&&) noexcept;
+  GitTree& operator=(GitTree&&) noexcept;
+  ~GitTree();
+  const std::string& revision() const { return revision_; }
+
+ private:
+  friend class GitRepository;
+  GitTree(git_tree* tree, std::string revision) : tree_(tree), revision_(std::move(revision)) {}
+  git_tree* tree_;
+  std::string revision_;
+};
+
+// One file that differs between two trees. A rename keeps both paths; otherwise the two are equal
+// except that an added file has no old path and a deleted one no new path.
+struct TreeChange {
+  enum class Status { kAdded, kDeleted, kModified, kRenamed, kCopied };
+  Status status = Status::kModified;
+  std::string old_path;
+  std::string new_path;
+};
+
+class GitRepository {
+ public:
+  // Opens the repository that holds `path` (its work tree, any folder inside it, or a bare repository).
+  static std::unique_ptr<GitRepository> open(const std::filesystem::path& path, std::string* error);
+  GitRepository(const GitRepository&) = delete;
+  GitRepository& operator=(const GitRepository&) = delete;
+  ~GitRepository();
+
+  // Resolves a revision as git does (a hash, a branch, `HEAD~1`, `origin/main`) to its tree.
+  std::optional<GitTree> tree(const std::string& revision, std::string* error) const;
+  // Every file that differs from `base` to `head`, with renames detected, in path order.
+  std::optional<std::vector<TreeChange>> diff(const GitTree& base, const GitTree& head,
+                                              std::string* error) const;
+  // The contents of the file at `path` in `tree`; nullopt when no file is there.
+  std::optional<std::string> read(const GitTree& tree, const std::string& path) const;
+  // Writes the folder `folder` of `tree` (every file below it) under `destination`, keeping the paths
+  // relative to the tree's root. A folder the tree lacks writes nothing and is not an error.
+  bool materialize(const GitTree& tree, const std::string& folder, const std::filesystem::path& destination,
+                   std::string* error) const;
+
+ private:
+  GitRepository(git_repository* repository, std::filesystem::path path)
+      : repository_(repository), path_(std::move(path)) {}
+  git_repository* repository_;
+  std::filesystem::path path_;  // as the user named it, for messages
+};
+
+// The id git gives these bytes as a blob (`git hash-object FILE`): 40 hex digits. Cheap and stable, and an
+// instructor can compute it with git alone.
+std::string git_blob_id(std::string_view contents);
+
+}  // namespace gpugrade

@@ -1,0 +1,40 @@
+// Finds the exercise's kernel among the PTX's entries by its C++ name and checks its parameters against
+// the exercise, so that a learner who renamed the kernel or dropped a `const` hears it in C++ terms.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/backend.h"
+#include "harness/finding.h"
+
+namespace gpugrade {
+
+struct ExpectedParam {
+  std::string name;  // "in"
+  std::string type;  // the C++ type as the exercise writes it: "const float*"
+};
+
+struct ExpectedKernel {
+  std::string name;  // the C++ name: "copy"
+  std::vector<ExpectedParam> params;
+};
+
+struct KernelMatch {
+  const KernelTraits* kernel = nullptr;  // the entry to launch; null when missing or mismatched
+  std::vector<Finding> findings;         // signature-mismatch findings naming display_path
+  bool sizes_only = false;               // an extern "C" entry: its PTX keeps only parameter sizes
+};
+
+// Mangled entries are demangled (`_Z4copyPfPKfii` is copy(float*, float const*, int, int)) and their
+// parameter types compared exactly, after spelling both sides one way (`const float*` = `float const*`,
+// `size_t` = `unsigned long`, top-level const and __restrict__ dropped as C++ drops them from signatures).
+// extern "C" entries match by plain name, and then only parameter count and sizes can be compared.
+KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const ExpectedKernel& expected,
+                        std::string_view display_path);
+
+// `type` in the one spelling find_kernel compares ("const float*", "unsigned long", "float* const*").
+std::string canonical_type(std::string_view type);
+
+}  // namespace gpugrade

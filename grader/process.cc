@@ -1,0 +1,223 @@
+// fork/exec with pipes, a deadline and rlimits. Everything the child does between fork and exec is
+// async-signal-safe, and everything it needs (argv, envp, the /dev/null descriptor) is prepared before.
+#include "grader/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string_view>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace gpugrade {
+namespace {
+
+// Owns a file descriptor, so that every early return closes what was opened.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+bool make_pipe(Fd& read_end, Fd& write_end) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return false;
+  read_end.reset(fds[0]);
+  write_end.reset(fds[1]);
+  return true;
+}
+
+// The caller's environment with `extra` added; a NAME= in extra replaces the caller's NAME.
+std::vector<std::string> merged_environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    bool overridden = false;
+    for (const std::string& e : extra) {
+      size_t eq = e.find('=');
+      if (eq != std::string::npos && text.substr(0, eq + 1) == std::string_view(e).substr(0, eq + 1))
+        overridden = true;
+    }
+    if (!overridden) env.emplace_back(text);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+std::vector<char*> pointers_to(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// What the child reports through the exec pipe when it cannot start the program.
+struct ChildFailure {
+  int stage;  // 0 chdir, 1 setrlimit, 2 exec
+  int error;
+};
+
+[[noreturn]] void child_fail(int report_fd, int stage) {
+  ChildFailure failure{stage, errno};
+  ssize_t ignored = write(report_fd, &failure, sizeof failure);
+  (void)ignored;
+  _exit(127);
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  ProcessResult result;
+  if (argv.empty()) {
+    result.error = "no program to run";
+    return result;
+  }
+  std::vector<std::string> args = argv;
+  std::vector<char*> arg_pointers = pointers_to(args);
+  std::vector<std::string> env = merged_environment(options.extra_environment);
+  std::vector<char*> env_pointers = pointers_to(env);
+  std::string cwd = options.working_directory.string();
+
+  Fd out_read, out_write, err_read, err_write, report_read, report_write;
+  Fd null_in(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (null_in.get() < 0 || !make_pipe(out_read, out_write) || !make_pipe(err_read, err_write) ||
+      !make_pipe(report_read, report_write)) {
+    result.error = fmt::format("cannot create pipes: {}", std::strerror(errno));
+    return result;
+  }
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    result.error = fmt::format("cannot fork: {}", std::strerror(errno));
+    return result;
+  }
+  if (pid == 0) {
+    // Its own process group, so that a timeout also kills what the program started (cicc, ptxas, cc1plus).
+    setpgid(0, 0);
+    dup2(null_in.get(), STDIN_FILENO);
+    dup2(out_write.get(), STDOUT_FILENO);
+    dup2(err_write.get(), STDERR_FILENO);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) child_fail(report_write.get(), 0);
+    if (options.memory_limit_bytes != 0) {
+      rlimit limit{options.memory_limit_bytes, options.memory_limit_bytes};
+      if (setrlimit(RLIMIT_AS, &limit) != 0) child_fail(report_write.get(), 1);
+    }
+    execve(arg_pointers[0], arg_pointers.data(), env_pointers.data());
+    child_fail(report_write.get(), 2);
+  }
+  setpgid(pid, pid);  // also here: whichever of parent and child runs first, the group exists before a kill
+  out_write.reset();
+  err_write.reset();
+  report_write.reset();
+
+  ChildFailure failure{};
+  ssize_t reported;
+  do {
+    reported = read(report_read.get(), &failure, sizeof failure);
+  } while (reported < 0 && errno == EINTR);
+  if (reported == static_cast<ssize_t>(sizeof failure)) {
+    constexpr const char* kStages[] = {"cannot enter", "cannot limit the memory of", "cannot run"};
+    std::string_view target = failure.stage == 0 ? std::string_view(cwd) : std::string_view(argv[0]);
+    result.error = fmt::format("{} {}: {}", kStages[failure.stage], target, std::strerror(failure.error));
+    waitpid(pid, nullptr, 0);
+    return result;
+  }
+  result.started = true;
+
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options.time_limit_seconds));
+  pollfd fds[2] = {{out_read.get(), POLLIN, 0}, {err_read.get(), POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_streams = 2;
+  char chunk[65536];
+  while (open_streams > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      result.timed_out = true;
+      break;
+    }
+    int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2 && ready > 0; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        fds[i].fd = -1;  // poll ignores negative descriptors
+        --open_streams;
+        continue;
+      }
+      size_t room = options.output_limit_bytes - std::min(options.output_limit_bytes, sinks[i]->size());
+      sinks[i]->append(chunk, std::min(room, static_cast<size_t>(n)));
+    }
+  }
+  // A child may close its output and go on running: the deadline holds for the wait as well.
+  int status = 0;
+  while (!result.timed_out) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (Clock::now() >= deadline) result.timed_out = true;
+    else usleep(2000);
+  }
+  if (result.timed_out) {
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  return result;
+}
+
+std::optional<std::string> find_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path == nullptr ? "/usr/bin:/bin" : path;
+  while (!dirs.empty()) {
+    size_t colon = std::min(dirs.find(':'), dirs.size());
+    std::filesystem::path candidate = std::filesystem::path(dirs.substr(0, colon)) / program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    dirs.remove_prefix(std::min(colon + 1, dirs.size()));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> tool_version(const std::string& path, std::string* error) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> versions;
+  std::lock_guard lock(mutex);
+  if (auto known = versions.find(path); known != versions.end()) return known->second;
+  ProcessResult result = run_process({path, "--version"}, ProcessOptions{});
+  if (!result.succeeded()) {
+    std::string why = !result.error.empty() ? result.error : result.err + result.out;
+    *error = fmt::format("cannot run {} --version: {}", path, why.substr(0, why.find('\n')));
+    return std::nullopt;
+  }
+  return versions.emplace(path, result.out).first->second;
+}
+
+}  // namespace gpugrade

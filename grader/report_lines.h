@@ -1,0 +1,28 @@
+// What several reporters say alike: a result's finding lines, and the one-line tally of a grading.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "grader/result.h"
+
+namespace gpugrade {
+
+// The finding's message and the bracketed context finding_line() puts after it: reports that carry the
+// file, line and kind elsewhere (GitHub annotations) show this.
+std::string message_with_context(const Finding& finding);
+
+// The wall time of all the result's runs (reports show it only when asked: it differs run to run).
+double total_seconds(const Result& result);
+
+// "2/3 exercises passed, 15/25 points"
+std::string tally(const std::vector<Result>& results);
+
+// Every finding of the result as finding_line() writes it, one a line; then the note, if any.
+std::string finding_lines(const Result& result);
+
+// The note, when it is why the result failed: a fail that no error finding explains (a deleted
+// submission, grading that stopped early).
+bool note_is_the_failure(const Result& result);
+
+}  // namespace gpugrade

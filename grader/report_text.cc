@@ -1,0 +1,106 @@
+// The text report: compiler-style finding lines first (so editors and CI can jump to them), then a short
+// table of the runs, then the verdict.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "grader/reporters.h"
+
+namespace gpugrade {
+namespace {
+
+std::string with_thousands(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string xyz(const nlohmann::json& value) {
+  if (!value.is_array() || value.size() != 3) return value.dump();
+  return fmt::format("({},{},{})", value[0].dump(), value[1].dump(), value[2].dump());
+}
+
+// The bracketed context after a finding's message: where it happened and how often.
+std::string context_of(const Finding& finding) {
+  std::vector<std::string> parts;
+  if (finding.details.contains("block")) parts.push_back("block " + xyz(finding.details["block"]));
+  if (!finding.variant.empty()) parts.push_back("variant " + finding.variant);
+  if (!finding.size.empty()) parts.push_back(finding.size);
+  const auto runs = finding.details.find("runs");
+  if (runs != finding.details.end() && runs->is_number_unsigned() && runs->get<uint64_t>() > 1)
+    parts.push_back(fmt::format("in {} runs", runs->get<uint64_t>()));
+  const auto hazards = finding.details.find("hazards");
+  if (hazards != finding.details.end() && hazards->is_number_unsigned() && hazards->get<uint64_t>() > 1)
+    parts.push_back(with_thousands(hazards->get<uint64_t>()) + " like it");
+  if (parts.empty()) return "";
+  std::string out = " [";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out + "]";
+}
+
+std::string paint(const std::string& text, const char* code, bool color) {
+  return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
+}
+
+void write_finding(const Finding& finding, std::ostream& out, const TextOptions& options) {
+  std::string where = finding.file.empty() ? "gpugrade" : finding.file;
+  if (!finding.file.empty() && finding.line > 0) where += fmt::format(":{}", finding.line);
+  const bool error = finding.severity == Severity::kError;
+  out << paint(where + ":", "1", options.color) << ' '
+      << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color) << ' '
+      << to_string(finding.kind) << ": " << finding.message << context_of(finding) << '\n';
+}
+
+void write_runs(const Result& result, std::ostream& out) {
+  if (result.runs.empty()) return;
+  size_t variant_width = 7, size_width = 4;
+  for (const Run& run : result.runs) {
+    variant_width = std::max(variant_width, run.variant.size());
+    size_width = std::max(size_width, run.size.size());
+  }
+  out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", "variant", variant_width, "size", size_width,
+                     "verdict", "thread-instructions");
+  for (const Run& run : result.runs)
+    out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", run.variant, variant_width, run.size, size_width,
+                       to_string(run.verdict), with_thousands(run.thread_instructions));
+}
+
+}  // namespace
+
+void write_text(const std::vector<Result>& results, std::ostream& out, const TextOptions& options) {
+  for (const Result& result : results) {
+    for (const Finding& finding : result.findings)
+      if (finding.severity == Severity::kError || options.verbose) write_finding(finding, out, options);
+    size_t warnings = 0;
+    for (const Finding& finding : result.findings) warnings += finding.severity == Severity::kWarning;
+    if (options.verbose || result.verdict == Verdict::kFail) write_runs(result, out);
+    if (!result.note.empty()) out << result.note << '\n';
+    const bool pass = result.verdict == Verdict::kPass;
+    std::string verdict = paint(pass ? "PASS" : "FAIL", pass ? "1;32" : "1;31", options.color);
+    out << fmt::format("{}: {} ({}/{} points, {} runs on {}", result.exercise, verdict, result.points,
+                       result.max_points, result.runs.size(), result.backend);
+    if (warnings > 0 && !options.verbose)
+      out << fmt::format(", {} warning{} hidden: --verbose shows them", warnings, warnings == 1 ? "" : "s");
+    out << ")\n";
+  }
+}
+
+void write_json(const std::vector<Result>& results, std::ostream& out) {
+  if (results.size() == 1) {
+    out << to_json(results.front()).dump(2) << '\n';
+    return;
+  }
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const Result& result : results) all.push_back(to_json(result));
+  out << all.dump(2) << '\n';
+}
+
+}  // namespace gpugrade

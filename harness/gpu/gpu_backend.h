@@ -1,0 +1,42 @@
+// The GPU backend: runs kernels on a real device through the CUDA driver API. Every launch happens in a
+// child process (gpugrade-launch) with a wall-clock limit; correctness runs use PTX whose shared memory
+// is poisoned first, timing runs the untouched PTX. --sanitize re-runs a launch under compute-sanitizer.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+
+namespace gpugrade {
+
+struct GpuOptions {
+  std::string launcher;             // gpugrade-launch; empty: beside the running program, else the build's
+  double wall_seconds = 10;         // one kernel's limit when LaunchRequest::wall_seconds is 0
+  double setup_seconds = 120;       // context creation, PTX JIT and copies, around each kernel
+  double sanitizer_seconds = 600;   // one whole compute-sanitizer run
+};
+
+// Whether a CUDA device can run kernels here: cuInit and a device count, asked of a child process so the
+// caller never holds a CUDA context. On false, *why_not says why in a sentence.
+bool gpu_available(std::string* why_not, const GpuOptions& options = {});
+
+std::unique_ptr<Backend> make_gpu_backend(GpuOptions options = {});
+
+// The PTX a correctness launch of `program` runs (with the poison prologue); empty if `program` does
+// not come from the GPU backend. For inspecting what ran.
+std::string poisoned_ptx(const Program& program);
+
+struct SanitizerOutcome {
+  bool ran = false;                 // false: compute-sanitizer is not on PATH, or could not run
+  std::string why_not;
+  std::vector<Finding> findings;    // race and barrier-divergence findings, with lines
+};
+
+// Runs the launch (untouched PTX) under compute-sanitizer racecheck, then synccheck. `program` must
+// come from the GPU backend's load().
+SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& request,
+                                 const GpuOptions& options = {});
+
+}  // namespace gpugrade

@@ -1,0 +1,252 @@
+// The launcher's input and output files. See job.h.
+#include "harness/gpu/job.h"
+
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace gpugrade::gpu {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kMagic = "gpugrade-launch 1\n";
+
+json dim_to_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
+Dim3 dim_from_json(const json& j) { return {j.at(0).get<uint32_t>(), j.at(1).get<uint32_t>(), j.at(2).get<uint32_t>()}; }
+
+json buffers_to_json(const std::vector<Buffer>& buffers) {
+  json out = json::array();
+  for (const Buffer& b : buffers)
+    out.push_back({{"name", b.name}, {"element_size", b.element_size}, {"bytes", b.bytes.size()}});
+  return out;
+}
+
+// Sizes the buffers from the header; their bytes are read later from the file's tail.
+std::vector<Buffer> buffers_from_json(const json& j) {
+  std::vector<Buffer> buffers;
+  for (const json& b : j) {
+    Buffer buffer;
+    buffer.name = b.at("name").get<std::string>();
+    buffer.element_size = b.at("element_size").get<uint32_t>();
+    buffer.bytes.resize(b.at("bytes").get<size_t>());
+    buffers.push_back(std::move(buffer));
+  }
+  return buffers;
+}
+
+json launch_to_json(const LaunchRequest& r) {
+  json args = json::array();
+  for (const KernelArg& a : r.args)
+    args.push_back({{"buffer", a.kind == KernelArg::Kind::kBuffer}, {"index", a.buffer}, {"bits", a.bits}});
+  return {{"entry", r.entry},       {"grid", dim_to_json(r.grid)},
+          {"block", dim_to_json(r.block)}, {"dynamic_shared_bytes", r.dynamic_shared_bytes},
+          {"args", args},           {"buffers", buffers_to_json(r.buffers)},
+          {"wall_seconds", r.wall_seconds}};
+}
+
+LaunchRequest launch_from_json(const json& j) {
+  LaunchRequest r;
+  r.entry = j.at("entry").get<std::string>();
+  r.grid = dim_from_json(j.at("grid"));
+  r.block = dim_from_json(j.at("block"));
+  r.dynamic_shared_bytes = j.at("dynamic_shared_bytes").get<uint32_t>();
+  for (const json& a : j.at("args")) {
+    KernelArg arg;
+    arg.kind = a.at("buffer").get<bool>() ? KernelArg::Kind::kBuffer : KernelArg::Kind::kScalar;
+    arg.buffer = a.at("index").get<size_t>();
+    arg.bits = a.at("bits").get<uint64_t>();
+    r.args.push_back(arg);
+  }
+  r.buffers = buffers_from_json(j.at("buffers"));
+  r.wall_seconds = j.at("wall_seconds").get<double>();
+  return r;
+}
+
+json kernel_to_json(const KernelJob& k) {
+  return {{"ptx", k.ptx}, {"param_bytes", k.param_bytes}, {"launch", launch_to_json(k.launch)}};
+}
+
+KernelJob kernel_from_json(const json& j) {
+  return {j.at("ptx").get<std::string>(), j.at("param_bytes").get<std::vector<uint32_t>>(),
+          launch_from_json(j.at("launch"))};
+}
+
+json findings_to_json(const std::vector<Finding>& findings) {
+  json out = json::array();
+  for (const Finding& f : findings)
+    out.push_back({{"kind", to_string(f.kind)}, {"severity", to_string(f.severity)}, {"message", f.message},
+                   {"file", f.file}, {"line", f.line}, {"details", f.details}});
+  return out;
+}
+
+std::vector<Finding> findings_from_json(const json& j) {
+  std::vector<Finding> findings;
+  for (const json& f : j) {
+    Finding finding;
+    finding.kind = parse_finding_kind(f.at("kind").get<std::string>()).value_or(FindingKind::kRuntimeError);
+    finding.severity = f.at("severity").get<std::string>() == "warning" ? Severity::kWarning : Severity::kError;
+    finding.message = f.at("message").get<std::string>();
+    finding.file = f.at("file").get<std::string>();
+    finding.line = f.at("line").get<int>();
+    finding.details = f.at("details");
+    findings.push_back(std::move(finding));
+  }
+  return findings;
+}
+
+json timing_to_json(const Timing& t) { return {t.median_ms, t.gb_per_s, t.spread}; }
+Timing timing_from_json(const json& j) { return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>()}; }
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+// Header, then each buffer's bytes in order.
+bool write_file(const std::string& path, const json& header, const std::vector<const Buffer*>& buffers,
+                std::string* error) {
+  File file(std::fopen(path.c_str(), "wb"));
+  if (!file) {
+    *error = fmt::format("cannot write {}", path);
+    return false;
+  }
+  const std::string text = header.dump();
+  const uint64_t size = text.size();
+  bool ok = std::fwrite(kMagic.data(), 1, kMagic.size(), file.get()) == kMagic.size() &&
+            std::fwrite(&size, sizeof size, 1, file.get()) == 1 &&
+            std::fwrite(text.data(), 1, text.size(), file.get()) == text.size();
+  for (const Buffer* b : buffers)
+    ok = ok && std::fwrite(b->bytes.data(), 1, b->bytes.size(), file.get()) == b->bytes.size();
+  ok = std::fflush(file.get()) == 0 && ok;
+  if (!ok) *error = fmt::format("cannot write {}: disk full?", path);
+  return ok;
+}
+
+// Reads the header; read_tail then fills the buffers the header sized.
+bool read_header(std::FILE* file, const std::string& path, json* header, std::string* error) {
+  std::string magic(kMagic.size(), '\0');
+  uint64_t size = 0;
+  if (std::fread(magic.data(), 1, magic.size(), file) != magic.size() || magic != kMagic ||
+      std::fread(&size, sizeof size, 1, file) != 1) {
+    *error = fmt::format("{} is not a gpugrade-launch file", path);
+    return false;
+  }
+  std::string text(size, '\0');
+  if (std::fread(text.data(), 1, text.size(), file) != text.size()) {
+    *error = fmt::format("{} ends inside its header", path);
+    return false;
+  }
+  *header = json::parse(text, nullptr, false);
+  if (header->is_discarded()) {
+    *error = fmt::format("{} has a malformed header", path);
+    return false;
+  }
+  return true;
+}
+
+bool read_tail(std::FILE* file, const std::string& path, const std::vector<Buffer*>& buffers, std::string* error) {
+  for (Buffer* b : buffers) {
+    if (std::fread(b->bytes.data(), 1, b->bytes.size(), file) != b->bytes.size()) {
+      *error = fmt::format("{} ends inside buffer '{}'", path, b->name);
+      return false;
+    }
+  }
+  return true;
+}
+
+// nlohmann::json reports a missing or mistyped field by throwing; a malformed file is an error value here.
+template <typename Fill>
+bool read_file(const std::string& path, std::string* error, Fill fill) {
+  File file(std::fopen(path.c_str(), "rb"));
+  if (!file) {
+    *error = fmt::format("cannot read {}", path);
+    return false;
+  }
+  json header;
+  if (!read_header(file.get(), path, &header, error)) return false;
+  std::vector<Buffer*> buffers;
+  try {
+    fill(header, &buffers);
+  } catch (const json::exception& e) {
+    *error = fmt::format("{} has a malformed header: {}", path, e.what());
+    return false;
+  }
+  return read_tail(file.get(), path, buffers, error);
+}
+
+std::string_view mode_name(JobMode mode) {
+  switch (mode) {
+    case JobMode::kLaunch: return "launch";
+    case JobMode::kTime: return "time";
+    case JobMode::kProbe: return "probe";
+  }
+  return "probe";
+}
+
+}  // namespace
+
+bool write_job(const std::string& path, const Job& job, std::string* error) {
+  json header = {{"mode", mode_name(job.mode)},           {"subject", kernel_to_json(job.subject)},
+                 {"baseline", kernel_to_json(job.baseline)}, {"bytes_moved", job.bytes_moved},
+                 {"warmup_launches", job.warmup_launches}, {"timed_launches", job.timed_launches}};
+  std::vector<const Buffer*> buffers;
+  for (const Buffer& b : job.subject.launch.buffers) buffers.push_back(&b);
+  for (const Buffer& b : job.baseline.launch.buffers) buffers.push_back(&b);
+  return write_file(path, header, buffers, error);
+}
+
+bool read_job(const std::string& path, Job* job, std::string* error) {
+  return read_file(path, error, [&](const json& header, std::vector<Buffer*>* buffers) {
+    const std::string mode = header.at("mode").get<std::string>();
+    job->mode = mode == "launch" ? JobMode::kLaunch : mode == "time" ? JobMode::kTime : JobMode::kProbe;
+    job->subject = kernel_from_json(header.at("subject"));
+    job->baseline = kernel_from_json(header.at("baseline"));
+    job->bytes_moved = header.at("bytes_moved").get<uint64_t>();
+    job->warmup_launches = header.at("warmup_launches").get<int>();
+    job->timed_launches = header.at("timed_launches").get<int>();
+    for (Buffer& b : job->subject.launch.buffers) buffers->push_back(&b);
+    for (Buffer& b : job->baseline.launch.buffers) buffers->push_back(&b);
+  });
+}
+
+bool write_result(const std::string& path, const JobResult& result, std::string* error) {
+  const Observations& o = result.observations;
+  const TimingResult& t = result.timing;
+  json header = {{"device", result.device},
+                 {"findings", findings_to_json(o.findings)},
+                 {"buffers", buffers_to_json(o.buffers)},
+                 {"seconds", o.seconds},
+                 {"completed", o.completed},
+                 {"timing",
+                  {{"subject", timing_to_json(t.subject)},
+                   {"baseline", timing_to_json(t.baseline)},
+                   {"memcpy_dtod", timing_to_json(t.memcpy_dtod)},
+                   {"ratio", t.ratio},
+                   {"findings", findings_to_json(t.findings)}}}};
+  std::vector<const Buffer*> buffers;
+  for (const Buffer& b : o.buffers) buffers.push_back(&b);
+  return write_file(path, header, buffers, error);
+}
+
+bool read_result(const std::string& path, JobResult* result, std::string* error) {
+  return read_file(path, error, [&](const json& header, std::vector<Buffer*>* buffers) {
+    result->device = header.at("device").get<std::string>();
+    Observations& o = result->observations;
+    o.findings = findings_from_json(header.at("findings"));
+    o.buffers = buffers_from_json(header.at("buffers"));
+    o.seconds = header.at("seconds").get<double>();
+    o.completed = header.at("completed").get<bool>();
+    const json& t = header.at("timing");
+    result->timing.subject = timing_from_json(t.at("subject"));
+    result->timing.baseline = timing_from_json(t.at("baseline"));
+    result->timing.memcpy_dtod = timing_from_json(t.at("memcpy_dtod"));
+    result->timing.ratio = t.at("ratio").get<double>();
+    result->timing.findings = findings_from_json(t.at("findings"));
+    for (Buffer& b : o.buffers) buffers->push_back(&b);
+  });
+}
+
+}  // namespace gpugrade::gpu

@@ -1,0 +1,44 @@
+// What the GPU backend hands its launcher process (gpugrade-launch) and what comes back: a launch, a
+// timing run or a probe, as one file each way. The header is JSON; buffer bytes follow it raw.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+
+namespace gpugrade::gpu {
+
+enum class JobMode { kLaunch, kTime, kProbe };
+
+// One kernel to run: its PTX (instrumented for correctness runs, untouched for timing), the sizes of its
+// parameters from the PTX (scalars are passed in exactly that many bytes), and the launch itself.
+struct KernelJob {
+  std::string ptx;
+  std::vector<uint32_t> param_bytes;
+  LaunchRequest launch;
+};
+
+struct Job {
+  JobMode mode = JobMode::kLaunch;
+  KernelJob subject;
+  KernelJob baseline;             // kTime only
+  uint64_t bytes_moved = 0;       // kTime only
+  int warmup_launches = 0;
+  int timed_launches = 0;
+};
+
+struct JobResult {
+  Observations observations;      // kLaunch
+  TimingResult timing;            // kTime
+  std::string device;             // "NVIDIA H200 (sm_90), driver 13.0"
+};
+
+// Writes and reads the files. Readers return false with *error when the file is short or malformed.
+bool write_job(const std::string& path, const Job& job, std::string* error);
+bool read_job(const std::string& path, Job* job, std::string* error);
+bool write_result(const std::string& path, const JobResult& result, std::string* error);
+bool read_result(const std::string& path, JobResult* result, std::string* error);
+
+}  // namespace gpugrade::gpu

@@ -1,0 +1,57 @@
+// Findings from driver errors and launch limits. See launch_limits.h.
+#include "harness/gpu/launch_limits.h"
+
+#include <fmt/format.h>
+
+namespace gpugrade::gpu {
+
+Finding make_finding(FindingKind kind, std::string message) {
+  Finding finding;
+  finding.kind = kind;
+  finding.message = std::move(message);
+  return finding;
+}
+
+std::string describe_cuda_failure(std::string_view api, int code, std::string_view code_name,
+                                  std::string_view description) {
+  if (code_name.empty()) return fmt::format("{} failed: CUresult {} (the driver has no name for it)", api, code);
+  return fmt::format("{} failed: {} ({})", api, code_name, description);
+}
+
+std::optional<Finding> explain_launch_limits(uint64_t threads_per_block, uint64_t dynamic_shared,
+                                             const LaunchLimits& limits) {
+  Finding finding;
+  finding.kind = FindingKind::kResourceLimit;
+  if (threads_per_block > limits.max_threads) {
+    finding.message = fmt::format(
+        "the launch asks for {} threads per block, but this kernel can run at most {} per block on this "
+        "device (it uses {} registers per thread); launch smaller blocks or use fewer registers",
+        threads_per_block, limits.max_threads, limits.registers);
+    finding.details = {{"threads_per_block", threads_per_block}, {"max_threads_per_block", limits.max_threads},
+                       {"registers_per_thread", limits.registers}};
+    return finding;
+  }
+  if (dynamic_shared <= limits.max_dynamic_shared) return std::nullopt;
+  const uint64_t total = limits.static_shared + dynamic_shared;
+  finding.details = {{"dynamic_shared_bytes", dynamic_shared},
+                     {"static_shared_bytes", limits.static_shared},
+                     {"limit_bytes", limits.shared_per_block},
+                     {"opt_in_limit_bytes", limits.shared_optin}};
+  if (total > limits.shared_optin) {
+    finding.message = fmt::format(
+        "the launch asks for {} bytes of shared memory per block ({} dynamic, {} static), more than this "
+        "device allows any block ({} bytes, even after opting in)",
+        total, dynamic_shared, limits.static_shared, limits.shared_optin);
+  } else {
+    finding.message = fmt::format(
+        "the launch asks for {} bytes of dynamic shared memory per block ({} with the {} static), above the "
+        "{} a block may use by default; the host must first raise the kernel's limit with "
+        "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, {}) (this device allows up "
+        "to {} bytes per block)",
+        dynamic_shared, total, limits.static_shared, limits.shared_per_block, dynamic_shared,
+        limits.shared_optin);
+  }
+  return finding;
+}
+
+}  // namespace gpugrade::gpu

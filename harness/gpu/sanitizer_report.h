@@ -1,0 +1,16 @@
+// Reads compute-sanitizer's text reports (racecheck, synccheck) into findings with source lines.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "harness/finding.h"
+
+namespace gpugrade::gpu {
+
+// `race` findings from "Race reported between Write access at ... in file.cu:9 / and Read access at ...
+// in file.cu:14 [N hazards]", and `barrier-divergence` findings from "Barrier error detected. ...".
+// Lines that are neither are ignored.
+std::vector<Finding> parse_sanitizer_report(std::string_view text);
+
+}  // namespace gpugrade::gpu

@@ -1,0 +1,32 @@
+// The poison both backends put in memory nobody has written yet: shared memory at block start (the
+// simulator in its shadow, the GPU backend through a PTX prologue) and output buffers before a launch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace gpugrade {
+
+// A quiet NaN (0x7FC0xxxx) whose low 16 bits name the block, so a value read from another block's tile,
+// or from an unwritten element, can be told apart. The low bits are never 0, because 0x7FC00000 is the
+// NaN that ordinary float arithmetic on a CPU produces and must not be mistaken for poison.
+inline constexpr uint32_t kPoisonBase = 0x7FC00000u;
+inline constexpr uint32_t kPoisonBlocks = 0xFFFFu;  // block indices wrap after this many
+
+constexpr uint32_t poison_word(uint64_t block_linear) {
+  return kPoisonBase | static_cast<uint32_t>(block_linear % kPoisonBlocks + 1);
+}
+
+constexpr bool is_poison_word(uint32_t word) {
+  return (word & 0xFFFF0000u) == kPoisonBase && (word & 0xFFFFu) != 0;
+}
+
+// Fills bytes that start at `address` (a shared-window offset or a buffer offset) so that every aligned
+// 4-byte word reads as `word`, whatever the start's alignment.
+inline void fill_poison(std::span<std::byte> bytes, uint64_t address, uint32_t word) {
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<std::byte>(word >> (8 * ((address + i) % 4)));
+}
+
+}  // namespace gpugrade

@@ -1,0 +1,120 @@
+// A parsed PTX module: variables, functions, and each function's decoded instruction array with operands
+// resolved to register indices, immediates and symbols. parse_module turns text into it or into an error
+// `ptx:LINE: message`; kernel_traits answers what the grader asks of each .entry.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/backend.h"
+#include "harness/ptx/opcodes.h"
+
+namespace gpugrade::ptx {
+
+inline constexpr uint32_t kNone32 = 0xFFFFFFFFu;
+
+// Special registers, read through mov.
+enum class Special : uint8_t {
+  kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY, kNctaidZ,
+  kLaneid, kWarpid, kNwarpid, kLanemaskEq, kLanemaskLt, kLanemaskLe, kLanemaskGt, kLanemaskGe,
+  kDynamicSmemSize, kCount
+};
+
+struct Operand {
+  enum class Kind : uint8_t { kNone, kReg, kSpecial, kImm, kSymbol, kAddr, kLabel };
+  Kind kind = Kind::kNone;
+  bool negate = false;          // `!%p`
+  uint32_t reg = kNone32;       // kReg: the function's register index; kAddr: the base register or kNone32;
+                                // kSpecial: a Special
+  uint32_t symbol = kNone32;    // kSymbol, kAddr: index into Module::variables; kNone32 when absent
+  int64_t imm = 0;              // kImm: the bits; kAddr: the byte offset; kLabel: the instruction index
+};
+
+struct Instr {
+  Op op = Op::kMov;
+  Type type = Type::kNone;      // the instruction's type (the destination's for cvt)
+  Type type2 = Type::kNone;     // cvt's source type, slct's selector type
+  Space space = Space::kGeneric;
+  Rounding rounding = Rounding::kNone;
+  uint8_t mode = 0;             // Cmp, AtomOp, ShflMode, VoteMode, MulMode, or the bar kind (BarKind)
+  BoolOp combine = BoolOp::kNone;
+  uint16_t flags = 0;           // Flag bits
+  uint8_t vec = 1;              // 1, 2 or 4 elements per ld/st
+  uint8_t ndst = 0, nsrc = 0;
+  Operand guard;                // kNone, or the predicate register (negate for @!%p)
+  std::array<Operand, 4> dst;
+  std::array<Operand, 5> src;
+  uint32_t loc = 0;             // index into Module::locs; 0 = no .loc seen yet
+  int line = 0;                 // the PTX line, for errors
+  uint32_t call = kNone32;      // kCall: index into Function::calls
+};
+
+enum class BarKind : uint8_t { kSync, kRedPopc, kRedAnd, kRedOr };
+
+// A .loc position. When the code was inlined from a CUDA header, `file`/`line` are where the call was made
+// (inlined_at), so a finding points at the learner's line rather than at sm_30_intrinsics.hpp.
+struct SourceLoc {
+  int file = 0;
+  int line = 0;
+};
+
+struct Variable {
+  std::string name;
+  Space space = Space::kGlobal;
+  uint32_t align = 1;
+  uint64_t bytes = 0;
+  bool dynamic = false;         // .extern .shared name[]
+  std::vector<uint8_t> init;    // initializer bytes (empty: zeros)
+  uint32_t function = kNone32;  // owning function for .local/.param/demoted .shared; kNone32 at module scope
+  uint64_t param_offset = 0;    // .param of a function: offset in its parameter block
+  Type param_type = Type::kNone;
+};
+
+struct Register {
+  std::string name;
+  Type type = Type::kNone;
+};
+
+struct Call {
+  uint32_t callee = kNone32;             // index into Module::functions
+  std::vector<uint32_t> returns;         // the caller's .param variables receiving the results
+  std::vector<uint32_t> args;            // the caller's .param variables holding the arguments
+};
+
+struct Function {
+  std::string name;
+  bool entry = false;
+  bool defined = false;                  // false for `.extern .func` declarations
+  int line = 0;                          // the PTX line of its header
+  std::vector<uint32_t> params;          // Module::variables, in order
+  std::vector<uint32_t> returns;         // .func return parameters
+  std::vector<Register> registers;
+  std::vector<Instr> code;
+  std::vector<Call> calls;
+  uint32_t first_loc = 0;                // the first .loc inside the body
+};
+
+struct Module {
+  std::string version, target;
+  int address_size = 64;
+  std::vector<std::string> files;        // by .file index; files[0] is ""
+  std::vector<SourceLoc> locs;           // locs[0] is "no location"
+  std::vector<Variable> variables;
+  std::vector<Function> functions;
+
+  const Function* find_function(std::string_view name) const;
+};
+
+// Parses nvcc's PTX. On failure returns false and sets *error to `ptx:LINE: message`.
+bool parse_module(std::string_view text, Module* module, std::string* error);
+
+// The grader's view of each .entry, in the order of the PTX.
+std::vector<KernelTraits> kernel_traits(const Module& module);
+
+// The functions an entry reaches through calls, the entry first.
+std::vector<uint32_t> reachable_functions(const Module& module, uint32_t entry);
+
+}  // namespace gpugrade::ptx

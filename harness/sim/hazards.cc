@@ -1,0 +1,755 @@
+// The simulator's checkers (see hazards.h): a shadow record per shared byte and per global element, bank
+// and sector arithmetic per warp request, and the deterministic merge of what the workers saw.
+#include "harness/sim/hazards.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace gpugrade::sim {
+namespace {
+
+constexpr uint32_t kWarpSize = 32;
+constexpr uint32_t kBanks = 32;
+constexpr uint32_t kSectorBytes = 32;
+
+// ---- Bank conflicts and sectors: pure arithmetic on one warp request. ----
+
+struct BankCost {
+  uint32_t wavefronts = 0;  // summed over the request's phases
+  uint32_t ways = 0;        // the worst phase's wavefronts: n in "n-way conflict"
+};
+
+// Nsight Compute's model: 32 banks of 4-byte words; distinct words in one bank serialize, one word is
+// broadcast to every lane that asks for it. Accesses wider than 4 bytes run in phases of 128 bytes:
+// 8-byte accesses as two phases of 16 lanes, 16-byte accesses as four phases of 8.
+BankCost bank_cost(const WarpAccess& access) {
+  const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
+  const uint32_t words_per_lane = std::max<uint32_t>(bytes / 4, 1);
+  const uint32_t lanes_per_phase = bytes <= 4 ? kWarpSize : kWarpSize * 4 / bytes;
+  BankCost cost;
+  for (uint32_t first = 0; first < kWarpSize; first += lanes_per_phase) {
+    std::array<uint64_t, kBanks> bank_word;  // the first word each bank delivers in this phase
+    std::array<uint32_t, kBanks> bank_words{};
+    std::array<uint64_t, kWarpSize * 4> extra_words;  // further distinct words: only when banks conflict
+    uint32_t extras = 0;
+    uint32_t phase_ways = 0;
+    for (uint32_t lane = first; lane < first + lanes_per_phase; ++lane) {
+      if (!(access.active_mask >> lane & 1)) continue;
+      for (uint32_t w = 0; w < words_per_lane; ++w) {
+        const uint64_t word = access.address[lane] / 4 + w;
+        const uint32_t bank = static_cast<uint32_t>(word % kBanks);
+        if (bank_words[bank] == 0) {
+          bank_word[bank] = word;
+          bank_words[bank] = 1;
+        } else if (bank_word[bank] != word &&
+                   std::find(extra_words.begin(), extra_words.begin() + extras, word) ==
+                       extra_words.begin() + extras) {
+          extra_words[extras++] = word;
+          ++bank_words[bank];
+        }
+        phase_ways = std::max(phase_ways, bank_words[bank]);
+      }
+    }
+    cost.wavefronts += phase_ways;
+    cost.ways = std::max(cost.ways, phase_ways);
+  }
+  return cost;
+}
+
+struct SectorCost {
+  uint32_t sectors = 0;      // distinct 32-byte sectors the active lanes touch
+  uint32_t min_sectors = 0;  // ceil(distinct bytes asked for / 32)
+};
+
+SectorCost sector_cost(const WarpAccess& access) {
+  std::array<uint64_t, kWarpSize> starts;
+  uint32_t n = 0;
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
+    starts[n++] = access.address[std::countr_zero(mask)];
+  // Lanes usually ask for increasing addresses; sort only when they do not.
+  if (!std::is_sorted(starts.begin(), starts.begin() + n)) std::sort(starts.begin(), starts.begin() + n);
+  const uint64_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
+  SectorCost cost;
+  uint64_t distinct_bytes = 0;
+  uint64_t covered_to = 0;  // the union of the intervals so far ends here
+  uint64_t last_sector = std::numeric_limits<uint64_t>::max();
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t begin = std::max(starts[i], i == 0 ? starts[i] : covered_to);
+    const uint64_t end = starts[i] + bytes;
+    if (end <= begin) continue;
+    distinct_bytes += end - begin;
+    covered_to = end;
+    const uint64_t first_sector = begin / kSectorBytes;
+    const uint64_t end_sector = (end - 1) / kSectorBytes;
+    cost.sectors += static_cast<uint32_t>(end_sector - first_sector + 1 - (first_sector == last_sector));
+    last_sector = end_sector;
+  }
+  cost.min_sectors = static_cast<uint32_t>((distinct_bytes + kSectorBytes - 1) / kSectorBytes);
+  return cost;
+}
+
+// ---- Naming threads, blocks and variables in findings. ----
+
+uint64_t linear(const Dim3& index, const Dim3& dims) {
+  return index.x + uint64_t{dims.x} * (index.y + uint64_t{dims.y} * index.z);
+}
+
+Dim3 coordinates(uint64_t linear_index, const Dim3& dims) {
+  const uint64_t plane = uint64_t{dims.x} * dims.y;
+  return {static_cast<uint32_t>(linear_index % dims.x), static_cast<uint32_t>(linear_index / dims.x % dims.y),
+          static_cast<uint32_t>(linear_index / plane)};
+}
+
+std::string text(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+nlohmann::json json_array(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
+
+// A shared variable of the launch with the learner's name and, when the grader found it, its shape.
+struct NamedRange {
+  std::string name;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  std::optional<SharedShape> shape;
+};
+
+// `tile[5][0]` when the shape is known (row-major, outermost first), else `tile[+20]` (a byte offset).
+std::string index_text(const std::string& name, const std::optional<SharedShape>& shape, uint64_t offset) {
+  if (!shape || shape->element_size == 0) return fmt::format("{}[+{}]", name, offset);
+  uint64_t element = offset / shape->element_size;
+  std::vector<uint64_t> indices(shape->dims.size());
+  for (size_t d = shape->dims.size(); d-- > 1;) {
+    const uint64_t extent = std::max<uint64_t>(shape->dims[d], 1);
+    indices[d] = element % extent;
+    element /= extent;
+  }
+  std::string out = name;
+  if (!indices.empty()) indices[0] = element;
+  for (uint64_t index : indices) out += fmt::format("[{}]", index);
+  if (offset % shape->element_size != 0) out += fmt::format(" (byte {})", offset % shape->element_size);
+  return out;
+}
+
+std::string_view verb(AccessKind kind) {
+  switch (kind) {
+    case AccessKind::kRead: return "reads";
+    case AccessKind::kWrite: return "writes";
+    case AccessKind::kAtomic: return "atomically updates";
+  }
+  return "accesses";
+}
+
+std::string_view participle(AccessKind kind) {
+  switch (kind) {
+    case AccessKind::kRead: return "read";
+    case AccessKind::kWrite: return "written";
+    case AccessKind::kAtomic: return "atomically updated";
+  }
+  return "accessed";
+}
+
+std::string_view hazard_name(AccessKind access, AccessKind other) {
+  if (access == AccessKind::kRead) return "read-after-write";
+  return other == AccessKind::kRead ? "write-after-read" : "write-after-write";
+}
+
+// ---- Per-worker records, merged at the end. ----
+
+enum class Where : uint8_t { kShared, kGlobal };
+
+// What folds hazards into one finding: the kind, both accesses and lines, the variable, and whether the
+// threads share a warp (which decides the severity).
+struct GroupKey {
+  FindingKind kind = FindingKind::kRace;
+  Where where = Where::kShared;
+  int file = 0;
+  int line = 0;
+  int other_line = 0;
+  AccessKind access = AccessKind::kRead;
+  AccessKind other_access = AccessKind::kWrite;
+  int variable = -1;  // index into the launch's shared variables or buffers; -1: none
+  bool same_warp = false;
+  auto operator<=>(const GroupKey&) const = default;
+};
+
+// One hazard, kept as the example its group reports: the first in the lowest-numbered block.
+struct Occurrence {
+  uint64_t block = 0;     // linear block index
+  uint64_t sequence = 0;  // order within the block
+  uint64_t other_block = 0;
+  uint32_t thread = 0;    // linear thread indices
+  uint32_t other_thread = 0;
+  uint64_t offset = 0;    // byte offset in the variable, or element index in the buffer
+  bool before(const Occurrence& o) const { return std::tie(block, sequence) < std::tie(o.block, o.sequence); }
+};
+
+struct Group {
+  GroupKey key;
+  uint64_t count = 0;
+  Occurrence example;
+};
+
+void fold(std::vector<Group>& groups, const GroupKey& key, const Occurrence& occurrence, uint64_t count) {
+  for (Group& group : groups) {
+    if (group.key != key) continue;
+    group.count += count;
+    if (occurrence.before(group.example)) group.example = occurrence;
+    return;
+  }
+  groups.push_back({key, count, occurrence});
+}
+
+struct SharedCounters {
+  uint64_t requests = 0, wavefronts = 0;
+  uint32_t worst_ways = 0;
+};
+struct GlobalCounters {
+  uint64_t requests = 0, sectors = 0, min_sectors = 0;
+};
+
+// Counters per (file, line) without a map on the hot path: a vector per file, indexed by line.
+template <typename Counters>
+class LineTable {
+ public:
+  Counters& at(int file, int line) {
+    const size_t f = static_cast<size_t>(std::max(file, 0));
+    const size_t l = static_cast<size_t>(std::max(line, 0));
+    if (f >= files_.size()) files_.resize(f + 1);
+    if (l >= files_[f].size()) files_[f].resize(std::max<size_t>(l + 1, 64) * 2);
+    return files_[f][l];
+  }
+  const std::vector<std::vector<Counters>>& files() const { return files_; }
+
+ private:
+  std::vector<std::vector<Counters>> files_;
+};
+
+// Who wrote a global element, packed so that one atomic min and one atomic max per write keep the
+// lowest and highest writer: block+1 in the high half, then the line and the thread.
+uint64_t pack_writer(uint64_t block, int line, uint32_t thread) {
+  const uint64_t clamped_line = static_cast<uint64_t>(std::clamp(line, 0, (1 << 22) - 1));
+  return (block + 1) << 32 | clamped_line << 10 | (thread & 0x3FF);
+}
+uint64_t writer_block(uint64_t packed) { return (packed >> 32) - 1; }
+int writer_line(uint64_t packed) { return static_cast<int>(packed >> 10 & 0x3FFFFF); }
+uint32_t writer_thread(uint64_t packed) { return static_cast<uint32_t>(packed & 0x3FF); }
+
+struct ElementWriters {
+  uint64_t lowest = 0;   // 0: never written
+  uint64_t highest = 0;
+};
+
+void store_min(uint64_t& cell, uint64_t value) {
+  std::atomic_ref<uint64_t> ref(cell);
+  uint64_t seen = ref.load(std::memory_order_relaxed);
+  while ((seen == 0 || value < seen) && !ref.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
+void store_max(uint64_t& cell, uint64_t value) {
+  std::atomic_ref<uint64_t> ref(cell);
+  uint64_t seen = ref.load(std::memory_order_relaxed);
+  while (value > seen && !ref.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
+struct FreeDeleter {
+  void operator()(ElementWriters* p) const { std::free(p); }
+};
+
+// One buffer's writers per element. calloc leaves untouched pages unmapped, so buffers that are only
+// read cost address space, not memory.
+struct BufferWriters {
+  GlobalRange range;
+  uint64_t elements = 0;
+  std::unique_ptr<ElementWriters[], FreeDeleter> writers;
+};
+
+class HazardObserver;
+
+}  // namespace
+
+struct HazardLaunch::State {
+  Checks checks;
+  Dim3 grid, block;
+  std::vector<SharedShape> shapes;
+  std::vector<std::string> files;
+
+  // Set from the first block's context: every block of a launch has the same variables and buffers.
+  std::once_flag layout_once;
+  std::vector<NamedRange> variables;
+  std::vector<BufferWriters> buffers;
+  std::atomic<int> global_write_file{-1};  // the .loc file of global writes, for cross-block findings
+
+  std::mutex workers_mutex;
+  std::vector<HazardObserver*> workers;
+  bool collected = false;
+
+  void learn_layout(const BlockContext& context);
+  void merge(Observations& out);
+  Finding shared_finding(const Group& group) const;
+  Finding global_finding(const Group& group) const;
+  std::string file_name(int file) const {
+    return file > 0 && static_cast<size_t>(file) < files.size() ? files[file] : std::string();
+  }
+};
+
+namespace {
+
+// One worker's checkers. Shared memory is shadowed per byte in flat arrays sized to the largest window
+// seen; epochs (bumped at each block and barrier) replace clearing them.
+class HazardObserver final : public AccessObserver {
+ public:
+  explicit HazardObserver(std::shared_ptr<HazardLaunch> launch, HazardLaunch::State& state)
+      : launch_(std::move(launch)), state_(state), checks_(state.checks) {}
+  ~HazardObserver() override {
+    std::lock_guard lock(state_.workers_mutex);
+    std::erase(state_.workers, this);
+  }
+  HazardObserver(const HazardObserver&) = delete;
+  HazardObserver& operator=(const HazardObserver&) = delete;
+
+  void begin_block(const BlockContext& context) override;
+  void on_access(const WarpAccess& access) override;
+  void on_barrier(int file, int line) override;
+  void on_warp_sync(uint32_t warp, uint32_t mask) override;
+  void end_block() override {}
+  void collect(Observations& out) override;
+
+  const std::vector<Group>& groups() const { return groups_; }
+  const LineTable<SharedCounters>& shared_lines() const { return shared_lines_; }
+  const LineTable<GlobalCounters>& global_lines() const { return global_lines_; }
+
+ private:
+  // What the block's threads did to one shared byte since the block began.
+  struct SharedByte {
+    uint32_t write_epoch = 0;  // below block_epoch_: no thread of this block wrote it
+    uint32_t read_epoch = 0;   // the epoch the readers below belong to
+    uint32_t write_sync = 0;   // the writer's warp-sync count when it wrote
+    int32_t write_line = 0;
+    uint16_t writer = 0;       // linear thread index
+    AccessKind write_kind = AccessKind::kWrite;
+    uint8_t readers = 0;       // valid entries of reader: two distinct readers are enough to find a
+                               // reader other than any later writer
+    std::array<uint16_t, 2> reader{};
+    std::array<int32_t, 2> read_line{};
+    std::array<uint32_t, 2> read_sync{};
+  };
+
+  // Epochs stay 32-bit to keep SharedByte small; near the limit they are renumbered.
+  static constexpr uint32_t kEpochLimit = std::numeric_limits<uint32_t>::max() - 2;
+
+  void next_epoch();
+  void check_shared(const WarpAccess& access);
+  void record_global_writes(const WarpAccess& access);
+  // Whether an access by `other` earlier in this epoch is unordered with one by `thread` now: a different
+  // thread, and not a lane of the same warp with a __syncwarp() since.
+  bool unordered(uint32_t other, uint32_t other_sync, uint32_t thread) const {
+    if (other == thread) return false;
+    const uint32_t warp = thread / kWarpSize;
+    return other / kWarpSize != warp || warp_sync_[warp] == other_sync;
+  }
+  int variable_at(uint64_t offset) const;
+  void report(const GroupKey& key, uint32_t thread, uint32_t other_thread, uint64_t offset);
+
+  std::shared_ptr<HazardLaunch> launch_;
+  HazardLaunch::State& state_;
+  const Checks checks_;
+
+  std::vector<SharedByte> shadow_;
+  uint64_t window_ = 0;  // the current block's shared bytes
+  uint32_t epoch_ = 0;
+  uint32_t block_epoch_ = 0;  // the epoch the current block began in
+  std::vector<uint32_t> warp_sync_;
+  uint64_t block_ = 0;        // linear index of the current block
+  uint64_t sequence_ = 0;     // hazards so far in the block
+  bool check_globals_ = false;
+  size_t last_buffer_ = 0;    // most global writes of a warp land in the buffer the last one did
+
+  std::vector<Group> groups_;
+  LineTable<SharedCounters> shared_lines_;
+  LineTable<GlobalCounters> global_lines_;
+};
+
+void HazardObserver::begin_block(const BlockContext& context) {
+  std::call_once(state_.layout_once, [&] { state_.learn_layout(context); });
+  check_globals_ = !state_.buffers.empty();
+  block_ = linear(context.block_index, state_.grid);
+  sequence_ = 0;
+  window_ = context.shared_bytes;
+  if (shadow_.size() < window_) shadow_.resize(window_);
+  warp_sync_.assign(context.warps, 0);
+  next_epoch();
+  block_epoch_ = epoch_;
+}
+
+void HazardObserver::next_epoch() {
+  if (epoch_ >= kEpochLimit) {
+    // Keep only what matters across the renumbering: which bytes this block has written.
+    for (SharedByte& byte : shadow_) {
+      byte.write_epoch = byte.write_epoch >= block_epoch_ && block_epoch_ != 0 ? 1 : 0;
+      byte.read_epoch = 0;
+    }
+    block_epoch_ = 1;
+    epoch_ = 1;
+  }
+  ++epoch_;
+}
+
+void HazardObserver::on_barrier(int, int) { next_epoch(); }
+
+void HazardObserver::on_warp_sync(uint32_t warp, uint32_t) {
+  if (warp < warp_sync_.size()) ++warp_sync_[warp];
+}
+
+void HazardObserver::on_access(const WarpAccess& access) {
+  if (access.active_mask == 0) return;
+  if (access.space == Space::kShared) {
+    if (checks_.bank_conflicts) {
+      const BankCost cost = bank_cost(access);
+      SharedCounters& line = shared_lines_.at(access.file, access.line);
+      ++line.requests;
+      line.wavefronts += cost.wavefronts;
+      line.worst_ways = std::max(line.worst_ways, cost.ways);
+    }
+    if (checks_.races || checks_.uninitialized_shared) check_shared(access);
+  } else if (access.space == Space::kGlobal) {
+    if (checks_.coalescing && access.kind != AccessKind::kAtomic) {
+      const SectorCost cost = sector_cost(access);
+      GlobalCounters& line = global_lines_.at(access.file, access.line);
+      ++line.requests;
+      line.sectors += cost.sectors;
+      line.min_sectors += cost.min_sectors;
+    }
+    if (checks_.races && access.kind == AccessKind::kWrite && check_globals_) record_global_writes(access);
+  }
+}
+
+void HazardObserver::check_shared(const WarpAccess& access) {
+  const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
+  if (access.warp >= warp_sync_.size()) warp_sync_.resize(access.warp + 1);
+  const uint32_t sync = warp_sync_[access.warp];
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint32_t thread = access.warp * kWarpSize + lane;
+    const uint64_t offset = access.address[lane];
+    if (offset + bytes > window_) continue;  // out of bounds: the interpreter reports it
+    bool raced = !checks_.races;
+    bool uninitialized = !checks_.uninitialized_shared || access.kind == AccessKind::kWrite;
+    for (uint64_t b = offset; b < offset + bytes; ++b) {
+      SharedByte& byte = shadow_[b];
+      if (!uninitialized && byte.write_epoch < block_epoch_) {
+        uninitialized = true;
+        report({.kind = FindingKind::kUninitializedSharedRead, .file = access.file, .line = access.line,
+                .access = access.kind},
+               thread, thread, b);
+      }
+      if (!raced) {
+        GroupKey key{.file = access.file, .line = access.line, .access = access.kind};
+        uint32_t other = thread;
+        if (byte.write_epoch == epoch_ && unordered(byte.writer, byte.write_sync, thread) &&
+            !(access.kind == AccessKind::kAtomic && byte.write_kind == AccessKind::kAtomic)) {
+          other = byte.writer;
+          key.other_line = byte.write_line;
+          key.other_access = byte.write_kind;
+        } else if (access.kind != AccessKind::kRead && byte.read_epoch == epoch_) {
+          for (uint32_t r = 0; r < byte.readers && other == thread; ++r) {
+            if (!unordered(byte.reader[r], byte.read_sync[r], thread)) continue;
+            other = byte.reader[r];
+            key.other_line = byte.read_line[r];
+            key.other_access = AccessKind::kRead;
+          }
+        }
+        if (other != thread) {
+          raced = true;
+          key.same_warp = other / kWarpSize == access.warp;
+          report(key, thread, other, b);
+        }
+      }
+      if (access.kind == AccessKind::kRead) {
+        if (byte.read_epoch != epoch_) {
+          byte.read_epoch = epoch_;
+          byte.readers = 0;
+        }
+        const bool known = (byte.readers > 0 && byte.reader[0] == thread) ||
+                           (byte.readers > 1 && byte.reader[1] == thread);
+        if (!known && byte.readers < 2) {
+          byte.reader[byte.readers] = static_cast<uint16_t>(thread);
+          byte.read_line[byte.readers] = access.line;
+          byte.read_sync[byte.readers] = sync;
+          ++byte.readers;
+        }
+      } else {
+        byte.write_epoch = epoch_;
+        byte.writer = static_cast<uint16_t>(thread);
+        byte.write_line = access.line;
+        byte.write_kind = access.kind;
+        byte.write_sync = sync;
+        byte.read_epoch = 0;  // this write was checked against every reader; later writes need not be
+      }
+    }
+  }
+}
+
+int HazardObserver::variable_at(uint64_t offset) const {
+  for (size_t v = 0; v < state_.variables.size(); ++v) {
+    const NamedRange& range = state_.variables[v];
+    if (offset >= range.offset && (offset < range.offset + range.bytes || range.bytes == 0))
+      return static_cast<int>(v);
+  }
+  return -1;
+}
+
+void HazardObserver::report(const GroupKey& partial, uint32_t thread, uint32_t other_thread, uint64_t offset) {
+  GroupKey key = partial;
+  key.variable = variable_at(offset);
+  const uint64_t in_variable = key.variable < 0 ? offset : offset - state_.variables[key.variable].offset;
+  fold(groups_, key,
+       {.block = block_, .sequence = sequence_++, .other_block = block_, .thread = thread,
+        .other_thread = other_thread, .offset = in_variable},
+       1);
+}
+
+void HazardObserver::record_global_writes(const WarpAccess& access) {
+  const uint64_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
+  int expected = -1;
+  state_.global_write_file.compare_exchange_strong(expected, access.file, std::memory_order_relaxed);
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t address = access.address[lane];
+    const auto inside = [&](const BufferWriters& b) {
+      return address >= b.range.address && address + bytes <= b.range.address + b.range.bytes;
+    };
+    if (!inside(state_.buffers[last_buffer_])) {
+      const auto found = std::find_if(state_.buffers.begin(), state_.buffers.end(), inside);
+      if (found == state_.buffers.end()) continue;  // out of bounds: the interpreter reports it
+      last_buffer_ = static_cast<size_t>(found - state_.buffers.begin());
+    }
+    BufferWriters& buffer = state_.buffers[last_buffer_];
+    const uint64_t size = buffer.range.element_size;
+    const uint64_t packed = pack_writer(block_, access.line, access.warp * kWarpSize + lane);
+    const uint64_t last = std::min((address + bytes - 1 - buffer.range.address) / size, buffer.elements - 1);
+    for (uint64_t e = (address - buffer.range.address) / size; e <= last; ++e) {
+      store_min(buffer.writers[e].lowest, packed);
+      store_max(buffer.writers[e].highest, packed);
+    }
+  }
+}
+
+void HazardObserver::collect(Observations& out) {
+  std::lock_guard lock(state_.workers_mutex);
+  if (state_.collected) return;
+  state_.collected = true;
+  state_.merge(out);
+}
+
+}  // namespace
+
+std::string shared_source_name(std::string_view ptx_name) {
+  int status = 0;
+  const std::string mangled(ptx_name);
+  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) return mangled;
+  std::string name(demangled);
+  std::free(demangled);
+  // A function-local static demangles to `transpose(float*, float const*, int, int)::tile`.
+  const size_t scope = name.rfind("::");
+  return scope == std::string::npos ? name : name.substr(scope + 2);
+}
+
+void HazardLaunch::State::learn_layout(const BlockContext& context) {
+  if (context.shared_ranges != nullptr) {
+    for (const SharedRange& range : *context.shared_ranges) {
+      NamedRange named{shared_source_name(range.name), range.offset, range.bytes, std::nullopt};
+      for (const SharedShape& shape : shapes)
+        if (shape.variable == named.name) named.shape = shape;
+      variables.push_back(std::move(named));
+    }
+  }
+  if (context.global_ranges != nullptr && checks.races) {
+    for (const GlobalRange& range : *context.global_ranges) {
+      const uint64_t elements = range.bytes / std::max<uint32_t>(range.element_size, 1);
+      if (elements == 0) continue;
+      auto* cells = static_cast<ElementWriters*>(std::calloc(elements, sizeof(ElementWriters)));
+      if (cells == nullptr) continue;  // too large to shadow: this buffer goes unchecked
+      GlobalRange kept = range;
+      kept.element_size = std::max<uint32_t>(range.element_size, 1);
+      buffers.push_back({std::move(kept), elements, std::unique_ptr<ElementWriters[], FreeDeleter>(cells)});
+    }
+  }
+}
+
+Finding HazardLaunch::State::shared_finding(const Group& group) const {
+  const GroupKey& key = group.key;
+  const Occurrence& example = group.example;
+  const Dim3 thread = coordinates(example.thread, block);
+  const Dim3 block_index = coordinates(example.block, grid);
+  const NamedRange* variable = key.variable >= 0 ? &variables[key.variable] : nullptr;
+  const std::string name = variable != nullptr ? variable->name : "shared";
+  const std::string index = index_text(name, variable != nullptr ? variable->shape : std::nullopt, example.offset);
+
+  Finding finding;
+  finding.kind = key.kind;
+  finding.file = file_name(key.file);
+  finding.line = key.line;
+  finding.details = {{"block", json_array(block_index)}, {"thread", json_array(thread)}, {"variable", name},
+                     {"index", index}, {"hazards", group.count}};
+  if (key.kind == FindingKind::kUninitializedSharedRead) {
+    finding.message = fmt::format("thread {} {} {}, which no thread of block {} wrote", text(thread),
+                                  verb(key.access), index, text(block_index));
+    return finding;
+  }
+  const Dim3 other = coordinates(example.other_thread, block);
+  finding.severity =
+      key.same_warp && !checks.intra_warp_races_are_errors ? Severity::kWarning : Severity::kError;
+  finding.message = fmt::format("thread {} {} {} {} by thread {} at line {} with no {} between them",
+                                text(thread), verb(key.access), index, participle(key.other_access),
+                                text(other), key.other_line,
+                                key.same_warp ? "__syncwarp()" : "__syncthreads()");
+  finding.details["hazard"] = std::string(hazard_name(key.access, key.other_access));
+  finding.details["other_thread"] = json_array(other);
+  finding.details["other_line"] = key.other_line;
+  return finding;
+}
+
+Finding HazardLaunch::State::global_finding(const Group& group) const {
+  const GroupKey& key = group.key;
+  const Occurrence& example = group.example;
+  const Dim3 thread = coordinates(example.thread, block);
+  const Dim3 other = coordinates(example.other_thread, block);
+  const Dim3 block_index = coordinates(example.block, grid);
+  const Dim3 other_block = coordinates(example.other_block, grid);
+  const std::string& name = buffers[key.variable].range.name;
+  const std::string index = fmt::format("{}[{}]", name, example.offset);
+
+  Finding finding;
+  finding.kind = FindingKind::kRace;
+  finding.file = file_name(key.file);
+  finding.line = key.line;
+  finding.message = fmt::format(
+      "thread {} of block {} writes {}, which thread {} of block {} also writes at line {}; blocks run in "
+      "no fixed order, so each element must be written by one block",
+      text(thread), text(block_index), index, text(other), text(other_block), key.other_line);
+  finding.details = {{"hazard", "write-after-write"}, {"block", json_array(block_index)}, {"thread", json_array(thread)},
+                     {"other_block", json_array(other_block)}, {"other_thread", json_array(other)},
+                     {"other_line", key.other_line}, {"variable", name}, {"index", index},
+                     {"hazards", group.count}};
+  return finding;
+}
+
+void HazardLaunch::State::merge(Observations& out) {
+  std::vector<Group> groups;
+  for (const HazardObserver* worker : workers)
+    for (const Group& group : worker->groups()) fold(groups, group.key, group.example, group.count);
+
+  // A global element whose lowest and highest writers are different blocks was written by two blocks.
+  const int file = global_write_file.load(std::memory_order_relaxed);
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    const BufferWriters& buffer = buffers[b];
+    for (uint64_t e = 0; e < buffer.elements; ++e) {
+      const ElementWriters& w = buffer.writers[e];
+      if (w.lowest == 0 || writer_block(w.lowest) == writer_block(w.highest)) continue;
+      const GroupKey key{.where = Where::kGlobal, .file = file, .line = writer_line(w.highest),
+                         .other_line = writer_line(w.lowest), .access = AccessKind::kWrite,
+                         .other_access = AccessKind::kWrite, .variable = static_cast<int>(b)};
+      fold(groups, key,
+           {.block = writer_block(w.highest), .sequence = e, .other_block = writer_block(w.lowest),
+            .thread = writer_thread(w.highest), .other_thread = writer_thread(w.lowest), .offset = e},
+           1);
+    }
+  }
+  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.key < b.key; });
+  for (const Group& group : groups)
+    out.findings.push_back(group.key.where == Where::kGlobal ? global_finding(group) : shared_finding(group));
+
+  std::map<std::pair<int, int>, SharedCounters> shared_totals;
+  std::map<std::pair<int, int>, GlobalCounters> global_totals;
+  for (const HazardObserver* worker : workers) {
+    const auto& shared_files = worker->shared_lines().files();
+    for (size_t f = 0; f < shared_files.size(); ++f) {
+      for (size_t l = 0; l < shared_files[f].size(); ++l) {
+        const SharedCounters& c = shared_files[f][l];
+        if (c.requests == 0) continue;
+        SharedCounters& total = shared_totals[{static_cast<int>(f), static_cast<int>(l)}];
+        total.requests += c.requests;
+        total.wavefronts += c.wavefronts;
+        total.worst_ways = std::max(total.worst_ways, c.worst_ways);
+      }
+    }
+    const auto& global_files = worker->global_lines().files();
+    for (size_t f = 0; f < global_files.size(); ++f) {
+      for (size_t l = 0; l < global_files[f].size(); ++l) {
+        const GlobalCounters& c = global_files[f][l];
+        if (c.requests == 0) continue;
+        GlobalCounters& total = global_totals[{static_cast<int>(f), static_cast<int>(l)}];
+        total.requests += c.requests;
+        total.sectors += c.sectors;
+        total.min_sectors += c.min_sectors;
+      }
+    }
+  }
+  for (const auto& [where, c] : shared_totals)
+    out.shared_lines.push_back({file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways});
+  for (const auto& [where, c] : global_totals)
+    out.global_lines.push_back({file_name(where.first), where.second, c.requests, c.sectors, c.min_sectors});
+}
+
+HazardLaunch::HazardLaunch(const LaunchRequest& request, std::vector<std::string> files)
+    : state_(std::make_unique<State>()) {
+  state_->checks = request.checks;
+  state_->grid = request.grid;
+  state_->block = request.block;
+  state_->shapes = request.shared_shapes;
+  state_->files = std::move(files);
+}
+
+HazardLaunch::~HazardLaunch() = default;
+
+bool HazardLaunch::collected() const {
+  std::lock_guard lock(state_->workers_mutex);
+  return state_->collected;
+}
+
+std::unique_ptr<AccessObserver> HazardLaunch::make_worker(const std::shared_ptr<HazardLaunch>& launch) {
+  State& state = *launch->state_;
+  auto worker = std::make_unique<HazardObserver>(launch, state);
+  std::lock_guard lock(state.workers_mutex);
+  state.workers.push_back(worker.get());
+  return worker;
+}
+
+ObserverFactory hazard_observer_factory() {
+  // The simulator asks once per worker; workers of one launch share its request. A launch that is still
+  // running and has not been collected is joined, anything else starts a new one.
+  struct Current {
+    std::mutex mutex;
+    std::vector<std::pair<const LaunchRequest*, std::weak_ptr<HazardLaunch>>> launches;
+  };
+  auto current = std::make_shared<Current>();
+  return [current](const SimLaunch& launch) -> std::unique_ptr<AccessObserver> {
+    std::lock_guard lock(current->mutex);
+    std::erase_if(current->launches, [](const auto& entry) { return entry.second.expired(); });
+    for (const auto& [request, weak] : current->launches) {
+      if (request != launch.request) continue;
+      std::shared_ptr<HazardLaunch> shared = weak.lock();
+      if (shared != nullptr && !shared->collected()) return HazardLaunch::make_worker(shared);
+    }
+    auto created = std::make_shared<HazardLaunch>(*launch.request,
+                                                  launch.files != nullptr ? *launch.files : std::vector<std::string>());
+    current->launches.emplace_back(launch.request, created);
+    return HazardLaunch::make_worker(created);
+  };
+}
+
+}  // namespace gpugrade::sim

@@ -1,0 +1,1316 @@
+// The dispatch loop and the semantics of every opcode in harness/ptx/opcodes.h. Registers are stored per
+// warp as structure-of-arrays (slot-major, 32 lanes contiguous); a warp runs at the lowest program counter
+// among its runnable lanes, which reconverges divergent paths at the first instruction they share (nvcc
+// lays blocks out so that this is the immediate post-dominator for the code it emits).
+#include "harness/sim/interpreter.h"
+
+#include <algorithm>
+#include <bit>
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace gpugrade::sim {
+namespace {
+
+using ptx::Op;
+using ptx::Type;
+
+constexpr uint32_t kFullMask = 0xFFFFFFFFu;
+// 128-bit products for mul.hi.u64/s64 (a GCC extension).
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 Uint128;
+
+template <class F>
+inline void for_lanes(uint32_t mask, F&& f) {
+  if (mask == kFullMask) {
+    for (uint32_t lane = 0; lane < 32; ++lane) f(lane);
+  } else {
+    while (mask != 0) {
+      uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+      mask &= mask - 1;
+      f(lane);
+    }
+  }
+}
+
+inline uint64_t low_mask(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+inline int64_t sext(uint64_t value, uint32_t bits) {
+  uint32_t shift = 64 - bits;
+  return static_cast<int64_t>(value << shift) >> shift;
+}
+inline float as_f32(uint64_t v) { return std::bit_cast<float>(static_cast<uint32_t>(v)); }
+inline double as_f64(uint64_t v) { return std::bit_cast<double>(v); }
+inline uint64_t from_f32(float f) { return std::bit_cast<uint32_t>(f); }
+inline uint64_t from_f64(double d) { return std::bit_cast<uint64_t>(d); }
+
+inline float flush(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+inline double flush(double x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0, x) : x; }
+template <class T>
+inline T saturate(T x) {
+  if (std::isnan(x)) return T(0);
+  return std::clamp(x, T(0), T(1));
+}
+
+// Directed rounding for float arithmetic: the host's rounding mode is set around the lanes' loop.
+class RoundingScope {
+ public:
+  explicit RoundingScope(ptx::Rounding rounding) {
+    int mode = FE_TONEAREST;
+    if (rounding == ptx::Rounding::kRz) mode = FE_TOWARDZERO;
+    if (rounding == ptx::Rounding::kRm) mode = FE_DOWNWARD;
+    if (rounding == ptx::Rounding::kRp) mode = FE_UPWARD;
+    if (mode != FE_TONEAREST) {
+      saved_ = std::fegetround();
+      std::fesetround(mode);
+    }
+  }
+  ~RoundingScope() {
+    if (saved_ >= 0) std::fesetround(saved_);
+  }
+  RoundingScope(const RoundingScope&) = delete;
+  RoundingScope& operator=(const RoundingScope&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+// A float rounded to an integral value by one of the .rni/.rzi/.rmi/.rpi modes.
+template <class T>
+T round_integral(T x, ptx::Rounding rounding) {
+  switch (rounding) {
+    case ptx::Rounding::kRzi: return std::trunc(x);
+    case ptx::Rounding::kRmi: return std::floor(x);
+    case ptx::Rounding::kRpi: return std::ceil(x);
+    default: return std::nearbyint(x);  // .rni and the default: to nearest, ties to even
+  }
+}
+
+// PTX float-to-integer: saturating, NaN gives 0.
+uint64_t float_to_int(double x, Type type) {
+  uint32_t bits = ptx::type_bits(type);
+  if (std::isnan(x)) return 0;
+  if (ptx::is_signed(type)) {
+    double lo = -std::ldexp(1.0, static_cast<int>(bits) - 1);
+    double hi = std::ldexp(1.0, static_cast<int>(bits) - 1);
+    if (x <= lo) return static_cast<uint64_t>(static_cast<int64_t>(lo)) & low_mask(bits);
+    if (x >= hi) return low_mask(bits - 1);
+    return static_cast<uint64_t>(static_cast<int64_t>(x)) & low_mask(bits);
+  }
+  if (x <= 0) return 0;
+  if (x >= std::ldexp(1.0, static_cast<int>(bits))) return low_mask(bits);
+  return static_cast<uint64_t>(x) & low_mask(bits);
+}
+
+struct Warp {
+  uint64_t* regs = nullptr;        // slots x 32
+  std::byte* local = nullptr;      // 32 x local_bytes
+  uint32_t pc[32] = {};
+  uint32_t live = 0;               // lanes that have not exited
+  uint32_t waiting = 0;            // lanes at a block barrier
+  uint32_t upc = 0;                // the common pc while `uniform`
+  bool uniform = true;             // every runnable lane is at upc (pc[] is stale)
+  uint64_t clock = 0;
+  uint32_t index = 0;
+};
+
+enum class Stop { kBlocked, kFault, kBudget };
+
+}  // namespace
+
+std::string file_name(const LaunchState& launch, uint32_t file) {
+  if (launch.files == nullptr || file >= launch.files->size()) return "";
+  return (*launch.files)[file];
+}
+
+struct BlockRunner::Impl {
+  LaunchState& launch;
+  const Kernel& kernel;
+  AccessObserver* observer;
+  std::vector<uint64_t> regs;
+  std::vector<std::byte> local;
+  std::vector<std::byte> shared;
+  std::vector<Warp> warps;
+  uint32_t threads = 0;
+  Dim3 block_index;
+  uint64_t linear_block = 0;
+  uint64_t executed = 0;           // thread-instructions of this block
+  uint64_t limit = 0;              // the budget left when the block started
+  std::optional<BlockFault> fault;
+  std::vector<Finding>* findings = nullptr;
+  size_t last_allocation = 0;
+  WarpAccess access;
+
+  Impl(LaunchState& state, AccessObserver* obs) : launch(state), kernel(*state.kernel), observer(obs) {
+    uint32_t threads_per_block = static_cast<uint32_t>(launch.block.count());
+    uint32_t warp_count = (threads_per_block + 31) / 32;
+    regs.assign(static_cast<size_t>(warp_count) * kernel.slots * 32, 0);
+    local.assign(static_cast<size_t>(warp_count) * 32 * kernel.local_bytes, std::byte{0});
+    shared.assign(launch.shared_bytes, std::byte{0});
+    warps.resize(warp_count);
+    for (uint32_t w = 0; w < warp_count; ++w) {
+      warps[w].regs = regs.data() + static_cast<size_t>(w) * kernel.slots * 32;
+      warps[w].local = local.data() + static_cast<size_t>(w) * 32 * kernel.local_bytes;
+      warps[w].index = w;
+      for (const auto& [slot, value] : kernel.constants) std::fill_n(warps[w].regs + slot * 32, 32, value);
+    }
+  }
+
+  uint64_t* reg(Warp& w, uint32_t slot) { return w.regs + static_cast<size_t>(slot) * 32; }
+
+  Dim3 thread_of(const Warp& w, uint32_t lane) const {
+    uint32_t t = w.index * 32 + lane;
+    return {t % launch.block.x, (t / launch.block.x) % launch.block.y, t / (launch.block.x * launch.block.y)};
+  }
+
+  void setup_block(uint64_t linear) {
+    linear_block = linear;
+    block_index = {static_cast<uint32_t>(linear % launch.grid.x),
+                   static_cast<uint32_t>((linear / launch.grid.x) % launch.grid.y),
+                   static_cast<uint32_t>(linear / (uint64_t{launch.grid.x} * launch.grid.y))};
+    threads = static_cast<uint32_t>(launch.block.count());
+    // Quiet NaNs whose payload names the block: a float read of unwritten shared memory shows 0x7FC.....
+    uint32_t poison = 0x7FC00000u | static_cast<uint32_t>((linear + 1) & 0x3FFFFF);
+    for (size_t i = 0; i + 4 <= shared.size(); i += 4) std::memcpy(&shared[i], &poison, 4);
+    std::fill(local.begin(), local.end(), std::byte{0});
+    uint32_t warp_count = static_cast<uint32_t>(warps.size());
+    for (Warp& w : warps) {
+      uint32_t first = w.index * 32;
+      uint32_t lanes = std::min<uint32_t>(32, threads - first);
+      w.live = lanes == 32 ? kFullMask : (uint32_t{1} << lanes) - 1;
+      w.waiting = 0;
+      w.upc = 0;
+      w.uniform = true;
+      w.clock = 0;
+      std::fill(w.regs + static_cast<size_t>(kZeroSlot + 1) * 32, w.regs + static_cast<size_t>(kernel.slots) * 32, 0);
+      for (const auto& [slot, value] : kernel.constants) std::fill_n(w.regs + slot * 32, 32, value);
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        Dim3 t = thread_of(w, lane);
+        auto set = [&](ptx::Special special, uint64_t value) { w.regs[static_cast<size_t>(special) * 32 + lane] = value; };
+        set(ptx::Special::kTidX, t.x);
+        set(ptx::Special::kTidY, t.y);
+        set(ptx::Special::kTidZ, t.z);
+        set(ptx::Special::kNtidX, launch.block.x);
+        set(ptx::Special::kNtidY, launch.block.y);
+        set(ptx::Special::kNtidZ, launch.block.z);
+        set(ptx::Special::kCtaidX, block_index.x);
+        set(ptx::Special::kCtaidY, block_index.y);
+        set(ptx::Special::kCtaidZ, block_index.z);
+        set(ptx::Special::kNctaidX, launch.grid.x);
+        set(ptx::Special::kNctaidY, launch.grid.y);
+        set(ptx::Special::kNctaidZ, launch.grid.z);
+        set(ptx::Special::kLaneid, lane);
+        set(ptx::Special::kWarpid, w.index);
+        set(ptx::Special::kNwarpid, warp_count);
+        uint32_t bit = uint32_t{1} << lane;
+        set(ptx::Special::kLanemaskEq, bit);
+        set(ptx::Special::kLanemaskLt, bit - 1);
+        set(ptx::Special::kLanemaskLe, (bit - 1) | bit);
+        set(ptx::Special::kLanemaskGt, ~((bit - 1) | bit));
+        set(ptx::Special::kLanemaskGe, ~(bit - 1));
+        set(ptx::Special::kDynamicSmemSize, launch.dynamic_shared_bytes);
+      }
+    }
+  }
+
+  // ---- findings ----
+
+  Finding located(FindingKind kind, const Inst& in, std::string message) {
+    Finding finding;
+    finding.kind = kind;
+    finding.message = std::move(message);
+    finding.file = file_name(launch, in.file);
+    finding.line = static_cast<int>(in.line);
+    return finding;
+  }
+
+  static std::string dim(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+  static nlohmann::json dim_json(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
+
+  void runtime_error(const Inst& in, std::string what) {
+    Finding finding = located(FindingKind::kRuntimeError, in, fmt::format("{} (PTX line {})", what, in.ptx_line));
+    finding.details["block"] = dim_json(block_index);
+    fault = BlockFault{std::move(finding)};
+  }
+
+  void memory_fault(const Warp& w, uint32_t lane, const Inst& in, ptx::Space space, bool write, uint64_t address,
+                    uint32_t bytes, bool misaligned) {
+    Dim3 t = thread_of(w, lane);
+    std::string verb = write ? "writes" : "reads";
+    std::string where;
+    nlohmann::json details = {{"thread", dim_json(t)}, {"block", dim_json(block_index)}, {"address", address},
+                              {"bytes", bytes}, {"space", std::string(ptx::to_string(space))}, {"write", write}};
+    if (misaligned) {
+      where = fmt::format("which is not {}-byte aligned", bytes);
+      details["misaligned"] = true;
+    } else if (space == ptx::Space::kGlobal) {
+      const Allocation* nearest = nullptr;
+      uint64_t distance = std::numeric_limits<uint64_t>::max();
+      bool past = false;
+      for (const Allocation& a : launch.allocations) {
+        uint64_t d;
+        bool after = address >= a.base;
+        if (after) d = address + bytes - (a.base + a.bytes);
+        else d = a.base - address;
+        if (d < distance) {
+          distance = d;
+          nearest = &a;
+          past = after;
+        }
+      }
+      if (nearest == nullptr) {
+        where = "outside every allocation";
+      } else {
+        std::string what = nearest->variable ? "variable" : "buffer";
+        where = past ? fmt::format("{} bytes past the end of {} '{}' ({} bytes)", distance, what, nearest->name, nearest->bytes)
+                     : fmt::format("{} bytes before the start of {} '{}' ({} bytes)", distance, what, nearest->name, nearest->bytes);
+        details["buffer"] = nearest->name;
+        details["buffer_bytes"] = nearest->bytes;
+        details[past ? "bytes_past_end" : "bytes_before_start"] = distance;
+      }
+    } else {
+      uint64_t size = space == ptx::Space::kShared ? launch.shared_bytes
+                      : space == ptx::Space::kLocal ? kernel.local_bytes
+                      : space == ptx::Space::kConst ? kernel.const_bank.size()
+                                                    : launch.params.size();
+      std::string what = space == ptx::Space::kShared ? "the block's shared memory"
+                         : space == ptx::Space::kLocal ? "its local memory"
+                         : space == ptx::Space::kConst ? "constant memory"
+                                                       : "the kernel parameters";
+      where = address >= size ? fmt::format("{} bytes past the end of {} ({} bytes)", address + bytes - size, what, size)
+                              : fmt::format("past the end of {} ({} bytes)", what, size);
+      details["space_bytes"] = size;
+    }
+    std::string space_word = space == ptx::Space::kGlobal ? "" : fmt::format("{} ", ptx::to_string(space));
+    Finding finding = located(misaligned ? FindingKind::kRuntimeError : FindingKind::kOutOfBounds, in,
+                              fmt::format("thread {} of block {} {} {} bytes at {}address {:#x}, {}", dim(t), dim(block_index),
+                                          verb, bytes, space_word, address, where));
+    finding.details = std::move(details);
+    fault = BlockFault{std::move(finding)};
+  }
+
+  // ---- memory ----
+
+  const Allocation* find_allocation(uint64_t address, uint64_t bytes) {
+    const auto& all = launch.allocations;
+    if (last_allocation < all.size()) {
+      const Allocation& a = all[last_allocation];
+      if (address >= a.base && address - a.base + bytes <= a.bytes) return &a;
+    }
+    auto it = std::upper_bound(all.begin(), all.end(), address, [](uint64_t x, const Allocation& a) { return x < a.base; });
+    if (it == all.begin()) return nullptr;
+    --it;
+    if (address - it->base + bytes > it->bytes) return nullptr;
+    last_allocation = static_cast<size_t>(it - all.begin());
+    return &*it;
+  }
+
+  static ptx::Space classify(uint64_t address) {
+    if (address - kSharedWindow < kWindowBytes) return ptx::Space::kShared;
+    if (address - kLocalWindow < kWindowBytes) return ptx::Space::kLocal;
+    if (address - kConstWindow < kWindowBytes) return ptx::Space::kConst;
+    if (address - kParamWindow < kWindowBytes) return ptx::Space::kParam;
+    return ptx::Space::kGlobal;
+  }
+
+  static uint64_t window(ptx::Space space) {
+    switch (space) {
+      case ptx::Space::kShared: return kSharedWindow;
+      case ptx::Space::kLocal: return kLocalWindow;
+      case ptx::Space::kConst: return kConstWindow;
+      case ptx::Space::kParam: return kParamWindow;
+      default: return 0;
+    }
+  }
+
+  // Checks and announces one warp-level access of `bytes` per lane, then gives each lane's host pointer.
+  // Generic addresses are split by the window they fall in. Returns false on a fault.
+  bool resolve(Warp& w, const Inst& in, uint32_t on, ptx::Space space, AccessKind kind, uint32_t bytes,
+               const uint64_t* addresses, std::byte** host) {
+    if (space == ptx::Space::kGeneric) {
+      uint32_t remaining = on;
+      uint64_t converted[32];
+      while (remaining != 0) {
+        ptx::Space lane_space = classify(addresses[std::countr_zero(remaining)]);
+        uint32_t group = 0;
+        for_lanes(remaining, [&](uint32_t lane) {
+          if (classify(addresses[lane]) == lane_space) {
+            group |= uint32_t{1} << lane;
+            converted[lane] = addresses[lane] - window(lane_space);
+          }
+        });
+        remaining &= ~group;
+        if (!resolve(w, in, group, lane_space, kind, bytes, converted, host)) return false;
+      }
+      return true;
+    }
+    bool write = kind != AccessKind::kRead;
+    uint32_t bad_lane = 32;
+    bool misaligned = false;
+    for_lanes(on, [&](uint32_t lane) {
+      uint64_t address = addresses[lane];
+      if (bad_lane != 32) return;
+      if ((address & (bytes - 1)) != 0) {
+        bad_lane = lane;
+        misaligned = true;
+        return;
+      }
+      switch (space) {
+        case ptx::Space::kGlobal: {
+          const Allocation* a = find_allocation(address, bytes);
+          if (a == nullptr) bad_lane = lane;
+          else host[lane] = a->data + (address - a->base);
+          break;
+        }
+        case ptx::Space::kShared:
+          if (address > shared.size() || shared.size() - address < bytes) bad_lane = lane;
+          else host[lane] = shared.data() + address;
+          break;
+        case ptx::Space::kLocal:
+          if (address > kernel.local_bytes || kernel.local_bytes - address < bytes) bad_lane = lane;
+          else host[lane] = w.local + lane * kernel.local_bytes + address;
+          break;
+        case ptx::Space::kConst:
+          if (write || address > kernel.const_bank.size() || kernel.const_bank.size() - address < bytes) bad_lane = lane;
+          else host[lane] = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(kernel.const_bank.data())) + address;
+          break;
+        case ptx::Space::kParam:
+          if (write || address > launch.params.size() || launch.params.size() - address < bytes) bad_lane = lane;
+          else host[lane] = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.params.data())) + address;
+          break;
+        case ptx::Space::kGeneric: break;
+      }
+    });
+    if (bad_lane != 32) {
+      memory_fault(w, bad_lane, in, space, write, addresses[bad_lane], bytes, misaligned);
+      return false;
+    }
+    if (observer != nullptr && space != ptx::Space::kParam) {
+      access.space = space == ptx::Space::kGlobal ? Space::kGlobal
+                     : space == ptx::Space::kShared ? Space::kShared
+                     : space == ptx::Space::kLocal ? Space::kLocal
+                                                   : Space::kConst;
+      access.kind = kind;
+      access.bytes_per_lane = bytes;
+      access.warp = w.index;
+      access.active_mask = on;
+      for_lanes(on, [&](uint32_t lane) { access.address[lane] = addresses[lane]; });
+      access.file = static_cast<int>(in.file);
+      access.line = static_cast<int>(in.line);
+      observer->on_access(access);
+    }
+    return true;
+  }
+
+  bool load_store(Warp& w, const Inst& in, uint32_t on) {
+    uint32_t element = std::max<uint32_t>(1, ptx::type_bits(in.type) / 8);
+    uint32_t bytes = element * in.vec;
+    const uint64_t* base = reg(w, in.src[0]);
+    uint64_t addresses[32];
+    std::byte* host[32];
+    for_lanes(on, [&](uint32_t lane) { addresses[lane] = base[lane] + static_cast<uint64_t>(in.offset); });
+    bool store = in.op == Op::kSt;
+    if (!resolve(w, in, on, in.space, store ? AccessKind::kWrite : AccessKind::kRead, bytes, addresses, host)) return false;
+    bool sign = ptx::is_signed(in.type);
+    for (uint32_t v = 0; v < in.vec; ++v) {
+      if (store) {
+        const uint64_t* source = reg(w, in.src[1 + v]);
+        for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + v * element, &source[lane], element); });
+      } else {
+        uint64_t* target = reg(w, in.dst[v]);
+        for_lanes(on, [&](uint32_t lane) {
+          uint64_t value = 0;
+          std::memcpy(&value, host[lane] + v * element, element);
+          target[lane] = sign ? static_cast<uint64_t>(sext(value, element * 8)) : value;
+        });
+      }
+    }
+    return true;
+  }
+
+  template <class T>
+  static T atomic_update(T old, T b, T c, ptx::AtomOp op, Type type) {
+    bool sign = ptx::is_signed(type);
+    uint32_t bits = sizeof(T) * 8;
+    switch (op) {
+      case ptx::AtomOp::kAdd:
+        if (type == Type::kF32) return static_cast<T>(from_f32(as_f32(old) + as_f32(b)));
+        if (type == Type::kF64) return static_cast<T>(from_f64(as_f64(old) + as_f64(b)));
+        return static_cast<T>(old + b);
+      case ptx::AtomOp::kMin:
+        if (sign) return sext(old, bits) < sext(b, bits) ? old : b;
+        return std::min(old, b);
+      case ptx::AtomOp::kMax:
+        if (sign) return sext(old, bits) > sext(b, bits) ? old : b;
+        return std::max(old, b);
+      case ptx::AtomOp::kExch: return b;
+      case ptx::AtomOp::kCas: return old == b ? c : old;
+      case ptx::AtomOp::kAnd: return old & b;
+      case ptx::AtomOp::kOr: return old | b;
+      case ptx::AtomOp::kXor: return old ^ b;
+      case ptx::AtomOp::kInc: return old >= b ? T(0) : static_cast<T>(old + 1);
+      case ptx::AtomOp::kDec: return (old == 0 || old > b) ? b : static_cast<T>(old - 1);
+    }
+    return old;
+  }
+
+  // Lanes apply their atomics one after another in lane order, so contended results are deterministic.
+  template <class T>
+  void atomic_lanes(Warp& w, const Inst& in, uint32_t on, std::byte** host, bool global) {
+    auto op = static_cast<ptx::AtomOp>(in.mode);
+    const uint64_t* b = reg(w, in.src[1]);
+    const uint64_t* c = in.nsrc > 2 ? reg(w, in.src[2]) : b;
+    uint64_t* d = in.op == Op::kAtom ? reg(w, in.dst[0]) : nullptr;
+    for_lanes(on, [&](uint32_t lane) {
+      T* cell = reinterpret_cast<T*>(host[lane]);
+      T old;
+      T bv = static_cast<T>(b[lane]), cv = static_cast<T>(c[lane]);
+      if (global) {
+        // Blocks of other workers may update the same word.
+        std::atomic_ref<T> ref(*cell);
+        old = ref.load();
+        while (!ref.compare_exchange_weak(old, atomic_update<T>(old, bv, cv, op, in.type))) {
+        }
+      } else {
+        old = *cell;
+        *cell = atomic_update<T>(old, bv, cv, op, in.type);
+      }
+      if (d != nullptr) d[lane] = old;
+    });
+  }
+
+  bool atomic(Warp& w, const Inst& in, uint32_t on) {
+    uint32_t bytes = ptx::type_bits(in.type) / 8;
+    if (bytes != 4 && bytes != 8) {
+      runtime_error(in, fmt::format("unsupported atomic type '{}'", ptx::to_string(in.type)));
+      return false;
+    }
+    const uint64_t* base = reg(w, in.src[0]);
+    uint64_t addresses[32];
+    std::byte* host[32];
+    for_lanes(on, [&](uint32_t lane) { addresses[lane] = base[lane] + static_cast<uint64_t>(in.offset); });
+    // A generic atomic is split by window inside resolve; its lanes' spaces decide atomicity below.
+    ptx::Space space = in.space;
+    if (space == ptx::Space::kGeneric && on != 0) space = classify(addresses[std::countr_zero(on)]);
+    if (!resolve(w, in, on, in.space, AccessKind::kAtomic, bytes, addresses, host)) return false;
+    bool global = space == ptx::Space::kGlobal;
+    if (bytes == 4) atomic_lanes<uint32_t>(w, in, on, host, global);
+    else atomic_lanes<uint64_t>(w, in, on, host, global);
+    return true;
+  }
+
+  // ---- arithmetic ----
+
+  bool alu(Warp& w, const Inst& in, uint32_t on) {
+    Type type = in.type;
+    uint32_t bits = ptx::type_bits(type);
+    bool sign = ptx::is_signed(type);
+    uint64_t* d = in.ndst > 0 ? reg(w, in.dst[0]) : nullptr;
+    const uint64_t* a = in.nsrc > 0 ? reg(w, in.src[0]) : nullptr;
+    const uint64_t* b = in.nsrc > 1 ? reg(w, in.src[1]) : nullptr;
+    const uint64_t* c = in.nsrc > 2 ? reg(w, in.src[2]) : nullptr;
+    uint64_t m = low_mask(bits);
+    bool f32 = type == Type::kF32, f64 = type == Type::kF64;
+    bool ftz = (in.flags & ptx::kFlagFtz) != 0, sat = (in.flags & ptx::kFlagSat) != 0;
+    auto fin32 = [&](uint64_t v) { return ftz ? flush(as_f32(v)) : as_f32(v); };
+    auto fout32 = [&](float x) {
+      if (ftz) x = flush(x);
+      if (sat) x = saturate(x);
+      return from_f32(x);
+    };
+    auto fout64 = [&](double x) { return from_f64(sat ? saturate(x) : x); };
+    auto unsupported = [&]() {
+      runtime_error(in, fmt::format("unsupported instruction {}{} for this type", ptx::to_string(in.op), ptx::to_string(type)));
+      return false;
+    };
+
+    switch (in.op) {
+      case Op::kMov: {
+        if (in.ndst == 1 && in.nsrc == 1) {
+          for_lanes(on, [&](uint32_t l) { d[l] = a[l] & m; });
+        } else if (in.ndst == 1) {
+          uint32_t part = bits / in.nsrc;
+          for_lanes(on, [&](uint32_t l) {
+            uint64_t value = 0;
+            for (uint32_t i = 0; i < in.nsrc; ++i) value |= (reg(w, in.src[i])[l] & low_mask(part)) << (i * part);
+            d[l] = value;
+          });
+        } else {
+          uint32_t part = bits / in.ndst;
+          for_lanes(on, [&](uint32_t l) {
+            uint64_t value = a[l];
+            for (uint32_t i = 0; i < in.ndst; ++i) reg(w, in.dst[i])[l] = (value >> (i * part)) & low_mask(part);
+          });
+        }
+        return true;
+      }
+      case Op::kClock:
+        for_lanes(on, [&](uint32_t l) { d[l] = w.clock & m; });
+        return true;
+      case Op::kCvta: {
+        uint64_t base = window(in.space);
+        bool to = (in.flags & ptx::kFlagTo) != 0;
+        for_lanes(on, [&](uint32_t l) { d[l] = (to ? a[l] - base : a[l] + base) & m; });
+        return true;
+      }
+      case Op::kIsspacep:
+        for_lanes(on, [&](uint32_t l) { d[l] = classify(a[l]) == in.space ? 1 : 0; });
+        return true;
+      case Op::kCvt: return convert(w, in, on);
+      case Op::kAdd:
+      case Op::kSub: {
+        bool sub = in.op == Op::kSub;
+        if (f32) {
+          RoundingScope scope(in.rounding);
+          for_lanes(on, [&](uint32_t l) { d[l] = fout32(sub ? fin32(a[l]) - fin32(b[l]) : fin32(a[l]) + fin32(b[l])); });
+        } else if (f64) {
+          RoundingScope scope(in.rounding);
+          for_lanes(on, [&](uint32_t l) { d[l] = fout64(sub ? as_f64(a[l]) - as_f64(b[l]) : as_f64(a[l]) + as_f64(b[l])); });
+        } else if (sat) {
+          if (type != Type::kS32) return unsupported();
+          for_lanes(on, [&](uint32_t l) {
+            int64_t x = sext(a[l], 32), y = sext(b[l], 32);
+            int64_t r = std::clamp<int64_t>(sub ? x - y : x + y, INT32_MIN, INT32_MAX);
+            d[l] = static_cast<uint64_t>(r) & m;
+          });
+        } else {
+          for_lanes(on, [&](uint32_t l) { d[l] = (sub ? a[l] - b[l] : a[l] + b[l]) & m; });
+        }
+        return true;
+      }
+      case Op::kMul:
+      case Op::kMad: {
+        bool mad = in.op == Op::kMad;
+        if (f32) {
+          RoundingScope scope(in.rounding);
+          if (mad) for_lanes(on, [&](uint32_t l) { d[l] = fout32(std::fma(fin32(a[l]), fin32(b[l]), fin32(c[l]))); });
+          else for_lanes(on, [&](uint32_t l) { d[l] = fout32(fin32(a[l]) * fin32(b[l])); });
+          return true;
+        }
+        if (f64) {
+          RoundingScope scope(in.rounding);
+          if (mad) for_lanes(on, [&](uint32_t l) { d[l] = fout64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l]))); });
+          else for_lanes(on, [&](uint32_t l) { d[l] = fout64(as_f64(a[l]) * as_f64(b[l])); });
+          return true;
+        }
+        auto mode = static_cast<ptx::MulMode>(in.mode);
+        if (mode == ptx::MulMode::kLo) {
+          for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l] + (mad ? c[l] : 0)) & m; });
+        } else if (mode == ptx::MulMode::kWide) {
+          if (bits > 32) return unsupported();
+          uint64_t wide = low_mask(2 * bits);
+          for_lanes(on, [&](uint32_t l) {
+            uint64_t product = sign ? static_cast<uint64_t>(sext(a[l], bits) * sext(b[l], bits)) : (a[l] & m) * (b[l] & m);
+            d[l] = (product + (mad ? c[l] : 0)) & wide;
+          });
+        } else {
+          for_lanes(on, [&](uint32_t l) {
+            uint64_t high;
+            if (bits == 64) {
+              high = sign ? static_cast<uint64_t>((static_cast<Int128>(static_cast<int64_t>(a[l])) * static_cast<int64_t>(b[l])) >> 64)
+                          : static_cast<uint64_t>((static_cast<Uint128>(a[l]) * b[l]) >> 64);
+            } else {
+              high = sign ? static_cast<uint64_t>((sext(a[l], bits) * sext(b[l], bits)) >> bits)
+                          : ((a[l] & m) * (b[l] & m)) >> bits;
+            }
+            if (mad && sat && type == Type::kS32) {
+              d[l] = static_cast<uint64_t>(std::clamp<int64_t>(sext(high, 32) + sext(c[l], 32), INT32_MIN, INT32_MAX)) & m;
+            } else {
+              d[l] = (high + (mad ? c[l] : 0)) & m;
+            }
+          });
+        }
+        return true;
+      }
+      case Op::kMul24:
+      case Op::kMad24: {
+        if (bits != 32) return unsupported();
+        bool hi = static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kHi;
+        for_lanes(on, [&](uint32_t l) {
+          int64_t x = sign ? sext(a[l], 24) : static_cast<int64_t>(a[l] & 0xFFFFFF);
+          int64_t y = sign ? sext(b[l], 24) : static_cast<int64_t>(b[l] & 0xFFFFFF);
+          uint64_t product = static_cast<uint64_t>(x * y);
+          uint64_t part = hi ? product >> 16 : product;
+          d[l] = (part + (in.op == Op::kMad24 ? c[l] : 0)) & m;
+        });
+        return true;
+      }
+      case Op::kFma:
+        if (f32) {
+          RoundingScope scope(in.rounding);
+          for_lanes(on, [&](uint32_t l) { d[l] = fout32(std::fma(fin32(a[l]), fin32(b[l]), fin32(c[l]))); });
+        } else if (f64) {
+          RoundingScope scope(in.rounding);
+          for_lanes(on, [&](uint32_t l) { d[l] = fout64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l]))); });
+        } else {
+          return unsupported();
+        }
+        return true;
+      case Op::kDiv:
+      case Op::kRem: {
+        bool rem = in.op == Op::kRem;
+        if (f32 && !rem) {
+          RoundingScope scope(in.rounding);
+          for_lanes(on, [&](uint32_t l) { d[l] = fout32(fin32(a[l]) / fin32(b[l])); });
+          return true;
+        }
+        if (f64 && !rem) {
+          RoundingScope scope(in.rounding);
+          for_lanes(on, [&](uint32_t l) { d[l] = fout64(as_f64(a[l]) / as_f64(b[l])); });
+          return true;
+        }
+        if (ptx::is_float(type)) return unsupported();
+        for_lanes(on, [&](uint32_t l) {
+          if (sign) {
+            int64_t x = sext(a[l], bits), y = sext(b[l], bits);
+            int64_t minimum = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
+            int64_t r;
+            if (y == 0) r = rem ? x : (x >= 0 ? -1 : 1);
+            else if (x == minimum && y == -1) r = rem ? 0 : minimum;
+            else r = rem ? x % y : x / y;
+            d[l] = static_cast<uint64_t>(r) & m;
+          } else {
+            uint64_t x = a[l] & m, y = b[l] & m;
+            d[l] = y == 0 ? (rem ? x : m) : (rem ? x % y : x / y);
+          }
+        });
+        return true;
+      }
+      case Op::kNeg:
+      case Op::kAbs: {
+        bool abs = in.op == Op::kAbs;
+        if (f32) {
+          for_lanes(on, [&](uint32_t l) {
+            uint64_t v = ftz ? from_f32(flush(as_f32(a[l]))) : a[l] & 0xFFFFFFFFu;
+            d[l] = abs ? v & 0x7FFFFFFFu : v ^ 0x80000000u;
+          });
+        } else if (f64) {
+          for_lanes(on, [&](uint32_t l) { d[l] = abs ? a[l] & ~(uint64_t{1} << 63) : a[l] ^ (uint64_t{1} << 63); });
+        } else {
+          for_lanes(on, [&](uint32_t l) {
+            int64_t x = sext(a[l], bits);
+            d[l] = static_cast<uint64_t>(abs && x >= 0 ? x : static_cast<int64_t>(0 - static_cast<uint64_t>(x))) & m;
+          });
+        }
+        return true;
+      }
+      case Op::kMin:
+      case Op::kMax: {
+        bool max = in.op == Op::kMax;
+        if (f32) {
+          for_lanes(on, [&](uint32_t l) {
+            float x = fin32(a[l]), y = fin32(b[l]);
+            d[l] = fout32(max ? std::fmax(x, y) : std::fmin(x, y));
+          });
+        } else if (f64) {
+          for_lanes(on, [&](uint32_t l) { d[l] = fout64(max ? std::fmax(as_f64(a[l]), as_f64(b[l])) : std::fmin(as_f64(a[l]), as_f64(b[l]))); });
+        } else if (sign) {
+          for_lanes(on, [&](uint32_t l) {
+            int64_t x = sext(a[l], bits), y = sext(b[l], bits);
+            d[l] = static_cast<uint64_t>(max ? std::max(x, y) : std::min(x, y)) & m;
+          });
+        } else {
+          for_lanes(on, [&](uint32_t l) { d[l] = max ? std::max(a[l] & m, b[l] & m) : std::min(a[l] & m, b[l] & m); });
+        }
+        return true;
+      }
+      case Op::kAnd:
+        for_lanes(on, [&](uint32_t l) { d[l] = (a[l] & b[l]) & m; });
+        return true;
+      case Op::kOr:
+        for_lanes(on, [&](uint32_t l) { d[l] = (a[l] | b[l]) & m; });
+        return true;
+      case Op::kXor:
+        for_lanes(on, [&](uint32_t l) { d[l] = (a[l] ^ b[l]) & m; });
+        return true;
+      case Op::kNot:
+        for_lanes(on, [&](uint32_t l) { d[l] = ~a[l] & m; });
+        return true;
+      case Op::kCnot:
+        for_lanes(on, [&](uint32_t l) { d[l] = (a[l] & m) == 0 ? 1 : 0; });
+        return true;
+      case Op::kShl:
+        for_lanes(on, [&](uint32_t l) {
+          uint64_t amount = b[l] & 0xFFFFFFFFu;
+          d[l] = amount >= bits ? 0 : (a[l] << amount) & m;
+        });
+        return true;
+      case Op::kShr:
+        for_lanes(on, [&](uint32_t l) {
+          uint64_t amount = std::min<uint64_t>(b[l] & 0xFFFFFFFFu, bits);
+          if (sign) d[l] = static_cast<uint64_t>(sext(a[l], bits) >> std::min<uint64_t>(amount, 63)) & m;
+          else d[l] = amount >= bits ? 0 : (a[l] & m) >> amount;
+        });
+        return true;
+      case Op::kBfe:
+        for_lanes(on, [&](uint32_t l) {
+          uint32_t pos = static_cast<uint32_t>(b[l] & 0xFF), len = static_cast<uint32_t>(c[l] & 0xFF);
+          uint64_t value = a[l] & m;
+          uint64_t result;
+          if (len == 0) result = 0;
+          else if (pos >= bits) result = sign && ((value >> (bits - 1)) & 1) ? m : 0;
+          else {
+            uint32_t width = std::min(len, bits - pos);
+            uint64_t field = (value >> pos) & low_mask(width);
+            result = sign ? static_cast<uint64_t>(sext(field, width)) & m : field;
+          }
+          d[l] = result;
+        });
+        return true;
+      case Op::kBfi: {
+        const uint64_t* e = reg(w, in.src[3]);
+        for_lanes(on, [&](uint32_t l) {
+          uint32_t pos = static_cast<uint32_t>(c[l] & 0xFF), len = static_cast<uint32_t>(e[l] & 0xFF);
+          if (len == 0 || pos >= bits) {
+            d[l] = b[l] & m;
+            return;
+          }
+          uint64_t field = low_mask(std::min(len, bits - pos)) << pos;
+          d[l] = ((b[l] & ~field) | ((a[l] << pos) & field)) & m;
+        });
+        return true;
+      }
+      case Op::kPrmt:
+        for_lanes(on, [&](uint32_t l) {
+          uint64_t source = (a[l] & 0xFFFFFFFFu) | ((b[l] & 0xFFFFFFFFu) << 32);
+          uint32_t selector = static_cast<uint32_t>(c[l]);
+          uint32_t result = 0;
+          for (uint32_t i = 0; i < 4; ++i) {
+            uint32_t nibble = (selector >> (4 * i)) & 0xF;
+            uint32_t byte = static_cast<uint32_t>((source >> (8 * (nibble & 7))) & 0xFF);
+            if ((nibble & 8) != 0) byte = (byte & 0x80) != 0 ? 0xFF : 0;
+            result |= byte << (8 * i);
+          }
+          d[l] = result;
+        });
+        return true;
+      case Op::kPopc:
+        for_lanes(on, [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::popcount(a[l] & m)); });
+        return true;
+      case Op::kClz:
+        for_lanes(on, [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::countl_zero(a[l] & m)) - (64 - bits); });
+        return true;
+      case Op::kBrev:
+        for_lanes(on, [&](uint32_t l) {
+          uint64_t value = a[l] & m, reversed = 0;
+          for (uint32_t i = 0; i < bits; ++i) reversed |= ((value >> i) & 1) << (bits - 1 - i);
+          d[l] = reversed;
+        });
+        return true;
+      case Op::kLop3: {
+        const uint64_t* lut = reg(w, in.src[3]);
+        for_lanes(on, [&](uint32_t l) {
+          uint64_t table = lut[l] & 0xFF, result = 0;
+          for (uint32_t i = 0; i < 8; ++i) {
+            if (((table >> i) & 1) == 0) continue;
+            result |= ((i & 4) ? a[l] : ~a[l]) & ((i & 2) ? b[l] : ~b[l]) & ((i & 1) ? c[l] : ~c[l]);
+          }
+          d[l] = result & m;
+        });
+        return true;
+      }
+      case Op::kSetp: return compare(w, in, on);
+      case Op::kSelp:
+        for_lanes(on, [&](uint32_t l) { d[l] = ((c[l] & 1) != (in.negate_src[2] ? 1u : 0u) ? a[l] : b[l]) & m; });
+        return true;
+      case Op::kSlct:
+        for_lanes(on, [&](uint32_t l) {
+          bool pick_a = in.type2 == Type::kF32 ? as_f32(c[l]) >= 0.0f : sext(c[l], 32) >= 0;
+          d[l] = (pick_a ? a[l] : b[l]) & m;
+        });
+        return true;
+      case Op::kSqrt:
+      case Op::kRsqrt:
+      case Op::kRcp:
+      case Op::kEx2:
+      case Op::kLg2:
+      case Op::kSin:
+      case Op::kCos:
+      case Op::kTanh: {
+        auto function = [&](double x) {
+          switch (in.op) {
+            case Op::kSqrt: return std::sqrt(x);
+            case Op::kRsqrt: return 1.0 / std::sqrt(x);
+            case Op::kRcp: return 1.0 / x;
+            case Op::kEx2: return std::exp2(x);
+            case Op::kLg2: return std::log2(x);
+            case Op::kSin: return std::sin(x);
+            case Op::kCos: return std::cos(x);
+            default: return std::tanh(x);
+          }
+        };
+        if (f32) {
+          RoundingScope scope(in.rounding);
+          for_lanes(on, [&](uint32_t l) {
+            float x = fin32(a[l]);
+            // sqrt and rcp in float give the exactly rounded .rn result; the others go through double.
+            float r = in.op == Op::kSqrt ? std::sqrt(x) : in.op == Op::kRcp ? 1.0f / x : static_cast<float>(function(x));
+            d[l] = fout32(r);
+          });
+        } else if (f64) {
+          RoundingScope scope(in.rounding);
+          for_lanes(on, [&](uint32_t l) { d[l] = fout64(function(as_f64(a[l]))); });
+        } else {
+          return unsupported();
+        }
+        return true;
+      }
+      default:
+        return unsupported();
+    }
+  }
+
+  bool convert(Warp& w, const Inst& in, uint32_t on) {
+    Type to = in.type, from = in.type2;
+    uint32_t to_bits = ptx::type_bits(to), from_bits = ptx::type_bits(from);
+    uint64_t* d = reg(w, in.dst[0]);
+    const uint64_t* a = reg(w, in.src[0]);
+    bool ftz = (in.flags & ptx::kFlagFtz) != 0, sat = (in.flags & ptx::kFlagSat) != 0;
+    auto source_float = [&](uint64_t v) -> double {
+      if (from == Type::kF32) return ftz ? flush(as_f32(v)) : as_f32(v);
+      return as_f64(v);
+    };
+    if (!ptx::is_float(to) && !ptx::is_float(from)) {
+      bool from_signed = ptx::is_signed(from), to_signed = ptx::is_signed(to);
+      for_lanes(on, [&](uint32_t l) {
+        uint64_t value = from_signed ? static_cast<uint64_t>(sext(a[l], from_bits)) : a[l] & low_mask(from_bits);
+        if (sat) {
+          if (to_signed) {
+            int64_t lo = to_bits == 64 ? INT64_MIN : -(int64_t{1} << (to_bits - 1));
+            int64_t hi = to_bits == 64 ? INT64_MAX : (int64_t{1} << (to_bits - 1)) - 1;
+            if (from_signed) value = static_cast<uint64_t>(std::clamp(static_cast<int64_t>(value), lo, hi));
+            else value = std::min<uint64_t>(value, static_cast<uint64_t>(hi));
+          } else {
+            if (from_signed && static_cast<int64_t>(value) < 0) value = 0;
+            else value = std::min(value, low_mask(to_bits));
+          }
+        }
+        d[l] = value & low_mask(to_bits);
+      });
+      return true;
+    }
+    if (ptx::is_float(to) && !ptx::is_float(from)) {
+      bool from_signed = ptx::is_signed(from);
+      RoundingScope scope(in.rounding);
+      for_lanes(on, [&](uint32_t l) {
+        uint64_t raw = a[l] & low_mask(from_bits);
+        if (to == Type::kF32) {
+          float x = from_signed ? static_cast<float>(sext(raw, from_bits)) : static_cast<float>(raw);
+          d[l] = from_f32(sat ? saturate(x) : x);
+        } else {
+          double x = from_signed ? static_cast<double>(sext(raw, from_bits)) : static_cast<double>(raw);
+          d[l] = from_f64(sat ? saturate(x) : x);
+        }
+      });
+      return true;
+    }
+    if (!ptx::is_float(to)) {
+      for_lanes(on, [&](uint32_t l) { d[l] = float_to_int(round_integral(source_float(a[l]), in.rounding), to); });
+      return true;
+    }
+    bool integral = in.rounding == ptx::Rounding::kRni || in.rounding == ptx::Rounding::kRzi ||
+                    in.rounding == ptx::Rounding::kRmi || in.rounding == ptx::Rounding::kRpi;
+    RoundingScope scope(integral ? ptx::Rounding::kNone : in.rounding);
+    for_lanes(on, [&](uint32_t l) {
+      double x = source_float(a[l]);
+      if (integral) x = round_integral(x, in.rounding);
+      if (to == Type::kF32) {
+        float r = static_cast<float>(x);
+        if (ftz) r = flush(r);
+        d[l] = from_f32(sat ? saturate(r) : r);
+      } else {
+        d[l] = from_f64(sat ? saturate(x) : x);
+      }
+    });
+    return true;
+  }
+
+  bool compare(Warp& w, const Inst& in, uint32_t on) {
+    Type type = in.type;
+    uint32_t bits = ptx::type_bits(type);
+    bool sign = ptx::is_signed(type);
+    bool ftz = (in.flags & ptx::kFlagFtz) != 0;
+    const uint64_t* a = reg(w, in.src[0]);
+    const uint64_t* b = reg(w, in.src[1]);
+    const uint64_t* c = in.combine != ptx::BoolOp::kNone ? reg(w, in.src[2]) : nullptr;
+    uint64_t* p = reg(w, in.dst[0]);
+    uint64_t* q = in.ndst > 1 ? reg(w, in.dst[1]) : nullptr;
+    auto cmp = static_cast<ptx::Cmp>(in.mode);
+    auto result = [&](uint32_t l) -> bool {
+      if (ptx::is_float(type)) {
+        double x = type == Type::kF32 ? static_cast<double>(ftz ? flush(as_f32(a[l])) : as_f32(a[l])) : as_f64(a[l]);
+        double y = type == Type::kF32 ? static_cast<double>(ftz ? flush(as_f32(b[l])) : as_f32(b[l])) : as_f64(b[l]);
+        bool unordered = std::isnan(x) || std::isnan(y);
+        switch (cmp) {
+          case ptx::Cmp::kEq: return !unordered && x == y;
+          case ptx::Cmp::kNe: return !unordered && x != y;
+          case ptx::Cmp::kLt: case ptx::Cmp::kLo: return !unordered && x < y;
+          case ptx::Cmp::kLe: case ptx::Cmp::kLs: return !unordered && x <= y;
+          case ptx::Cmp::kGt: case ptx::Cmp::kHi: return !unordered && x > y;
+          case ptx::Cmp::kGe: case ptx::Cmp::kHs: return !unordered && x >= y;
+          case ptx::Cmp::kEqu: return unordered || x == y;
+          case ptx::Cmp::kNeu: return unordered || x != y;
+          case ptx::Cmp::kLtu: return unordered || x < y;
+          case ptx::Cmp::kLeu: return unordered || x <= y;
+          case ptx::Cmp::kGtu: return unordered || x > y;
+          case ptx::Cmp::kGeu: return unordered || x >= y;
+          case ptx::Cmp::kNum: return !unordered;
+          case ptx::Cmp::kNan: return unordered;
+        }
+        return false;
+      }
+      bool use_sign = sign && cmp != ptx::Cmp::kLo && cmp != ptx::Cmp::kLs && cmp != ptx::Cmp::kHi && cmp != ptx::Cmp::kHs;
+      if (use_sign) {
+        int64_t x = sext(a[l], bits), y = sext(b[l], bits);
+        switch (cmp) {
+          case ptx::Cmp::kEq: return x == y;
+          case ptx::Cmp::kNe: return x != y;
+          case ptx::Cmp::kLt: return x < y;
+          case ptx::Cmp::kLe: return x <= y;
+          case ptx::Cmp::kGt: return x > y;
+          case ptx::Cmp::kGe: return x >= y;
+          default: return false;
+        }
+      }
+      uint64_t m = low_mask(bits);
+      uint64_t x = a[l] & m, y = b[l] & m;
+      switch (cmp) {
+        case ptx::Cmp::kEq: return x == y;
+        case ptx::Cmp::kNe: return x != y;
+        case ptx::Cmp::kLt: case ptx::Cmp::kLo: return x < y;
+        case ptx::Cmp::kLe: case ptx::Cmp::kLs: return x <= y;
+        case ptx::Cmp::kGt: case ptx::Cmp::kHi: return x > y;
+        case ptx::Cmp::kGe: case ptx::Cmp::kHs: return x >= y;
+        default: return false;
+      }
+    };
+    if (ptx::is_float(type) || bits == 0 || cmp <= ptx::Cmp::kHs) {
+      for_lanes(on, [&](uint32_t l) {
+        bool r = result(l);
+        bool nr = !r;
+        if (c != nullptr) {
+          bool cv = ((c[l] & 1) != 0) != in.negate_src[2];
+          switch (in.combine) {
+            case ptx::BoolOp::kAnd: r = r && cv; nr = nr && cv; break;
+            case ptx::BoolOp::kOr: r = r || cv; nr = nr || cv; break;
+            case ptx::BoolOp::kXor: r = r != cv; nr = nr != cv; break;
+            case ptx::BoolOp::kNone: break;
+          }
+        }
+        p[l] = r ? 1 : 0;
+        if (q != nullptr) q[l] = nr ? 1 : 0;
+      });
+      return true;
+    }
+    runtime_error(in, "unordered comparison on an integer type");
+    return false;
+  }
+
+  // ---- warp-wide instructions ----
+
+  void shuffle(Warp& w, const Inst& in, uint32_t on) {
+    const uint64_t* a = reg(w, in.src[0]);
+    const uint64_t* b = reg(w, in.src[1]);
+    const uint64_t* c = reg(w, in.src[2]);
+    uint64_t* d = reg(w, in.dst[0]);
+    uint64_t* p = in.ndst > 1 ? reg(w, in.dst[1]) : nullptr;
+    auto mode = static_cast<ptx::ShflMode>(in.mode);
+    uint64_t result[32];
+    bool valid[32];
+    for_lanes(on, [&](uint32_t lane) {
+      int32_t bval = static_cast<int32_t>(b[lane] & 0x1F);
+      uint32_t cval = static_cast<uint32_t>(c[lane]);
+      int32_t segmask = static_cast<int32_t>((cval >> 8) & 0x1F);
+      int32_t self = static_cast<int32_t>(lane);
+      int32_t max_lane = (self & segmask) | (static_cast<int32_t>(cval & 0x1F) & ~segmask);
+      int32_t min_lane = self & segmask;
+      int32_t j;
+      bool ok;
+      switch (mode) {
+        case ptx::ShflMode::kUp: j = self - bval; ok = j >= max_lane; break;
+        case ptx::ShflMode::kDown: j = self + bval; ok = j <= max_lane; break;
+        case ptx::ShflMode::kBfly: j = self ^ bval; ok = j <= max_lane; break;
+        default: j = min_lane | (bval & ~segmask); ok = j <= max_lane; break;
+      }
+      if (!ok) j = self;
+      result[lane] = a[j & 31] & 0xFFFFFFFFu;
+      valid[lane] = ok;
+    });
+    for_lanes(on, [&](uint32_t lane) {
+      d[lane] = result[lane];
+      if (p != nullptr) p[lane] = valid[lane] ? 1 : 0;
+    });
+  }
+
+  void vote(Warp& w, const Inst& in, uint32_t on) {
+    const uint64_t* q = reg(w, in.src[0]);
+    uint64_t* d = reg(w, in.dst[0]);
+    uint32_t ballot = 0;
+    for_lanes(on, [&](uint32_t lane) {
+      if (((q[lane] & 1) != 0) != in.negate_src[0]) ballot |= uint32_t{1} << lane;
+    });
+    uint64_t value;
+    switch (static_cast<ptx::VoteMode>(in.mode)) {
+      case ptx::VoteMode::kAll: value = ballot == on ? 1 : 0; break;
+      case ptx::VoteMode::kAny: value = ballot != 0 ? 1 : 0; break;
+      case ptx::VoteMode::kUni: value = (ballot == on || ballot == 0) ? 1 : 0; break;
+      default: value = ballot; break;
+    }
+    for_lanes(on, [&](uint32_t lane) { d[lane] = value; });
+  }
+
+  // ---- control ----
+
+  // Leaves the uniform fast path: every runnable lane gets its own pc.
+  static void diverge(Warp& w) {
+    if (!w.uniform) return;
+    for_lanes(w.live & ~w.waiting, [&](uint32_t lane) { w.pc[lane] = w.upc; });
+    w.uniform = false;
+  }
+
+  static void advance(Warp& w, uint32_t mask, uint32_t next) {
+    if (w.uniform) w.upc = next;
+    else for_lanes(mask, [&](uint32_t lane) { w.pc[lane] = next; });
+  }
+
+  Stop run_warp(Warp& w) {
+    const Inst* code = kernel.code.data();
+    for (;;) {
+      uint32_t runnable = w.live & ~w.waiting;
+      if (runnable == 0) return Stop::kBlocked;
+      uint32_t pc, mask;
+      if (w.uniform) {
+        pc = w.upc;
+        mask = runnable;
+      } else {
+        pc = UINT32_MAX;
+        for_lanes(runnable, [&](uint32_t lane) { pc = std::min(pc, w.pc[lane]); });
+        mask = 0;
+        for_lanes(runnable, [&](uint32_t lane) {
+          if (w.pc[lane] == pc) mask |= uint32_t{1} << lane;
+        });
+        if (mask == runnable) {
+          w.uniform = true;
+          w.upc = pc;
+        }
+      }
+      const Inst& in = code[pc];
+      uint32_t count = static_cast<uint32_t>(std::popcount(mask));
+      executed += count;
+      w.clock += 1;
+      if (executed > limit) {
+        // The pc is left at this instruction, so the timeout names where the warp was.
+        return Stop::kBudget;
+      }
+      uint32_t on = mask;
+      if (in.guard != kNoGuard) {
+        const uint64_t* guard = reg(w, in.guard);
+        uint32_t bits = 0;
+        for_lanes(mask, [&](uint32_t lane) { bits |= static_cast<uint32_t>(guard[lane] & 1) << lane; });
+        on = in.guard_negate ? mask & ~bits : mask & bits;
+      }
+      switch (in.op) {
+        case Op::kBra: {
+          uint32_t target = static_cast<uint32_t>(in.offset);
+          if (on == mask) {
+            advance(w, mask, target);
+          } else if (on == 0) {
+            advance(w, mask, pc + 1);
+          } else {
+            diverge(w);
+            for_lanes(mask, [&](uint32_t lane) { w.pc[lane] = (on >> lane) & 1 ? target : pc + 1; });
+          }
+          continue;
+        }
+        case Op::kExit:
+        case Op::kRet:
+          w.live &= ~on;
+          advance(w, mask & ~on, pc + 1);
+          continue;
+        case Op::kBar:
+          if (on != 0) {
+            diverge(w);
+            w.waiting |= on;
+          }
+          advance(w, mask, pc + 1);
+          if (on != 0) return Stop::kBlocked;
+          continue;
+        case Op::kBarWarpSync:
+          if (on != 0 && observer != nullptr) {
+            observer->on_warp_sync(w.index, static_cast<uint32_t>(reg(w, in.src[0])[std::countr_zero(on)]) & w.live);
+          }
+          advance(w, mask, pc + 1);
+          continue;
+        case Op::kMembar:
+          advance(w, mask, pc + 1);
+          continue;
+        case Op::kLd:
+        case Op::kSt:
+          if (on != 0 && !load_store(w, in, on)) return Stop::kFault;
+          advance(w, mask, pc + 1);
+          continue;
+        case Op::kAtom:
+        case Op::kRed:
+          if (on != 0 && !atomic(w, in, on)) return Stop::kFault;
+          advance(w, mask, pc + 1);
+          continue;
+        case Op::kShfl:
+          if (on != 0) shuffle(w, in, on);
+          advance(w, mask, pc + 1);
+          continue;
+        case Op::kVote:
+          if (on != 0) vote(w, in, on);
+          advance(w, mask, pc + 1);
+          continue;
+        case Op::kActivemask:
+          for_lanes(on, [&](uint32_t lane) { reg(w, in.dst[0])[lane] = mask; });
+          advance(w, mask, pc + 1);
+          continue;
+        default:
+          if (on != 0 && !alu(w, in, on)) return Stop::kFault;
+          advance(w, mask, pc + 1);
+          continue;
+      }
+    }
+  }
+
+  // Every live thread of the block waits at a barrier: check that the block agrees, then release it.
+  void release_barrier() {
+    const std::vector<Inst>& code = kernel.code;
+    uint32_t arrived = 0;
+    std::set<uint32_t> barrier_pcs;
+    for (Warp& w : warps) {
+      arrived += static_cast<uint32_t>(std::popcount(w.waiting));
+      for_lanes(w.waiting, [&](uint32_t lane) { barrier_pcs.insert(w.pc[lane] - 1); });
+    }
+    const Inst& first = code[*barrier_pcs.begin()];
+    if (arrived < threads || barrier_pcs.size() > 1) {
+      std::string message;
+      nlohmann::json lines = nlohmann::json::array();
+      for (uint32_t pc : barrier_pcs) lines.push_back(code[pc].line);
+      if (barrier_pcs.size() > 1) {
+        std::string list;
+        for (uint32_t pc : barrier_pcs) list += fmt::format("{}{}", list.empty() ? "" : ", ", code[pc].line);
+        message = fmt::format("threads of block {} wait at different barriers (lines {}): __syncthreads() must be reached "
+                              "by every thread of the block at the same place", dim(block_index), list);
+      } else {
+        message = fmt::format("barrier reached by only {} of {} threads of block {}; the other {} exited without reaching it "
+                              "(__syncthreads() inside a branch or after an early return)",
+                              arrived, threads, dim(block_index), threads - arrived);
+      }
+      Finding finding = located(FindingKind::kBarrierDivergence, first, std::move(message));
+      finding.details = {{"block", dim_json(block_index)}, {"arrived", arrived}, {"threads", threads}, {"lines", lines}};
+      findings->push_back(std::move(finding));
+    }
+    // bar.red: every waiting thread gets the reduction of all waiting threads' predicates.
+    if (first.op == Op::kBar && first.mode != static_cast<uint8_t>(ptx::BarKind::kSync)) {
+      uint32_t count = 0, total = 0;
+      for (Warp& w : warps) {
+        for_lanes(w.waiting, [&](uint32_t lane) {
+          const Inst& in = code[w.pc[lane] - 1];
+          const uint64_t* pred = reg(w, in.src[in.nsrc - 1]);
+          bool value = ((pred[lane] & 1) != 0) != in.negate_src[in.nsrc - 1];
+          count += value ? 1 : 0;
+          ++total;
+        });
+      }
+      for (Warp& w : warps) {
+        for_lanes(w.waiting, [&](uint32_t lane) {
+          const Inst& in = code[w.pc[lane] - 1];
+          uint64_t value;
+          switch (static_cast<ptx::BarKind>(in.mode)) {
+            case ptx::BarKind::kRedPopc: value = count; break;
+            case ptx::BarKind::kRedAnd: value = count == total ? 1 : 0; break;
+            default: value = count != 0 ? 1 : 0; break;
+          }
+          reg(w, in.dst[0])[lane] = value;
+        });
+      }
+    }
+    for (Warp& w : warps) w.waiting = 0;
+    if (observer != nullptr) observer->on_barrier(static_cast<int>(first.file), static_cast<int>(first.line));
+  }
+
+  Finding timeout_finding() {
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> where;  // (file, line) -> warps
+    const Inst* first = nullptr;
+    for (Warp& w : warps) {
+      uint32_t runnable = w.live & ~w.waiting;
+      if (w.live == 0) continue;
+      uint32_t pc = w.upc;
+      if (!w.uniform || runnable == 0) {
+        pc = UINT32_MAX;
+        for_lanes(w.live, [&](uint32_t lane) { pc = std::min(pc, w.pc[lane]); });
+      }
+      const Inst& in = kernel.code[std::min<size_t>(pc, kernel.code.size() - 1)];
+      if (first == nullptr) first = &in;
+      ++where[{in.file, in.line}];
+    }
+    std::string lines;
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& [position, count] : where) {
+      lines += fmt::format("{}{} ({} warp{})", lines.empty() ? "" : ", ", position.second, count, count == 1 ? "" : "s");
+      list.push_back(position.second);
+    }
+    Inst none;
+    Finding finding = located(FindingKind::kTimeout, first != nullptr ? *first : none,
+                              fmt::format("the kernel ran past its budget of {} thread-instructions (an endless loop?); "
+                                          "in block {} the warps were at line {}",
+                                          launch.budget, dim(block_index), lines));
+    finding.details = {{"budget", launch.budget}, {"block", dim_json(block_index)}, {"lines", list}};
+    return finding;
+  }
+
+  std::optional<BlockFault> run(uint64_t linear, std::vector<Finding>* out) {
+    findings = out;
+    fault.reset();
+    setup_block(linear);
+    executed = 0;
+    uint64_t used = launch.instructions.load(std::memory_order_relaxed);
+    limit = used >= launch.budget ? 0 : launch.budget - used;
+    if (observer != nullptr) {
+      BlockContext context;
+      context.block_index = block_index;
+      context.block_dim = launch.block;
+      context.warps = static_cast<uint32_t>(warps.size());
+      context.shared_bytes = launch.shared_bytes;
+      context.shared_ranges = &launch.shared_ranges;
+      observer->begin_block(context);
+    }
+    for (;;) {
+      bool any_waiting = false;
+      for (Warp& w : warps) {
+        Stop stop = run_warp(w);
+        if (stop == Stop::kFault) {
+          launch.instructions.fetch_add(executed);
+          return fault;
+        }
+        if (stop == Stop::kBudget) {
+          launch.instructions.fetch_add(executed);
+          launch.budget_exhausted = true;
+          return BlockFault{timeout_finding()};
+        }
+        any_waiting = any_waiting || w.waiting != 0;
+      }
+      if (!any_waiting) break;
+      release_barrier();
+    }
+    if (observer != nullptr) observer->end_block();
+    launch.instructions.fetch_add(executed);
+    return std::nullopt;
+  }
+};
+
+BlockRunner::BlockRunner(LaunchState& launch, AccessObserver* observer) : impl_(std::make_unique<Impl>(launch, observer)) {}
+BlockRunner::~BlockRunner() = default;
+
+std::optional<BlockFault> BlockRunner::run(uint64_t linear, std::vector<Finding>* findings) {
+  return impl_->run(linear, findings);
+}
+
+}  // namespace gpugrade::sim

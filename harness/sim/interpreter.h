@@ -1,0 +1,68 @@
+// The interpreter: runs the blocks of one launch of a linked Kernel, warp by warp in SIMT lockstep, with
+// bounds-checked memory, barriers, an instruction budget, and every warp-level access shown to an observer.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+#include "harness/sim/access.h"
+#include "harness/sim/kernel.h"
+
+namespace gpugrade::sim {
+
+// A global allocation: a request buffer or a module .global variable.
+struct Allocation {
+  std::string name;
+  uint64_t base = 0;
+  uint64_t bytes = 0;
+  std::byte* data = nullptr;
+  bool variable = false;       // a module .global variable rather than a buffer
+};
+
+// What every worker of a launch shares. Workers only read it, except the atomic counters.
+struct LaunchState {
+  const Kernel* kernel = nullptr;
+  const std::vector<std::string>* files = nullptr;
+  Dim3 grid, block;
+  uint32_t dynamic_shared_bytes = 0;
+  uint64_t shared_bytes = 0;                 // static plus dynamic
+  std::vector<SharedRange> shared_ranges;    // with the dynamic window's size filled in
+  std::vector<Allocation> allocations;       // sorted by base
+  std::vector<uint8_t> params;               // the kernel's parameter block
+  uint64_t budget = 0;
+  std::atomic<uint64_t> instructions{0};     // thread-instructions of finished blocks
+  std::atomic<bool> budget_exhausted{false};
+};
+
+// Why a block stopped early; the launch stops too.
+struct BlockFault {
+  Finding finding;
+};
+
+// Runs blocks one at a time on the calling thread. One per worker; reuses its warp storage across blocks.
+class BlockRunner {
+ public:
+  BlockRunner(LaunchState& launch, AccessObserver* observer);
+  ~BlockRunner();
+  BlockRunner(const BlockRunner&) = delete;
+  BlockRunner& operator=(const BlockRunner&) = delete;
+
+  // Runs block `linear` (x fastest). Non-fatal findings (barrier divergence) go to *findings; a fault or the
+  // budget running out returns the finding that stops the launch.
+  std::optional<BlockFault> run(uint64_t linear, std::vector<Finding>* findings);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The source position of a .loc file index, for findings.
+std::string file_name(const LaunchState& launch, uint32_t file);
+
+}  // namespace gpugrade::sim

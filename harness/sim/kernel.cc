@@ -1,0 +1,290 @@
+// Links one .entry into a flat Kernel: lays out shared, const, global and local memory, inlines .func
+// bodies at their calls (parameters passed through per-thread local memory), and turns operands into slots.
+#include "harness/sim/kernel.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace gpugrade::sim {
+namespace {
+
+using ptx::kNone32;
+using ptx::Operand;
+
+uint64_t align_up(uint64_t value, uint64_t align) { return (value + align - 1) / align * align; }
+
+constexpr int kMaxInlineDepth = 32;
+
+class Linker {
+ public:
+  Linker(const ptx::Module& module, uint32_t entry, Kernel* kernel) : module_(module), entry_(entry), kernel_(kernel) {}
+
+  bool run(std::string* error) {
+    const ptx::Function& entry = module_.functions[entry_];
+    kernel_->name = entry.name;
+    place_module_memory();
+    for (uint32_t p : entry.params) {
+      const ptx::Variable& param = module_.variables[p];
+      kernel_->param_offsets.push_back(param.param_offset);
+      kernel_->param_bytes.push_back(static_cast<uint32_t>(param.bytes));
+      kernel_->param_block_bytes = std::max(kernel_->param_block_bytes, param.param_offset + param.bytes);
+    }
+    next_slot_ = kZeroSlot;
+    constant(0);
+    std::vector<uint32_t> stack;
+    if (!emit(entry_, {}, &stack)) {
+      *error = error_;
+      return false;
+    }
+    Inst end;
+    end.op = ptx::Op::kExit;
+    end.guard = kNoGuard;
+    kernel_->code.push_back(end);
+    kernel_->slots = next_slot_;
+    return true;
+  }
+
+ private:
+  struct Frame {
+    uint32_t function = 0;
+    uint32_t reg_base = 0;
+    std::unordered_map<uint32_t, uint64_t> local;  // variable -> local offset (its .local, .param, aliases)
+  };
+
+  void place_module_memory() {
+    std::vector<uint32_t> shared_order;
+    for (uint32_t f : ptx::reachable_functions(module_, entry_)) {
+      for (const ptx::Instr& instr : module_.functions[f].code) {
+        for (int i = 0; i < instr.nsrc; ++i) {
+          uint32_t symbol = instr.src[i].symbol;
+          if (symbol == kNone32 || module_.variables[symbol].space != ptx::Space::kShared) continue;
+          if (std::find(shared_order.begin(), shared_order.end(), symbol) == shared_order.end()) shared_order.push_back(symbol);
+        }
+      }
+    }
+    uint64_t top = 0;
+    uint64_t dynamic_align = 16;
+    for (uint32_t s : shared_order) {
+      const ptx::Variable& variable = module_.variables[s];
+      if (variable.dynamic) {
+        dynamic_align = std::max<uint64_t>(dynamic_align, variable.align);
+        continue;
+      }
+      top = align_up(top, variable.align);
+      shared_offset_[s] = top;
+      kernel_->shared.push_back({variable.name, top, variable.bytes, false});
+      top += variable.bytes;
+    }
+    kernel_->static_shared_bytes = top;
+    kernel_->dynamic_shared_offset = align_up(top, dynamic_align);
+    for (uint32_t s : shared_order) {
+      const ptx::Variable& variable = module_.variables[s];
+      if (!variable.dynamic) continue;
+      shared_offset_[s] = kernel_->dynamic_shared_offset;
+      kernel_->shared.push_back({variable.name, kernel_->dynamic_shared_offset, 0, true});
+    }
+    uint64_t global_top = kModuleGlobalBase;
+    for (uint32_t v = 0; v < module_.variables.size(); ++v) {
+      const ptx::Variable& variable = module_.variables[v];
+      if (variable.function != kNone32) continue;
+      if (variable.space == ptx::Space::kConst) {
+        uint64_t offset = align_up(kernel_->const_bank.size(), variable.align);
+        kernel_->const_bank.resize(offset + variable.bytes);
+        std::copy(variable.init.begin(), variable.init.end(), kernel_->const_bank.begin() + static_cast<std::ptrdiff_t>(offset));
+        const_offset_[v] = offset;
+      } else if (variable.space == ptx::Space::kGlobal) {
+        global_top = align_up(global_top, 256);
+        kernel_->globals.push_back({variable.name, global_top, variable.bytes, variable.init});
+        global_address_[v] = global_top;
+        global_top += variable.bytes + 4096;  // a gap, so an overrun is outside every allocation
+      }
+    }
+  }
+
+  uint32_t constant(uint64_t value) {
+    auto [it, fresh] = constant_slots_.emplace(value, next_slot_);
+    if (fresh) {
+      kernel_->constants.push_back({next_slot_, value});
+      ++next_slot_;
+    }
+    return it->second;
+  }
+
+  bool fail(int line, std::string message) {
+    error_ = fmt::format("ptx:{}: {}", line, message);
+    return false;
+  }
+
+  // Where a symbol lives for code of `frame`: the space it is accessed in and its address there.
+  bool place(const Frame& frame, uint32_t symbol, int line, ptx::Space* space, uint64_t* address) {
+    const ptx::Variable& variable = module_.variables[symbol];
+    if (auto it = frame.local.find(symbol); it != frame.local.end()) {
+      *space = ptx::Space::kLocal;
+      *address = it->second;
+      return true;
+    }
+    *space = variable.space;
+    switch (variable.space) {
+      case ptx::Space::kShared:
+        *address = shared_offset_.at(symbol);
+        return true;
+      case ptx::Space::kConst:
+        if (const_offset_.count(symbol) == 0) return fail(line, fmt::format("'{}' is not a module-scope .const variable", variable.name));
+        *address = const_offset_[symbol];
+        return true;
+      case ptx::Space::kGlobal:
+        if (global_address_.count(symbol) == 0) return fail(line, fmt::format("'{}' is not a module-scope .global variable", variable.name));
+        *address = global_address_[symbol];
+        return true;
+      case ptx::Space::kParam:
+        if (variable.function == entry_) {
+          *address = variable.param_offset;
+          return true;
+        }
+        return fail(line, fmt::format("parameter '{}' used outside its function", variable.name));
+      default:
+        return fail(line, fmt::format("'{}' cannot be used here", variable.name));
+    }
+  }
+
+  bool emit(uint32_t f, const std::unordered_map<uint32_t, uint64_t>& aliases, std::vector<uint32_t>* stack) {
+    const ptx::Function& function = module_.functions[f];
+    if (std::find(stack->begin(), stack->end(), f) != stack->end() || stack->size() >= kMaxInlineDepth)
+      return fail(function.line, fmt::format("recursive call of '{}' is not supported", function.name));
+    stack->push_back(f);
+    Frame frame;
+    frame.function = f;
+    frame.reg_base = next_slot_;
+    next_slot_ += static_cast<uint32_t>(function.registers.size());
+    frame.local = aliases;
+    for (uint32_t v = 0; v < module_.variables.size(); ++v) {
+      const ptx::Variable& variable = module_.variables[v];
+      if (variable.function != f || frame.local.count(v) != 0) continue;
+      bool own_param = std::find(function.params.begin(), function.params.end(), v) != function.params.end() ||
+                       std::find(function.returns.begin(), function.returns.end(), v) != function.returns.end();
+      if (variable.space == ptx::Space::kLocal || (variable.space == ptx::Space::kParam && !(own_param && f == entry_))) {
+        kernel_->local_bytes = align_up(kernel_->local_bytes, variable.align);
+        frame.local[v] = kernel_->local_bytes;
+        kernel_->local_bytes += variable.bytes;
+      }
+    }
+    std::vector<uint32_t> new_pc(function.code.size() + 1);
+    std::vector<std::pair<size_t, int64_t>> branches;  // emitted index, label (or -1 for ret)
+    for (size_t i = 0; i < function.code.size(); ++i) {
+      new_pc[i] = static_cast<uint32_t>(kernel_->code.size());
+      const ptx::Instr& instr = function.code[i];
+      if (instr.op == ptx::Op::kCall) {
+        if (instr.guard.kind != Operand::Kind::kNone) return fail(instr.line, "a predicated call is not supported");
+        const ptx::Call& call = function.calls[instr.call];
+        const ptx::Function& callee = module_.functions[call.callee];
+        std::unordered_map<uint32_t, uint64_t> callee_aliases;
+        for (size_t a = 0; a < call.args.size(); ++a) {
+          auto it = frame.local.find(call.args[a]);
+          if (call.args[a] == kNone32 || it == frame.local.end()) return fail(instr.line, "call arguments must be .param variables");
+          callee_aliases[callee.params[a]] = it->second;
+        }
+        for (size_t r = 0; r < call.returns.size(); ++r) {
+          auto it = frame.local.find(call.returns[r]);
+          if (call.returns[r] == kNone32 || it == frame.local.end()) return fail(instr.line, "call results must be .param variables");
+          callee_aliases[callee.returns[r]] = it->second;
+        }
+        if (!emit(call.callee, callee_aliases, stack)) return false;
+        continue;
+      }
+      Inst inst;
+      if (!convert(frame, instr, &inst)) return false;
+      if (inst.op == ptx::Op::kRet) {
+        if (f == entry_) {
+          inst.op = ptx::Op::kExit;
+        } else {
+          inst.op = ptx::Op::kBra;
+          branches.emplace_back(kernel_->code.size(), -1);
+        }
+      } else if (inst.op == ptx::Op::kBra) {
+        branches.emplace_back(kernel_->code.size(), instr.src[0].imm);
+      }
+      kernel_->code.push_back(inst);
+    }
+    new_pc[function.code.size()] = static_cast<uint32_t>(kernel_->code.size());
+    for (const auto& [at, label] : branches)
+      kernel_->code[at].offset = new_pc[label < 0 ? function.code.size() : static_cast<size_t>(label)];
+    stack->pop_back();
+    return true;
+  }
+
+  bool convert(const Frame& frame, const ptx::Instr& instr, Inst* inst) {
+    inst->op = instr.op;
+    inst->type = instr.type;
+    inst->type2 = instr.type2;
+    inst->space = instr.space;
+    inst->rounding = instr.rounding;
+    inst->mode = instr.mode;
+    inst->combine = instr.combine;
+    inst->vec = instr.vec;
+    inst->flags = instr.flags;
+    inst->ndst = instr.ndst;
+    inst->nsrc = instr.nsrc;
+    inst->ptx_line = instr.line;
+    const ptx::SourceLoc& loc = module_.locs[instr.loc];
+    inst->file = static_cast<uint32_t>(loc.file);
+    inst->line = static_cast<uint32_t>(loc.line);
+    inst->guard = kNoGuard;
+    if (instr.guard.kind == Operand::Kind::kReg) {
+      inst->guard = frame.reg_base + instr.guard.reg;
+      inst->guard_negate = instr.guard.negate;
+    }
+    for (int i = 0; i < instr.ndst; ++i) inst->dst[i] = frame.reg_base + instr.dst[i].reg;
+    if (instr.op == ptx::Op::kBra) return true;
+    for (int i = 0; i < instr.nsrc; ++i) {
+      const Operand& operand = instr.src[i];
+      inst->negate_src[i] = operand.negate;
+      switch (operand.kind) {
+        case Operand::Kind::kReg: inst->src[i] = frame.reg_base + operand.reg; break;
+        case Operand::Kind::kSpecial: inst->src[i] = operand.reg; break;
+        case Operand::Kind::kImm: inst->src[i] = constant(static_cast<uint64_t>(operand.imm)); break;
+        case Operand::Kind::kSymbol: {
+          ptx::Space space;
+          uint64_t address;
+          if (!place(frame, operand.symbol, instr.line, &space, &address)) return false;
+          inst->src[i] = constant(address);
+          break;
+        }
+        case Operand::Kind::kAddr: {
+          inst->src[i] = operand.reg == kNone32 ? kZeroSlot : frame.reg_base + operand.reg;
+          inst->offset = operand.imm;
+          if (operand.symbol != kNone32) {
+            ptx::Space space;
+            uint64_t address;
+            if (!place(frame, operand.symbol, instr.line, &space, &address)) return false;
+            inst->offset += static_cast<int64_t>(address);
+            if (inst->space == ptx::Space::kParam && space == ptx::Space::kLocal) inst->space = ptx::Space::kLocal;
+          }
+          break;
+        }
+        default: return fail(instr.line, "unexpected operand");
+      }
+    }
+    return true;
+  }
+
+  const ptx::Module& module_;
+  uint32_t entry_;
+  Kernel* kernel_;
+  std::string error_;
+  uint32_t next_slot_ = 0;
+  std::unordered_map<uint64_t, uint32_t> constant_slots_;
+  std::map<uint32_t, uint64_t> shared_offset_, const_offset_, global_address_;
+};
+
+}  // namespace
+
+bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, std::string* error) {
+  *kernel = Kernel{};
+  Linker linker(module, entry, kernel);
+  return linker.run(error);
+}
+
+}  // namespace gpugrade::sim

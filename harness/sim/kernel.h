@@ -1,0 +1,78 @@
+// One .entry linked for the interpreter: .func calls inlined, every operand turned into a register slot
+// (immediates and symbol addresses become constant slots), symbols placed in their spaces' address maps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/ptx/module.h"
+#include "harness/sim/access.h"
+
+namespace gpugrade::sim {
+
+// Generic addresses: each window maps one state space; anything outside them is global. Global buffers
+// start at kBufferBase, module-scope .global variables at kModuleGlobalBase.
+inline constexpr uint64_t kSharedWindow = 0x0000'1000'0000'0000;
+inline constexpr uint64_t kLocalWindow = 0x0000'2000'0000'0000;
+inline constexpr uint64_t kConstWindow = 0x0000'3000'0000'0000;
+inline constexpr uint64_t kParamWindow = 0x0000'3800'0000'0000;
+inline constexpr uint64_t kWindowBytes = uint64_t{1} << 32;
+inline constexpr uint64_t kModuleGlobalBase = 0x0000'5000'0000'0000;
+inline constexpr uint64_t kBufferBase = 0x0000'7000'0000'0000;
+
+// Slots 0..kSpecialSlots-1 hold the special registers (ptx::Special order); kZeroSlot holds 0.
+inline constexpr uint32_t kSpecialSlots = static_cast<uint32_t>(ptx::Special::kCount);
+inline constexpr uint32_t kZeroSlot = kSpecialSlots;
+
+// A decoded instruction. Every operand is a slot; addresses are slot + offset.
+struct Inst {
+  ptx::Op op = ptx::Op::kMov;
+  ptx::Type type = ptx::Type::kNone;
+  ptx::Type type2 = ptx::Type::kNone;
+  ptx::Space space = ptx::Space::kGeneric;
+  ptx::Rounding rounding = ptx::Rounding::kNone;
+  uint8_t mode = 0;
+  ptx::BoolOp combine = ptx::BoolOp::kNone;
+  uint8_t vec = 1;
+  uint16_t flags = 0;
+  uint8_t ndst = 0, nsrc = 0;
+  bool guard_negate = false;
+  uint32_t guard = 0;            // predicate slot; kNoGuard when unguarded
+  uint32_t dst[4] = {};
+  uint32_t src[5] = {};
+  bool negate_src[5] = {};       // `!%p` sources
+  int64_t offset = 0;            // address offset (src[0] is the base), or the branch target
+  uint32_t file = 0, line = 0;   // source position from .loc
+  int ptx_line = 0;
+};
+
+inline constexpr uint32_t kNoGuard = 0xFFFFFFFFu;
+
+struct GlobalVariable {
+  std::string name;
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  std::vector<uint8_t> init;
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<Inst> code;
+  uint32_t slots = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> constants;  // slot, value
+  std::vector<SharedRange> shared;                       // static first; the .extern window last, bytes 0
+  uint64_t static_shared_bytes = 0;
+  uint64_t dynamic_shared_offset = 0;                    // where the dynamic window starts
+  uint64_t local_bytes = 0;                              // per thread
+  std::vector<uint64_t> param_offsets;                   // kernel parameters in the parameter block
+  std::vector<uint32_t> param_bytes;
+  uint64_t param_block_bytes = 0;
+  std::vector<uint8_t> const_bank;                       // module .const variables
+  std::vector<GlobalVariable> globals;                   // module .global variables
+};
+
+// Links `entry` of `module`. On failure returns false and sets *error (`ptx:LINE: message`).
+bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, std::string* error);
+
+}  // namespace gpugrade::sim

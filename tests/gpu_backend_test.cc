@@ -1,0 +1,576 @@
+// The GPU backend: PTX poisoning, driver-error and launch-limit messages, sanitizer reports and child
+// process limits run everywhere; launches on a device skip with the reason when there is none.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/gpu/child_process.h"
+#include "harness/gpu/gpu_backend.h"
+#include "harness/gpu/launch_limits.h"
+#include "harness/gpu/poison_prologue.h"
+#include "harness/gpu/ptx_scan.h"
+#include "harness/gpu/sanitizer_report.h"
+#include "harness/poison.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Kernels as learners write them. "// <name>" comments mark lines that findings must name.
+constexpr std::string_view kKernels = R"(
+#define TILE 32
+#define ROWS 8
+__shared__ float bias[64];
+__global__ void transpose(float* out, const float* in, int rows, int cols) {
+  __shared__ float tile[TILE][TILE + 1];
+  int x = blockIdx.x * TILE + threadIdx.x;
+  int y = blockIdx.y * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS)
+    if (x < cols && y + j < rows) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];  // WRITE
+  __syncthreads();
+  x = blockIdx.y * TILE + threadIdx.x;
+  y = blockIdx.x * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS)
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+__global__ void transpose_no_barrier(float* out, const float* in, int rows, int cols) {
+  __shared__ float tile[TILE][TILE + 1];
+  int x = blockIdx.x * TILE + threadIdx.x;
+  int y = blockIdx.y * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS)
+    if (x < cols && y + j < rows) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];  // RACY_WRITE
+  x = blockIdx.y * TILE + threadIdx.x;
+  y = blockIdx.x * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS)
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];  // RACY_READ
+}
+extern "C" __global__ void copy(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+extern "C" __global__ void read_unwritten(float* out) {
+  __shared__ float scratch[256];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = scratch[threadIdx.x] + bias[threadIdx.x % 64];
+}
+extern "C" __global__ void read_dynamic(float* out) {
+  extern __shared__ float window[];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = window[threadIdx.x];
+}
+extern "C" __global__ void spin(volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
+extern "C" __global__ void poke(int* pointer) { *pointer = 1; }
+extern "C" __global__ void __launch_bounds__(256) bounded(float* out) { out[threadIdx.x] = 1.0f; }
+extern "C" __global__ void diverged_barrier(float* out) {
+  __shared__ float s[64];
+  s[threadIdx.x] = threadIdx.x;
+  if (threadIdx.x < 16) __syncthreads();  // DIVERGED
+  out[threadIdx.x] = s[63 - threadIdx.x];
+}
+)";
+
+int marked_line(std::string_view marker) {
+  int line = 1;
+  size_t at = kKernels.find(fmt::format("// {}", marker));
+  for (size_t i = 0; i < at; ++i) line += kKernels[i] == '\n';
+  return line;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Tools {
+  fs::path dir;
+  std::string ptx;
+  std::string error;
+};
+
+// Compiles kKernels once per test binary, as the grader does: device code only, to PTX, with lines.
+const Tools& compiled() {
+  static const Tools tools = [] {
+    Tools t;
+    t.dir = fs::temp_directory_path() / fmt::format("gpugrade-gpu-test-{}", getpid());
+    fs::create_directories(t.dir);
+    std::ofstream(t.dir / "kernels.cu") << kKernels;
+    const std::string command =
+        fmt::format("'{}' -ptx -arch=compute_75 -lineinfo -o '{}' '{}' > '{}' 2>&1", GPUGRADE_NVCC,
+                    (t.dir / "kernels.ptx").string(), (t.dir / "kernels.cu").string(), (t.dir / "nvcc.log").string());
+    if (std::system(command.c_str()) != 0) t.error = read_file(t.dir / "nvcc.log");
+    t.ptx = read_file(t.dir / "kernels.ptx");
+    return t;
+  }();
+  return tools;
+}
+
+const KernelTraits& traits_of(const gpu::PtxScan& scan, std::string_view entry) {
+  for (const gpu::ScannedEntry& e : scan.entries)
+    if (e.traits.entry == entry) return e.traits;
+  static const KernelTraits kNone;
+  ADD_FAILURE() << "no entry " << entry;
+  return kNone;
+}
+
+TEST(GpuPtxScan, ReadsParametersSharedVariablesAndBarriers) {
+  const Tools& tools = compiled();
+  ASSERT_TRUE(tools.error.empty()) << tools.error;
+  gpu::PtxScan scan;
+  std::string error;
+  ASSERT_TRUE(gpu::scan_ptx(tools.ptx, &scan, &error)) << error;
+
+  const KernelTraits& transpose = traits_of(scan, "_Z9transposePfPKfii");
+  ASSERT_EQ(transpose.params.size(), 4u);
+  EXPECT_EQ(transpose.params[0].bytes, 8u);
+  EXPECT_EQ(transpose.params[2].ptx_type, ".u32");
+  EXPECT_EQ(transpose.params[2].bytes, 4u);
+  ASSERT_EQ(transpose.shared.size(), 1u);
+  EXPECT_EQ(transpose.shared[0].bytes, 32u * 33u * 4u);
+  EXPECT_TRUE(transpose.uses_barrier);
+  EXPECT_FALSE(transpose.uses_dynamic_shared);
+  EXPECT_EQ(transpose.line, marked_line("WRITE") - 5);
+
+  EXPECT_FALSE(traits_of(scan, "_Z20transpose_no_barrierPfPKfii").uses_barrier);
+  const KernelTraits& unwritten = traits_of(scan, "read_unwritten");
+  EXPECT_EQ(unwritten.static_shared_bytes, 256u * 4u + 64u * 4u);
+  const KernelTraits& dynamic = traits_of(scan, "read_dynamic");
+  ASSERT_EQ(dynamic.shared.size(), 1u);
+  EXPECT_TRUE(dynamic.shared[0].dynamic);
+  EXPECT_TRUE(dynamic.uses_dynamic_shared);
+}
+
+TEST(GpuPtxScan, ReportsTheLineOfAnUnclosedBody) {
+  gpu::PtxScan scan;
+  std::string error;
+  EXPECT_FALSE(gpu::scan_ptx(".version 8.0\n.target sm_75\n.visible .entry k(\n.param .u64 p\n)\n{\nret;\n", &scan,
+                             &error));
+  EXPECT_EQ(error, "ptx:6: 'k' has no closing '}'");
+}
+
+// The prologue of `entry` in instrumented PTX, from its marker to the entry's first learner instruction.
+std::string prologue_of(const std::string& ptx, std::string_view entry_name) {
+  size_t entry = ptx.find(fmt::format(".entry {}(", entry_name));
+  size_t marker = ptx.find(gpu::kPoisonPrologueMarker, entry);
+  size_t learner = ptx.find("ld.param", entry);
+  if (entry == std::string::npos || marker == std::string::npos || learner < marker) return "";
+  return ptx.substr(marker, learner - marker);
+}
+
+TEST(GpuPoison, PrologueAssemblesAndRunsBeforeTheLearnersFirstInstruction) {
+  const Tools& tools = compiled();
+  ASSERT_TRUE(tools.error.empty()) << tools.error;
+  gpu::PtxScan scan;
+  std::string error;
+  ASSERT_TRUE(gpu::scan_ptx(tools.ptx, &scan, &error)) << error;
+  const std::string poisoned = gpu::add_poison_prologue(tools.ptx, scan);
+
+  // ptxas needs no GPU: the instrumented module must assemble for the H200.
+  std::ofstream(tools.dir / "poisoned.ptx") << poisoned;
+  const std::string command = fmt::format("'{}/ptxas' -arch=sm_90 -o '{}' '{}' > '{}' 2>&1",
+                                          fs::path(GPUGRADE_NVCC).parent_path().string(),
+                                          (tools.dir / "poisoned.cubin").string(),
+                                          (tools.dir / "poisoned.ptx").string(), (tools.dir / "ptxas.log").string());
+  EXPECT_EQ(std::system(command.c_str()), 0) << read_file(tools.dir / "ptxas.log");
+
+  // Every entry gets one prologue, placed after the shared declarations and before the learner's code,
+  // and it ends with the block-wide barrier.
+  for (const gpu::ScannedEntry& entry : scan.entries) {
+    std::string prologue = prologue_of(poisoned, entry.traits.entry);
+    ASSERT_FALSE(prologue.empty()) << entry.traits.entry;
+    EXPECT_NE(prologue.find("bar.sync \t0;"), std::string::npos) << entry.traits.entry;
+    EXPECT_EQ(prologue.find(".shared"), std::string::npos) << entry.traits.entry;
+  }
+  EXPECT_NE(prologue_of(poisoned, "_Z9transposePfPKfii").find("add.u32 \t%gg_r4, %gg_r3, 4224;"), std::string::npos);
+  std::string unwritten = prologue_of(poisoned, "read_unwritten");
+  EXPECT_NE(unwritten.find("add.u32 \t%gg_r4, %gg_r3, 1024;"), std::string::npos) << unwritten;
+  EXPECT_NE(unwritten.find("mov.u32 \t%gg_r3, bias;"), std::string::npos) << unwritten;
+  EXPECT_NE(prologue_of(poisoned, "read_dynamic").find("%dynamic_smem_size"), std::string::npos);
+  // The untouched text survives around the prologues.
+  EXPECT_EQ(poisoned.size() - tools.ptx.size(),
+            [&] {
+              size_t added = 0;
+              for (size_t at = poisoned.find(gpu::kPoisonPrologueMarker); at != std::string::npos;
+                   at = poisoned.find(gpu::kPoisonPrologueMarker, at + 1)) {
+                size_t end = poisoned.find("bar.sync \t0;\n", at) + std::strlen("bar.sync \t0;\n");
+                added += end - (poisoned.rfind('\n', at) + 1);
+              }
+              return added;
+            }());
+}
+
+TEST(GpuPoison, WordNamesTheBlockAndFillsByAddress) {
+  EXPECT_EQ(poison_word(0), 0x7FC00001u);
+  EXPECT_EQ(poison_word(41), 0x7FC0002Au);
+  EXPECT_NE(poison_word(1), poison_word(2));
+  EXPECT_TRUE(is_poison_word(poison_word(70000)));
+  EXPECT_FALSE(is_poison_word(0x7FC00000u));  // the NaN that CPU float arithmetic produces
+  EXPECT_FALSE(is_poison_word(0x3F800000u));  // 1.0f
+
+  std::vector<std::byte> bytes(10);
+  fill_poison(bytes, 2, poison_word(3));  // starts at byte 2 of a word
+  uint32_t word = 0;
+  std::memcpy(&word, bytes.data() + 2, 4);
+  EXPECT_EQ(word, poison_word(3));
+}
+
+TEST(GpuMessages, CudaFailureNamesTheApiTheCodeAndTheDriversWords) {
+  EXPECT_EQ(gpu::describe_cuda_failure("cuCtxSynchronize", 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
+                                       "an illegal memory access was encountered"),
+            "cuCtxSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)");
+  EXPECT_EQ(gpu::describe_cuda_failure("cuInit", 12345, "", ""),
+            "cuInit failed: CUresult 12345 (the driver has no name for it)");
+}
+
+constexpr gpu::LaunchLimits kH200Limits{.max_dynamic_shared = 49152,
+                                        .static_shared = 0,
+                                        .shared_per_block = 49152,
+                                        .shared_optin = 232448,
+                                        .max_threads = 1024,
+                                        .registers = 16};
+
+TEST(GpuMessages, DynamicSharedAboveTheDefaultSaysHowToRaiseIt) {
+  std::optional<Finding> finding = gpu::explain_launch_limits(256, 65536, kH200Limits);
+  ASSERT_TRUE(finding);
+  EXPECT_EQ(finding->kind, FindingKind::kResourceLimit);
+  EXPECT_EQ(finding->message,
+            "the launch asks for 65536 bytes of dynamic shared memory per block (65536 with the 0 static), above "
+            "the 49152 a block may use by default; the host must first raise the kernel's limit with "
+            "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536) (this device allows "
+            "up to 232448 bytes per block)");
+  EXPECT_EQ(finding->details["limit_bytes"], 49152);
+}
+
+TEST(GpuMessages, SharedAboveTheOptInLimitCannotBeRaised) {
+  gpu::LaunchLimits limits = kH200Limits;
+  limits.static_shared = 4224;
+  limits.max_dynamic_shared = 49152 - 4224;
+  std::optional<Finding> finding = gpu::explain_launch_limits(256, 230000, limits);
+  ASSERT_TRUE(finding);
+  EXPECT_EQ(finding->message,
+            "the launch asks for 234224 bytes of shared memory per block (230000 dynamic, 4224 static), more than "
+            "this device allows any block (232448 bytes, even after opting in)");
+}
+
+TEST(GpuMessages, TooManyThreadsForTheKernelsRegisters) {
+  gpu::LaunchLimits limits = kH200Limits;
+  limits.max_threads = 640;
+  limits.registers = 96;
+  std::optional<Finding> finding = gpu::explain_launch_limits(1024, 0, limits);
+  ASSERT_TRUE(finding);
+  EXPECT_EQ(finding->kind, FindingKind::kResourceLimit);
+  EXPECT_EQ(finding->message,
+            "the launch asks for 1024 threads per block, but this kernel can run at most 640 per block on this "
+            "device (it uses 96 registers per thread); launch smaller blocks or use fewer registers");
+}
+
+TEST(GpuMessages, LaunchWithinLimitsIsNotExplainedAsOne) {
+  EXPECT_FALSE(gpu::explain_launch_limits(1024, 49152, kH200Limits));
+}
+
+// compute-sanitizer 2025.3 output, as it reads for a missing __syncthreads() and a barrier in a branch.
+constexpr std::string_view kSanitizerReport = R"(========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at transpose_no_barrier(float *, const float *, int, int)+0x1c0 in /tmp/k/kernels.cu:22
+=========     and Read access at transpose_no_barrier(float *, const float *, int, int)+0x370 in /tmp/k/kernels.cu:26 [4096 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+========= Barrier error detected. Divergent thread(s) in block.
+=========     at diverged_barrier+0x90 in /tmp/k/kernels.cu:50
+=========     by thread (16,0,0) in block (0,0,0)
+=========
+========= ERROR SUMMARY: 1 error
+)";
+
+TEST(GpuSanitizer, RaceReportBecomesARaceAtTheReadingLine) {
+  std::vector<Finding> findings = gpu::parse_sanitizer_report(kSanitizerReport);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kRace);
+  EXPECT_EQ(findings[0].file, "/tmp/k/kernels.cu");
+  EXPECT_EQ(findings[0].line, 26);
+  EXPECT_EQ(findings[0].message,
+            "a read of shared memory at line 26 races with a write at line 22: no __syncthreads() orders them "
+            "(compute-sanitizer racecheck, 4096 hazards)");
+  EXPECT_EQ(findings[0].details["hazards"], 4096);
+}
+
+TEST(GpuSanitizer, BarrierErrorBecomesBarrierDivergenceWithTheThread) {
+  std::vector<Finding> findings = gpu::parse_sanitizer_report(kSanitizerReport);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[1].kind, FindingKind::kBarrierDivergence);
+  EXPECT_EQ(findings[1].line, 50);
+  EXPECT_EQ(findings[1].message,
+            "the barrier at line 50 is not reached by every thread of the block (thread (16,0,0) of block "
+            "(0,0,0)): a __syncthreads() inside a branch some threads skip (compute-sanitizer synccheck: "
+            "Divergent thread(s) in block.)");
+}
+
+TEST(GpuSanitizer, CleanReportHasNoFindings) {
+  EXPECT_TRUE(gpu::parse_sanitizer_report("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").empty());
+}
+
+TEST(GpuChildProcess, KernelLimitAppliesOnlyWhileAKernelRuns) {
+  fs::path out = fs::temp_directory_path() / fmt::format("gpugrade-child-{}", getpid());
+  // Setup (no heartbeat yet) may take longer than the kernel limit...
+  gpu::ChildRun setup = gpu::run_child({"/bin/sh", "-c", "sleep 0.3; printf B >&$0; printf E >&$0", "{heartbeat}"},
+                                       {.setup_seconds = 5, .kernel_seconds = 0.1}, out.string());
+  EXPECT_EQ(setup.end, gpu::ChildRun::End::kExited);
+  // ...but a kernel that never reports its end is stopped, and the run says it was in the kernel.
+  gpu::ChildRun hung = gpu::run_child({"/bin/sh", "-c", "echo started; printf B >&$0; sleep 30", "{heartbeat}"},
+                                      {.setup_seconds = 5, .kernel_seconds = 0.2}, out.string());
+  EXPECT_EQ(hung.end, gpu::ChildRun::End::kTimedOut);
+  EXPECT_TRUE(hung.in_kernel);
+  EXPECT_EQ(hung.output, "started\n");
+  fs::remove(out);
+}
+
+TEST(GpuChildProcess, ReportsAProgramThatCannotRun) {
+  fs::path out = fs::temp_directory_path() / fmt::format("gpugrade-child-{}", getpid());
+  gpu::ChildRun run = gpu::run_child({"/nonexistent/gpugrade-launch"}, {}, out.string());
+  EXPECT_EQ(run.end, gpu::ChildRun::End::kExited);
+  EXPECT_EQ(run.exit_code, 127);
+  EXPECT_EQ(run.output, "gpugrade: cannot execute the GPU launcher\n");
+  fs::remove(out);
+}
+
+// ---- On a device ----
+
+bool device_ready(std::string* why_not) {
+  static std::string reason;
+  static const bool ready = gpu_available(&reason);
+  *why_not = reason;
+  return ready;
+}
+
+#define REQUIRE_GPU()                                                      \
+  do {                                                                     \
+    std::string why_not;                                                   \
+    if (!device_ready(&why_not)) GTEST_SKIP() << "no usable GPU: " << why_not; \
+  } while (0)
+
+Buffer float_buffer(std::string name, size_t count, float (*value)(size_t)) {
+  Buffer buffer{std::move(name), 4, std::vector<std::byte>(count * 4)};
+  for (size_t i = 0; i < count; ++i) {
+    float v = value(i);
+    std::memcpy(buffer.bytes.data() + i * 4, &v, 4);
+  }
+  return buffer;
+}
+
+Buffer poisoned_buffer(std::string name, size_t count) {
+  Buffer buffer{std::move(name), 4, std::vector<std::byte>(count * 4)};
+  fill_poison(buffer.bytes, 0, poison_word(0));
+  return buffer;
+}
+
+uint32_t word_at(const Buffer& buffer, size_t index) {
+  uint32_t word = 0;
+  std::memcpy(&word, buffer.bytes.data() + index * 4, 4);
+  return word;
+}
+
+float iota(size_t i) { return static_cast<float>(i); }
+
+KernelArg buffer_arg(size_t index) { return {KernelArg::Kind::kBuffer, index, 0}; }
+KernelArg scalar_arg(uint64_t bits) { return {KernelArg::Kind::kScalar, 0, bits}; }
+
+class GpuDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_GPU();
+    const Tools& tools = compiled();
+    ASSERT_TRUE(tools.error.empty()) << tools.error;
+    backend_ = make_gpu_backend();
+    Loaded loaded = backend_->load(tools.ptx);
+    ASSERT_TRUE(loaded.program) << (loaded.findings.empty() ? "" : loaded.findings[0].message);
+    program_ = std::move(loaded.program);
+  }
+
+  LaunchRequest transpose(std::string entry, uint32_t rows, uint32_t cols, Dim3 block) {
+    LaunchRequest request;
+    request.entry = std::move(entry);
+    request.grid = {(cols + 31) / 32, (rows + 31) / 32, 1};
+    request.block = block;
+    request.buffers = {poisoned_buffer("out", size_t{rows} * cols), float_buffer("in", size_t{rows} * cols, iota)};
+    request.args = {buffer_arg(0), buffer_arg(1), scalar_arg(rows), scalar_arg(cols)};
+    return request;
+  }
+
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Program> program_;
+};
+
+TEST_F(GpuDevice, CopyKernelCopies) {
+  LaunchRequest request;
+  request.entry = "copy";
+  request.grid = {4, 1, 1};
+  request.block = {256, 1, 1};
+  request.buffers = {poisoned_buffer("out", 1000), float_buffer("in", 1000, iota)};
+  request.args = {buffer_arg(0), buffer_arg(1), scalar_arg(1000)};
+  Observations o = backend_->launch(*program_, request);
+  ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+  EXPECT_TRUE(o.findings.empty());
+  ASSERT_EQ(o.buffers.size(), 2u);
+  EXPECT_EQ(o.buffers[0].bytes, request.buffers[1].bytes);
+  EXPECT_EQ(o.buffers[1].bytes, request.buffers[1].bytes);  // the input is untouched
+  EXPECT_GT(o.seconds, 0);
+}
+
+TEST_F(GpuDevice, TiledTransposeIsRightAndWrongWithoutItsBarrier) {
+  const uint32_t rows = 256, cols = 320;
+  LaunchRequest good = transpose("_Z9transposePfPKfii", rows, cols, {32, 8, 1});
+  Observations right = backend_->launch(*program_, good);
+  ASSERT_TRUE(right.completed);
+  size_t wrong_with_barrier = 0;
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) {
+      float got = 0;
+      std::memcpy(&got, right.buffers[0].bytes.data() + (size_t{c} * rows + r) * 4, 4);
+      wrong_with_barrier += got != static_cast<float>(size_t{r} * cols + c);
+    }
+  EXPECT_EQ(wrong_with_barrier, 0u);
+
+  Observations racy = backend_->launch(*program_, transpose("_Z20transpose_no_barrierPfPKfii", rows, cols, {32, 8, 1}));
+  ASSERT_TRUE(racy.completed);
+  EXPECT_NE(racy.buffers[0].bytes, right.buffers[0].bytes);
+}
+
+TEST_F(GpuDevice, UnwrittenSharedMemoryReadsAsTheBlocksPoison) {
+  LaunchRequest request;
+  request.entry = "read_unwritten";
+  request.grid = {3, 1, 1};
+  request.block = {256, 1, 1};
+  request.buffers = {float_buffer("out", 768, iota)};
+  request.args = {buffer_arg(0)};
+  Observations o = backend_->launch(*program_, request);
+  ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+  // poison + poison is a NaN that keeps the first operand's payload on NVIDIA GPUs.
+  for (size_t block = 0; block < 3; ++block) EXPECT_TRUE(std::isnan(std::bit_cast<float>(word_at(o.buffers[0], block * 256))));
+
+  request.entry = "read_dynamic";
+  request.dynamic_shared_bytes = 256 * 4;
+  o = backend_->launch(*program_, request);
+  ASSERT_TRUE(o.completed);
+  for (size_t block = 0; block < 3; ++block)
+    for (size_t t = 0; t < 256; t += 85) EXPECT_EQ(word_at(o.buffers[0], block * 256 + t), poison_word(block));
+}
+
+TEST_F(GpuDevice, EndlessKernelTimesOut) {
+  LaunchRequest request;
+  request.entry = "spin";
+  request.block = {32, 1, 1};
+  request.buffers = {Buffer{"flag", 4, std::vector<std::byte>(4)}};
+  request.args = {buffer_arg(0)};
+  request.wall_seconds = 2;
+  Observations o = backend_->launch(*program_, request);
+  EXPECT_FALSE(o.completed);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].kind, FindingKind::kTimeout);
+  EXPECT_EQ(o.findings[0].message,
+            "the kernel was still running after 2 s and was stopped: an endless loop, or a __syncthreads() some "
+            "threads never reach?");
+}
+
+TEST_F(GpuDevice, IllegalAddressIsOutOfBounds) {
+  LaunchRequest request;
+  request.entry = "poke";
+  request.args = {scalar_arg(0x10)};
+  Observations o = backend_->launch(*program_, request);
+  EXPECT_FALSE(o.completed);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].kind, FindingKind::kOutOfBounds);
+  EXPECT_NE(o.findings[0].message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << o.findings[0].message;
+}
+
+TEST_F(GpuDevice, TooMuchDynamicSharedMemoryIsAResourceLimit) {
+  LaunchRequest request;
+  request.entry = "read_dynamic";
+  request.block = {256, 1, 1};
+  request.dynamic_shared_bytes = 64 * 1024;
+  request.buffers = {poisoned_buffer("out", 256)};
+  request.args = {buffer_arg(0)};
+  Observations o = backend_->launch(*program_, request);
+  EXPECT_FALSE(o.completed);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].kind, FindingKind::kResourceLimit);
+  EXPECT_NE(o.findings[0].message.find("65536 bytes of dynamic shared memory"), std::string::npos) << o.findings[0].message;
+  EXPECT_NE(o.findings[0].message.find("cudaFuncSetAttribute"), std::string::npos);
+}
+
+TEST_F(GpuDevice, BlockLargerThanLaunchBoundsIsAResourceLimit) {
+  LaunchRequest request;
+  request.entry = "bounded";
+  request.block = {512, 1, 1};
+  request.buffers = {poisoned_buffer("out", 512)};
+  request.args = {buffer_arg(0)};
+  Observations o = backend_->launch(*program_, request);
+  EXPECT_FALSE(o.completed);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].kind, FindingKind::kResourceLimit);
+  EXPECT_NE(o.findings[0].message.find("512 threads per block, but this kernel can run at most 256"), std::string::npos)
+      << o.findings[0].message;
+}
+
+TEST_F(GpuDevice, TimingGivesSaneFigures) {
+  const uint32_t rows = 4096, cols = 4096;
+  TimingRequest request;
+  request.subject = program_.get();
+  request.subject_launch = transpose("_Z9transposePfPKfii", rows, cols, {32, 8, 1});
+  request.baseline = program_.get();
+  request.baseline_launch.entry = "copy";
+  request.baseline_launch.grid = {rows * cols / 256, 1, 1};
+  request.baseline_launch.block = {256, 1, 1};
+  request.baseline_launch.buffers = request.subject_launch.buffers;
+  request.baseline_launch.args = {buffer_arg(0), buffer_arg(1), scalar_arg(rows * cols)};
+  request.bytes_moved = uint64_t{2} * rows * cols * 4;
+  std::optional<TimingResult> timing = backend_->time(request);
+  ASSERT_TRUE(timing);
+  ASSERT_TRUE(timing->findings.empty()) << timing->findings[0].message;
+  for (const Timing* t : {&timing->subject, &timing->baseline, &timing->memcpy_dtod}) {
+    EXPECT_GT(t->median_ms, 0);
+    EXPECT_GT(t->gb_per_s, 10);     // any GPU this decade moves more than 10 GB/s
+    EXPECT_LT(t->gb_per_s, 20000);  // and none moves 20 TB/s
+    EXPECT_GE(t->spread, 0);
+  }
+  EXPECT_NEAR(timing->ratio, timing->subject.gb_per_s / timing->baseline.gb_per_s, 1e-9);
+  std::printf("transpose %.1f GB/s, copy %.1f GB/s, cuMemcpyDtoD %.1f GB/s, ratio %.2f, spreads %.2f %.2f %.2f\n",
+              timing->subject.gb_per_s, timing->baseline.gb_per_s, timing->memcpy_dtod.gb_per_s, timing->ratio,
+              timing->subject.spread, timing->baseline.spread, timing->memcpy_dtod.spread);
+}
+
+TEST_F(GpuDevice, SanitizerFindsTheRaceAndTheDivergedBarrier) {
+  if (gpu::find_on_path("compute-sanitizer").empty()) GTEST_SKIP() << "compute-sanitizer is not on PATH";
+  SanitizerOutcome racy =
+      sanitize_launch(*program_, transpose("_Z20transpose_no_barrierPfPKfii", 64, 64, {32, 8, 1}));
+  ASSERT_TRUE(racy.ran) << racy.why_not;
+  ASSERT_FALSE(racy.findings.empty());
+  EXPECT_EQ(racy.findings[0].kind, FindingKind::kRace);
+  EXPECT_EQ(racy.findings[0].line, marked_line("RACY_READ"));
+  EXPECT_EQ(racy.findings[0].details["other_line"], marked_line("RACY_WRITE"));
+
+  LaunchRequest diverged;
+  diverged.entry = "diverged_barrier";
+  diverged.block = {64, 1, 1};
+  diverged.buffers = {poisoned_buffer("out", 64)};
+  diverged.args = {buffer_arg(0)};
+  SanitizerOutcome outcome = sanitize_launch(*program_, diverged);
+  ASSERT_TRUE(outcome.ran) << outcome.why_not;
+  bool divergence = false;
+  for (const Finding& f : outcome.findings)
+    divergence |= f.kind == FindingKind::kBarrierDivergence && f.line == marked_line("DIVERGED");
+  EXPECT_TRUE(divergence);
+}
+
+}  // namespace
+}  // namespace gpugrade

@@ -1,0 +1,213 @@
+// `gpugrade pr` planning on throwaway repositories: exactly the changed submissions are graded, with the
+// head's text and the base's definitions; edits to definitions are reported; errors name what failed.
+#include "grader/pr.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "tests/scratch_repo.h"
+
+namespace gpugrade {
+namespace {
+
+using testing::ScratchRepo;
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Stands in for the exercise loader: exercise.yaml holds "<kernel file> <points>".
+std::optional<ExerciseFacts> read_facts(const std::filesystem::path& folder, std::string* error) {
+  std::ifstream in(folder / "exercise.yaml");
+  ExerciseFacts facts;
+  if (!(in >> facts.kernel_file >> facts.points)) {
+    *error = "exercise.yaml does not load";
+    return std::nullopt;
+  }
+  return facts;
+}
+
+// Three exercises at their stubs, committed as the base.
+std::string commit_course(ScratchRepo& repo) {
+  for (const std::string id : {"copy", "transpose", "reduce"}) {
+    repo.write("exercises/" + id + "/exercise.yaml", id + ".cu 10\n");
+    repo.write("exercises/" + id + "/" + id + ".cu", "// " + id + " stub\n");
+    repo.write("exercises/" + id + "/reference.cpp", "// " + id + " reference\n");
+  }
+  repo.write("solutions/copy/copy.cu", "// copy solution\n");
+  repo.write("README.md", "course\n");
+  return repo.commit("course");
+}
+
+std::vector<std::string> describe(const PrPlan& plan) {
+  std::vector<std::string> lines;
+  for (const PrItem& item : plan.items) {
+    const char* change = item.change == PrItem::Change::kEdited    ? "edited"
+                         : item.change == PrItem::Change::kDeleted ? "deleted"
+                                                                   : "renamed";
+    lines.push_back(fmt::format("{} {} {} {}pts", item.exercise, change, item.submission_path, item.points));
+  }
+  for (const Notice& notice : plan.notices) lines.push_back("notice " + notice.file + ": " + notice.message);
+  return lines;
+}
+
+TEST(PrTest, GradesChangedSubmissionsWithHeadTextAndBaseDefinitions) {
+  ScratchRepo repo;
+  const std::string base = commit_course(repo);
+  repo.write("exercises/copy/copy.cu", "// copy, solved\n");
+  repo.write("exercises/copy/exercise.yaml", "copy.cu 99\n");  // the student gives themself points
+  repo.write("README.md", "course, with notes\n");
+  repo.commit("copy");
+  repo.write("exercises/transpose/transpose.cu", "// transpose, solved\n");
+  repo.write("exercises/reduce/reference.cpp", "// a reference that agrees with anything\n");
+  repo.write("solutions/copy/copy.cu", "// a weaker solution\n");
+  const std::string head = repo.commit("transpose");
+
+  std::string error;
+  const std::optional<PrPlan> plan = plan_pr({.repository = repo.work_tree(), .base = base, .head = head,
+                                              .exercises = {}},
+                                             read_facts, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(describe(*plan),
+            (std::vector<std::string>{
+                "copy edited exercises/copy/copy.cu 10pts",
+                "transpose edited exercises/transpose/transpose.cu 10pts",
+                "notice exercises/copy/exercise.yaml: exercises/copy/exercise.yaml changed in this pull request; "
+                "it is graded with the base revision's definition",
+                "notice exercises/reduce/reference.cpp: exercises/reduce/reference.cpp changed in this pull "
+                "request; it is graded with the base revision's definition",
+                "notice solutions/copy/copy.cu: solutions/copy/copy.cu changed in this pull request; the base "
+                "revision's version is used",
+            }));
+  EXPECT_EQ(plan->items[0].submission_text, "// copy, solved\n");
+  EXPECT_EQ(plan->items[1].submission_text, "// transpose, solved\n");
+  EXPECT_EQ(read_file(plan->items[0].definition / "exercise.yaml"), "copy.cu 10\n");
+  EXPECT_EQ(plan->items[0].definition, plan->exercises / "copy");
+  EXPECT_EQ(read_file(plan->exercises / "../solutions/copy/copy.cu"), "// copy solution\n");
+
+  std::vector<std::string> graded;
+  const std::vector<Result> results = grade_pr(*plan, [&](const PrItem& item) {
+    graded.push_back(item.exercise);
+    Result result;
+    result.exercise = item.exercise;
+    return result;
+  });
+  EXPECT_EQ(graded, (std::vector<std::string>{"copy", "transpose"}));
+  EXPECT_EQ(results.size(), 2u);
+}
+
+TEST(PrTest, TheBaseCopyIsRemovedWithThePlan) {
+  ScratchRepo repo;
+  const std::string base = commit_course(repo);
+  std::filesystem::path copy;
+  {
+    std::string error;
+    const std::optional<PrPlan> plan =
+        plan_pr({.repository = repo.work_tree(), .base = base, .head = base, .exercises = {}}, read_facts, &error);
+    ASSERT_TRUE(plan) << error;
+    EXPECT_TRUE(plan->items.empty());
+    copy = plan->exercises;
+    EXPECT_TRUE(std::filesystem::exists(copy / "copy/exercise.yaml"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(copy));
+}
+
+TEST(PrTest, DeletedAndRenamedSubmissionsFailWithAClearNote) {
+  ScratchRepo repo;
+  const std::string base = commit_course(repo);
+  repo.remove("exercises/copy/copy.cu");
+  repo.rename("exercises/transpose/transpose.cu", "exercises/transpose/mine.cu");
+  repo.write("exercises/brand-new/exercise.yaml", "new.cu 5\n");
+  repo.write("exercises/brand-new/new.cu", "// new\n");
+  const std::string head = repo.commit("mess");
+
+  std::string error;
+  const std::optional<PrPlan> plan =
+      plan_pr({.repository = repo.work_tree(), .base = base, .head = head, .exercises = {}}, read_facts, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(describe(*plan),
+            (std::vector<std::string>{
+                "copy deleted exercises/copy/copy.cu 10pts",
+                "transpose renamed exercises/transpose/transpose.cu 10pts",
+                "notice exercises/brand-new/: exercises/brand-new/ is not graded: it is not an exercise of the base "
+                "revision (a pull request cannot add one)",
+                "notice exercises/transpose/mine.cu: exercises/transpose/mine.cu changed in this pull request; it "
+                "is graded with the base revision's definition",
+            }));
+
+  const std::vector<Result> results = grade_pr(*plan, [](const PrItem&) -> Result {
+    ADD_FAILURE() << "a missing submission was graded";
+    return {};
+  });
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].verdict, Verdict::kFail);
+  EXPECT_EQ(results[0].max_points, 10);
+  EXPECT_EQ(results[0].note,
+            "exercises/copy/copy.cu was deleted in this pull request; restore it and edit it in place");
+  EXPECT_EQ(results[1].note,
+            "exercises/transpose/transpose.cu was renamed to exercises/transpose/mine.cu in this pull request; "
+            "gpugrade grades exercises/transpose/transpose.cu, so move it back");
+}
+
+TEST(PrTest, TrustedExercisesFolderReplacesTheBaseDefinitions) {
+  ScratchRepo repo;
+  const std::string base = commit_course(repo);
+  repo.write("exercises/copy/copy.cu", "// copy, solved\n");
+  repo.write("exercises/copy/exercise.yaml", "copy.cu 99\n");
+  const std::string head = repo.commit("copy");
+  const std::filesystem::path trusted = repo.root() / "trusted";
+  std::filesystem::create_directories(trusted / "copy");
+  std::ofstream(trusted / "copy/exercise.yaml") << "copy.cu 7\n";
+
+  std::string error;
+  const std::optional<PrPlan> plan =
+      plan_pr({.repository = repo.work_tree(), .base = base, .head = head, .exercises = trusted}, read_facts, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(describe(*plan), (std::vector<std::string>{
+                                 "copy edited exercises/copy/copy.cu 7pts",
+                                 "notice exercises/copy/exercise.yaml: exercises/copy/exercise.yaml changed in this "
+                                 "pull request; it is graded with the definition in " +
+                                     trusted.string(),
+                             }));
+  EXPECT_EQ(plan->items[0].definition, trusted / "copy");
+}
+
+TEST(PrTest, WorksOnABareCloneWithBranchNames) {
+  ScratchRepo repo;
+  commit_course(repo);
+  repo.write("exercises/reduce/reduce.cu", "// reduce, solved\n");
+  repo.commit("reduce");
+  const std::filesystem::path bare = repo.clone_bare();
+
+  std::string error;
+  const std::optional<PrPlan> plan =
+      plan_pr({.repository = bare, .base = "HEAD~1", .head = "HEAD", .exercises = {}}, read_facts, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(describe(*plan), (std::vector<std::string>{"reduce edited exercises/reduce/reduce.cu 10pts"}));
+  EXPECT_EQ(plan->items[0].submission_text, "// reduce, solved\n");
+}
+
+TEST(PrTest, UnknownRevisionIsAnError) {
+  ScratchRepo repo;
+  commit_course(repo);
+  std::string error;
+  EXPECT_FALSE(plan_pr({.repository = repo.work_tree(), .base = "main~5", .head = "HEAD", .exercises = {}},
+                       read_facts, &error));
+  EXPECT_EQ(error, "unknown revision 'main~5' in the repository at " + repo.work_tree().string());
+}
+
+TEST(PrTest, NotARepositoryIsAnError) {
+  ScratchRepo repo;
+  const std::filesystem::path elsewhere = repo.root() / "elsewhere";
+  std::filesystem::create_directories(elsewhere);
+  std::string error;
+  EXPECT_FALSE(plan_pr({.repository = elsewhere, .base = "HEAD~1", .head = "HEAD", .exercises = {}}, read_facts,
+                       &error));
+  EXPECT_EQ(error, elsewhere.string() + " is not a git repository, nor a folder inside one");
+}
+
+}  // namespace
+}  // namespace gpugrade

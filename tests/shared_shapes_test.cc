@@ -1,0 +1,110 @@
+// Tests of reading shared array shapes from a submission's source: what the grader can then name in
+// findings (`tile[5][0]`), and what it must leave out rather than guess.
+#include "grader/shared_shapes.h"
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace gpugrade {
+namespace {
+
+// "tile:4:[32,33]" per shape, so a mismatch shows every field at once.
+std::vector<std::string> shapes_of(std::string_view source, const Bindings& defines = {}) {
+  std::vector<std::string> out;
+  for (const SharedShape& shape : find_shared_shapes(source, defines))
+    out.push_back(fmt::format("{}:{}:[{}]", shape.variable, shape.element_size, fmt::join(shape.dims, ",")));
+  return out;
+}
+
+using Shapes = std::vector<std::string>;
+
+TEST(SharedShapesTest, TiledTransposeWithTheVariantsDefines) {
+  const char* source = R"(
+#define TILE_DIM 32
+__global__ void transpose(float* out, const float* in, int rows, int cols) {
+  __shared__ float tile[TILE_DIM][TILE_DIM + 1];  // padded: one bank per row
+  tile[threadIdx.y][threadIdx.x] = in[0];
+}
+)";
+  EXPECT_EQ(shapes_of(source, {{"TILE_DIM", 16}}), Shapes{"tile:4:[16,17]"});  // -D wins over the #define
+  EXPECT_EQ(shapes_of(source), Shapes{"tile:4:[32,33]"});
+}
+
+TEST(SharedShapesTest, ConstantsOfTheFileAndExpressions) {
+  const char* source = R"(
+constexpr int kTile = 8;
+static const unsigned kPad = 0x1u;
+#define WIDTH (kTile * 2 + kPad)
+__global__ void k() {
+  __shared__ double a[kTile][WIDTH], b[(kTile + 1) / 2];
+  __shared__ __align__(16) float4 v[2 * kTile];
+}
+)";
+  EXPECT_EQ(shapes_of(source), (Shapes{"a:8:[8,17]", "b:8:[4]", "v:16:[16]"}));
+}
+
+TEST(SharedShapesTest, ElementSizesOfTypes) {
+  const char* source = R"(
+__global__ void k() {
+  __shared__ unsigned char c[4];
+  __shared__ short s[4];
+  __shared__ unsigned u[4];
+  __shared__ unsigned long long ull[4];
+  __shared__ long l[4];
+  __shared__ int2 i2[4];
+  __shared__ float3 f3[4];
+  __shared__ uchar4 pixels[4];
+  __shared__ __half h[4];
+  volatile __shared__ int flag;
+}
+)";
+  EXPECT_EQ(shapes_of(source), (Shapes{"c:1:[4]", "s:2:[4]", "u:4:[4]", "ull:8:[4]", "l:8:[4]", "i2:8:[4]",
+                                       "f3:12:[4]", "pixels:4:[4]", "h:2:[4]", "flag:4:[]"}));
+}
+
+TEST(SharedShapesTest, ExternSharedIsUnsized) {
+  EXPECT_EQ(shapes_of("extern __shared__ float sdata[];\n"), Shapes{"sdata:4:[0]"});
+}
+
+TEST(SharedShapesTest, CommentsStringsAndMacroBodiesAreNotDeclarations) {
+  const char* source = R"(
+// __shared__ float old[64];
+/* __shared__ float older[64]; */
+#define DECLARE __shared__ float hidden[64];
+__global__ void k() {
+  printf("__shared__ float s[3];");
+  __shared__ float real[2];
+}
+)";
+  EXPECT_EQ(shapes_of(source), Shapes{"real:4:[2]"});
+}
+
+TEST(SharedShapesTest, WhatCannotBeWorkedOutIsLeftOut) {
+  const char* source = R"(
+template <typename T, int N>
+__global__ void k() {
+  __shared__ T generic[N];
+  __shared__ float sized_by_template[N];
+  __shared__ float* pointer;
+  __shared__ struct Pair pairs[4];
+  __shared__ float ok[3];
+}
+)";
+  EXPECT_EQ(shapes_of(source), Shapes{"ok:4:[3]"});
+}
+
+TEST(SharedShapesTest, ANameWithTwoShapesIsLeftOut) {
+  const char* source = R"(
+__global__ void a() { __shared__ float tile[32][32]; }
+__global__ void b() { __shared__ float tile[32][33]; }
+__global__ void c() { __shared__ int same[4]; }
+__global__ void d() { __shared__ int same[4]; }
+)";
+  EXPECT_EQ(shapes_of(source), Shapes{"same:4:[4]"});
+}
+
+}  // namespace
+}  // namespace gpugrade
