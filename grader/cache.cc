@@ -8,11 +8,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
+
+#include "grader/file_bytes.h"
 
 namespace gpugrade {
 namespace {
@@ -61,11 +61,9 @@ std::filesystem::path Cache::entry_path(std::string_view key) const {
 
 std::optional<std::string> Cache::get(std::string_view key) const {
   if (!is_hex_key(key)) return std::nullopt;
-  std::ifstream in(entry_path(key), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream content;
-  content << in.rdbuf();
-  std::string text = content.str();
+  std::optional<std::string> content = read_file_bytes(entry_path(key));
+  if (!content) return std::nullopt;
+  const std::string& text = *content;
   // The header: magic, the payload's 64-digit SHA-256, a newline.
   size_t header = kMagic.size() + 64 + 1;
   if (text.size() < header || !text.starts_with(kMagic) || text[header - 1] != '\n') return std::nullopt;

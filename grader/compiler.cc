@@ -2,25 +2,20 @@
 // and the cache in front of any Compiler.
 #include "grader/compiler.h"
 
+#include <charconv>
 #include <cstdlib>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "grader/file_bytes.h"
 #include "grader/process.h"
 #include "grader/scratch_dir.h"
 
 namespace gpugrade {
 namespace {
-
-bool write_file(const std::filesystem::path& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
 
 bool is_identifier(std::string_view name) {
   static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
@@ -101,12 +96,11 @@ std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind
   while (std::getline(lines, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     std::smatch m;
-    std::string file, severity, message;
-    int number = 0;
+    std::string file, line_text, severity, message;
     if (std::regex_match(line, m, kNvcc)) {
-      file = m[1], number = std::stoi(m[2]), severity = m[3], message = m[5];
+      file = m[1], line_text = m[2], severity = m[3], message = m[5];
     } else if (std::regex_match(line, m, kGcc)) {
-      file = m[1], number = std::stoi(m[2]), severity = m[4], message = m[5];
+      file = m[1], line_text = m[2], severity = m[4], message = m[5];
     } else {
       continue;  // source echoes, carets, "1 error detected", notes' context lines
     }
@@ -118,7 +112,7 @@ std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind
     Finding finding = compile_error(message, file);
     finding.kind = kind;
     finding.severity = is_warning ? Severity::kWarning : Severity::kError;
-    finding.line = number;
+    std::from_chars(line_text.data(), line_text.data() + line_text.size(), finding.line);  // 0 if absurd
     findings.push_back(std::move(finding));
   }
   return findings;
@@ -154,11 +148,11 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   for (const SourceFile& header : request.headers) {
     if (!is_plain_file_name(header.name) || header.name == request.source.name)
       return fail(fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name));
-    if (!write_file(dir->path() / header.name, header.bytes)) return fail("cannot copy the exercise's headers");
+    if (!write_file_bytes(dir->path() / header.name, header.bytes)) return fail("cannot copy the exercise's headers");
     paths.emplace_back((dir->path() / header.name).string(),
                        fmt::format("{}/{}", request.headers_display_dir, header.name));
   }
-  if (!write_file(source, request.source.bytes)) return fail("cannot copy the submission for nvcc");
+  if (!write_file_bytes(source, request.source.bytes)) return fail("cannot copy the submission for nvcc");
 
   std::filesystem::path ptx = dir->path() / "gpugrade-output.ptx";
   std::vector<std::string> argv = {path_, "-ptx", "-lineinfo", "-O3", "-arch=" + request.arch};
@@ -180,10 +174,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   }
   output.findings = parse_diagnostics(run.err + run.out, FindingKind::kCompileError, paths);
   if (run.exit_code == 0) {
-    std::ifstream in(ptx, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    output.ptx = text.str();
+    output.ptx = read_file_bytes(ptx).value_or("");
     for (const auto& [temp, display] : paths)
       replace_all(output.ptx, fmt::format("\"{}\"", temp), fmt::format("\"{}\"", display));
   }

@@ -2,16 +2,17 @@
 // `file:line:column: message`, and evaluates an exercise's expressions for one launch.
 #include "grader/exercise.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 namespace gpugrade {
 namespace {
@@ -164,7 +165,7 @@ bool is_identifier(std::string_view name) {
 // One value in the YAML with the path that names it in messages ("kernel.params[1].type").
 struct Field {
   std::string path;
-  YAML::Node key;    // the key's node; the value itself for a list item
+  YAML::Node key;  // the key's node; the value itself for a list item
   YAML::Node value;
   bool present = false;
 
@@ -262,7 +263,8 @@ class Fields {
         diagnostics->error(it->first.Mark(), fmt::format("duplicate field '{}'{}", key, in));
         continue;
       }
-      entries_[key] = {map.path.empty() ? key : fmt::format("{}.{}", map.path, key), it->first, it->second, true};
+      entries_[key] = {map.path.empty() ? key : fmt::format("{}.{}", map.path, key), it->first, it->second,
+                       true};
     }
   }
 
@@ -302,8 +304,8 @@ std::optional<std::vector<Field>> items(Diagnostics* diagnostics, const Field& l
                            : max_items == std::numeric_limits<size_t>::max()
                                ? fmt::format("at least {}", min_items)
                                : fmt::format("{} to {}", min_items, max_items);
-    diagnostics->error(list, fmt::format("'{}' must have {} items, got {}", list.path, expected,
-                                         list.value.size()));
+    diagnostics->error(
+        list, fmt::format("'{}' must have {} items, got {}", list.path, expected, list.value.size()));
     return std::nullopt;
   }
   std::vector<Field> result;
@@ -320,7 +322,8 @@ bool is_plain_scalar(const YAML::Node& node) { return node.IsScalar() && node.Ta
 std::optional<std::string> read_string(Diagnostics* diagnostics, const Field& field) {
   if (!field.present) return std::nullopt;  // Fields::require() has said so
   if (!field.value.IsScalar()) {
-    diagnostics->error(field, fmt::format("'{}' must be a string, got {}", field.path, describe(field.value)));
+    diagnostics->error(field,
+                       fmt::format("'{}' must be a string, got {}", field.path, describe(field.value)));
     return std::nullopt;
   }
   return field.value.Scalar();
@@ -335,7 +338,8 @@ std::optional<int64_t> read_integer(Diagnostics* diagnostics, const Field& field
     return std::nullopt;
   }
   if (value < min || value > max) {
-    diagnostics->error(field, fmt::format("'{}' must be between {} and {}, got {}", field.path, min, max, value));
+    diagnostics->error(field,
+                       fmt::format("'{}' must be between {} and {}, got {}", field.path, min, max, value));
     return std::nullopt;
   }
   return value;
@@ -345,7 +349,8 @@ std::optional<double> read_number(Diagnostics* diagnostics, const Field& field, 
   if (!field.present) return std::nullopt;  // Fields::require() has said so
   double value = 0;
   if (!is_plain_scalar(field.value) || !YAML::convert<double>::decode(field.value, value)) {
-    diagnostics->error(field, fmt::format("'{}' must be a number, got {}", field.path, describe(field.value)));
+    diagnostics->error(field,
+                       fmt::format("'{}' must be a number, got {}", field.path, describe(field.value)));
     return std::nullopt;
   }
   if (!(value >= min)) {
@@ -369,8 +374,8 @@ std::optional<bool> read_bool(Diagnostics* diagnostics, const Field& field) {
 std::optional<Expr> read_expression(Diagnostics* diagnostics, const Field& field) {
   if (!field.present) return std::nullopt;  // Fields::require() has said so
   if (!field.value.IsScalar()) {
-    diagnostics->error(field, fmt::format("'{}' must be an integer expression, got {}", field.path,
-                                          describe(field.value)));
+    diagnostics->error(
+        field, fmt::format("'{}' must be an integer expression, got {}", field.path, describe(field.value)));
     return std::nullopt;
   }
   ExprError error;
@@ -394,12 +399,15 @@ std::optional<T> read_choice(Diagnostics* diagnostics, const Field& field,
   return std::nullopt;
 }
 
-constexpr std::pair<std::string_view, ElementType> kElementTypes[] = {
-    {"float", ElementType::kFloat}, {"double", ElementType::kDouble},
-    {"int", ElementType::kInt},     {"unsigned", ElementType::kUnsigned}};
-constexpr std::pair<std::string_view, BufferInit> kBufferInits[] = {
-    {"random", BufferInit::kRandom}, {"iota", BufferInit::kIota},       {"zero", BufferInit::kZero},
-    {"constant", BufferInit::kConstant}, {"poison", BufferInit::kPoison}};
+constexpr std::pair<std::string_view, ElementType> kElementTypes[] = {{"float", ElementType::kFloat},
+                                                                      {"double", ElementType::kDouble},
+                                                                      {"int", ElementType::kInt},
+                                                                      {"unsigned", ElementType::kUnsigned}};
+constexpr std::pair<std::string_view, BufferInit> kBufferInits[] = {{"random", BufferInit::kRandom},
+                                                                    {"iota", BufferInit::kIota},
+                                                                    {"zero", BufferInit::kZero},
+                                                                    {"constant", BufferInit::kConstant},
+                                                                    {"poison", BufferInit::kPoison}};
 constexpr std::pair<std::string_view, bool> kRaceSeverities[] = {{"error", true}, {"warning", false}};
 
 // A kernel parameter's C type: `T`, `T*` or `const T*`, T one of the element types ("unsigned int" is
@@ -468,8 +476,10 @@ class Loader {
 
   void load(const YAML::Node& root) {
     Field top{"", root, root, true};
-    if (root.IsNull()) {
-      diagnostics_->error(YAML::Mark(), "the file is empty; an exercise is a map of fields (id, title, ...)");
+    if (!root.IsMap()) {
+      diagnostics_->error(
+          root.IsNull() ? YAML::Mark() : root.Mark(),
+          fmt::format("an exercise is a map of fields (id, title, ...), got {}", describe(root)));
       return;
     }
     Fields fields(diagnostics_, top,
@@ -504,7 +514,8 @@ class Loader {
           read_integer(diagnostics_, budget, 1, std::numeric_limits<int64_t>::max()).value_or(0));
     }
     if (Field races = fields.get("intra_warp_races"); races.present) {
-      exercise_->intra_warp_races_are_errors = read_choice(diagnostics_, races, kRaceSeverities).value_or(false);
+      exercise_->intra_warp_races_are_errors =
+          read_choice(diagnostics_, races, kRaceSeverities).value_or(false);
     }
     if (diagnostics_->count() == 0) check_variables();
     if (diagnostics_->count() == 0) check_evaluation();
@@ -546,8 +557,8 @@ class Loader {
     if (!field.present) return;
     // A map keyed by buffer names, so not read with Fields, whose keys are a fixed list.
     if (!field.value.IsMap()) {
-      diagnostics_->error(field, fmt::format("'buffers' must be a map of names to buffers, got {}",
-                                             describe(field.value)));
+      diagnostics_->error(
+          field, fmt::format("'buffers' must be a map of names to buffers, got {}", describe(field.value)));
       return;
     }
     std::set<std::string> seen;
@@ -584,7 +595,8 @@ class Loader {
     auto count = expression_site(fields.require("count"));
     Field init_field = fields.require("init");
     auto init = read_choice(diagnostics_, init_field, kBufferInits);
-    if (Field output = fields.get("output"); output.present) buffer.output = read_bool(diagnostics_, output).value_or(false);
+    if (Field output = fields.get("output"); output.present)
+      buffer.output = read_bool(diagnostics_, output).value_or(false);
     Field value = fields.get("value");
     if (init == BufferInit::kConstant && !value.present) {
       diagnostics_->error(init_field, fmt::format("'{}' is constant: give its 'value'", entry.path));
@@ -592,10 +604,12 @@ class Loader {
       diagnostics_->error(value.key.Mark(), fmt::format("'value' is for 'init: constant'; '{}' is {}",
                                                         entry.path, to_string(*init)));
     } else if (value.present) {
-      buffer.constant = read_number(diagnostics_, value, -std::numeric_limits<double>::infinity()).value_or(0);
+      buffer.constant =
+          read_number(diagnostics_, value, -std::numeric_limits<double>::infinity()).value_or(0);
     }
     if (init == BufferInit::kPoison && !buffer.output && diagnostics_->count() == errors_before) {
-      diagnostics_->error(init_field, fmt::format("'init: poison' is for outputs; '{}' is an input", entry.path));
+      diagnostics_->error(init_field,
+                          fmt::format("'init: poison' is for outputs; '{}' is an input", entry.path));
     }
     if (diagnostics_->count() != errors_before) return;
     buffer.type = *type;
@@ -629,7 +643,8 @@ class Loader {
     for (size_t i = 0; i < used.size(); ++i) {
       if (!used[i]) {
         const std::string& buffer = exercise_->buffers[i].name;
-        diagnostics_->error(buffer_keys_.at(buffer).Mark(), fmt::format("buffer '{}' is not passed to the kernel", buffer));
+        diagnostics_->error(buffer_keys_.at(buffer).Mark(),
+                            fmt::format("buffer '{}' is not passed to the kernel", buffer));
       }
     }
   }
@@ -666,11 +681,13 @@ class Loader {
       return;
     }
     if (param.pointer && value.present) {
-      diagnostics_->error(value.key.Mark(), fmt::format("'{}' is a pointer: it takes 'buffer', not 'value'", item.path));
+      diagnostics_->error(value.key.Mark(),
+                          fmt::format("'{}' is a pointer: it takes 'buffer', not 'value'", item.path));
       return;
     }
     if (!param.pointer && buffer.present) {
-      diagnostics_->error(buffer.key.Mark(), fmt::format("'{}' is a scalar: it takes 'value', not 'buffer'", item.path));
+      diagnostics_->error(buffer.key.Mark(),
+                          fmt::format("'{}' is a scalar: it takes 'value', not 'buffer'", item.path));
       return;
     }
     if (param.pointer) {
@@ -686,7 +703,8 @@ class Loader {
     auto name = read_string(diagnostics_, field);
     if (!name || broken_buffers_.contains(*name)) return false;  // a broken buffer has its own message
     const auto& buffers = exercise_->buffers;
-    auto found = std::find_if(buffers.begin(), buffers.end(), [&](const BufferSpec& b) { return b.name == *name; });
+    auto found =
+        std::find_if(buffers.begin(), buffers.end(), [&](const BufferSpec& b) { return b.name == *name; });
     if (found == buffers.end()) {
       std::vector<std::string> names;
       for (const BufferSpec& b : buffers) names.push_back(b.name);
@@ -699,8 +717,8 @@ class Loader {
       return false;
     }
     if (found->output && param->is_const) {
-      diagnostics_->error(field, fmt::format("buffer '{}' is an output but '{}' is a const pointer", *name,
-                                             param->name));
+      diagnostics_->error(
+          field, fmt::format("buffer '{}' is an output but '{}' is a const pointer", *name, param->name));
       return false;
     }
     param->buffer = static_cast<size_t>(found - buffers.begin());
@@ -718,7 +736,8 @@ class Loader {
     if (exact.present) {
       std::optional<bool> is_exact = read_bool(diagnostics_, exact);
       if (is_exact == false) {
-        diagnostics_->error(exact, "'compare.exact' may only be true; for a tolerance give 'rel' and/or 'abs'");
+        diagnostics_->error(exact,
+                            "'compare.exact' may only be true; for a tolerance give 'rel' and/or 'abs'");
       } else if (is_exact && (rel.present || abs.present)) {
         diagnostics_->error(exact, "'compare' has 'exact: true' and a tolerance; keep one");
       }
@@ -737,7 +756,8 @@ class Loader {
   std::optional<Size> read_size(const Field& field) {
     if (!field.value.IsMap() || field.value.size() == 0) {
       diagnostics_->error(field, fmt::format("'{}' must be a map of variables to integers such as "
-                                             "{{rows: 33, cols: 31}}, got {}", field.path, describe(field.value)));
+                                             "{{rows: 33, cols: 31}}, got {}",
+                                             field.path, describe(field.value)));
       return std::nullopt;
     }
     Size size;
@@ -807,7 +827,8 @@ class Loader {
       auto same_label = std::find_if(exercise_->variants.begin(), exercise_->variants.end(),
                                      [&](const Variant& v) { return v.label == variant.label; });
       if (same_label != exercise_->variants.end()) {
-        diagnostics_->error(item, fmt::format("two variants are labelled '{}'; give one a 'label'", variant.label));
+        diagnostics_->error(item,
+                            fmt::format("two variants are labelled '{}'; give one a 'label'", variant.label));
         continue;
       }
       exercise_->variants.push_back(std::move(variant));
@@ -817,8 +838,8 @@ class Loader {
 
   bool read_defines(const Field& field, Variant* variant) {
     if (!field.value.IsMap()) {
-      diagnostics_->error(field, fmt::format("'{}' must be a map of macro names to integers, got {}", field.path,
-                                             describe(field.value)));
+      diagnostics_->error(field, fmt::format("'{}' must be a map of macro names to integers, got {}",
+                                             field.path, describe(field.value)));
       return false;
     }
     bool ok = true;
@@ -829,7 +850,8 @@ class Loader {
         diagnostics_->error(it->first.Mark(), fmt::format("define '{}' is not a C identifier", name));
         ok = false;
       } else if (std::binary_search(size_names_.begin(), size_names_.end(), name)) {
-        diagnostics_->error(it->first.Mark(), fmt::format("define '{}' has the name of a size variable", name));
+        diagnostics_->error(it->first.Mark(),
+                            fmt::format("define '{}' has the name of a size variable", name));
         ok = false;
       } else if (auto value = read_integer(diagnostics_, entry, std::numeric_limits<int64_t>::min(),
                                            std::numeric_limits<int64_t>::max())) {
@@ -858,7 +880,8 @@ class Loader {
       std::optional<int64_t> value = expr->eval(defines, &error);
       if (!value) {
         bool unknown = error.message.starts_with("unknown variable");
-        diagnostics_->expression_error(item, error, unknown ? " (a block may use only the variant's defines)" : "");
+        diagnostics_->expression_error(item, error,
+                                       unknown ? " (a block may use only the variant's defines)" : "");
         return false;
       }
       if (*value < 1 || *value > kMaxBlockThreads) {
@@ -892,11 +915,13 @@ class Loader {
     Fields fields(diagnostics_, field, {"shared_memory", "barrier", "dynamic_shared_memory"});
     if (!fields.valid()) return;
     Requirements& requirements = exercise_->requirements;
-    std::pair<std::string_view, bool*> flags[] = {{"shared_memory", &requirements.shared_memory},
-                                                  {"barrier", &requirements.barrier},
-                                                  {"dynamic_shared_memory", &requirements.dynamic_shared_memory}};
+    std::pair<std::string_view, bool*> flags[] = {
+        {"shared_memory", &requirements.shared_memory},
+        {"barrier", &requirements.barrier},
+        {"dynamic_shared_memory", &requirements.dynamic_shared_memory}};
     for (auto [key, flag] : flags) {
-      if (Field entry = fields.get(key); entry.present) *flag = read_bool(diagnostics_, entry).value_or(false);
+      if (Field entry = fields.get(key); entry.present)
+        *flag = read_bool(diagnostics_, entry).value_or(false);
     }
   }
 
@@ -944,17 +969,19 @@ class Loader {
         *index = static_cast<size_t>(number);
         return true;
       }
-      diagnostics_->error(field, fmt::format("'{}' is {}, but there are {} variants (counted from 0)", field.path,
-                                             number, variants.size()));
+      diagnostics_->error(field, fmt::format("'{}' is {}, but there are {} variants (counted from 0)",
+                                             field.path, number, variants.size()));
       return false;
     }
     auto label = read_string(diagnostics_, field);
     if (!label) return false;
-    auto found = std::find_if(variants.begin(), variants.end(), [&](const Variant& v) { return v.label == *label; });
+    auto found =
+        std::find_if(variants.begin(), variants.end(), [&](const Variant& v) { return v.label == *label; });
     if (found == variants.end()) {
       std::vector<std::string> labels;
       for (const Variant& v : variants) labels.push_back(v.label);
-      diagnostics_->error(field, fmt::format("no variant is labelled '{}' (there are {})", *label, join(labels)));
+      diagnostics_->error(field,
+                          fmt::format("no variant is labelled '{}' (there are {})", *label, join(labels)));
       return false;
     }
     *index = static_cast<size_t>(found - variants.begin());
@@ -980,8 +1007,8 @@ class Loader {
         if (std::find(known.begin(), known.end(), name) != known.end()) continue;
         std::string hint = did_you_mean(name, known);
         if (hint.empty()) hint = fmt::format(" (the variables are {})", join(known));
-        diagnostics_->expression_error(field, {fmt::format("unknown variable '{}'", name), expr.column_of(name)},
-                                       hint);
+        diagnostics_->expression_error(
+            field, {fmt::format("unknown variable '{}'", name), expr.column_of(name)}, hint);
       }
     }
   }
@@ -1022,10 +1049,10 @@ class Loader {
 
   Diagnostics* diagnostics_;
   Exercise* exercise_;
-  std::set<std::string> broken_buffers_;   // declared, but with errors already reported
-  std::map<std::string, YAML::Node> buffer_keys_;  // where each buffer is declared
-  std::vector<std::string> size_names_;    // sorted
-  std::vector<std::string> define_names_;  // sorted
+  std::set<std::string> broken_buffers_;                 // declared, but with errors already reported
+  std::map<std::string, YAML::Node> buffer_keys_;        // where each buffer is declared
+  std::vector<std::string> size_names_;                  // sorted
+  std::vector<std::string> define_names_;                // sorted
   std::map<std::string, std::pair<Field, Expr>> sites_;  // every expression but the blocks, by path
 };
 
@@ -1049,13 +1076,9 @@ std::string_view to_string(BufferInit init) {
 
 std::string Size::label() const {
   std::string label;
-  for (const auto& [name, value] : values) label += fmt::format("{}{}={}", label.empty() ? "" : " ", name, value);
+  for (const auto& [name, value] : values)
+    label += fmt::format("{}{}={}", label.empty() ? "" : " ", name, value);
   return label;
-}
-
-const BufferSpec* Exercise::find_buffer(std::string_view name) const {
-  auto found = std::find_if(buffers.begin(), buffers.end(), [&](const BufferSpec& b) { return b.name == name; });
-  return found == buffers.end() ? nullptr : &*found;
 }
 
 std::optional<Exercise> load_exercise(const fs::path& dir, std::vector<std::string>* errors,
@@ -1105,7 +1128,8 @@ std::optional<LaunchShape> evaluate_launch(const Exercise& exercise, const Varia
   std::optional<LaunchShape> shape = evaluate(exercise, variant, size, &failure);
   if (!shape) {
     *error = failure.message();
-    if (failure.column > 0) *error += fmt::format(" (column {} of \"{}\")", failure.column, failure.expression);
+    if (failure.column > 0)
+      *error += fmt::format(" (column {} of \"{}\")", failure.column, failure.expression);
   }
   return shape;
 }

@@ -29,17 +29,17 @@ std::string_view to_string(BufferInit init);
 struct BufferSpec {
   std::string name;
   ElementType type = ElementType::kFloat;
-  Expr count;                   // elements, over size variables and defines
+  Expr count;  // elements, over size variables and defines
   BufferInit init = BufferInit::kZero;
-  double constant = 0;          // the value of every element, for kConstant
-  bool output = false;          // compared with the reference; an input is checked unchanged
+  double constant = 0;  // the value of every element, for kConstant
+  bool output = false;  // compared with the reference; an input is checked unchanged
 };
 
 // One kernel parameter, in the kernel's order. The YAML writes its C type ("const float*", "int");
 // the loader splits it into the element type and pointer-ness the PTX signature check needs.
 struct ParamSpec {
   std::string name;
-  std::string type;             // as written, e.g. "const float*"
+  std::string type;  // as written, e.g. "const float*"
   ElementType element = ElementType::kInt;
   bool pointer = false;
   bool is_const = false;
@@ -48,20 +48,20 @@ struct ParamSpec {
 };
 
 struct KernelSpec {
-  std::string file;             // the stub learners edit, relative to the exercise folder
-  std::string name;             // the kernel's name in the source (unmangled)
+  std::string file;  // the stub learners edit, relative to the exercise folder
+  std::string name;  // the kernel's name in the source (unmangled)
   std::vector<ParamSpec> params;
 };
 
 // One variable assignment of `sizes`, in the order the YAML wrote it.
 struct Size {
   std::vector<std::pair<std::string, int64_t>> values;
-  std::string label() const;    // "rows=33 cols=31", as in Run::size and Finding::size
+  std::string label() const;  // "rows=33 cols=31", as in Run::size and Finding::size
 };
 
 // One compiled shape: -D defines for nvcc and the block to launch with.
 struct Variant {
-  std::string label;            // `label:` if given, else the block's dimensions: "32x8"
+  std::string label;  // `label:` if given, else the block's dimensions: "32x8"
   std::vector<std::pair<std::string, int64_t>> defines;
   Dim3 block;
 };
@@ -90,9 +90,9 @@ struct SimPerformance {
 // GPU throughput: this exercise's kernel against the solution of `baseline` (an exercise id), same
 // variant, same size, timed in one run.
 struct GpuPerformance {
-  size_t variant = 0;           // index into Exercise::variants (the YAML may name it by label)
+  size_t variant = 0;  // index into Exercise::variants (the YAML may name it by label)
   Size size;
-  Expr bytes;                   // bytes moved per launch, for GB/s
+  Expr bytes;  // bytes moved per launch, for GB/s
   std::string baseline;
   double min_ratio = 0;
 };
@@ -102,6 +102,14 @@ struct Performance {
   std::optional<GpuPerformance> gpu;
 };
 
+// Where this differs from the sketch in ARCHITECTURE.md, and why:
+// - `block` entries are expressions over the variant's defines (`[TILE_DIM, BLOCK_ROWS]`), so a variant
+//   states its shape once; they are evaluated at load, and the default label is the block ("32x8").
+// - performance.gpu.variant may be a label as well as an index: indices shift when variants are added.
+// - init `poison` is for outputs only and `constant` takes a `value`; a const pointer may not name an
+//   output. These are instructor mistakes a run would otherwise show as confusing learner failures.
+// - `id` must match the folder name, since `gpugrade grade <id>` and solutions/<id>/ find it by both.
+// - Every expression is evaluated at every listed variant and size when the exercise loads.
 struct Exercise {
   std::string id;
   std::string title;
@@ -109,21 +117,19 @@ struct Exercise {
   std::filesystem::path dir;          // the folder, to open files
   std::filesystem::path display_dir;  // the folder as messages name it, e.g. "exercises/copy"
   KernelSpec kernel;
-  std::vector<BufferSpec> buffers;    // in the YAML's order
-  std::string reference;              // a C++ file relative to dir
+  std::vector<BufferSpec> buffers;  // in the YAML's order
+  std::string reference;            // a C++ file relative to dir
   Compare compare;
   std::vector<Variant> variants;
-  std::vector<Expr> grid;             // one to three dimensions
-  Expr shared_bytes;                  // dynamic shared memory per block
+  std::vector<Expr> grid;  // one to three dimensions
+  Expr shared_bytes;       // dynamic shared memory per block
   std::vector<Size> sizes;
   Requirements requirements;
   Performance performance;
   std::vector<std::string> hints;
-  uint64_t seed = 0;                  // `seed:` if given, else derived from the id
-  uint64_t instruction_budget = 0;    // per launch; 0 = the backend's default
+  uint64_t seed = 0;                         // `seed:` if given, else derived from the id
+  uint64_t instruction_budget = 0;           // per launch; 0 = the backend's default
   bool intra_warp_races_are_errors = false;  // `intra_warp_races: error`; warnings by default
-
-  const BufferSpec* find_buffer(std::string_view name) const;
 };
 
 // Loads dir/exercise.yaml and checks every file it names exists. On failure returns nullopt and appends

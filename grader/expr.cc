@@ -3,11 +3,11 @@
 // 2^53 and has no integer division.
 #include "grader/expr.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace gpugrade {
 namespace {
@@ -152,7 +152,8 @@ class Parser {
     int start = column();
     int64_t value = 0;
     while (pos_ < text_.size() && is_digit(text_[pos_])) {
-      if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, text_[pos_] - '0', &value)) {
+      if (__builtin_mul_overflow(value, 10, &value) ||
+          __builtin_add_overflow(value, text_[pos_] - '0', &value)) {
         return fail("integer literal does not fit in 64 bits", start);
       }
       ++pos_;

@@ -44,12 +44,23 @@ class Expr {
 
   // One step of the postfix program. Public only so the parser in expr.cc can build it.
   struct Op {
-    enum class Kind { kLiteral, kVariable, kNegate, kAdd, kSubtract, kMultiply, kDivide, kModulo,
-                      kCeilDiv, kMin, kMax };
+    enum class Kind {
+      kLiteral,
+      kVariable,
+      kNegate,
+      kAdd,
+      kSubtract,
+      kMultiply,
+      kDivide,
+      kModulo,
+      kCeilDiv,
+      kMin,
+      kMax
+    };
     Kind kind = Kind::kLiteral;
-    int64_t value = 0;     // the literal, or the argument count of min and max
-    std::string name;      // the variable
-    int column = 0;        // where the operator, function or operand starts, for error messages
+    int64_t value = 0;  // the literal, or the argument count of min and max
+    std::string name;   // the variable
+    int column = 0;     // where the operator, function or operand starts, for error messages
   };
 
  private:

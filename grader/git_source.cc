@@ -2,12 +2,12 @@
 // message naming the revision or path and the repository.
 #include "grader/git_source.h"
 
+#include <fmt/format.h>
+#include <git2.h>
+
 #include <algorithm>
 #include <fstream>
 #include <utility>
-
-#include <fmt/format.h>
-#include <git2.h>
 
 namespace gpugrade {
 namespace {
@@ -24,6 +24,8 @@ using TreePtr = GitPtr<git_tree, git_tree_free>;
 using TreeEntryPtr = GitPtr<git_tree_entry, git_tree_entry_free>;
 using BlobPtr = GitPtr<git_blob, git_blob_free>;
 using DiffPtr = GitPtr<git_diff, git_diff_free>;
+using CommitPtr = GitPtr<git_commit, git_commit_free>;
+using RevwalkPtr = GitPtr<git_revwalk, git_revwalk_free>;
 
 std::string last_git_error() {
   const git_error* error = git_error_last();
@@ -84,11 +86,16 @@ int write_entry(const char* root, const git_tree_entry* entry, void* payload) {
 
 TreeChange::Status change_status(git_delta_t status) {
   switch (status) {
-    case GIT_DELTA_ADDED: return TreeChange::Status::kAdded;
-    case GIT_DELTA_DELETED: return TreeChange::Status::kDeleted;
-    case GIT_DELTA_RENAMED: return TreeChange::Status::kRenamed;
-    case GIT_DELTA_COPIED: return TreeChange::Status::kCopied;
-    default: return TreeChange::Status::kModified;  // modified, or a file that became a link
+    case GIT_DELTA_ADDED:
+      return TreeChange::Status::kAdded;
+    case GIT_DELTA_DELETED:
+      return TreeChange::Status::kDeleted;
+    case GIT_DELTA_RENAMED:
+      return TreeChange::Status::kRenamed;
+    case GIT_DELTA_COPIED:
+      return TreeChange::Status::kCopied;
+    default:
+      return TreeChange::Status::kModified;  // modified, or a file that became a link
   }
 }
 
@@ -110,9 +117,10 @@ std::unique_ptr<GitRepository> GitRepository::open(const std::filesystem::path& 
   git_repository* repository = nullptr;
   const int code = git_repository_open_ext(&repository, path.c_str(), 0, nullptr);
   if (code != 0) {
-    set(error, code == GIT_ENOTFOUND
-                   ? fmt::format("{} is not a git repository, nor a folder inside one", path.string())
-                   : fmt::format("cannot open the git repository at {}: {}", path.string(), last_git_error()));
+    set(error,
+        code == GIT_ENOTFOUND
+            ? fmt::format("{} is not a git repository, nor a folder inside one", path.string())
+            : fmt::format("cannot open the git repository at {}: {}", path.string(), last_git_error()));
     git_libgit2_shutdown();
     return nullptr;
   }
@@ -137,7 +145,8 @@ std::optional<GitTree> GitRepository::tree(const std::string& revision, std::str
   const ObjectPtr object(raw_object);
   git_object* raw_tree = nullptr;
   if (git_object_peel(&raw_tree, object.get(), GIT_OBJECT_TREE) != 0) {
-    set(error, fmt::format("revision '{}' in the repository at {} is not a commit", revision, path_.string()));
+    set(error,
+        fmt::format("revision '{}' in the repository at {} is not a commit", revision, path_.string()));
     return std::nullopt;
   }
   return GitTree(reinterpret_cast<git_tree*>(raw_tree), revision);
@@ -184,6 +193,37 @@ std::optional<std::string> GitRepository::read(const GitTree& tree, const std::s
   if (git_blob_lookup(&raw_blob, repository_, git_tree_entry_id(entry.get())) != 0) return std::nullopt;
   const BlobPtr blob(raw_blob);
   return blob_contents(blob.get());
+}
+
+std::optional<std::string> GitRepository::first_version_id(const std::string& path) const {
+  git_revwalk* raw_walk = nullptr;
+  if (git_revwalk_new(&raw_walk, repository_) != 0) return std::nullopt;
+  const RevwalkPtr walk(raw_walk);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);  // oldest first
+  if (git_revwalk_push_head(walk.get()) != 0) return std::nullopt;
+  git_oid commit_id;
+  while (git_revwalk_next(&commit_id, walk.get()) == 0) {
+    git_commit* raw_commit = nullptr;
+    if (git_commit_lookup(&raw_commit, repository_, &commit_id) != 0) continue;
+    const CommitPtr commit(raw_commit);
+    git_tree* raw_tree = nullptr;
+    if (git_commit_tree(&raw_tree, commit.get()) != 0) continue;
+    const TreePtr tree(raw_tree);
+    git_tree_entry* raw_entry = nullptr;
+    if (git_tree_entry_bypath(&raw_entry, tree.get(), path.c_str()) != 0) continue;
+    const TreeEntryPtr entry(raw_entry);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) continue;
+    char text[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(text, sizeof text, git_tree_entry_id(entry.get()));
+    return text;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::filesystem::path> GitRepository::work_tree() const {
+  const char* path = git_repository_workdir(repository_);
+  if (path == nullptr) return std::nullopt;
+  return std::filesystem::path(path);
 }
 
 bool GitRepository::materialize(const GitTree& tree, const std::string& folder,

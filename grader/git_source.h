@@ -53,6 +53,11 @@ class GitRepository {
                                               std::string* error) const;
   // The contents of the file at `path` in `tree`; nullopt when no file is there.
   std::optional<std::string> read(const GitTree& tree, const std::string& path) const;
+  // The blob id of `path` in the earliest commit reachable from HEAD that holds it: the file as first
+  // committed (in a course repository, the stub as shipped). nullopt when no commit holds it.
+  std::optional<std::string> first_version_id(const std::string& path) const;
+  // The repository's work tree; nullopt for a bare repository.
+  std::optional<std::filesystem::path> work_tree() const;
   // Writes the folder `folder` of `tree` (every file below it) under `destination`, keeping the paths
   // relative to the tree's root. A folder the tree lacks writes nothing and is not an error.
   bool materialize(const GitTree& tree, const std::string& folder, const std::filesystem::path& destination,

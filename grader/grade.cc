@@ -94,13 +94,14 @@ struct Element {
   double value = 0;
   uint64_t bits = 0;
   bool floating = false;
+  bool single = false;  // a float rather than a double
 };
 
 Element element_at(const Buffer& buffer, ElementType type, size_t index) {
   switch (type) {
     case ElementType::kFloat: {
       float f = load<float>(buffer.bytes, index);
-      return {f, std::bit_cast<uint32_t>(f), true};
+      return {f, std::bit_cast<uint32_t>(f), true, true};
     }
     case ElementType::kDouble: {
       double d = load<double>(buffer.bytes, index);
@@ -118,9 +119,11 @@ Element element_at(const Buffer& buffer, ElementType type, size_t index) {
   return {};
 }
 
+// Shortest text that reads back as the same value, in the element's own width.
 std::string show(const Element& e) {
   if (!e.floating) return fmt::format("{}", static_cast<int64_t>(e.value));
   if (std::isnan(e.value)) return fmt::format("NaN (0x{:X})", e.bits);
+  if (e.single) return fmt::format("{}", static_cast<float>(e.value));
   return fmt::format("{}", e.value);
 }
 

@@ -2,11 +2,11 @@
 // definitions come from the base revision (or a trusted folder), so a pull request cannot grade itself.
 #include "grader/pr.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "grader/git_source.h"
 
@@ -20,7 +20,8 @@ constexpr std::string_view kSolutions = "solutions/";
 std::string exercise_of(const std::string& path) {
   if (!path.starts_with(kExercises)) return {};
   const size_t slash = path.find('/', kExercises.size());
-  return slash == std::string::npos ? std::string() : path.substr(kExercises.size(), slash - kExercises.size());
+  return slash == std::string::npos ? std::string()
+                                    : path.substr(kExercises.size(), slash - kExercises.size());
 }
 
 // The paths a change touches, each once.
@@ -44,7 +45,8 @@ DefinitionSource describe_source(const PrRequest& request) {
             "it is not an exercise of the base revision (a pull request cannot add one)"};
   }
   const std::string folder = request.exercises.string();
-  return {"the definition in " + folder, "only " + folder + " is trusted", "it is not an exercise in " + folder};
+  return {"the definition in " + folder, "only " + folder + " is trusted",
+          "it is not an exercise in " + folder};
 }
 
 // Copies the base revision's exercises/ and solutions/ into a scratch folder; returns its exercises/.
@@ -62,7 +64,8 @@ std::optional<std::filesystem::path> materialize_base(const GitRepository& repos
 
 }  // namespace
 
-std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts& read_facts, std::string* error) {
+std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts& read_facts,
+                              std::string* error) {
   const std::unique_ptr<GitRepository> repository = GitRepository::open(request.repository, error);
   if (repository == nullptr) return std::nullopt;
   std::optional<GitTree> base = repository->tree(request.base, error);
@@ -91,7 +94,8 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
       if (const std::string id = exercise_of(path); !id.empty()) {
         touched[id].insert(path);
       } else if (path.starts_with(kExercises) || path.starts_with(kSolutions)) {
-        plan.notices.push_back({path, fmt::format("{} changed in this pull request; {}", path, source.other)});
+        plan.notices.push_back(
+            {path, fmt::format("{} changed in this pull request; {}", path, source.other)});
       }
     }
   }
@@ -110,13 +114,17 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
       plan.notices.push_back({folder, fmt::format("{} is not graded: {}", folder, why)});
       continue;
     }
-    PrItem item{.exercise = id, .definition = definition, .submission_path = folder + facts->kernel_file,
-                .change = PrItem::Change::kEdited, .submission_text = {}, .renamed_to = {},
+    PrItem item{.exercise = id,
+                .definition = definition,
+                .submission_path = folder + facts->kernel_file,
+                .change = PrItem::Change::kEdited,
+                .submission_text = {},
+                .renamed_to = {},
                 .points = facts->points};
     for (const std::string& path : paths) {
       if (path == item.submission_path || exercise_of(path) != id) continue;
-      plan.notices.push_back(
-          {path, fmt::format("{} changed in this pull request; it is graded with {}", path, source.definition)});
+      plan.notices.push_back({path, fmt::format("{} changed in this pull request; it is graded with {}", path,
+                                                source.definition)});
     }
     if (!paths.contains(item.submission_path)) continue;  // only its definition changed
     if (std::optional<std::string> text = repository->read(*head, item.submission_path)) {
@@ -146,11 +154,12 @@ std::vector<Result> grade_pr(const PrPlan& plan, const std::function<Result(cons
     result.submission = item.submission_path;
     result.verdict = Verdict::kFail;
     result.max_points = item.points;
-    result.note = item.change == PrItem::Change::kDeleted
-                      ? fmt::format("{} was deleted in this pull request; restore it and edit it in place",
-                                    item.submission_path)
-                      : fmt::format("{} was renamed to {} in this pull request; gpugrade grades {}, so move it back",
-                                    item.submission_path, item.renamed_to, item.submission_path);
+    result.note =
+        item.change == PrItem::Change::kDeleted
+            ? fmt::format("{} was deleted in this pull request; restore it and edit it in place",
+                          item.submission_path)
+            : fmt::format("{} was renamed to {} in this pull request; gpugrade grades {}, so move it back",
+                          item.submission_path, item.renamed_to, item.submission_path);
     results.push_back(std::move(result));
   }
   return results;

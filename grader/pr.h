@@ -40,26 +40,27 @@ struct PrItem {
     kDeleted,  // the submission is gone: a fail
     kRenamed,  // moved away from where the exercise expects it: a fail
   };
-  std::string exercise;                  // the id
-  std::filesystem::path definition;      // the definition folder to grade with (never the head's)
-  std::string submission_path;           // "exercises/<id>/<kernel file>", as reports show it
+  std::string exercise;              // the id
+  std::filesystem::path definition;  // the definition folder to grade with (never the head's)
+  std::string submission_path;       // "exercises/<id>/<kernel file>", as reports show it
   Change change = Change::kEdited;
-  std::string submission_text;           // the head revision's file (kEdited only)
-  std::string renamed_to;                // the head's path (kRenamed only)
+  std::string submission_text;  // the head revision's file (kEdited only)
+  std::string renamed_to;       // the head's path (kRenamed only)
   int points = 0;
 };
 
 struct PrPlan {
-  std::vector<PrItem> items;             // in exercise id order
-  std::vector<Notice> notices;           // edits that do not count, exercises that are not graded
-  std::filesystem::path exercises;       // the folder of definitions used (a scratch copy of the base's,
-                                         // with solutions/ beside it, or PrRequest::exercises)
-  std::optional<ScratchDir> scratch;     // holds the base revision's copy while the plan lives
+  std::vector<PrItem> items;          // in exercise id order
+  std::vector<Notice> notices;        // edits that do not count, exercises that are not graded
+  std::filesystem::path exercises;    // the folder of definitions used (a scratch copy of the base's,
+                                      // with solutions/ beside it, or PrRequest::exercises)
+  std::optional<ScratchDir> scratch;  // holds the base revision's copy while the plan lives
 };
 
 // Resolves both revisions and lists what to grade. nullopt with `error` set when the repository or a
 // revision cannot be read (the CLI's exit code 2).
-std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts& read_facts, std::string* error);
+std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts& read_facts,
+                              std::string* error);
 
 // Grades every item: edited submissions through `grade`, deleted or renamed ones as fails with a note.
 std::vector<Result> grade_pr(const PrPlan& plan, const std::function<Result(const PrItem&)>& grade);

@@ -4,14 +4,13 @@
 
 #include <dlfcn.h>
 
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "grader/compiler.h"
+#include "grader/file_bytes.h"
 #include "grader/process.h"
 #include "grader/scratch_dir.h"
 #include "grader/screen.h"
@@ -21,20 +20,6 @@ namespace {
 
 constexpr const char* kEntryName = "gpugrade_reference_entry";
 constexpr double kCompileSeconds = 120;
-
-std::optional<std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-bool write_file(const std::filesystem::path& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
 
 // The shim: one translation unit with the reference, so the reference may be static, inline or a template.
 std::string make_shim(const std::filesystem::path& source, const std::string& function,
@@ -102,7 +87,7 @@ std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::pat
     *error = fmt::format("'{}' is not a C++ function name", function);
     return std::nullopt;
   }
-  std::optional<std::string> bytes = read_file(source);
+  std::optional<std::string> bytes = read_file_bytes(source);
   if (!bytes) {
     *error = fmt::format("cannot read the reference {}", source.string());
     return std::nullopt;
@@ -134,13 +119,13 @@ std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::pat
   std::filesystem::path library = dir->path() / "reference.so";
   std::optional<std::string> cached = cache.get(hex);
   if (cached) {
-    if (!write_file(library, *cached)) {
+    if (!write_file_bytes(library, *cached)) {
       *error = fmt::format("cannot write {}", library.string());
       return std::nullopt;
     }
   } else {
     std::filesystem::path shim_path = dir->path() / "gpugrade_reference_shim.cc";
-    if (!write_file(shim_path, shim)) {
+    if (!write_file_bytes(shim_path, shim)) {
       *error = fmt::format("cannot write {}", shim_path.string());
       return std::nullopt;
     }
@@ -157,7 +142,7 @@ std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::pat
       *error = compile_failure(run, paths, shim_display, function, params);
       return std::nullopt;
     }
-    std::optional<std::string> built = read_file(library);
+    std::optional<std::string> built = read_file_bytes(library);
     if (!built) {
       *error = fmt::format("the host compiler wrote no {}", library.string());
       return std::nullopt;

@@ -1,10 +1,10 @@
 // GitHub Actions annotations: a workflow command per finding, so each shows on the pull request's diff at
 // its line; and the markdown report appended to the job's step summary.
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "grader/report_lines.h"
 #include "grader/reporters.h"
@@ -17,12 +17,23 @@ std::string escape(std::string_view text, bool property) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '%': out += "%25"; break;
-      case '\r': out += "%0D"; break;
-      case '\n': out += "%0A"; break;
-      case ':': out += property ? "%3A" : ":"; break;
-      case ',': out += property ? "%2C" : ","; break;
-      default: out += c;
+      case '%':
+        out += "%25";
+        break;
+      case '\r':
+        out += "%0D";
+        break;
+      case '\n':
+        out += "%0A";
+        break;
+      case ':':
+        out += property ? "%3A" : ":";
+        break;
+      case ',':
+        out += property ? "%2C" : ",";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -41,8 +52,8 @@ void write_annotation(const Annotation& annotation, std::ostream& out) {
   if (!annotation.file.empty()) properties.push_back("file=" + escape(annotation.file, true));
   if (annotation.line > 0) properties.push_back(fmt::format("line={}", annotation.line));
   if (!annotation.title.empty()) properties.push_back("title=" + escape(annotation.title, true));
-  out << "::" << annotation.level << (properties.empty() ? "" : " ") << fmt::format("{}", fmt::join(properties, ","))
-      << "::" << escape(annotation.message, false) << '\n';
+  out << "::" << annotation.level << (properties.empty() ? "" : " ")
+      << fmt::format("{}", fmt::join(properties, ",")) << "::" << escape(annotation.message, false) << '\n';
 }
 
 }  // namespace
@@ -59,9 +70,9 @@ void write_github(const std::vector<Result>& results, std::ostream& out, const R
                        out);
     }
     if (!result.note.empty()) {
-      write_annotation(
-          {note_is_the_failure(result) ? "error" : "notice", result.submission, 0, result.exercise, result.note},
-          out);
+      write_annotation({note_is_the_failure(result) ? "error" : "notice", result.submission, 0,
+                        result.exercise, result.note},
+                       out);
     }
   }
   out << "gpugrade: " << tally(results) << '\n';
@@ -75,7 +86,8 @@ std::string append_github_step_summary(const std::vector<Result>& results, const
   std::ofstream summary(path, std::ios::app | std::ios::binary);
   summary << report.str();
   summary.flush();
-  return summary ? std::string() : fmt::format("cannot append the summary to {} ($GITHUB_STEP_SUMMARY)", path);
+  return summary ? std::string()
+                 : fmt::format("cannot append the summary to {} ($GITHUB_STEP_SUMMARY)", path);
 }
 
 }  // namespace gpugrade

@@ -2,7 +2,6 @@
 // latest/specs/): a top-level score and output, and one test per exercise worth the exercise's points.
 // The specification has no top-level max_score: Gradescope adds up the tests' max_score.
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "grader/report_lines.h"

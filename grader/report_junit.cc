@@ -1,9 +1,9 @@
 // JUnit XML for CI test views: a <testsuite> per exercise, a <testcase> per run ("variant / size"), and
 // findings that belong to no run in a "compile" testcase (nvcc, screen, signature, requirements) or a
 // "submission" one (whole-submission checks such as speed, or a missing file).
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "grader/report_lines.h"
 #include "grader/reporters.h"
@@ -38,9 +38,11 @@ bool belongs_to(const Finding& finding, const Run& run) {
 size_t utf8_length(std::string_view text, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);
-  size_t length = lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
-                  : lead >= 0xF0 && lead <= 0xF4                  ? 4
-                                                                  : 0;
+  size_t length = lead < 0x80                    ? 1
+                  : lead >= 0xC2 && lead <= 0xDF ? 2
+                  : lead >= 0xE0 && lead <= 0xEF ? 3
+                  : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                 : 0;
   if (length == 0 || i + length > text.size()) return 0;
   for (size_t k = i + 1; k < i + length; ++k) {
     if ((byte(k) & 0xC0) != 0x80) return 0;
@@ -60,21 +62,36 @@ std::string xml(std::string_view text, bool attribute) {
   for (size_t i = 0; i < text.size();) {
     const size_t length = utf8_length(text, i);
     const char c = text[i];
-    if (length == 0 || (length == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' &&
-                        c != '\t')) {
+    if (length == 0 ||
+        (length == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t')) {
       out += "\xEF\xBF\xBD";  // U+FFFD: XML 1.0 cannot hold this byte at all
       i += std::max<size_t>(length, 1);
       continue;
     }
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += attribute ? "&quot;" : "\""; break;
-      case '\n': out += attribute ? "&#10;" : "\n"; break;
-      case '\r': out += "&#13;"; break;
-      case '\t': out += attribute ? "&#9;" : "\t"; break;
-      default: out.append(text.substr(i, length));
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += attribute ? "&quot;" : "\"";
+        break;
+      case '\n':
+        out += attribute ? "&#10;" : "\n";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      case '\t':
+        out += attribute ? "&#9;" : "\t";
+        break;
+      default:
+        out.append(text.substr(i, length));
     }
     i += length;
   }
@@ -97,7 +114,10 @@ void add_finding(TestCase& test, const Finding& finding) {
 std::vector<TestCase> test_cases(const Result& result) {
   std::vector<TestCase> tests;
   for (const Run& run : result.runs) {
-    TestCase test{.name = run.variant + " / " + run.size, .seconds = run.seconds, .errors = {}, .warnings = {},
+    TestCase test{.name = run.variant + " / " + run.size,
+                  .seconds = run.seconds,
+                  .errors = {},
+                  .warnings = {},
                   .failure = run.verdict == Verdict::kFail ? "this run failed" : ""};
     for (const Finding& finding : result.findings) {
       if (belongs_to(finding, run)) add_finding(test, finding);
@@ -112,8 +132,9 @@ std::vector<TestCase> test_cases(const Result& result) {
                                       [&](const Run& run) { return belongs_to(finding, run); });
     if (!in_a_run) add_finding(before_runs(finding.kind) ? compile : submission, finding);
   }
-  const bool explained = std::any_of(tests.begin(), tests.end(), [](const TestCase& t) { return t.failed(); }) ||
-                         compile.failed() || submission.failed();
+  const bool explained =
+      std::any_of(tests.begin(), tests.end(), [](const TestCase& t) { return t.failed(); }) ||
+      compile.failed() || submission.failed();
   if (result.verdict == Verdict::kFail && !explained) {
     submission.failure = result.note.empty() ? "the submission failed" : result.note;
   }
@@ -128,7 +149,8 @@ std::string time_attribute(const ReportOptions& options, std::optional<double> s
 
 void write_test(const Result& result, const TestCase& test, const ReportOptions& options, std::ostream& out) {
   out << fmt::format("    <testcase classname=\"{}\" name=\"{}\" file=\"{}\"{}", xml(result.exercise, true),
-                     xml(test.name, true), xml(result.submission, true), time_attribute(options, test.seconds));
+                     xml(test.name, true), xml(result.submission, true),
+                     time_attribute(options, test.seconds));
   if (!test.failed() && test.warnings.empty()) {
     out << "/>\n";
     return;
@@ -160,17 +182,20 @@ void write_junit(const std::vector<Result>& results, std::ostream& out, const Re
   for (const Result& result : results) {
     suites.push_back(test_cases(result));
     tests += suites.back().size();
-    failures += std::count_if(suites.back().begin(), suites.back().end(), [](const TestCase& t) { return t.failed(); });
+    failures += std::count_if(suites.back().begin(), suites.back().end(),
+                              [](const TestCase& t) { return t.failed(); });
   }
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << fmt::format("<testsuites name=\"gpugrade\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", tests, failures);
+  out << fmt::format("<testsuites name=\"gpugrade\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", tests,
+                     failures);
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& result = results[i];
     const std::vector<TestCase>& suite = suites[i];
-    out << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\"{}>\n",
-                       xml(result.exercise, true), suite.size(),
-                       std::count_if(suite.begin(), suite.end(), [](const TestCase& t) { return t.failed(); }),
-                       time_attribute(options, total_seconds(result)));
+    out << fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\"{}>\n",
+        xml(result.exercise, true), suite.size(),
+        std::count_if(suite.begin(), suite.end(), [](const TestCase& t) { return t.failed(); }),
+        time_attribute(options, total_seconds(result)));
     for (const TestCase& test : suite) write_test(result, test, options, out);
     const bool note_shown =
         std::any_of(suite.begin(), suite.end(), [&](const TestCase& t) { return t.failure == result.note; });

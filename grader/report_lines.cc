@@ -1,25 +1,15 @@
 // The compiler-style finding line and the tally, written once for every reporter.
 #include "grader/report_lines.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
-
-#include <fmt/format.h>
 
 #include "grader/reporters.h"
 
 namespace gpugrade {
 namespace {
-
-std::string with_thousands(uint64_t value) {
-  const std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 std::string coordinates(const nlohmann::json& value) {
   if (!value.is_array() || value.size() != 3) return value.dump();
@@ -42,11 +32,22 @@ std::string context_of(const Finding& finding) {
   if (!finding.variant.empty()) parts.push_back("variant " + finding.variant);
   if (!finding.size.empty()) parts.push_back(finding.size);
   if (const auto runs = repeated(finding, "runs")) parts.push_back(fmt::format("in {} runs", *runs));
-  if (const auto hazards = repeated(finding, "hazards")) parts.push_back(with_thousands(*hazards) + " like it");
+  if (const auto hazards = repeated(finding, "hazards"))
+    parts.push_back(with_thousands(*hazards) + " like it");
   return parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, ", "));
 }
 
 }  // namespace
+
+std::string with_thousands(uint64_t value) {
+  const std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
 
 std::string message_with_context(const Finding& finding) { return finding.message + context_of(finding); }
 

@@ -1,12 +1,16 @@
 // What several reporters say alike: a result's finding lines, and the one-line tally of a grading.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "grader/result.h"
 
 namespace gpugrade {
+
+// 1024 -> "1,024": counts in messages and tables.
+std::string with_thousands(uint64_t value);
 
 // The finding's message and the bracketed context finding_line() puts after it: reports that carry the
 // file, line and kind elsewhere (GitHub annotations) show this.

@@ -1,8 +1,8 @@
 // The markdown report, for a pull-request comment or GitHub's step summary: a table of exercises with
 // verdict and points, then each exercise's findings as a list.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "grader/report_lines.h"
 #include "grader/reporters.h"
@@ -58,7 +58,8 @@ void write_findings(const Result& result, std::ostream& out) {
     out << fmt::format("- and {} more: `gpugrade grade {}` lists them all\n", result.findings.size() - shown,
                        result.exercise);
   }
-  if (!result.note.empty()) out << (note_is_the_failure(result) ? "- **error** " : "- ") << escape(result.note) << '\n';
+  if (!result.note.empty())
+    out << (note_is_the_failure(result) ? "- **error** " : "- ") << escape(result.note) << '\n';
 }
 
 }  // namespace
@@ -72,8 +73,8 @@ void write_markdown(const std::vector<Result>& results, std::ostream& out, const
                             : "| Exercise | Verdict | Points |\n| --- | --- | ---: |\n");
     for (const Result& result : results) {
       const bool pass = result.verdict == Verdict::kPass;
-      out << fmt::format("| {} | {} | {}/{} |", code(result.exercise), pass ? "✅ pass" : "❌ fail", result.points,
-                         result.max_points);
+      out << fmt::format("| {} | {} | {}/{} |", code(result.exercise), pass ? "✅ pass" : "❌ fail",
+                         result.points, result.max_points);
       if (options.timings) out << fmt::format(" {:.2f} s |", total_seconds(result));
       out << '\n';
     }

@@ -73,6 +73,31 @@ void write_runs(const Result& result, std::ostream& out) {
                        to_string(run.verdict), with_thousands(run.thread_instructions));
 }
 
+// With --verbose: the checkers' figures per source line, as `metrics` holds them.
+void write_line_tables(const Result& result, std::ostream& out) {
+  const nlohmann::json& m = result.metrics;
+  if (m.contains("global") && !m["global"].empty()) {
+    out << "  global accesses per line:  variant  line  requests  sectors/request  sectors/fewest\n";
+    for (const nlohmann::json& row : m["global"]) {
+      const double requests = row["requests"].get<double>();
+      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>15.2f}  {:>14.2f}\n", "", row["variant"].get<std::string>(),
+                         row["line"].get<int>(), with_thousands(row["requests"].get<uint64_t>()),
+                         requests > 0 ? row["sectors"].get<double>() / requests : 0.0,
+                         row["sector_ratio"].get<double>());
+    }
+  }
+  if (m.contains("shared") && !m["shared"].empty()) {
+    out << "  shared accesses per line:  variant  line  requests  wavefronts/request  worst\n";
+    for (const nlohmann::json& row : m["shared"]) {
+      const double requests = row["requests"].get<double>();
+      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>18.2f}  {:>4}-way\n", "", row["variant"].get<std::string>(),
+                         row["line"].get<int>(), with_thousands(row["requests"].get<uint64_t>()),
+                         requests > 0 ? row["wavefronts"].get<double>() / requests : 0.0,
+                         row["worst_ways"].get<uint32_t>());
+    }
+  }
+}
+
 }  // namespace
 
 void write_text(const std::vector<Result>& results, std::ostream& out, const TextOptions& options) {
@@ -82,6 +107,7 @@ void write_text(const std::vector<Result>& results, std::ostream& out, const Tex
     size_t warnings = 0;
     for (const Finding& finding : result.findings) warnings += finding.severity == Severity::kWarning;
     if (options.verbose || result.verdict == Verdict::kFail) write_runs(result, out);
+    if (options.verbose) write_line_tables(result, out);
     if (!result.note.empty()) out << result.note << '\n';
     const bool pass = result.verdict == Verdict::kPass;
     std::string verdict = paint(pass ? "PASS" : "FAIL", pass ? "1;32" : "1;31", options.color);

@@ -11,15 +11,15 @@
 namespace gpugrade {
 
 struct TextOptions {
-  bool color = false;     // ANSI colours, for a terminal
-  bool verbose = false;   // every run and warning, not only what failed
+  bool color = false;    // ANSI colours, for a terminal
+  bool verbose = false;  // every run and warning, not only what failed
 };
 
 // Something a report says beside the results: e.g. `gpugrade pr` warning that a pull request edited an
 // exercise's definition, which is graded from the base revision anyway.
 struct Notice {
-  std::string file;       // the path the notice is about, relative to the repository; may be empty
-  std::string message;    // one complete line
+  std::string file;     // the path the notice is about, relative to the repository; may be empty
+  std::string message;  // one complete line
 };
 
 // Run::seconds differs from run to run. JUnit, Gradescope and markdown reports leave timings out unless

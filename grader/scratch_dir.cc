@@ -1,12 +1,12 @@
 // ScratchDir: mkdtemp makes the folder atomically with a unique name, so two graders never share one.
 #include "grader/scratch_dir.h"
 
+#include <stdlib.h>
+
 #include <cerrno>
 #include <cstring>
 #include <utility>
 #include <vector>
-
-#include <stdlib.h>
 
 namespace gpugrade {
 

@@ -6,10 +6,10 @@
 #include <array>
 #include <cctype>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "grader/file_bytes.h"
 
 namespace gpugrade {
 namespace {
@@ -280,14 +280,12 @@ std::optional<std::vector<SourceFile>> read_folder_headers(const std::filesystem
   std::vector<SourceFile> headers;
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
     if (!entry.is_regular_file(ec) || entry.is_symlink(ec) || !has_header_extension(entry.path())) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    if (!in) {
+    std::optional<std::string> bytes = read_file_bytes(entry.path());
+    if (!bytes) {
       *error = fmt::format("cannot read {}", entry.path().string());
       return std::nullopt;
     }
-    headers.push_back({entry.path().filename().string(), bytes.str()});
+    headers.push_back({entry.path().filename().string(), std::move(*bytes)});
   }
   if (ec) {
     *error = fmt::format("cannot read the folder {}: {}", folder.string(), ec.message());

@@ -2,13 +2,13 @@
 // shipped copy exercise's evaluated launches.
 #include "grader/exercise.h"
 
+#include <gtest/gtest.h>
+
 #include <bit>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace gpugrade {
 namespace {
@@ -59,7 +59,8 @@ class ExerciseTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fs::temp_directory_path() /
-            ("gpugrade_exercise_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+            ("gpugrade_exercise_test_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "scale");
     write("scale/scale.cu", "__global__ void scale(float* out, int n) {}\n");
@@ -119,10 +120,11 @@ TEST_F(ExerciseTest, UnknownFieldSuggestsTheNearestKnownOne) {
                     "exercises/scale/exercise.yaml:1:1: missing field 'title'"}));
   EXPECT_EQ(errors_of(with_line(16, "sizes: [{n: 1}, {n: 100}]\ncolour: blue")),
             Errors{"exercises/scale/exercise.yaml:17:1: unknown field 'colour'"});
-  EXPECT_EQ(errors_of(with_line(14, "  - {defines: {B: 32}, blocks: [B]}")),
-            (Errors{"exercises/scale/exercise.yaml:14:24: unknown field 'blocks' in 'variants[0]' (did you mean "
-                    "'block'?)",
-                    "exercises/scale/exercise.yaml:14:5: missing field 'block' in 'variants[0]'"}));
+  EXPECT_EQ(
+      errors_of(with_line(14, "  - {defines: {B: 32}, blocks: [B]}")),
+      (Errors{"exercises/scale/exercise.yaml:14:24: unknown field 'blocks' in 'variants[0]' (did you mean "
+              "'block'?)",
+              "exercises/scale/exercise.yaml:14:5: missing field 'block' in 'variants[0]'"}));
 }
 
 TEST_F(ExerciseTest, DuplicateField) {
@@ -139,9 +141,10 @@ TEST_F(ExerciseTest, WrongType) {
             Errors{"exercises/scale/exercise.yaml:2:1: 'title' must be a string, got nothing"});
   EXPECT_EQ(errors_of(with_line(15, "grid: {x: 1}")),
             Errors{"exercises/scale/exercise.yaml:15:7: 'grid' must be a list, got a map"});
-  EXPECT_EQ(errors_of(with_line(11, "  out: {type: half, count: n, init: poison, output: true}")),
-            Errors{"exercises/scale/exercise.yaml:11:15: 'buffers.out.type' must be one of float, double, int, "
-                   "unsigned, got \"half\""});
+  EXPECT_EQ(
+      errors_of(with_line(11, "  out: {type: half, count: n, init: poison, output: true}")),
+      Errors{"exercises/scale/exercise.yaml:11:15: 'buffers.out.type' must be one of float, double, int, "
+             "unsigned, got \"half\""});
   EXPECT_EQ(errors_of(with_line(11, "  out: {type: float, count: n, init: poison, output: yes please}")),
             Errors{"exercises/scale/exercise.yaml:11:54: 'buffers.out.output' must be true or false, got "
                    "\"yes please\""});
@@ -149,35 +152,44 @@ TEST_F(ExerciseTest, WrongType) {
 
 TEST_F(ExerciseTest, BadExpressionPointsIntoIt) {
   // Plain scalar: the expression starts at column 29, the missing operand is its third character.
-  EXPECT_EQ(errors_of(with_line(11, "  out: {type: float, count: n*, init: poison, output: true}")),
-            Errors{"exercises/scale/exercise.yaml:11:31: expected a number, a name or '(' in 'buffers.out.count'"});
+  EXPECT_EQ(
+      errors_of(with_line(11, "  out: {type: float, count: n*, init: poison, output: true}")),
+      Errors{"exercises/scale/exercise.yaml:11:31: expected a number, a name or '(' in 'buffers.out.count'"});
   // Quoted scalar: the quote is at column 8, so the expression's column 10 is the file's column 18.
-  EXPECT_EQ(errors_of(with_line(15, "grid: [\"ceil_div(m, B)\"]")),
-            Errors{"exercises/scale/exercise.yaml:15:18: unknown variable 'm' in 'grid[0]' (the variables are n, B)"});
-  EXPECT_EQ(errors_of(with_line(9, "    - {name: n, type: int, value: nn + 1}")),
-            Errors{"exercises/scale/exercise.yaml:9:35: unknown variable 'nn' in 'kernel.params[1].value' (did "
-                   "you mean 'n'?)"});
+  EXPECT_EQ(
+      errors_of(with_line(15, "grid: [\"ceil_div(m, B)\"]")),
+      Errors{
+          "exercises/scale/exercise.yaml:15:18: unknown variable 'm' in 'grid[0]' (the variables are n, B)"});
+  EXPECT_EQ(
+      errors_of(with_line(9, "    - {name: n, type: int, value: nn + 1}")),
+      Errors{"exercises/scale/exercise.yaml:9:35: unknown variable 'nn' in 'kernel.params[1].value' (did "
+             "you mean 'n'?)"});
   // An escape makes the text differ from the file, so the column within the expression is named instead.
-  EXPECT_EQ(errors_of(with_line(15, "grid: [\"ceil_div(n,\\tC)\"]")),
-            Errors{"exercises/scale/exercise.yaml:15:8: unknown variable 'C' in 'grid[0]' (the variables are n, B) "
-                   "(column 13 of \"ceil_div(n,\tC)\")"});
+  EXPECT_EQ(
+      errors_of(with_line(15, "grid: [\"ceil_div(n,\\tC)\"]")),
+      Errors{"exercises/scale/exercise.yaml:15:8: unknown variable 'C' in 'grid[0]' (the variables are n, B) "
+             "(column 13 of \"ceil_div(n,\tC)\")"});
 }
 
 TEST_F(ExerciseTest, BlockUsesOnlyDefines) {
-  EXPECT_EQ(errors_of(with_line(14, "  - {defines: {B: 32}, block: [n]}")),
-            Errors{"exercises/scale/exercise.yaml:14:32: unknown variable 'n' in 'variants[0].block[0]' (a block "
-                   "may use only the variant's defines)"});
-  EXPECT_EQ(errors_of(with_line(14, "  - {defines: {B: 32}, block: [B, B, 2]}")),
-            Errors{"exercises/scale/exercise.yaml:14:31: a block of 32x32x2 has 2048 threads; CUDA allows at most "
-                   "1024"});
+  EXPECT_EQ(
+      errors_of(with_line(14, "  - {defines: {B: 32}, block: [n]}")),
+      Errors{"exercises/scale/exercise.yaml:14:32: unknown variable 'n' in 'variants[0].block[0]' (a block "
+             "may use only the variant's defines)"});
+  EXPECT_EQ(
+      errors_of(with_line(14, "  - {defines: {B: 32}, block: [B, B, 2]}")),
+      Errors{"exercises/scale/exercise.yaml:14:31: a block of 32x32x2 has 2048 threads; CUDA allows at most "
+             "1024"});
 }
 
 TEST_F(ExerciseTest, EvaluationErrorsNameTheLaunch) {
-  EXPECT_EQ(errors_of(with_line(15, "grid: [\"ceil_div(n, B - 32)\"]")),
-            Errors{"exercises/scale/exercise.yaml:15:9: division by zero in 'grid[0]' at variant 32, size n=1"});
-  EXPECT_EQ(errors_of(with_line(16, "sizes: [{n: 0}, {n: 100}]")),
-            Errors{"exercises/scale/exercise.yaml:15:8: 'grid[0]' is 0; it must be between 1 and 2147483647 at "
-                   "variant 32, size n=0"});
+  EXPECT_EQ(
+      errors_of(with_line(15, "grid: [\"ceil_div(n, B - 32)\"]")),
+      Errors{"exercises/scale/exercise.yaml:15:9: division by zero in 'grid[0]' at variant 32, size n=1"});
+  EXPECT_EQ(
+      errors_of(with_line(16, "sizes: [{n: 0}, {n: 100}]")),
+      Errors{"exercises/scale/exercise.yaml:15:8: 'grid[0]' is 0; it must be between 1 and 2147483647 at "
+             "variant 32, size n=0"});
 }
 
 TEST_F(ExerciseTest, MissingFile) {
@@ -190,30 +202,38 @@ TEST_F(ExerciseTest, MissingFile) {
 TEST_F(ExerciseTest, ParamNamingAnUnknownBuffer) {
   EXPECT_EQ(errors_of(with_line(8, "    - {name: out, type: \"float*\", buffer: uot}")),
             Errors{"exercises/scale/exercise.yaml:8:43: unknown buffer 'uot' (did you mean 'out'?)"});
-  EXPECT_EQ(errors_of(with_line(11, "  out: {type: float, count: n, init: poison, output: true}\n"
-                                    "  spare: {type: int, count: 4, init: zero}")),
+  EXPECT_EQ(errors_of(with_line(11,
+                                "  out: {type: float, count: n, init: poison, output: true}\n"
+                                "  spare: {type: int, count: 4, init: zero}")),
             Errors{"exercises/scale/exercise.yaml:12:3: buffer 'spare' is not passed to the kernel"});
 }
 
 TEST_F(ExerciseTest, ParamTypeMustMatchItsBuffer) {
   EXPECT_EQ(errors_of(with_line(8, "    - {name: out, type: \"int*\", buffer: out}")),
             Errors{"exercises/scale/exercise.yaml:8:41: 'out' points to int but buffer 'out' holds float"});
-  EXPECT_EQ(errors_of(with_line(8, "    - {name: out, type: \"const float*\", buffer: out}")),
-            Errors{"exercises/scale/exercise.yaml:8:49: buffer 'out' is an output but 'out' is a const pointer"});
-  EXPECT_EQ(errors_of(with_line(9, "    - {name: n, type: long, value: n}")),
-            Errors{"exercises/scale/exercise.yaml:9:23: unsupported parameter type 'long': use float, double, int "
-                   "or unsigned, or a pointer to one such as \"const float*\""});
+  EXPECT_EQ(
+      errors_of(with_line(8, "    - {name: out, type: \"const float*\", buffer: out}")),
+      Errors{"exercises/scale/exercise.yaml:8:49: buffer 'out' is an output but 'out' is a const pointer"});
+  EXPECT_EQ(
+      errors_of(with_line(9, "    - {name: n, type: long, value: n}")),
+      Errors{"exercises/scale/exercise.yaml:9:23: unsupported parameter type 'long': use float, double, int "
+             "or unsigned, or a pointer to one such as \"const float*\""});
 }
 
 TEST_F(ExerciseTest, BufferInitRules) {
   EXPECT_EQ(errors_of(with_line(11, "  out: {type: float, count: n, init: constant, output: true}")),
             Errors{"exercises/scale/exercise.yaml:11:38: 'buffers.out' is constant: give its 'value'"});
-  EXPECT_EQ(errors_of(with_line(11, "  out: {type: float, count: n, init: poison}")),
-            Errors{"exercises/scale/exercise.yaml:11:38: 'init: poison' is for outputs; 'buffers.out' is an input"});
-  EXPECT_EQ(errors_of(with_line(11, "  out: {type: float, count: n, init: zero}")),
-            Errors{"exercises/scale/exercise.yaml:11:3: no buffer has 'output: true', so nothing would be checked"});
-  EXPECT_EQ(errors_of(with_line(11, "  out: {type: float, count: n, init: zero, value: 2, output: true}")),
-            Errors{"exercises/scale/exercise.yaml:11:44: 'value' is for 'init: constant'; 'buffers.out' is zero"});
+  EXPECT_EQ(
+      errors_of(with_line(11, "  out: {type: float, count: n, init: poison}")),
+      Errors{
+          "exercises/scale/exercise.yaml:11:38: 'init: poison' is for outputs; 'buffers.out' is an input"});
+  EXPECT_EQ(
+      errors_of(with_line(11, "  out: {type: float, count: n, init: zero}")),
+      Errors{
+          "exercises/scale/exercise.yaml:11:3: no buffer has 'output: true', so nothing would be checked"});
+  EXPECT_EQ(
+      errors_of(with_line(11, "  out: {type: float, count: n, init: zero, value: 2, output: true}")),
+      Errors{"exercises/scale/exercise.yaml:11:44: 'value' is for 'init: constant'; 'buffers.out' is zero"});
 }
 
 TEST_F(ExerciseTest, IdMustMatchTheFolder) {
@@ -221,9 +241,15 @@ TEST_F(ExerciseTest, IdMustMatchTheFolder) {
             Errors{"exercises/scale/exercise.yaml:1:5: id 'scale2' differs from the folder's name 'scale'"});
 }
 
-TEST_F(ExerciseTest, EmptyFileAndMissingFile) {
-  EXPECT_EQ(errors_of(""),
-            Errors{"exercises/scale/exercise.yaml:1:1: the file is empty; an exercise is a map of fields (id, title, ...)"});
+TEST_F(ExerciseTest, NotAMapAndMissingFile) {
+  EXPECT_EQ(
+      errors_of(""),
+      Errors{
+          "exercises/scale/exercise.yaml:1:1: an exercise is a map of fields (id, title, ...), got nothing"});
+  EXPECT_EQ(
+      errors_of("# a comment\n- id: scale\n"),
+      Errors{
+          "exercises/scale/exercise.yaml:2:1: an exercise is a map of fields (id, title, ...), got a list"});
   std::vector<std::string> errors;
   EXPECT_FALSE(load_exercise(root_ / "nothing", &errors, "exercises/nothing"));
   EXPECT_EQ(errors, Errors{"exercises/nothing/exercise.yaml: cannot read the file"});
@@ -264,11 +290,14 @@ TEST_F(ExerciseTest, OptionalFields) {
 }
 
 TEST_F(ExerciseTest, CompareNeedsOneKind) {
-  EXPECT_EQ(errors_of(std::string(kValid) + "compare: {exact: true, rel: 0.1}\n"),
-            Errors{"exercises/scale/exercise.yaml:17:18: 'compare' has 'exact: true' and a tolerance; keep one"});
-  EXPECT_EQ(errors_of(std::string(kValid) + "compare: {}\n"),
-            Errors{"exercises/scale/exercise.yaml:17:10: 'compare' needs 'exact: true' or a tolerance ('rel' and/or "
-                   "'abs')"});
+  EXPECT_EQ(
+      errors_of(std::string(kValid) + "compare: {exact: true, rel: 0.1}\n"),
+      Errors{"exercises/scale/exercise.yaml:17:18: 'compare' has 'exact: true' and a tolerance; keep one"});
+  EXPECT_EQ(
+      errors_of(std::string(kValid) + "compare: {}\n"),
+      Errors{
+          "exercises/scale/exercise.yaml:17:10: 'compare' needs 'exact: true' or a tolerance ('rel' and/or "
+          "'abs')"});
 }
 
 TEST_F(ExerciseTest, SeedDefaultsDifferByExercise) {
@@ -286,8 +315,9 @@ TEST_F(ExerciseTest, SeedDefaultsDifferByExercise) {
 }
 
 TEST_F(ExerciseTest, VariantLabelsAndGpuVariantByLabel) {
-  std::string yaml = with_line(14, "  - {defines: {B: 32}, block: [B]}\n"
-                                   "  - {defines: {B: 64}, block: [B], label: wide}") +
+  std::string yaml = with_line(14,
+                               "  - {defines: {B: 32}, block: [B]}\n"
+                               "  - {defines: {B: 64}, block: [B], label: wide}") +
                      "performance:\n"
                      "  gpu: {variant: wide, size: {n: 4096}, bytes: 4*n, baseline: copy, min_ratio: 0.5}\n";
   ASSERT_EQ(errors_of(yaml), Errors{});
@@ -296,10 +326,12 @@ TEST_F(ExerciseTest, VariantLabelsAndGpuVariantByLabel) {
   EXPECT_EQ(loaded_->performance.gpu->variant, 1u);
   EXPECT_EQ(loaded_->performance.gpu->size.label(), "n=4096");
 
-  EXPECT_EQ(errors_of(with_line(14, "  - {defines: {B: 32}, block: [B]}\n  - {defines: {B: 32}, block: [32]}")),
-            Errors{"exercises/scale/exercise.yaml:15:5: two variants are labelled '32'; give one a 'label'"});
-  EXPECT_EQ(errors_of(with_line(14, "  - {defines: {B: 32}, block: [B]}\n  - {defines: {C: 32}, block: [C]}")),
-            Errors{"exercises/scale/exercise.yaml:15:5: 'variants[1]' defines C; the first variant defines B"});
+  EXPECT_EQ(
+      errors_of(with_line(14, "  - {defines: {B: 32}, block: [B]}\n  - {defines: {B: 32}, block: [32]}")),
+      Errors{"exercises/scale/exercise.yaml:15:5: two variants are labelled '32'; give one a 'label'"});
+  EXPECT_EQ(
+      errors_of(with_line(14, "  - {defines: {B: 32}, block: [B]}\n  - {defines: {C: 32}, block: [C]}")),
+      Errors{"exercises/scale/exercise.yaml:15:5: 'variants[1]' defines C; the first variant defines B"});
 }
 
 TEST_F(ExerciseTest, EvaluateLaunchAtAnUnlistedSize) {
@@ -312,9 +344,10 @@ TEST_F(ExerciseTest, EvaluateLaunchAtAnUnlistedSize) {
 }
 
 TEST_F(ExerciseTest, ScalarArgumentsCarryTheirTypesBits) {
-  std::string yaml = with_line(9, "    - {name: n, type: int, value: n}\n"
-                                  "    - {name: half, type: float, value: -n/2}\n"
-                                  "    - {name: mask, type: unsigned int, value: n*2}");
+  std::string yaml = with_line(9,
+                               "    - {name: n, type: int, value: n}\n"
+                               "    - {name: half, type: float, value: -n/2}\n"
+                               "    - {name: mask, type: unsigned int, value: n*2}");
   ASSERT_EQ(errors_of(yaml), Errors{});
   std::string error;
   auto launch = evaluate_launch(*loaded_, loaded_->variants[0], loaded_->sizes[1], &error);
@@ -377,7 +410,8 @@ TEST(CopyExerciseTest, LoadsAndEvaluates) {
   ASSERT_TRUE(copy->performance.gpu);
   const GpuPerformance& gpu = *copy->performance.gpu;
   EXPECT_EQ(copy->variants[gpu.variant].label, "32x8");
-  EXPECT_EQ(gpu.bytes.eval(bindings_for(copy->variants[gpu.variant], gpu.size), &error), 2LL * 8192 * 8192 * 4);
+  EXPECT_EQ(gpu.bytes.eval(bindings_for(copy->variants[gpu.variant], gpu.size), &error),
+            2LL * 8192 * 8192 * 4);
 }
 
 TEST(CopyExerciseTest, IsListedUnderExercises) {

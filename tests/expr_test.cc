@@ -1,11 +1,11 @@
 // Tests of exercise expressions: what an instructor writing exercise.yaml sees, values and error text.
 #include "grader/expr.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <limits>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace gpugrade {
 namespace {
@@ -115,7 +115,8 @@ TEST(ExprTest, SyntaxErrors) {
 }
 
 TEST(ExprTest, FunctionErrors) {
-  EXPECT_EQ(parse_error("sqrt(rows)"), "unknown function 'sqrt' (there are ceil_div, min and max) at column 1");
+  EXPECT_EQ(parse_error("sqrt(rows)"),
+            "unknown function 'sqrt' (there are ceil_div, min and max) at column 1");
   EXPECT_EQ(parse_error("2*ceil_div(rows)"), "ceil_div takes 2 arguments, got 1 at column 3");
   EXPECT_EQ(parse_error("ceil_div(1, 2, 3)"), "ceil_div takes 2 arguments, got 3 at column 1");
   EXPECT_EQ(parse_error("min(rows)"), "min takes at least 2 arguments, got 1 at column 1");

@@ -2,9 +2,9 @@
 // blobs read without a checkout, folders materialized, and the errors a user sees.
 #include "grader/git_source.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "tests/scratch_repo.h"
 
@@ -20,11 +20,16 @@ std::string read_file(const std::filesystem::path& path) {
 
 std::string describe(const TreeChange& change) {
   switch (change.status) {
-    case TreeChange::Status::kAdded: return "added " + change.new_path;
-    case TreeChange::Status::kDeleted: return "deleted " + change.old_path;
-    case TreeChange::Status::kModified: return "modified " + change.new_path;
-    case TreeChange::Status::kRenamed: return "renamed " + change.old_path + " -> " + change.new_path;
-    case TreeChange::Status::kCopied: return "copied " + change.old_path + " -> " + change.new_path;
+    case TreeChange::Status::kAdded:
+      return "added " + change.new_path;
+    case TreeChange::Status::kDeleted:
+      return "deleted " + change.old_path;
+    case TreeChange::Status::kModified:
+      return "modified " + change.new_path;
+    case TreeChange::Status::kRenamed:
+      return "renamed " + change.old_path + " -> " + change.new_path;
+    case TreeChange::Status::kCopied:
+      return "copied " + change.old_path + " -> " + change.new_path;
   }
   return "?";
 }
@@ -54,7 +59,7 @@ TEST(GitSourceTest, DiffListsChangesWithRenamesInPathOrder) {
   std::vector<std::string> seen;
   for (const TreeChange& change : *changes) seen.push_back(describe(change));
   EXPECT_EQ(seen, (std::vector<std::string>{"added a.txt", "modified b.txt", "deleted gone.txt",
-                                             "renamed old/name.txt -> new/name.txt"}));
+                                            "renamed old/name.txt -> new/name.txt"}));
 }
 
 TEST(GitSourceTest, ReadsFilesOfEachRevisionWithoutCheckout) {
@@ -130,6 +135,23 @@ TEST(GitSourceTest, NotARepositoryIsAClearError) {
   ASSERT_TRUE(dir) << error;
   EXPECT_EQ(GitRepository::open(dir->path(), &error), nullptr);
   EXPECT_EQ(error, dir->path().string() + " is not a git repository, nor a folder inside one");
+}
+
+TEST(GitSourceTest, FirstVersionIsTheFileAsFirstCommitted) {
+  ScratchRepo repo;
+  repo.write("README.md", "course\n");
+  repo.commit("readme");
+  repo.write("exercises/copy/copy.cu", "// stub\n");
+  repo.commit("the copy exercise");
+  repo.write("exercises/copy/copy.cu", "// my work\n");
+  repo.commit("my work");
+
+  std::string error;
+  const auto git = GitRepository::open(repo.work_tree(), &error);
+  ASSERT_NE(git, nullptr) << error;
+  EXPECT_EQ(git->first_version_id("exercises/copy/copy.cu"), git_blob_id("// stub\n"));
+  EXPECT_EQ(git->first_version_id("exercises/copy/other.cu"), std::nullopt);
+  EXPECT_EQ(git->work_tree(), repo.work_tree() / "");
 }
 
 TEST(GitSourceTest, BlobIdMatchesGitHashObject) {

@@ -2,7 +2,9 @@
 // learner sees (kind, severity, line, message, folded count) and the per-line bank and sector figures.
 #include "harness/sim/hazards.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -11,6 +13,10 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "grader/shared_shapes.h"
+#include "harness/sim/sim_backend.h"
+#include "tests/sim_support.h"
 
 namespace gpugrade::sim {
 namespace {
@@ -114,7 +120,8 @@ AddressOf element(uint64_t cols, std::function<std::pair<uint64_t, uint64_t>(con
 }
 
 std::string summary(const Finding& f) {
-  return fmt::format("{} {} {}:{}: {} [{} hazards]", to_string(f.kind), to_string(f.severity), f.file, f.line,
+  return fmt::format("{} {} {}:{}: {} [{} hazards]", to_string(f.kind), to_string(f.severity),
+                     std::filesystem::path(f.file).filename().string(), f.line,
                      f.message, f.details.value("hazards", uint64_t{0}));
 }
 
@@ -562,6 +569,174 @@ TEST(HazardsTest, SharedSourceNames) {
   EXPECT_EQ(shared_source_name("_ZZ9transposePfPKfiiE4tile"), "tile");
   EXPECT_EQ(shared_source_name("_ZZ6reduceILi256EEvPfS0_E5sdata"), "sdata");
   EXPECT_EQ(shared_source_name("sdata"), "sdata");
+}
+
+
+// ---- End to end: kernels compiled by nvcc, run on the simulator with these checkers attached. ----
+
+// `// @name` markers let tests find source lines without hard-coding them.
+const char* const kKernels = R"(
+#define TILE_DIM 32
+extern "C" __global__ void tiled(float* out, const float* in, int rows, int cols) {
+  __shared__ float tile[TILE_DIM][TILE_DIM + 1];
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += blockDim.y)
+    if (x < cols && y + j < rows) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];  // @tiled_store
+  __syncthreads();
+  x = blockIdx.y * TILE_DIM + threadIdx.x;
+  y = blockIdx.x * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += blockDim.y)
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];  // @tiled_load
+}
+extern "C" __global__ void unpadded(float* out, const float* in, int rows, int cols) {
+  __shared__ float square[TILE_DIM][TILE_DIM];
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += blockDim.y)
+    if (x < cols && y + j < rows) square[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];
+  __syncthreads();
+  x = blockIdx.y * TILE_DIM + threadIdx.x;
+  y = blockIdx.x * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += blockDim.y)
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = square[threadIdx.x][threadIdx.y + j];  // @square_load
+}
+extern "C" __global__ void no_barrier(float* out, const float* in, int rows, int cols) {
+  __shared__ float tile[TILE_DIM][TILE_DIM + 1];
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += blockDim.y)
+    if (x < cols && y + j < rows) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];  // @racy_store
+  x = blockIdx.y * TILE_DIM + threadIdx.x;
+  y = blockIdx.x * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += blockDim.y)
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];  // @racy_load
+}
+extern "C" __global__ void naive(float* out, const float* in, int rows, int cols) {
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += blockDim.y)
+    if (x < cols && y + j < rows) out[x * rows + y + j] = in[(y + j) * cols + x];  // @naive
+}
+)";
+
+int line_of(const std::string& marker) {
+  const std::string text(kKernels);
+  const size_t at = text.find("// @" + marker);
+  EXPECT_NE(at, std::string::npos) << marker;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
+class HazardsOnSimulatorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string log;
+    ptx_ = new std::string(gpugrade::testing::compile_cuda(kKernels, &log));
+    ASSERT_FALSE(ptx_->empty()) << log;
+  }
+  static void TearDownTestSuite() {
+    delete ptx_;
+    ptx_ = nullptr;
+  }
+
+  // A 64x64 transpose by `entry`, with the shapes the grader reads from the source.
+  Observations transpose(const std::string& entry, Dim3 block, unsigned workers = 1) {
+    SimOptions options;
+    options.worker_threads = workers;
+    options.make_observer = hazard_observer_factory();
+    std::unique_ptr<Backend> backend = make_sim_backend(options);
+    Loaded loaded = backend->load(*ptx_);
+    EXPECT_NE(loaded.program, nullptr);
+    if (loaded.program == nullptr) return {};
+    constexpr int kSide = 64;
+    LaunchRequest request;
+    request.entry = entry;
+    request.block = block;
+    request.grid = {kSide / 32, kSide / 32, 1};
+    std::vector<float> in(kSide * kSide);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+    request.buffers = {gpugrade::testing::make_buffer("out", std::vector<float>(in.size(), -1.0f)),
+                       gpugrade::testing::make_buffer("in", in)};
+    request.args = {gpugrade::testing::buffer_arg(0), gpugrade::testing::buffer_arg(1),
+                    gpugrade::testing::scalar_arg(kSide), gpugrade::testing::scalar_arg(kSide)};
+    request.shared_shapes = find_shared_shapes(kKernels, {});
+    return backend->launch(*loaded.program, request);
+  }
+
+  static std::string* ptx_;
+};
+
+std::string* HazardsOnSimulatorTest::ptx_ = nullptr;
+
+const SharedLineStats* shared_line(const Observations& out, int line) {
+  for (const SharedLineStats& stats : out.shared_lines)
+    if (stats.line == line) return &stats;
+  return nullptr;
+}
+
+TEST_F(HazardsOnSimulatorTest, TiledTransposeIsCleanAndConflictFree) {
+  const Observations out = transpose("tiled", {32, 8, 1});
+  ASSERT_TRUE(out.completed);
+  EXPECT_EQ(summaries(out), std::vector<std::string>{});
+  const SharedLineStats* load = shared_line(out, line_of("tiled_load"));
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->requests, 4u * 8 * 4);  // 4 blocks of 8 warps, 4 loads each
+  EXPECT_EQ(load->wavefronts, load->requests);
+  EXPECT_EQ(load->worst_ways, 1u);
+  EXPECT_TRUE(load->file.ends_with("kernel.cu")) << load->file;
+  for (const GlobalLineStats& line : out.global_lines) EXPECT_EQ(line.sectors, line.min_sectors) << line.line;
+}
+
+TEST_F(HazardsOnSimulatorTest, UnpaddedTileReadByColumnIsThirtyTwoWay) {
+  const Observations out = transpose("unpadded", {32, 8, 1});
+  const SharedLineStats* load = shared_line(out, line_of("square_load"));
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->worst_ways, 32u);
+  EXPECT_EQ(load->wavefronts, load->requests * 32);
+}
+
+TEST_F(HazardsOnSimulatorTest, NaiveTransposeWritesEightTimesTheSectors) {
+  const Observations out = transpose("naive", {32, 8, 1});
+  for (const GlobalLineStats& line : out.global_lines) {
+    ASSERT_EQ(line.line, line_of("naive"));
+    EXPECT_EQ(line.requests, 2u * 4 * 8 * 4);  // a load and a store per warp and step
+  }
+  ASSERT_EQ(out.global_lines.size(), 1u);
+  // The loads read rows (4 sectors of 4) and the stores write columns (32 sectors of 4).
+  EXPECT_EQ(out.global_lines[0].sectors, 4u * 8 * 4 * (4 + 32));
+  EXPECT_EQ(out.global_lines[0].min_sectors, 4u * 8 * 4 * (4 + 4));
+}
+
+// Without the barrier each warp runs to its end before the next starts, so the first warp reads rows
+// nobody wrote yet and later warps read what earlier ones wrote: both findings, named in the source's terms.
+TEST_F(HazardsOnSimulatorTest, MissingBarrierIsARaceAndAnUninitializedRead) {
+  const Observations out = transpose("no_barrier", {32, 8, 1}, 3);
+  const int store = line_of("racy_store"), load = line_of("racy_load");
+  std::vector<std::string> errors;
+  for (const Finding& f : out.findings)
+    if (f.severity == Severity::kError) errors.push_back(summary(f).substr(0, summary(f).find(" [")));
+  // Warp 1 first overwrites what warp 0 read, then reads what warp 0 wrote.
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        fmt::format("race error kernel.cu:{}: thread (0,1,0) writes tile[1][0] read by thread "
+                                    "(1,0,0) at line {} with no __syncthreads() between them",
+                                    store, load),
+                        fmt::format("race error kernel.cu:{}: thread (0,1,0) reads tile[0][1] written by thread "
+                                    "(1,0,0) at line {} with no __syncthreads() between them",
+                                    load, store),
+                        fmt::format("uninitialized-shared-read error kernel.cu:{}: thread (1,0,0) reads "
+                                    "tile[1][0], which no thread of block (0,0,0) wrote",
+                                    load)}))
+      << fmt::format("{}", fmt::join(summaries(out), "\n"));
+}
+
+TEST_F(HazardsOnSimulatorTest, MissingBarrierInOneWarpIsOnlyAWarning) {
+  const Observations out = transpose("no_barrier", {32, 1, 1});
+  ASSERT_FALSE(out.findings.empty());
+  for (const Finding& f : out.findings) {
+    EXPECT_EQ(f.kind, FindingKind::kRace) << f.message;
+    EXPECT_EQ(f.severity, Severity::kWarning) << f.message;
+    EXPECT_NE(f.message.find("no __syncwarp() between them"), std::string::npos) << f.message;
+  }
 }
 
 }  // namespace

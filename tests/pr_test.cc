@@ -2,10 +2,10 @@
 // head's text and the base's definitions; edits to definitions are reported; errors name what failed.
 #include "grader/pr.h"
 
-#include <fstream>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "tests/scratch_repo.h"
 
@@ -67,21 +67,21 @@ TEST(PrTest, GradesChangedSubmissionsWithHeadTextAndBaseDefinitions) {
   const std::string head = repo.commit("transpose");
 
   std::string error;
-  const std::optional<PrPlan> plan = plan_pr({.repository = repo.work_tree(), .base = base, .head = head,
-                                              .exercises = {}},
-                                             read_facts, &error);
+  const std::optional<PrPlan> plan = plan_pr(
+      {.repository = repo.work_tree(), .base = base, .head = head, .exercises = {}}, read_facts, &error);
   ASSERT_TRUE(plan) << error;
-  EXPECT_EQ(describe(*plan),
-            (std::vector<std::string>{
-                "copy edited exercises/copy/copy.cu 10pts",
-                "transpose edited exercises/transpose/transpose.cu 10pts",
-                "notice exercises/copy/exercise.yaml: exercises/copy/exercise.yaml changed in this pull request; "
-                "it is graded with the base revision's definition",
-                "notice exercises/reduce/reference.cpp: exercises/reduce/reference.cpp changed in this pull "
-                "request; it is graded with the base revision's definition",
-                "notice solutions/copy/copy.cu: solutions/copy/copy.cu changed in this pull request; the base "
-                "revision's version is used",
-            }));
+  EXPECT_EQ(
+      describe(*plan),
+      (std::vector<std::string>{
+          "copy edited exercises/copy/copy.cu 10pts",
+          "transpose edited exercises/transpose/transpose.cu 10pts",
+          "notice exercises/copy/exercise.yaml: exercises/copy/exercise.yaml changed in this pull request; "
+          "it is graded with the base revision's definition",
+          "notice exercises/reduce/reference.cpp: exercises/reduce/reference.cpp changed in this pull "
+          "request; it is graded with the base revision's definition",
+          "notice solutions/copy/copy.cu: solutions/copy/copy.cu changed in this pull request; the base "
+          "revision's version is used",
+      }));
   EXPECT_EQ(plan->items[0].submission_text, "// copy, solved\n");
   EXPECT_EQ(plan->items[1].submission_text, "// transpose, solved\n");
   EXPECT_EQ(read_file(plan->items[0].definition / "exercise.yaml"), "copy.cu 10\n");
@@ -105,8 +105,8 @@ TEST(PrTest, TheBaseCopyIsRemovedWithThePlan) {
   std::filesystem::path copy;
   {
     std::string error;
-    const std::optional<PrPlan> plan =
-        plan_pr({.repository = repo.work_tree(), .base = base, .head = base, .exercises = {}}, read_facts, &error);
+    const std::optional<PrPlan> plan = plan_pr(
+        {.repository = repo.work_tree(), .base = base, .head = base, .exercises = {}}, read_facts, &error);
     ASSERT_TRUE(plan) << error;
     EXPECT_TRUE(plan->items.empty());
     copy = plan->exercises;
@@ -125,18 +125,20 @@ TEST(PrTest, DeletedAndRenamedSubmissionsFailWithAClearNote) {
   const std::string head = repo.commit("mess");
 
   std::string error;
-  const std::optional<PrPlan> plan =
-      plan_pr({.repository = repo.work_tree(), .base = base, .head = head, .exercises = {}}, read_facts, &error);
+  const std::optional<PrPlan> plan = plan_pr(
+      {.repository = repo.work_tree(), .base = base, .head = head, .exercises = {}}, read_facts, &error);
   ASSERT_TRUE(plan) << error;
-  EXPECT_EQ(describe(*plan),
-            (std::vector<std::string>{
-                "copy deleted exercises/copy/copy.cu 10pts",
-                "transpose renamed exercises/transpose/transpose.cu 10pts",
-                "notice exercises/brand-new/: exercises/brand-new/ is not graded: it is not an exercise of the base "
-                "revision (a pull request cannot add one)",
-                "notice exercises/transpose/mine.cu: exercises/transpose/mine.cu changed in this pull request; it "
-                "is graded with the base revision's definition",
-            }));
+  EXPECT_EQ(
+      describe(*plan),
+      (std::vector<std::string>{
+          "copy deleted exercises/copy/copy.cu 10pts",
+          "transpose renamed exercises/transpose/transpose.cu 10pts",
+          "notice exercises/brand-new/: exercises/brand-new/ is not graded: it is not an exercise of the "
+          "base "
+          "revision (a pull request cannot add one)",
+          "notice exercises/transpose/mine.cu: exercises/transpose/mine.cu changed in this pull request; it "
+          "is graded with the base revision's definition",
+      }));
 
   const std::vector<Result> results = grade_pr(*plan, [](const PrItem&) -> Result {
     ADD_FAILURE() << "a missing submission was graded";
@@ -147,9 +149,10 @@ TEST(PrTest, DeletedAndRenamedSubmissionsFailWithAClearNote) {
   EXPECT_EQ(results[0].max_points, 10);
   EXPECT_EQ(results[0].note,
             "exercises/copy/copy.cu was deleted in this pull request; restore it and edit it in place");
-  EXPECT_EQ(results[1].note,
-            "exercises/transpose/transpose.cu was renamed to exercises/transpose/mine.cu in this pull request; "
-            "gpugrade grades exercises/transpose/transpose.cu, so move it back");
+  EXPECT_EQ(
+      results[1].note,
+      "exercises/transpose/transpose.cu was renamed to exercises/transpose/mine.cu in this pull request; "
+      "gpugrade grades exercises/transpose/transpose.cu, so move it back");
 }
 
 TEST(PrTest, TrustedExercisesFolderReplacesTheBaseDefinitions) {
@@ -163,15 +166,16 @@ TEST(PrTest, TrustedExercisesFolderReplacesTheBaseDefinitions) {
   std::ofstream(trusted / "copy/exercise.yaml") << "copy.cu 7\n";
 
   std::string error;
-  const std::optional<PrPlan> plan =
-      plan_pr({.repository = repo.work_tree(), .base = base, .head = head, .exercises = trusted}, read_facts, &error);
+  const std::optional<PrPlan> plan = plan_pr(
+      {.repository = repo.work_tree(), .base = base, .head = head, .exercises = trusted}, read_facts, &error);
   ASSERT_TRUE(plan) << error;
-  EXPECT_EQ(describe(*plan), (std::vector<std::string>{
-                                 "copy edited exercises/copy/copy.cu 7pts",
-                                 "notice exercises/copy/exercise.yaml: exercises/copy/exercise.yaml changed in this "
-                                 "pull request; it is graded with the definition in " +
-                                     trusted.string(),
-                             }));
+  EXPECT_EQ(describe(*plan),
+            (std::vector<std::string>{
+                "copy edited exercises/copy/copy.cu 7pts",
+                "notice exercises/copy/exercise.yaml: exercises/copy/exercise.yaml changed in this "
+                "pull request; it is graded with the definition in " +
+                    trusted.string(),
+            }));
   EXPECT_EQ(plan->items[0].definition, trusted / "copy");
 }
 
@@ -204,8 +208,8 @@ TEST(PrTest, NotARepositoryIsAnError) {
   const std::filesystem::path elsewhere = repo.root() / "elsewhere";
   std::filesystem::create_directories(elsewhere);
   std::string error;
-  EXPECT_FALSE(plan_pr({.repository = elsewhere, .base = "HEAD~1", .head = "HEAD", .exercises = {}}, read_facts,
-                       &error));
+  EXPECT_FALSE(plan_pr({.repository = elsewhere, .base = "HEAD~1", .head = "HEAD", .exercises = {}},
+                       read_facts, &error));
   EXPECT_EQ(error, elsewhere.string() + " is not a git repository, nor a folder inside one");
 }
 

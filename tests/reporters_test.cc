@@ -2,14 +2,14 @@
 // for JUnit (libxml2) and Gradescope (nlohmann::json), and byte-identical reports when only timings differ.
 #include "grader/reporters.h"
 
+#include <gtest/gtest.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include <gtest/gtest.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 
 #include "grader/scratch_dir.h"
 
@@ -58,24 +58,25 @@ std::vector<Result> fixture(double seconds = 0.25) {
   Result copy = result("copy", Verdict::kPass, 5, 5);
   copy.runs = {run("32x8", "rows=1 cols=1", Verdict::kPass, seconds),
                run("32x8", "rows=33 cols=31", Verdict::kPass, seconds)};
-  copy.findings.push_back(finding(FindingKind::kBankConflict, Severity::kWarning, "2-way bank conflicts on tile",
-                                  "exercises/copy/copy.cu", 9, "32x8", ""));
+  copy.findings.push_back(finding(FindingKind::kBankConflict, Severity::kWarning,
+                                  "2-way bank conflicts on tile", "exercises/copy/copy.cu", 9, "32x8", ""));
   results.push_back(copy);
 
   Result transpose = result("transpose", Verdict::kFail, 0, 10);
   transpose.runs = {run("32x8", "rows=1 cols=1", Verdict::kPass, seconds),
                     run("32x8", "rows=33 cols=31", Verdict::kFail, seconds)};
-  Finding race = finding(FindingKind::kRace, Severity::kError,
-                         "thread (0,5,0) reads tile[5][0] & \"a<b>\", 50% done: a,b\nsecond line of __syncthreads()",
-                         "exercises/transpose/transpose.cu", 12, "32x8", "rows=33 cols=31");
+  Finding race =
+      finding(FindingKind::kRace, Severity::kError,
+              "thread (0,5,0) reads tile[5][0] & \"a<b>\", 50% done: a,b\nsecond line of __syncthreads()",
+              "exercises/transpose/transpose.cu", 12, "32x8", "rows=33 cols=31");
   race.details = {{"block", {1, 2, 0}}, {"hazards", 1024}};
   transpose.findings.push_back(race);
   results.push_back(transpose);
 
   Result reduce = result("reduce", Verdict::kFail, 0, 5);
   reduce.findings.push_back(finding(FindingKind::kCompileError, Severity::kError,
-                                    "expected a \";\" before \xff\x01 here", "exercises/reduce/reduce.cu", 3, "",
-                                    ""));
+                                    "expected a \";\" before \xff\x01 here", "exercises/reduce/reduce.cu", 3,
+                                    "", ""));
   results.push_back(reduce);
 
   Result scan = result("scan", Verdict::kFail, 0, 5);
@@ -86,9 +87,10 @@ std::vector<Result> fixture(double seconds = 0.25) {
 
 ReportOptions with_notice() {
   ReportOptions options;
-  options.notices.push_back({"exercises/copy/exercise.yaml",
-                             "exercises/copy/exercise.yaml changed in this pull request; it is graded with the base "
-                             "revision's definition"});
+  options.notices.push_back(
+      {"exercises/copy/exercise.yaml",
+       "exercises/copy/exercise.yaml changed in this pull request; it is graded with the base "
+       "revision's definition"});
   return options;
 }
 
@@ -100,19 +102,20 @@ std::string report(Write write, const std::vector<Result>& results, const Report
 }
 
 TEST(ReportersTest, GithubAnnotationsEscapeMessagesAndProperties) {
-  EXPECT_EQ(report(write_github, fixture(), with_notice()),
-            "::warning file=exercises/copy/exercise.yaml,title=gpugrade::exercises/copy/exercise.yaml changed in "
-            "this pull request; it is graded with the base revision's definition\n"
-            "::warning file=exercises/copy/copy.cu,line=9,title=bank-conflict::2-way bank conflicts on tile "
-            "[variant 32x8]\n"
-            "::error file=exercises/transpose/transpose.cu,line=12,title=race::thread (0,5,0) reads tile[5][0] & "
-            "\"a<b>\", 50%25 done: a,b%0Asecond line of __syncthreads() [block (1,2,0), variant 32x8, rows=33 "
-            "cols=31, 1,024 like it]\n"
-            "::error file=exercises/reduce/reduce.cu,line=3,title=compile-error::expected a \";\" before \xff\x01 "
-            "here\n"
-            "::error file=exercises/scan/scan.cu,title=scan::exercises/scan/scan.cu was deleted in this pull "
-            "request; restore it and edit it in place\n"
-            "gpugrade: 1/4 exercises passed, 5/25 points\n");
+  EXPECT_EQ(
+      report(write_github, fixture(), with_notice()),
+      "::warning file=exercises/copy/exercise.yaml,title=gpugrade::exercises/copy/exercise.yaml changed in "
+      "this pull request; it is graded with the base revision's definition\n"
+      "::warning file=exercises/copy/copy.cu,line=9,title=bank-conflict::2-way bank conflicts on tile "
+      "[variant 32x8]\n"
+      "::error file=exercises/transpose/transpose.cu,line=12,title=race::thread (0,5,0) reads tile[5][0] & "
+      "\"a<b>\", 50%25 done: a,b%0Asecond line of __syncthreads() [block (1,2,0), variant 32x8, rows=33 "
+      "cols=31, 1,024 like it]\n"
+      "::error file=exercises/reduce/reduce.cu,line=3,title=compile-error::expected a \";\" before \xff\x01 "
+      "here\n"
+      "::error file=exercises/scan/scan.cu,title=scan::exercises/scan/scan.cu was deleted in this pull "
+      "request; restore it and edit it in place\n"
+      "gpugrade: 1/4 exercises passed, 5/25 points\n");
 }
 
 TEST(ReportersTest, GithubPropertiesEscapeCommasAndColons) {
@@ -125,40 +128,41 @@ TEST(ReportersTest, GithubPropertiesEscapeCommasAndColons) {
 }
 
 TEST(ReportersTest, MarkdownCommentHasATableThenFindings) {
-  EXPECT_EQ(report(write_markdown, fixture(), with_notice()),
-            "### gpugrade: 1/4 exercises passed, 5/25 points\n"
-            "\n"
-            "| Exercise | Verdict | Points |\n"
-            "| --- | --- | ---: |\n"
-            "| `copy` | ✅ pass | 5/5 |\n"
-            "| `transpose` | ❌ fail | 0/10 |\n"
-            "| `reduce` | ❌ fail | 0/5 |\n"
-            "| `scan` | ❌ fail | 0/5 |\n"
-            "\n"
-            "#### `copy`: exercises/copy/copy.cu\n"
-            "\n"
-            "- **warning** `bank-conflict` at `exercises/copy/copy.cu:9`: 2-way bank conflicts on tile "
-            "\\[variant 32x8\\]\n"
-            "\n"
-            "#### `transpose`: exercises/transpose/transpose.cu\n"
-            "\n"
-            "- **error** `race` at `exercises/transpose/transpose.cu:12`: thread (0,5,0) reads tile\\[5\\]\\[0\\] "
-            "\\& \"a\\<b\\>\", 50% done: a,b<br>second line of \\_\\_syncthreads() \\[block (1,2,0), variant "
-            "32x8, rows=33 cols=31, 1,024 like it\\]\n"
-            "\n"
-            "#### `reduce`: exercises/reduce/reduce.cu\n"
-            "\n"
-            "- **error** `compile-error` at `exercises/reduce/reduce.cu:3`: expected a \";\" before \xff\x01 here\n"
-            "\n"
-            "#### `scan`: exercises/scan/scan.cu\n"
-            "\n"
-            "- **error** exercises/scan/scan.cu was deleted in this pull request; restore it and edit it in "
-            "place\n"
-            "\n"
-            "#### Warnings\n"
-            "\n"
-            "- exercises/copy/exercise.yaml changed in this pull request; it is graded with the base revision's "
-            "definition\n");
+  EXPECT_EQ(
+      report(write_markdown, fixture(), with_notice()),
+      "### gpugrade: 1/4 exercises passed, 5/25 points\n"
+      "\n"
+      "| Exercise | Verdict | Points |\n"
+      "| --- | --- | ---: |\n"
+      "| `copy` | ✅ pass | 5/5 |\n"
+      "| `transpose` | ❌ fail | 0/10 |\n"
+      "| `reduce` | ❌ fail | 0/5 |\n"
+      "| `scan` | ❌ fail | 0/5 |\n"
+      "\n"
+      "#### `copy`: exercises/copy/copy.cu\n"
+      "\n"
+      "- **warning** `bank-conflict` at `exercises/copy/copy.cu:9`: 2-way bank conflicts on tile "
+      "\\[variant 32x8\\]\n"
+      "\n"
+      "#### `transpose`: exercises/transpose/transpose.cu\n"
+      "\n"
+      "- **error** `race` at `exercises/transpose/transpose.cu:12`: thread (0,5,0) reads tile\\[5\\]\\[0\\] "
+      "\\& \"a\\<b\\>\", 50% done: a,b<br>second line of \\_\\_syncthreads() \\[block (1,2,0), variant "
+      "32x8, rows=33 cols=31, 1,024 like it\\]\n"
+      "\n"
+      "#### `reduce`: exercises/reduce/reduce.cu\n"
+      "\n"
+      "- **error** `compile-error` at `exercises/reduce/reduce.cu:3`: expected a \";\" before \xff\x01 here\n"
+      "\n"
+      "#### `scan`: exercises/scan/scan.cu\n"
+      "\n"
+      "- **error** exercises/scan/scan.cu was deleted in this pull request; restore it and edit it in "
+      "place\n"
+      "\n"
+      "#### Warnings\n"
+      "\n"
+      "- exercises/copy/exercise.yaml changed in this pull request; it is graded with the base revision's "
+      "definition\n");
 }
 
 TEST(ReportersTest, MarkdownWithNothingGraded) {
@@ -193,8 +197,8 @@ std::vector<std::string> junit_outline(const std::string& document) {
     return out;
   };
   xmlNodePtr root = xmlDocGetRootElement(doc);
-  lines.push_back(std::string(reinterpret_cast<const char*>(root->name)) + " tests=" + attribute(root, "tests") +
-                  " failures=" + attribute(root, "failures"));
+  lines.push_back(std::string(reinterpret_cast<const char*>(root->name)) +
+                  " tests=" + attribute(root, "tests") + " failures=" + attribute(root, "failures"));
   for (xmlNodePtr suite : children(root, "testsuite")) {
     lines.push_back(" testsuite " + attribute(suite, "name") + " tests=" + attribute(suite, "tests") +
                     " failures=" + attribute(suite, "failures") + " time=" + attribute(suite, "time"));
@@ -202,7 +206,8 @@ std::vector<std::string> junit_outline(const std::string& document) {
       lines.push_back("  testcase " + attribute(test, "classname") + " | " + attribute(test, "name") +
                       " time=" + attribute(test, "time"));
       for (xmlNodePtr failure : children(test, "failure")) {
-        lines.push_back("   failure type=" + attribute(failure, "type") + " message=" + attribute(failure, "message"));
+        lines.push_back("   failure type=" + attribute(failure, "type") +
+                        " message=" + attribute(failure, "message"));
         lines.push_back("   text=" + text(failure));
       }
       for (xmlNodePtr out : children(test, "system-out")) lines.push_back("   system-out=" + text(out));
@@ -213,35 +218,36 @@ std::vector<std::string> junit_outline(const std::string& document) {
 }
 
 TEST(ReportersTest, JunitHasASuitePerExerciseAndACasePerRun) {
-  EXPECT_EQ(junit_outline(report(write_junit, fixture(), {})),
-            (std::vector<std::string>{
-                "testsuites tests=6 failures=3",
-                " testsuite copy tests=2 failures=0 time=(none)",
-                "  testcase copy | 32x8 / rows=1 cols=1 time=(none)",
-                "   system-out=exercises/copy/copy.cu:9: warning: bank-conflict: 2-way bank conflicts on tile "
-                "[variant 32x8]\n",
-                "  testcase copy | 32x8 / rows=33 cols=31 time=(none)",
-                "   system-out=exercises/copy/copy.cu:9: warning: bank-conflict: 2-way bank conflicts on tile "
-                "[variant 32x8]\n",
-                " testsuite transpose tests=2 failures=1 time=(none)",
-                "  testcase transpose | 32x8 / rows=1 cols=1 time=(none)",
-                "  testcase transpose | 32x8 / rows=33 cols=31 time=(none)",
-                "   failure type=race message=race: thread (0,5,0) reads tile[5][0] & \"a<b>\", 50% done: a,b\n"
-                "second line of __syncthreads() [block (1,2,0), variant 32x8, rows=33 cols=31, 1,024 like it]",
-                "   text=exercises/transpose/transpose.cu:12: error: race: thread (0,5,0) reads tile[5][0] & "
-                "\"a<b>\", 50% done: a,b\nsecond line of __syncthreads() [block (1,2,0), variant 32x8, rows=33 "
-                "cols=31, 1,024 like it]\n",
-                " testsuite reduce tests=1 failures=1 time=(none)",
-                "  testcase reduce | compile time=(none)",
-                "   failure type=compile-error message=compile-error: expected a \";\" before \uFFFD\uFFFD here",
-                "   text=exercises/reduce/reduce.cu:3: error: compile-error: expected a \";\" before \uFFFD\uFFFD "
-                "here\n",
-                " testsuite scan tests=1 failures=1 time=(none)",
-                "  testcase scan | submission time=(none)",
-                "   failure type=fail message=exercises/scan/scan.cu was deleted in this pull request; restore it "
-                "and edit it in place",
-                "   text=",
-            }));
+  EXPECT_EQ(
+      junit_outline(report(write_junit, fixture(), {})),
+      (std::vector<std::string>{
+          "testsuites tests=6 failures=3",
+          " testsuite copy tests=2 failures=0 time=(none)",
+          "  testcase copy | 32x8 / rows=1 cols=1 time=(none)",
+          "   system-out=exercises/copy/copy.cu:9: warning: bank-conflict: 2-way bank conflicts on tile "
+          "[variant 32x8]\n",
+          "  testcase copy | 32x8 / rows=33 cols=31 time=(none)",
+          "   system-out=exercises/copy/copy.cu:9: warning: bank-conflict: 2-way bank conflicts on tile "
+          "[variant 32x8]\n",
+          " testsuite transpose tests=2 failures=1 time=(none)",
+          "  testcase transpose | 32x8 / rows=1 cols=1 time=(none)",
+          "  testcase transpose | 32x8 / rows=33 cols=31 time=(none)",
+          "   failure type=race message=race: thread (0,5,0) reads tile[5][0] & \"a<b>\", 50% done: a,b\n"
+          "second line of __syncthreads() [block (1,2,0), variant 32x8, rows=33 cols=31, 1,024 like it]",
+          "   text=exercises/transpose/transpose.cu:12: error: race: thread (0,5,0) reads tile[5][0] & "
+          "\"a<b>\", 50% done: a,b\nsecond line of __syncthreads() [block (1,2,0), variant 32x8, rows=33 "
+          "cols=31, 1,024 like it]\n",
+          " testsuite reduce tests=1 failures=1 time=(none)",
+          "  testcase reduce | compile time=(none)",
+          "   failure type=compile-error message=compile-error: expected a \";\" before \uFFFD\uFFFD here",
+          "   text=exercises/reduce/reduce.cu:3: error: compile-error: expected a \";\" before \uFFFD\uFFFD "
+          "here\n",
+          " testsuite scan tests=1 failures=1 time=(none)",
+          "  testcase scan | submission time=(none)",
+          "   failure type=fail message=exercises/scan/scan.cu was deleted in this pull request; restore it "
+          "and edit it in place",
+          "   text=",
+      }));
 }
 
 TEST(ReportersTest, JunitTimesOnlyWhenAsked) {
@@ -257,19 +263,22 @@ TEST(ReportersTest, GradescopeResultsFollowTheSpecification) {
   const nlohmann::json parsed = nlohmann::json::parse(report(write_gradescope, fixture(), with_notice()));
   EXPECT_EQ(parsed["score"], 5);
   EXPECT_FALSE(parsed.contains("execution_time"));
-  EXPECT_EQ(parsed["output"],
-            "1/4 exercises passed, 5/25 points\nexercises/copy/exercise.yaml changed in this pull request; it is "
-            "graded with the base revision's definition\n");
+  EXPECT_EQ(
+      parsed["output"],
+      "1/4 exercises passed, 5/25 points\nexercises/copy/exercise.yaml changed in this pull request; it is "
+      "graded with the base revision's definition\n");
   ASSERT_EQ(parsed["tests"].size(), 4u);
   std::vector<std::string> tests;
   for (const nlohmann::json& test : parsed["tests"]) {
-    tests.push_back(test["name"].get<std::string>() + " " + test["score"].dump() + "/" + test["max_score"].dump() +
-                    " " + test["status"].get<std::string>() + " " + test["visibility"].get<std::string>());
+    tests.push_back(test["name"].get<std::string>() + " " + test["score"].dump() + "/" +
+                    test["max_score"].dump() + " " + test["status"].get<std::string>() + " " +
+                    test["visibility"].get<std::string>());
   }
   EXPECT_EQ(tests, (std::vector<std::string>{"copy 5/5 passed visible", "transpose 0/10 failed visible",
                                              "reduce 0/5 failed visible", "scan 0/5 failed visible"}));
-  EXPECT_EQ(parsed["tests"][0]["output"],
-            "exercises/copy/copy.cu:9: warning: bank-conflict: 2-way bank conflicts on tile [variant 32x8]\n");
+  EXPECT_EQ(
+      parsed["tests"][0]["output"],
+      "exercises/copy/copy.cu:9: warning: bank-conflict: 2-way bank conflicts on tile [variant 32x8]\n");
   EXPECT_EQ(parsed["tests"][2]["output"],
             "exercises/reduce/reduce.cu:3: error: compile-error: expected a \";\" before \uFFFD\x01 here\n");
   EXPECT_EQ(parsed["tests"][3]["output"],

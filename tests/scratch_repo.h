@@ -2,11 +2,11 @@
 // clone it bare. Failures stop the test with libgit2's message.
 #pragma once
 
-#include <fstream>
-#include <string>
-
 #include <git2.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
 
 #include "grader/scratch_dir.h"
 

@@ -13,18 +13,18 @@ inline constexpr char kHeartbeatKernelBegins = 'B';
 inline constexpr char kHeartbeatKernelEnded = 'E';
 
 struct ChildLimits {
-  double setup_seconds = 120;   // context creation, PTX JIT, copies
-  double kernel_seconds = 10;   // one kernel, from 'B' to 'E'
+  double setup_seconds = 120;  // context creation, PTX JIT, copies
+  double kernel_seconds = 10;  // one kernel, from 'B' to 'E'
 };
 
 struct ChildRun {
   enum class End { kExited, kSignaled, kTimedOut, kNotStarted };
   End end = End::kNotStarted;
-  int exit_code = 0;            // kExited
-  int signal = 0;               // kSignaled
-  bool in_kernel = false;       // kTimedOut: whether a kernel was running when time ran out
-  std::string output;           // the child's stdout and stderr, interleaved
-  std::string error;            // kNotStarted: why
+  int exit_code = 0;       // kExited
+  int signal = 0;          // kSignaled
+  bool in_kernel = false;  // kTimedOut: whether a kernel was running when time ran out
+  std::string output;      // the child's stdout and stderr, interleaved
+  std::string error;       // kNotStarted: why
 };
 
 // Runs argv[0] with argv (a path, not looked up on PATH). "{heartbeat}" in any argument is replaced by

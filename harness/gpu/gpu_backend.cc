@@ -2,20 +2,19 @@
 // and turns how that process ended into observations. See gpu_backend.h.
 #include "harness/gpu/gpu_backend.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
-#include <fmt/format.h>
-
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/job.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/poison_prologue.h"
-#include "harness/gpu/ptx_scan.h"
 #include "harness/gpu/sanitizer_report.h"
+#include "harness/ptx/module.h"
 
 namespace gpugrade {
 namespace {
@@ -81,7 +80,8 @@ std::optional<Finding> explain_child_end(const ChildRun& run, const std::string&
                                          const gpu::ChildLimits& limits) {
   switch (run.end) {
     case ChildRun::End::kNotStarted:
-      return gpu::make_finding(FindingKind::kRuntimeError, fmt::format("cannot start {}: {}", launcher, run.error));
+      return gpu::make_finding(FindingKind::kRuntimeError,
+                               fmt::format("cannot start {}: {}", launcher, run.error));
     case ChildRun::End::kTimedOut: {
       Finding finding;
       finding.kind = FindingKind::kTimeout;
@@ -98,22 +98,29 @@ std::optional<Finding> explain_child_end(const ChildRun& run, const std::string&
       return finding;
     }
     case ChildRun::End::kSignaled:
-      return gpu::make_finding(FindingKind::kRuntimeError,
-                           fmt::format("the GPU launcher died of signal {}: {}", run.signal, tail(run.output)));
+      return gpu::make_finding(
+          FindingKind::kRuntimeError,
+          fmt::format("the GPU launcher died of signal {}: {}", run.signal, tail(run.output)));
     case ChildRun::End::kExited:
       if (run.exit_code == 0) return std::nullopt;
-      return gpu::make_finding(FindingKind::kRuntimeError,
-                           fmt::format("{} exited with status {}: {}", launcher, run.exit_code, tail(run.output)));
+      return gpu::make_finding(
+          FindingKind::kRuntimeError,
+          fmt::format("{} exited with status {}: {}", launcher, run.exit_code, tail(run.output)));
   }
   return std::nullopt;
 }
 
-// Runs one job in the launcher. On failure returns nullopt and appends why to *findings.
+// Runs one job in the launcher, behind `wrapper` (compute-sanitizer and its options) when not empty.
+// Returns the launcher's result and sets *output to what the child printed; on failure returns nullopt
+// and appends why to *findings.
 std::optional<gpu::JobResult> run_job(const gpu::Job& job, const GpuOptions& options,
-                                      const gpu::ChildLimits& limits, std::vector<Finding>* findings) {
+                                      const gpu::ChildLimits& limits, std::vector<Finding>* findings,
+                                      const std::vector<std::string>& wrapper = {},
+                                      std::string* output = nullptr) {
   ScratchDir scratch;
   if (!scratch.ok()) {
-    findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, "cannot create a scratch folder for the GPU job"));
+    findings->push_back(
+        gpu::make_finding(FindingKind::kRuntimeError, "cannot create a scratch folder for the GPU job"));
     return std::nullopt;
   }
   std::string error;
@@ -122,9 +129,12 @@ std::optional<gpu::JobResult> run_job(const gpu::Job& job, const GpuOptions& opt
     findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
     return std::nullopt;
   }
-  const std::string launcher = launcher_path(options);
-  ChildRun run = gpu::run_child({launcher, job_path, result_path, "{heartbeat}"}, limits, scratch.file("output"));
-  if (std::optional<Finding> ended = explain_child_end(run, launcher, limits)) {
+  std::vector<std::string> command = wrapper;
+  for (std::string arg : {launcher_path(options), job_path, result_path, std::string("{heartbeat}")})
+    command.push_back(std::move(arg));
+  ChildRun run = gpu::run_child(command, limits, scratch.file("output"));
+  if (output) *output = run.output;
+  if (std::optional<Finding> ended = explain_child_end(run, command.front(), limits)) {
     findings->push_back(std::move(*ended));
     return std::nullopt;
   }
@@ -147,8 +157,8 @@ std::optional<gpu::KernelJob> kernel_job(const Program& program, const std::stri
                                          const LaunchRequest& request, std::vector<Finding>* findings) {
   const KernelTraits* traits = program.find(request.entry);
   if (!traits) {
-    findings->push_back(
-        gpu::make_finding(FindingKind::kRuntimeError, fmt::format("the PTX has no kernel '{}'", request.entry)));
+    findings->push_back(gpu::make_finding(FindingKind::kRuntimeError,
+                                          fmt::format("the PTX has no kernel '{}'", request.entry)));
     return std::nullopt;
   }
   return gpu::KernelJob{ptx, param_bytes(*traits), request};
@@ -166,16 +176,19 @@ class GpuBackend : public Backend {
 
   Loaded load(std::string_view ptx) override {
     Loaded loaded;
-    gpu::PtxScan scan;
-    std::string error;
-    if (!gpu::scan_ptx(ptx, &scan, &error)) {
+    // The simulator's front end reads the PTX, so both backends accept and describe kernels alike.
+    ptx::Module module;
+    std::string error, poisoned;
+    if (!ptx::parse_module(ptx, &module, &error)) {
       loaded.findings.push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
       return loaded;
     }
-    std::vector<KernelTraits> kernels;
-    for (const gpu::ScannedEntry& entry : scan.entries) kernels.push_back(entry.traits);
-    loaded.program = std::make_unique<GpuProgram>(std::string(ptx), gpu::add_poison_prologue(ptx, scan),
-                                                  std::move(kernels));
+    std::vector<KernelTraits> kernels = ptx::kernel_traits(module);
+    if (!gpu::add_poison_prologue(ptx, kernels, &poisoned, &error)) {
+      loaded.findings.push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
+      return loaded;
+    }
+    loaded.program = std::make_unique<GpuProgram>(std::string(ptx), std::move(poisoned), std::move(kernels));
     return loaded;
   }
 
@@ -184,16 +197,18 @@ class GpuBackend : public Backend {
     observations.completed = false;
     const auto* gpu_program = dynamic_cast<const GpuProgram*>(&program);
     if (!gpu_program) {
-      observations.findings.push_back(
-          gpu::make_finding(FindingKind::kRuntimeError, "the GPU backend was given a program it did not load"));
+      observations.findings.push_back(gpu::make_finding(
+          FindingKind::kRuntimeError, "the GPU backend was given a program it did not load"));
       return observations;
     }
     gpu::Job job;
     job.mode = gpu::JobMode::kLaunch;
-    std::optional<gpu::KernelJob> kernel = kernel_job(program, gpu_program->poisoned(), request, &observations.findings);
+    std::optional<gpu::KernelJob> kernel =
+        kernel_job(program, gpu_program->poisoned(), request, &observations.findings);
     if (!kernel) return observations;
     job.subject = std::move(*kernel);
-    std::optional<gpu::JobResult> result = run_job(job, options_, limits_for(request, options_), &observations.findings);
+    std::optional<gpu::JobResult> result =
+        run_job(job, options_, limits_for(request, options_), &observations.findings);
     if (!result) return observations;
     return std::move(result->observations);
   }
@@ -203,8 +218,8 @@ class GpuBackend : public Backend {
     const auto* subject = dynamic_cast<const GpuProgram*>(request.subject);
     const auto* baseline = dynamic_cast<const GpuProgram*>(request.baseline);
     if (!subject || !baseline) {
-      timing.findings.push_back(
-          gpu::make_finding(FindingKind::kRuntimeError, "the GPU backend was given a program it did not load"));
+      timing.findings.push_back(gpu::make_finding(FindingKind::kRuntimeError,
+                                                  "the GPU backend was given a program it did not load"));
       return timing;
     }
     gpu::Job job;
@@ -212,8 +227,10 @@ class GpuBackend : public Backend {
     job.bytes_moved = request.bytes_moved;
     job.warmup_launches = request.warmup_launches;
     job.timed_launches = request.timed_launches;
-    std::optional<gpu::KernelJob> s = kernel_job(*subject, subject->ptx(), request.subject_launch, &timing.findings);
-    std::optional<gpu::KernelJob> b = kernel_job(*baseline, baseline->ptx(), request.baseline_launch, &timing.findings);
+    std::optional<gpu::KernelJob> s =
+        kernel_job(*subject, subject->ptx(), request.subject_launch, &timing.findings);
+    std::optional<gpu::KernelJob> b =
+        kernel_job(*baseline, baseline->ptx(), request.baseline_launch, &timing.findings);
     if (!s || !b) return timing;
     job.subject = std::move(*s);
     job.baseline = std::move(*b);
@@ -233,7 +250,8 @@ bool gpu_available(std::string* why_not, const GpuOptions& options) {
   gpu::Job job;
   job.mode = gpu::JobMode::kProbe;
   std::vector<Finding> findings;
-  std::optional<gpu::JobResult> result = run_job(job, options, {options.setup_seconds, options.setup_seconds}, &findings);
+  std::optional<gpu::JobResult> result =
+      run_job(job, options, {options.setup_seconds, options.setup_seconds}, &findings);
   if (result && !result->observations.findings.empty()) findings = result->observations.findings;
   if (result && !result->device.empty()) return true;
   *why_not = findings.empty() ? "the GPU launcher found no device" : findings.front().message;
@@ -249,7 +267,8 @@ std::string poisoned_ptx(const Program& program) {
   return gpu_program ? gpu_program->poisoned() : "";
 }
 
-SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& request, const GpuOptions& options) {
+SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& request,
+                                 const GpuOptions& options) {
   SanitizerOutcome outcome;
   const std::string sanitizer = gpu::find_on_path("compute-sanitizer");
   const auto* gpu_program = dynamic_cast<const GpuProgram*>(&program);
@@ -266,24 +285,16 @@ SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& re
     return outcome;
   }
   job.subject = std::move(*kernel);
-  ScratchDir scratch;
-  std::string error;
-  const std::string job_path = scratch.file("job");
-  if (!scratch.ok() || !gpu::write_job(job_path, job, &error)) {
-    outcome.why_not = error.empty() ? "cannot create a scratch folder for the GPU job" : error;
-    return outcome;
-  }
   // A kernel under the sanitizer runs many times slower: one generous limit for the whole run.
   const gpu::ChildLimits limits{options.sanitizer_seconds, options.sanitizer_seconds};
-  const std::string launcher = launcher_path(options);
   for (const char* tool : {"racecheck", "synccheck"}) {
-    ChildRun run = gpu::run_child({sanitizer, "--tool", tool, launcher, job_path, scratch.file("result")}, limits,
-                                  scratch.file("output"));
-    if (std::optional<Finding> ended = explain_child_end(run, sanitizer, limits)) {
-      outcome.why_not = fmt::format("compute-sanitizer --tool {}: {}", tool, ended->message);
+    std::vector<Finding> failures;
+    std::string report;
+    if (!run_job(job, options, limits, &failures, {sanitizer, "--tool", tool}, &report)) {
+      outcome.why_not = fmt::format("compute-sanitizer --tool {}: {}", tool, failures.front().message);
       return outcome;
     }
-    for (Finding& finding : gpu::parse_sanitizer_report(run.output)) outcome.findings.push_back(std::move(finding));
+    for (Finding& finding : gpu::parse_sanitizer_report(report)) outcome.findings.push_back(std::move(finding));
   }
   outcome.ran = true;
   return outcome;

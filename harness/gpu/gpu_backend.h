@@ -12,10 +12,10 @@
 namespace gpugrade {
 
 struct GpuOptions {
-  std::string launcher;             // gpugrade-launch; empty: beside the running program, else the build's
-  double wall_seconds = 10;         // one kernel's limit when LaunchRequest::wall_seconds is 0
-  double setup_seconds = 120;       // context creation, PTX JIT and copies, around each kernel
-  double sanitizer_seconds = 600;   // one whole compute-sanitizer run
+  std::string launcher;            // gpugrade-launch; empty: beside the running program, else the build's
+  double wall_seconds = 10;        // one kernel's limit when LaunchRequest::wall_seconds is 0
+  double setup_seconds = 120;      // context creation, PTX JIT and copies, around each kernel
+  double sanitizer_seconds = 600;  // one whole compute-sanitizer run
 };
 
 // Whether a CUDA device can run kernels here: cuInit and a device count, asked of a child process so the
@@ -29,9 +29,9 @@ std::unique_ptr<Backend> make_gpu_backend(GpuOptions options = {});
 std::string poisoned_ptx(const Program& program);
 
 struct SanitizerOutcome {
-  bool ran = false;                 // false: compute-sanitizer is not on PATH, or could not run
+  bool ran = false;  // false: compute-sanitizer is not on PATH, or could not run
   std::string why_not;
-  std::vector<Finding> findings;    // race and barrier-divergence findings, with lines
+  std::vector<Finding> findings;  // race and barrier-divergence findings, with lines
 };
 
 // Runs the launch (untouched PTX) under compute-sanitizer racecheck, then synccheck. `program` must

@@ -1,10 +1,10 @@
 // The launcher's input and output files. See job.h.
 #include "harness/gpu/job.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace gpugrade::gpu {
@@ -15,7 +15,9 @@ using nlohmann::json;
 constexpr std::string_view kMagic = "gpugrade-launch 1\n";
 
 json dim_to_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
-Dim3 dim_from_json(const json& j) { return {j.at(0).get<uint32_t>(), j.at(1).get<uint32_t>(), j.at(2).get<uint32_t>()}; }
+Dim3 dim_from_json(const json& j) {
+  return {j.at(0).get<uint32_t>(), j.at(1).get<uint32_t>(), j.at(2).get<uint32_t>()};
+}
 
 json buffers_to_json(const std::vector<Buffer>& buffers) {
   json out = json::array();
@@ -41,9 +43,12 @@ json launch_to_json(const LaunchRequest& r) {
   json args = json::array();
   for (const KernelArg& a : r.args)
     args.push_back({{"buffer", a.kind == KernelArg::Kind::kBuffer}, {"index", a.buffer}, {"bits", a.bits}});
-  return {{"entry", r.entry},       {"grid", dim_to_json(r.grid)},
-          {"block", dim_to_json(r.block)}, {"dynamic_shared_bytes", r.dynamic_shared_bytes},
-          {"args", args},           {"buffers", buffers_to_json(r.buffers)},
+  return {{"entry", r.entry},
+          {"grid", dim_to_json(r.grid)},
+          {"block", dim_to_json(r.block)},
+          {"dynamic_shared_bytes", r.dynamic_shared_bytes},
+          {"args", args},
+          {"buffers", buffers_to_json(r.buffers)},
           {"wall_seconds", r.wall_seconds}};
 }
 
@@ -77,8 +82,12 @@ KernelJob kernel_from_json(const json& j) {
 json findings_to_json(const std::vector<Finding>& findings) {
   json out = json::array();
   for (const Finding& f : findings)
-    out.push_back({{"kind", to_string(f.kind)}, {"severity", to_string(f.severity)}, {"message", f.message},
-                   {"file", f.file}, {"line", f.line}, {"details", f.details}});
+    out.push_back({{"kind", to_string(f.kind)},
+                   {"severity", to_string(f.severity)},
+                   {"message", f.message},
+                   {"file", f.file},
+                   {"line", f.line},
+                   {"details", f.details}});
   return out;
 }
 
@@ -87,7 +96,8 @@ std::vector<Finding> findings_from_json(const json& j) {
   for (const json& f : j) {
     Finding finding;
     finding.kind = parse_finding_kind(f.at("kind").get<std::string>()).value_or(FindingKind::kRuntimeError);
-    finding.severity = f.at("severity").get<std::string>() == "warning" ? Severity::kWarning : Severity::kError;
+    finding.severity =
+        f.at("severity").get<std::string>() == "warning" ? Severity::kWarning : Severity::kError;
     finding.message = f.at("message").get<std::string>();
     finding.file = f.at("file").get<std::string>();
     finding.line = f.at("line").get<int>();
@@ -98,7 +108,9 @@ std::vector<Finding> findings_from_json(const json& j) {
 }
 
 json timing_to_json(const Timing& t) { return {t.median_ms, t.gb_per_s, t.spread}; }
-Timing timing_from_json(const json& j) { return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>()}; }
+Timing timing_from_json(const json& j) {
+  return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>()};
+}
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -147,7 +159,8 @@ bool read_header(std::FILE* file, const std::string& path, json* header, std::st
   return true;
 }
 
-bool read_tail(std::FILE* file, const std::string& path, const std::vector<Buffer*>& buffers, std::string* error) {
+bool read_tail(std::FILE* file, const std::string& path, const std::vector<Buffer*>& buffers,
+               std::string* error) {
   for (Buffer* b : buffers) {
     if (std::fread(b->bytes.data(), 1, b->bytes.size(), file) != b->bytes.size()) {
       *error = fmt::format("{} ends inside buffer '{}'", path, b->name);
@@ -179,9 +192,12 @@ bool read_file(const std::string& path, std::string* error, Fill fill) {
 
 std::string_view mode_name(JobMode mode) {
   switch (mode) {
-    case JobMode::kLaunch: return "launch";
-    case JobMode::kTime: return "time";
-    case JobMode::kProbe: return "probe";
+    case JobMode::kLaunch:
+      return "launch";
+    case JobMode::kTime:
+      return "time";
+    case JobMode::kProbe:
+      return "probe";
   }
   return "probe";
 }
@@ -189,9 +205,12 @@ std::string_view mode_name(JobMode mode) {
 }  // namespace
 
 bool write_job(const std::string& path, const Job& job, std::string* error) {
-  json header = {{"mode", mode_name(job.mode)},           {"subject", kernel_to_json(job.subject)},
-                 {"baseline", kernel_to_json(job.baseline)}, {"bytes_moved", job.bytes_moved},
-                 {"warmup_launches", job.warmup_launches}, {"timed_launches", job.timed_launches}};
+  json header = {{"mode", mode_name(job.mode)},
+                 {"subject", kernel_to_json(job.subject)},
+                 {"baseline", kernel_to_json(job.baseline)},
+                 {"bytes_moved", job.bytes_moved},
+                 {"warmup_launches", job.warmup_launches},
+                 {"timed_launches", job.timed_launches}};
   std::vector<const Buffer*> buffers;
   for (const Buffer& b : job.subject.launch.buffers) buffers.push_back(&b);
   for (const Buffer& b : job.baseline.launch.buffers) buffers.push_back(&b);

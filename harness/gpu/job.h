@@ -23,16 +23,16 @@ struct KernelJob {
 struct Job {
   JobMode mode = JobMode::kLaunch;
   KernelJob subject;
-  KernelJob baseline;             // kTime only
-  uint64_t bytes_moved = 0;       // kTime only
+  KernelJob baseline;        // kTime only
+  uint64_t bytes_moved = 0;  // kTime only
   int warmup_launches = 0;
   int timed_launches = 0;
 };
 
 struct JobResult {
-  Observations observations;      // kLaunch
-  TimingResult timing;            // kTime
-  std::string device;             // "NVIDIA H200 (sm_90), driver 13.0"
+  Observations observations;  // kLaunch
+  TimingResult timing;        // kTime
+  std::string device;         // "NVIDIA H200 (sm_90), driver 13.0"
 };
 
 // Writes and reads the files. Readers return false with *error when the file is short or malformed.

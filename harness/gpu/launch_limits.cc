@@ -14,7 +14,8 @@ Finding make_finding(FindingKind kind, std::string message) {
 
 std::string describe_cuda_failure(std::string_view api, int code, std::string_view code_name,
                                   std::string_view description) {
-  if (code_name.empty()) return fmt::format("{} failed: CUresult {} (the driver has no name for it)", api, code);
+  if (code_name.empty())
+    return fmt::format("{} failed: CUresult {} (the driver has no name for it)", api, code);
   return fmt::format("{} failed: {} ({})", api, code_name, description);
 }
 
@@ -27,7 +28,8 @@ std::optional<Finding> explain_launch_limits(uint64_t threads_per_block, uint64_
         "the launch asks for {} threads per block, but this kernel can run at most {} per block on this "
         "device (it uses {} registers per thread); launch smaller blocks or use fewer registers",
         threads_per_block, limits.max_threads, limits.registers);
-    finding.details = {{"threads_per_block", threads_per_block}, {"max_threads_per_block", limits.max_threads},
+    finding.details = {{"threads_per_block", threads_per_block},
+                       {"max_threads_per_block", limits.max_threads},
                        {"registers_per_thread", limits.registers}};
     return finding;
   }
@@ -46,7 +48,8 @@ std::optional<Finding> explain_launch_limits(uint64_t threads_per_block, uint64_
     finding.message = fmt::format(
         "the launch asks for {} bytes of dynamic shared memory per block ({} with the {} static), above the "
         "{} a block may use by default; the host must first raise the kernel's limit with "
-        "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, {}) (this device allows up "
+        "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, {}) (this device allows "
+        "up "
         "to {} bytes per block)",
         dynamic_shared, total, limits.static_shared, limits.shared_per_block, dynamic_shared,
         limits.shared_optin);

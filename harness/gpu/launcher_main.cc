@@ -2,6 +2,7 @@
 // file (job.h), runs a launch, a timing run or a probe, and writes a result file; the grader's own
 // process never creates a CUDA context, so a hung or faulted context dies with this process.
 #include <cuda.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,8 +11,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/job.h"
@@ -40,7 +39,8 @@ class Cuda {
     if (cuGetErrorName(result, &name) != CUDA_SUCCESS) name = nullptr;
     if (cuGetErrorString(result, &description) != CUDA_SUCCESS) description = nullptr;
     code_name_ = name ? name : "";
-    message_ = describe_cuda_failure(api, static_cast<int>(result), code_name_, description ? description : "");
+    message_ =
+        describe_cuda_failure(api, static_cast<int>(result), code_name_, description ? description : "");
     return false;
   }
 
@@ -54,9 +54,9 @@ class Cuda {
     if (result_ == CUDA_ERROR_ILLEGAL_ADDRESS) {
       finding.kind = FindingKind::kOutOfBounds;
       finding.message = fmt::format(
-          "{}: the kernel accessed memory outside every allocation ({}); the simulator (--backend sim) "
-          "names the line and the thread",
-          context, message_);
+          "the kernel accessed memory outside every allocation ({}); the simulator backend names the line "
+          "and the thread",
+          message_);
     } else {
       finding.kind = FindingKind::kRuntimeError;
       finding.message = fmt::format("{}: {}", context, message_);
@@ -103,8 +103,8 @@ class Session {
                   "cuDeviceGetAttribute") ||
         !cuda_.ok(cuDriverGetVersion(&driver), "cuDriverGetVersion"))
       return fail(findings, "cannot open the GPU");
-    description_ = fmt::format("{} (sm_{}{}), CUDA driver {}.{}", name, major, minor, driver / 1000,
-                               driver % 1000 / 10);
+    description_ =
+        fmt::format("{} (sm_{}{}), CUDA driver {}.{}", name, major, minor, driver / 1000, driver % 1000 / 10);
     return true;
   }
 
@@ -132,10 +132,12 @@ class Session {
 
   bool prepare(CUmodule module, const KernelJob& job, Prepared* prepared, std::vector<Finding>* findings) {
     const LaunchRequest& launch = job.launch;
-    if (!cuda_.ok(cuModuleGetFunction(&prepared->function, module, launch.entry.c_str()), "cuModuleGetFunction"))
+    if (!cuda_.ok(cuModuleGetFunction(&prepared->function, module, launch.entry.c_str()),
+                  "cuModuleGetFunction"))
       return fail(findings, fmt::format("the PTX has no kernel '{}'", launch.entry));
     if (launch.args.size() != job.param_bytes.size()) {
-      findings->push_back(make_finding(FindingKind::kRuntimeError, fmt::format("the launch passes {} arguments but '{}' takes {}",
+      findings->push_back(make_finding(
+          FindingKind::kRuntimeError, fmt::format("the launch passes {} arguments but '{}' takes {}",
                                                   launch.args.size(), launch.entry, job.param_bytes.size())));
       return false;
     }
@@ -153,7 +155,8 @@ class Session {
       std::vector<std::byte> storage(std::max<uint32_t>(job.param_bytes[i], 1));
       if (arg.kind == KernelArg::Kind::kBuffer) {
         if (arg.buffer >= prepared->buffers.size()) {
-          findings->push_back(make_finding(FindingKind::kRuntimeError, fmt::format("argument {} names buffer {}, but the launch has {}", i,
+          findings->push_back(make_finding(
+              FindingKind::kRuntimeError, fmt::format("argument {} names buffer {}, but the launch has {}", i,
                                                       arg.buffer, prepared->buffers.size())));
           return false;
         }
@@ -173,10 +176,10 @@ class Session {
     const LaunchRequest& l = job.launch;
     return timed(
         [&] {
-          return cuda_.ok(cuLaunchKernel(prepared.function, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y,
-                                         l.block.z, l.dynamic_shared_bytes, nullptr, prepared.args.data(),
-                                         nullptr),
-                          "cuLaunchKernel");
+          return cuda_.ok(
+              cuLaunchKernel(prepared.function, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
+                             l.dynamic_shared_bytes, nullptr, prepared.args.data(), nullptr),
+              "cuLaunchKernel");
         },
         [&] { explain_launch_failure(job, prepared, findings); }, findings);
   }
@@ -189,7 +192,8 @@ class Session {
   bool copy_back(const Prepared& prepared, std::vector<Buffer>* buffers, std::vector<Finding>* findings) {
     for (size_t i = 0; i < buffers->size(); ++i) {
       std::vector<std::byte>& bytes = (*buffers)[i].bytes;
-      if (!bytes.empty() && !cuda_.ok(cuMemcpyDtoH(bytes.data(), prepared.buffers[i], bytes.size()), "cuMemcpyDtoH"))
+      if (!bytes.empty() &&
+          !cuda_.ok(cuMemcpyDtoH(bytes.data(), prepared.buffers[i], bytes.size()), "cuMemcpyDtoH"))
         return fail(findings, fmt::format("cannot read back buffer '{}'", (*buffers)[i].name));
     }
     return true;
@@ -198,7 +202,8 @@ class Session {
   // A buffer written between timed launches so that no launch finds its inputs in L2 from the last one.
   bool make_l2_flush(std::vector<Finding>* findings) {
     int l2 = 0;
-    if (!cuda_.ok(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_), "cuDeviceGetAttribute"))
+    if (!cuda_.ok(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_),
+                  "cuDeviceGetAttribute"))
       return fail(findings, "cannot read the L2 size");
     flush_bytes_ = std::max<size_t>(2 * static_cast<size_t>(l2), size_t{1} << 20);
     return cuda_.ok(cuMemAlloc(&flush_, flush_bytes_), "cuMemAlloc") ||
@@ -224,7 +229,8 @@ class Session {
   // Records events around `start_work`, then waits for the work; the heartbeat brackets the wait so the
   // parent applies the kernel's wall-clock limit to it.
   template <typename Start, typename OnStartFailure>
-  std::optional<float> timed(Start start_work, OnStartFailure on_start_failure, std::vector<Finding>* findings) {
+  std::optional<float> timed(Start start_work, OnStartFailure on_start_failure,
+                             std::vector<Finding>* findings) {
     if (!events_ready_) {
       if (!cuda_.ok(cuEventCreate(&begin_, CU_EVENT_DEFAULT), "cuEventCreate") ||
           !cuda_.ok(cuEventCreate(&end_, CU_EVENT_DEFAULT), "cuEventCreate")) {
@@ -254,12 +260,14 @@ class Session {
     return ms;
   }
 
-  void explain_launch_failure(const KernelJob& job, const Prepared& prepared, std::vector<Finding>* findings) {
+  void explain_launch_failure(const KernelJob& job, const Prepared& prepared,
+                              std::vector<Finding>* findings) {
     const std::string launch_error = cuda_.message();
     Finding failure = cuda_.finding("the kernel could not be launched");
     int max_dynamic = 0, static_shared = 0, max_threads = 0, registers = 0, per_block = 0, optin = 0;
     bool known =
-        cuda_.ok(cuFuncGetAttribute(&max_dynamic, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, prepared.function),
+        cuda_.ok(cuFuncGetAttribute(&max_dynamic, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    prepared.function),
                  "cuFuncGetAttribute") &&
         cuda_.ok(cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, prepared.function),
                  "cuFuncGetAttribute") &&
@@ -333,12 +341,14 @@ void run_timing(Session& session, const Job& job, JobResult* result) {
   if (!session.load(job.subject.ptx, &subject_module, &t.findings) ||
       !session.load(job.baseline.ptx, &baseline_module, &t.findings) ||
       !session.prepare(subject_module, job.subject, &subject, &t.findings) ||
-      !session.prepare(baseline_module, job.baseline, &baseline, &t.findings) || !session.make_l2_flush(&t.findings))
+      !session.prepare(baseline_module, job.baseline, &baseline, &t.findings) ||
+      !session.make_l2_flush(&t.findings))
     return;
   // A copy of N bytes reads N and writes N: half the traffic each way.
   const size_t copy_bytes = std::max<size_t>(job.bytes_moved / 2, 1);
   CUdeviceptr copy_from = 0, copy_to = 0;
-  if (!session.alloc(&copy_from, copy_bytes, &t.findings) || !session.alloc(&copy_to, copy_bytes, &t.findings))
+  if (!session.alloc(&copy_from, copy_bytes, &t.findings) ||
+      !session.alloc(&copy_to, copy_bytes, &t.findings))
     return;
   std::vector<float> subject_ms, baseline_ms, copy_ms;
   const int total = job.warmup_launches + job.timed_launches;
@@ -349,7 +359,8 @@ void run_timing(Session& session, const Job& job, JobResult* result) {
     if (timed) subject_ms.push_back(*ms);
     if (!session.flush_l2(&t.findings) || !(ms = session.run(job.baseline, baseline, &t.findings))) return;
     if (timed) baseline_ms.push_back(*ms);
-    if (!session.flush_l2(&t.findings) || !(ms = session.copy(copy_to, copy_from, copy_bytes, &t.findings))) return;
+    if (!session.flush_l2(&t.findings) || !(ms = session.copy(copy_to, copy_from, copy_bytes, &t.findings)))
+      return;
     if (timed) copy_ms.push_back(*ms);
   }
   t.subject = summarize(subject_ms, job.bytes_moved);
@@ -373,7 +384,8 @@ int main_with(int argc, char** argv) {
   }
   JobResult result;
   Session session;
-  std::vector<Finding>& findings = job.mode == JobMode::kTime ? result.timing.findings : result.observations.findings;
+  std::vector<Finding>& findings =
+      job.mode == JobMode::kTime ? result.timing.findings : result.observations.findings;
   if (session.open(&findings)) {
     result.device = session.description();
     if (job.mode == JobMode::kLaunch) run_launch(session, job, &result);

@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
 #include "harness/poison.h"
 
 namespace gpugrade::gpu {
@@ -85,19 +89,79 @@ std::string prologue(const KernelTraits& traits) {
   return text;
 }
 
+// Comments become spaces (newlines kept), so that offsets still match the text and nothing commented
+// out is taken for code.
+std::string blank_comments(std::string_view ptx) {
+  std::string code(ptx);
+  bool in_string = false;
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (in_string) {
+      in_string = code[i] != '"';
+    } else if (code[i] == '"') {
+      in_string = true;
+    } else if (code.compare(i, 2, "//") == 0) {
+      for (; i < code.size() && code[i] != '\n'; ++i) code[i] = ' ';
+    } else if (code.compare(i, 2, "/*") == 0) {
+      size_t end = code.find("*/", i + 2);
+      end = end == std::string::npos ? code.size() : end + 2;
+      for (; i < end; ++i)
+        if (code[i] != '\n') code[i] = ' ';
+      --i;  // the loop's increment moves past the comment
+    }
+  }
+  return code;
+}
+
+// The offset of the first line of `entry`'s body that is not blank, a declaration or a .loc: where the
+// learner's code starts. nullopt when the body is not there.
+std::optional<size_t> first_instruction(std::string_view code, std::string_view entry) {
+  size_t open = std::string_view::npos;
+  for (size_t at = code.find(".entry"); at != std::string_view::npos && open == std::string_view::npos;
+       at = code.find(".entry", at + 1)) {
+    size_t name = code.find_first_not_of(" \t\r\n", at + 6);
+    if (name == std::string_view::npos || code.compare(name, entry.size(), entry) != 0) continue;
+    size_t after = code.find_first_not_of(" \t\r\n", name + entry.size());
+    if (after == std::string_view::npos || (code[after] != '(' && code[after] != '{')) continue;
+    open = code.find('{', code[after] == '(' ? code.find(')', after) : after);
+  }
+  if (open == std::string_view::npos) return std::nullopt;
+  for (size_t line = code.find('\n', open); line != std::string_view::npos; line = code.find('\n', line)) {
+    ++line;
+    std::string_view text = code.substr(line, code.find('\n', line) - line);
+    text.remove_prefix(std::min(text.size(), text.find_first_not_of(" \t\r")));
+    bool skip = text.empty();
+    for (std::string_view directive : {".reg", ".shared", ".local", ".loc", ".pragma"})
+      skip = skip || text.starts_with(directive);
+    if (!skip) return line;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::string add_poison_prologue(std::string_view ptx, const PtxScan& scan) {
-  std::string out;
-  out.reserve(ptx.size() + scan.entries.size() * 2048);
-  size_t copied = 0;
-  for (const ScannedEntry& entry : scan.entries) {
-    out.append(ptx.substr(copied, entry.first_instruction - copied));
-    out += prologue(entry.traits);
-    copied = entry.first_instruction;
+bool add_poison_prologue(std::string_view ptx, const std::vector<KernelTraits>& kernels,
+                         std::string* poisoned, std::string* error) {
+  const std::string code = blank_comments(ptx);
+  std::vector<std::pair<size_t, const KernelTraits*>> places;
+  for (const KernelTraits& kernel : kernels) {
+    std::optional<size_t> at = first_instruction(code, kernel.entry);
+    if (!at) {
+      *error = fmt::format("cannot find the body of entry '{}' in the PTX", kernel.entry);
+      return false;
+    }
+    places.emplace_back(*at, &kernel);
   }
-  out.append(ptx.substr(copied));
-  return out;
+  std::sort(places.begin(), places.end());
+  poisoned->clear();
+  poisoned->reserve(ptx.size() + places.size() * 2048);
+  size_t copied = 0;
+  for (const auto& [at, kernel] : places) {
+    poisoned->append(ptx.substr(copied, at - copied));
+    *poisoned += prologue(*kernel);
+    copied = at;
+  }
+  poisoned->append(ptx.substr(copied));
+  return true;
 }
 
 }  // namespace gpugrade::gpu

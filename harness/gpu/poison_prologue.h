@@ -4,16 +4,20 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "harness/gpu/ptx_scan.h"
+#include "harness/backend.h"
 
 namespace gpugrade::gpu {
 
 // The marker line that opens each prologue, so tests and readers of dumped PTX can find it.
 inline constexpr std::string_view kPoisonPrologueMarker = "// gpugrade: poison prologue";
 
-// `ptx` with a poison prologue before the first instruction of every entry in `scan` (which must be
-// the scan of the same text). Registers it adds are named %gg_*, which nvcc never emits.
-std::string add_poison_prologue(std::string_view ptx, const PtxScan& scan);
+// Sets *poisoned to `ptx` with a poison prologue before the first instruction of every entry in
+// `kernels` (the traits of the same text, from harness/ptx). The prologue goes after the entry's
+// declarations and leading .loc lines. Registers it adds are named %gg_*, which nvcc never emits.
+// Returns false with *error when an entry's body cannot be found.
+bool add_poison_prologue(std::string_view ptx, const std::vector<KernelTraits>& kernels,
+                         std::string* poisoned, std::string* error);
 
 }  // namespace gpugrade::gpu

@@ -1,11 +1,12 @@
 // compute-sanitizer report parsing. See sanitizer_report.h.
 #include "harness/gpu/sanitizer_report.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <optional>
 #include <regex>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace gpugrade::gpu {
 namespace {
@@ -41,6 +42,16 @@ std::optional<Location> find_location(const std::string& text) {
   return Location{match[1].str(), std::stoi(match[2].str())};
 }
 
+// One "Barrier error detected" report: synccheck writes one per diverged thread.
+struct BarrierReport {
+  std::string what;
+  Location at;
+  std::vector<int> thread, block;
+  bool same_place(const BarrierReport& other) const {
+    return what == other.what && at.file == other.at.file && at.line == other.at.line && block == other.block;
+  }
+};
+
 }  // namespace
 
 std::vector<Finding> parse_sanitizer_report(std::string_view text) {
@@ -51,6 +62,7 @@ std::vector<Finding> parse_sanitizer_report(std::string_view text) {
 
   const std::vector<std::string> lines = report_lines(text);
   std::vector<Finding> findings;
+  std::vector<BarrierReport> barriers;
   std::smatch match, second;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (std::regex_match(lines[i], match, kRace) && i + 1 < lines.size() &&
@@ -76,39 +88,53 @@ std::vector<Finding> parse_sanitizer_report(std::string_view text) {
           "(compute-sanitizer racecheck, {} hazard{})",
           at_kind == "Read" ? "a read" : "a write", at.line, other_kind == "Read" ? "read" : "write",
           other.line, hazards, hazards == 1 ? "" : "s");
-      finding.details = {{"tool", "racecheck"},          {"access", at_kind},
-                         {"other_access", other_kind},  {"other_file", other.file},
-                         {"other_line", other.line},    {"hazards", hazards}};
+      finding.details = {{"tool", "racecheck"},      {"access", at_kind},        {"other_access", other_kind},
+                         {"other_file", other.file}, {"other_line", other.line}, {"hazards", hazards}};
       findings.push_back(std::move(finding));
       ++i;
     } else if (std::regex_match(lines[i], match, kBarrier)) {
-      Finding finding;
-      finding.kind = FindingKind::kBarrierDivergence;
-      std::string what = match[1].str();
-      std::string where = "a barrier";
-      std::string who;
+      BarrierReport report;
+      report.what = match[1].str();
       for (size_t j = i + 1; j < lines.size() && j <= i + 3; ++j) {
-        if (std::optional<Location> at = find_location(lines[j]); at && finding.line == 0) {
-          finding.file = at->file;
-          finding.line = at->line;
-          where = fmt::format("the barrier at line {}", at->line);
-        }
+        if (std::optional<Location> at = find_location(lines[j]); at && report.at.line == 0) report.at = *at;
         if (std::regex_search(lines[j], second, kThread)) {
-          who = fmt::format(" (thread ({},{},{}) of block ({},{},{}))", second[1].str(), second[2].str(),
-                            second[3].str(), second[4].str(), second[5].str(), second[6].str());
-          finding.details["thread"] = {std::stoi(second[1].str()), std::stoi(second[2].str()),
-                                       std::stoi(second[3].str())};
-          finding.details["block"] = {std::stoi(second[4].str()), std::stoi(second[5].str()),
-                                      std::stoi(second[6].str())};
+          report.thread = {std::stoi(second[1].str()), std::stoi(second[2].str()),
+                           std::stoi(second[3].str())};
+          report.block = {std::stoi(second[4].str()), std::stoi(second[5].str()), std::stoi(second[6].str())};
         }
       }
-      finding.message = fmt::format(
-          "{} is not reached by every thread of the block{}: a __syncthreads() inside a branch some threads "
-          "skip (compute-sanitizer synccheck: {})",
-          where, who, what.empty() ? "barrier error" : what);
-      finding.details["tool"] = "synccheck";
-      findings.push_back(std::move(finding));
+      barriers.push_back(std::move(report));
     }
+  }
+  // synccheck reports every diverged thread on its own: one finding per barrier and block says it all.
+  for (size_t i = 0; i < barriers.size(); ++i) {
+    const BarrierReport& first = barriers[i];
+    bool seen_before = false;
+    for (size_t j = 0; j < i; ++j) seen_before |= first.same_place(barriers[j]);
+    if (seen_before) continue;
+    size_t threads = 0;
+    for (size_t j = i; j < barriers.size(); ++j) threads += first.same_place(barriers[j]);
+    Finding finding;
+    finding.kind = FindingKind::kBarrierDivergence;
+    finding.file = first.at.file;
+    finding.line = first.at.line;
+    const std::string where =
+        first.at.line > 0 ? fmt::format("the barrier at line {}", first.at.line) : std::string("a barrier");
+    std::string who;
+    if (first.thread.size() == 3) {
+      who = fmt::format(
+          " (thread ({}) of block ({}){})", fmt::join(first.thread, ","), fmt::join(first.block, ","),
+          threads > 1 ? fmt::format(", and {} more thread{}", threads - 1, threads > 2 ? "s" : "") : "");
+      finding.details["thread"] = first.thread;
+      finding.details["block"] = first.block;
+    }
+    finding.message = fmt::format(
+        "{} is not reached by every thread of the block{}: a __syncthreads() inside a branch some threads "
+        "skip (compute-sanitizer synccheck: {})",
+        where, who, first.what.empty() ? "barrier error" : first.what);
+    finding.details["tool"] = "synccheck";
+    finding.details["threads"] = threads;
+    findings.push_back(std::move(finding));
   }
   return findings;
 }

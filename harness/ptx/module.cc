@@ -20,6 +20,9 @@ struct Token {
   int line = 0;
 };
 
+// Limits that keep hostile PTX from exhausting the host; nvcc's output stays far below them.
+constexpr uint64_t kMaxRegisters = 65536;
+
 bool is_word_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
 
@@ -420,11 +423,12 @@ class Parser {
     return expect(";");
   }
 
-  bool parse_initializer(Variable* variable, uint32_t element) {
+  bool parse_initializer(Variable* variable, uint32_t element, int depth = 0) {
     if (accept("{")) {
+      if (depth > 8) return fail_here("at most 8 levels of braces");
       if (accept("}")) return true;
       do {
-        if (!parse_initializer(variable, element)) return false;
+        if (!parse_initializer(variable, element, depth + 1)) return false;
       } while (accept(","));
       return expect("}");
     }
@@ -605,7 +609,8 @@ class Parser {
       if (accept("<")) {
         uint64_t count;
         if (!expect_number(&count) || !expect(">")) return false;
-        if (count > 1000000) return fail(name.line, "too many registers");
+        if (count > kMaxRegisters || function_->registers.size() + count > kMaxRegisters)
+          return fail(name.line, fmt::format("more than {} registers in '{}'", kMaxRegisters, function_->name));
         for (uint64_t i = 0; i < count; ++i) add_register(fmt::format("{}{}", name.text, i), *type);
       } else {
         add_register(std::string(name.text), *type);
@@ -692,6 +697,7 @@ class Parser {
     if (accept("{")) {
       parsed->group = true;
       do {
+        if (at("{") || at("(")) return fail_here("a register");
         Parsed part;
         if (!parse_operand(&part)) return false;
         parsed->parts.push_back(part.parts.at(0));
@@ -702,6 +708,7 @@ class Parser {
       parsed->group = true;
       if (accept(")")) return true;
       do {
+        if (at("{") || at("(")) return fail_here("a parameter name");
         Parsed part;
         if (!parse_operand(&part)) return false;
         if (part.label.empty() && (part.parts.empty() || part.parts[0].kind != Operand::Kind::kSymbol))

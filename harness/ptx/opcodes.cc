@@ -3,24 +3,6 @@
 
 namespace gpugrade::ptx {
 
-uint32_t type_bits(Type type) {
-  switch (type) {
-    case Type::kNone: return 0;
-    case Type::kPred: return 1;
-    case Type::kB8: case Type::kU8: case Type::kS8: return 8;
-    case Type::kB16: case Type::kU16: case Type::kS16: case Type::kF16: return 16;
-    case Type::kB32: case Type::kU32: case Type::kS32: case Type::kF32: return 32;
-    case Type::kB64: case Type::kU64: case Type::kS64: case Type::kF64: return 64;
-  }
-  return 0;
-}
-
-bool is_signed(Type type) {
-  return type == Type::kS8 || type == Type::kS16 || type == Type::kS32 || type == Type::kS64;
-}
-
-bool is_float(Type type) { return type == Type::kF16 || type == Type::kF32 || type == Type::kF64; }
-
 std::string_view to_string(Op op) {
   switch (op) {
     case Op::kMov: return "mov";

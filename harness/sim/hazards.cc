@@ -235,8 +235,8 @@ class LineTable {
   std::vector<std::vector<Counters>> files_;
 };
 
-// Who wrote a global element, packed so that one atomic min and one atomic max per write keep the
-// lowest and highest writer: block+1 in the high half, then the line and the thread.
+// Who wrote a global element, packed so that comparing two writes compares their blocks first:
+// block+1 in the high half, then the line and the thread.
 uint64_t pack_writer(uint64_t block, int line, uint32_t thread) {
   const uint64_t clamped_line = static_cast<uint64_t>(std::clamp(line, 0, (1 << 22) - 1));
   return (block + 1) << 32 | clamped_line << 10 | (thread & 0x3FF);
@@ -245,35 +245,35 @@ uint64_t writer_block(uint64_t packed) { return (packed >> 32) - 1; }
 int writer_line(uint64_t packed) { return static_cast<int>(packed >> 10 & 0x3FFFFF); }
 uint32_t writer_thread(uint64_t packed) { return static_cast<uint32_t>(packed & 0x3FF); }
 
-struct ElementWriters {
-  uint64_t lowest = 0;   // 0: never written
-  uint64_t highest = 0;
-};
-
-void store_min(uint64_t& cell, uint64_t value) {
-  std::atomic_ref<uint64_t> ref(cell);
-  uint64_t seen = ref.load(std::memory_order_relaxed);
-  while ((seen == 0 || value < seen) && !ref.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+// Keeps the lowest write of an element in `lowest` and, once it has a second write, the highest in
+// `highest`: both depend only on the set of writes, never on their order, so the merge is deterministic
+// however blocks were spread over threads. An element written once costs one compare-and-swap.
+void record_writer(uint64_t& lowest, uint64_t& highest, uint64_t value) {
+  std::atomic_ref<uint64_t> low(lowest);
+  uint64_t seen = low.load(std::memory_order_relaxed);
+  while ((seen == 0 || value < seen) && !low.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
   }
-}
-
-void store_max(uint64_t& cell, uint64_t value) {
-  std::atomic_ref<uint64_t> ref(cell);
-  uint64_t seen = ref.load(std::memory_order_relaxed);
-  while (value > seen && !ref.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  if (seen == 0) return;  // the first write
+  // `seen` was displaced or is below `value`: either way the larger of the two is a candidate.
+  const uint64_t candidate = std::max(seen, value);
+  std::atomic_ref<uint64_t> high(highest);
+  uint64_t top = high.load(std::memory_order_relaxed);
+  while (candidate > top && !high.compare_exchange_weak(top, candidate, std::memory_order_relaxed)) {
   }
 }
 
 struct FreeDeleter {
-  void operator()(ElementWriters* p) const { std::free(p); }
+  void operator()(uint64_t* p) const { std::free(p); }
 };
+using Cells = std::unique_ptr<uint64_t[], FreeDeleter>;
 
 // One buffer's writers per element. calloc leaves untouched pages unmapped, so buffers that are only
-// read cost address space, not memory.
+// read, and the `highest` cells of elements written once, cost address space, not memory.
 struct BufferWriters {
   GlobalRange range;
   uint64_t elements = 0;
-  std::unique_ptr<ElementWriters[], FreeDeleter> writers;
+  Cells lowest;
+  Cells highest;
 };
 
 class HazardObserver;
@@ -332,26 +332,38 @@ class HazardObserver final : public AccessObserver {
   const LineTable<GlobalCounters>& global_lines() const { return global_lines_; }
 
  private:
-  // What the block's threads did to one shared byte since the block began.
-  struct SharedByte {
+  // What the block's threads did to one shared word (or, for words that sub-word accesses touched, one
+  // byte) since the block began.
+  struct SharedCell {
     uint32_t write_epoch = 0;  // below block_epoch_: no thread of this block wrote it
     uint32_t read_epoch = 0;   // the epoch the readers below belong to
     uint32_t write_sync = 0;   // the writer's warp-sync count when it wrote
     int32_t write_line = 0;
     uint16_t writer = 0;       // linear thread index
     AccessKind write_kind = AccessKind::kWrite;
-    uint8_t readers = 0;       // valid entries of reader: two distinct readers are enough to find a
-                               // reader other than any later writer
+    // Readers since the last barrier: two distinct ones always include one that is not the next
+    // writer. A third is not kept, so a write-after-read against it goes unseen when both kept readers
+    // are ordered before the write (the writer itself, or its warp after a __syncwarp()).
+    uint8_t readers = 0;
     std::array<uint16_t, 2> reader{};
     std::array<int32_t, 2> read_line{};
     std::array<uint32_t, 2> read_sync{};
   };
 
-  // Epochs stay 32-bit to keep SharedByte small; near the limit they are renumbered.
+  // What checking one cell found so far for one lane: one finding of each kind per lane access at most.
+  struct LaneState {
+    uint32_t thread = 0;
+    uint32_t sync = 0;
+    bool uninitialized_done = false;
+    bool race_done = false;
+  };
+
+  // Epochs stay 32-bit to keep SharedCell small; near the limit they are renumbered.
   static constexpr uint32_t kEpochLimit = std::numeric_limits<uint32_t>::max() - 2;
 
   void next_epoch();
   void check_shared(const WarpAccess& access);
+  void visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset);
   void record_global_writes(const WarpAccess& access);
   // Whether an access by `other` earlier in this epoch is unordered with one by `thread` now: a different
   // thread, and not a lane of the same warp with a __syncwarp() since.
@@ -367,7 +379,11 @@ class HazardObserver final : public AccessObserver {
   HazardLaunch::State& state_;
   const Checks checks_;
 
-  std::vector<SharedByte> shadow_;
+  // Accesses of whole aligned words (nearly all) use one cell per word; a word that a 1- or 2-byte access
+  // touches switches to one cell per byte for the rest of the block, so char arrays stay exact.
+  std::vector<SharedCell> words_;
+  std::vector<SharedCell> bytes_;
+  std::vector<uint32_t> byte_mode_;  // per word: equal to block_epoch_ when its bytes_ cells are in use
   uint64_t window_ = 0;  // the current block's shared bytes
   uint32_t epoch_ = 0;
   uint32_t block_epoch_ = 0;  // the epoch the current block began in
@@ -388,7 +404,12 @@ void HazardObserver::begin_block(const BlockContext& context) {
   block_ = linear(context.block_index, state_.grid);
   sequence_ = 0;
   window_ = context.shared_bytes;
-  if (shadow_.size() < window_) shadow_.resize(window_);
+  const uint64_t words = (window_ + 3) / 4;
+  if (words_.size() < words) {
+    words_.resize(words);
+    bytes_.resize(words * 4);
+    byte_mode_.resize(words);
+  }
   warp_sync_.assign(context.warps, 0);
   next_epoch();
   block_epoch_ = epoch_;
@@ -397,10 +418,14 @@ void HazardObserver::begin_block(const BlockContext& context) {
 void HazardObserver::next_epoch() {
   if (epoch_ >= kEpochLimit) {
     // Keep only what matters across the renumbering: which bytes this block has written.
-    for (SharedByte& byte : shadow_) {
-      byte.write_epoch = byte.write_epoch >= block_epoch_ && block_epoch_ != 0 ? 1 : 0;
-      byte.read_epoch = 0;
+    const auto renumber = [this](uint32_t& epoch) { epoch = epoch >= block_epoch_ && block_epoch_ != 0 ? 1 : 0; };
+    for (std::vector<SharedCell>* cells : {&words_, &bytes_}) {
+      for (SharedCell& cell : *cells) {
+        renumber(cell.write_epoch);
+        cell.read_epoch = 0;
+      }
     }
+    for (uint32_t& mode : byte_mode_) renumber(mode);
     block_epoch_ = 1;
     epoch_ = 1;
   }
@@ -439,66 +464,84 @@ void HazardObserver::on_access(const WarpAccess& access) {
 void HazardObserver::check_shared(const WarpAccess& access) {
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   if (access.warp >= warp_sync_.size()) warp_sync_.resize(access.warp + 1);
-  const uint32_t sync = warp_sync_[access.warp];
+  LaneState lane_state{.sync = warp_sync_[access.warp]};
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
-    const uint32_t thread = access.warp * kWarpSize + lane;
     const uint64_t offset = access.address[lane];
     if (offset + bytes > window_) continue;  // out of bounds: the interpreter reports it
-    bool raced = !checks_.races;
-    bool uninitialized = !checks_.uninitialized_shared || access.kind == AccessKind::kWrite;
-    for (uint64_t b = offset; b < offset + bytes; ++b) {
-      SharedByte& byte = shadow_[b];
-      if (!uninitialized && byte.write_epoch < block_epoch_) {
-        uninitialized = true;
-        report({.kind = FindingKind::kUninitializedSharedRead, .file = access.file, .line = access.line,
-                .access = access.kind},
-               thread, thread, b);
-      }
-      if (!raced) {
-        GroupKey key{.file = access.file, .line = access.line, .access = access.kind};
-        uint32_t other = thread;
-        if (byte.write_epoch == epoch_ && unordered(byte.writer, byte.write_sync, thread) &&
-            !(access.kind == AccessKind::kAtomic && byte.write_kind == AccessKind::kAtomic)) {
-          other = byte.writer;
-          key.other_line = byte.write_line;
-          key.other_access = byte.write_kind;
-        } else if (access.kind != AccessKind::kRead && byte.read_epoch == epoch_) {
-          for (uint32_t r = 0; r < byte.readers && other == thread; ++r) {
-            if (!unordered(byte.reader[r], byte.read_sync[r], thread)) continue;
-            other = byte.reader[r];
-            key.other_line = byte.read_line[r];
-            key.other_access = AccessKind::kRead;
-          }
-        }
-        if (other != thread) {
-          raced = true;
-          key.same_warp = other / kWarpSize == access.warp;
-          report(key, thread, other, b);
+    lane_state.thread = access.warp * kWarpSize + lane;
+    lane_state.uninitialized_done = !checks_.uninitialized_shared || access.kind == AccessKind::kWrite;
+    lane_state.race_done = !checks_.races;
+    const uint64_t first_word = offset / 4, end_word = (offset + bytes + 3) / 4;
+    if (offset % 4 == 0 && bytes % 4 == 0) {
+      for (uint64_t w = first_word; w < end_word; ++w) {
+        if (byte_mode_[w] != block_epoch_) {
+          visit(words_[w], access, lane_state, offset);
+        } else {
+          for (uint64_t b = w * 4; b < w * 4 + 4; ++b) visit(bytes_[b], access, lane_state, b);
         }
       }
-      if (access.kind == AccessKind::kRead) {
-        if (byte.read_epoch != epoch_) {
-          byte.read_epoch = epoch_;
-          byte.readers = 0;
-        }
-        const bool known = (byte.readers > 0 && byte.reader[0] == thread) ||
-                           (byte.readers > 1 && byte.reader[1] == thread);
-        if (!known && byte.readers < 2) {
-          byte.reader[byte.readers] = static_cast<uint16_t>(thread);
-          byte.read_line[byte.readers] = access.line;
-          byte.read_sync[byte.readers] = sync;
-          ++byte.readers;
-        }
-      } else {
-        byte.write_epoch = epoch_;
-        byte.writer = static_cast<uint16_t>(thread);
-        byte.write_line = access.line;
-        byte.write_kind = access.kind;
-        byte.write_sync = sync;
-        byte.read_epoch = 0;  // this write was checked against every reader; later writes need not be
+      continue;
+    }
+    for (uint64_t w = first_word; w < end_word; ++w) {
+      if (byte_mode_[w] == block_epoch_) continue;
+      std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(w * 4), 4, words_[w]);
+      byte_mode_[w] = block_epoch_;
+    }
+    for (uint64_t b = offset; b < offset + bytes; ++b) visit(bytes_[b], access, lane_state, b);
+  }
+}
+
+void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset) {
+  const uint32_t thread = lane.thread;
+  if (!lane.uninitialized_done && cell.write_epoch < block_epoch_) {
+    lane.uninitialized_done = true;
+    report({.kind = FindingKind::kUninitializedSharedRead, .file = access.file, .line = access.line,
+            .access = access.kind},
+           thread, thread, offset);
+  }
+  if (!lane.race_done) {
+    GroupKey key{.file = access.file, .line = access.line, .access = access.kind};
+    uint32_t other = thread;
+    if (cell.write_epoch == epoch_ && unordered(cell.writer, cell.write_sync, thread) &&
+        !(access.kind == AccessKind::kAtomic && cell.write_kind == AccessKind::kAtomic)) {
+      other = cell.writer;
+      key.other_line = cell.write_line;
+      key.other_access = cell.write_kind;
+    } else if (access.kind != AccessKind::kRead && cell.read_epoch == epoch_) {
+      for (uint32_t r = 0; r < cell.readers && other == thread; ++r) {
+        if (!unordered(cell.reader[r], cell.read_sync[r], thread)) continue;
+        other = cell.reader[r];
+        key.other_line = cell.read_line[r];
+        key.other_access = AccessKind::kRead;
       }
     }
+    if (other != thread) {
+      lane.race_done = true;
+      key.same_warp = other / kWarpSize == access.warp;
+      report(key, thread, other, offset);
+    }
+  }
+  if (access.kind == AccessKind::kRead) {
+    if (cell.read_epoch != epoch_) {
+      cell.read_epoch = epoch_;
+      cell.readers = 0;
+    }
+    const bool known =
+        (cell.readers > 0 && cell.reader[0] == thread) || (cell.readers > 1 && cell.reader[1] == thread);
+    if (!known && cell.readers < 2) {
+      cell.reader[cell.readers] = static_cast<uint16_t>(thread);
+      cell.read_line[cell.readers] = access.line;
+      cell.read_sync[cell.readers] = lane.sync;
+      ++cell.readers;
+    }
+  } else {
+    cell.write_epoch = epoch_;
+    cell.writer = static_cast<uint16_t>(thread);
+    cell.write_line = access.line;
+    cell.write_kind = access.kind;
+    cell.write_sync = lane.sync;
+    cell.read_epoch = 0;  // this write was checked against every reader; later writes need not be
   }
 }
 
@@ -541,8 +584,7 @@ void HazardObserver::record_global_writes(const WarpAccess& access) {
     const uint64_t packed = pack_writer(block_, access.line, access.warp * kWarpSize + lane);
     const uint64_t last = std::min((address + bytes - 1 - buffer.range.address) / size, buffer.elements - 1);
     for (uint64_t e = (address - buffer.range.address) / size; e <= last; ++e) {
-      store_min(buffer.writers[e].lowest, packed);
-      store_max(buffer.writers[e].highest, packed);
+      record_writer(buffer.lowest[e], buffer.highest[e], packed);
     }
   }
 }
@@ -581,11 +623,12 @@ void HazardLaunch::State::learn_layout(const BlockContext& context) {
     for (const GlobalRange& range : *context.global_ranges) {
       const uint64_t elements = range.bytes / std::max<uint32_t>(range.element_size, 1);
       if (elements == 0) continue;
-      auto* cells = static_cast<ElementWriters*>(std::calloc(elements, sizeof(ElementWriters)));
-      if (cells == nullptr) continue;  // too large to shadow: this buffer goes unchecked
+      Cells lowest(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
+      Cells highest(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
+      if (lowest == nullptr || highest == nullptr) continue;  // too large to shadow: left unchecked
       GlobalRange kept = range;
       kept.element_size = std::max<uint32_t>(range.element_size, 1);
-      buffers.push_back({std::move(kept), elements, std::unique_ptr<ElementWriters[], FreeDeleter>(cells)});
+      buffers.push_back({std::move(kept), elements, std::move(lowest), std::move(highest)});
     }
   }
 }
@@ -658,14 +701,14 @@ void HazardLaunch::State::merge(Observations& out) {
   for (size_t b = 0; b < buffers.size(); ++b) {
     const BufferWriters& buffer = buffers[b];
     for (uint64_t e = 0; e < buffer.elements; ++e) {
-      const ElementWriters& w = buffer.writers[e];
-      if (w.lowest == 0 || writer_block(w.lowest) == writer_block(w.highest)) continue;
-      const GroupKey key{.where = Where::kGlobal, .file = file, .line = writer_line(w.highest),
-                         .other_line = writer_line(w.lowest), .access = AccessKind::kWrite,
+      const uint64_t lowest = buffer.lowest[e], highest = buffer.highest[e];
+      if (highest == 0 || writer_block(lowest) == writer_block(highest)) continue;
+      const GroupKey key{.where = Where::kGlobal, .file = file, .line = writer_line(highest),
+                         .other_line = writer_line(lowest), .access = AccessKind::kWrite,
                          .other_access = AccessKind::kWrite, .variable = static_cast<int>(b)};
       fold(groups, key,
-           {.block = writer_block(w.highest), .sequence = e, .other_block = writer_block(w.lowest),
-            .thread = writer_thread(w.highest), .other_thread = writer_thread(w.lowest), .offset = e},
+           {.block = writer_block(highest), .sequence = e, .other_block = writer_block(lowest),
+            .thread = writer_thread(highest), .other_thread = writer_thread(lowest), .offset = e},
            1);
     }
   }

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -26,8 +25,9 @@ constexpr uint32_t kFullMask = 0xFFFFFFFFu;
 __extension__ typedef __int128 Int128;
 __extension__ typedef unsigned __int128 Uint128;
 
+// Inlined into every opcode's loop: the lambdas are small and the call would cost more than the work.
 template <class F>
-inline void for_lanes(uint32_t mask, F&& f) {
+[[gnu::always_inline]] inline void for_lanes(uint32_t mask, F&& f) {
   if (mask == kFullMask) {
     for (uint32_t lane = 0; lane < 32; ++lane) f(lane);
   } else {
@@ -350,44 +350,38 @@ struct BlockRunner::Impl {
       return true;
     }
     bool write = kind != AccessKind::kRead;
-    uint32_t bad_lane = 32;
-    bool misaligned = false;
-    for_lanes(on, [&](uint32_t lane) {
-      uint64_t address = addresses[lane];
-      if (bad_lane != 32) return;
-      if ((address & (bytes - 1)) != 0) {
-        bad_lane = lane;
-        misaligned = true;
-        return;
-      }
-      switch (space) {
-        case ptx::Space::kGlobal: {
-          const Allocation* a = find_allocation(address, bytes);
-          if (a == nullptr) bad_lane = lane;
-          else host[lane] = a->data + (address - a->base);
-          break;
-        }
-        case ptx::Space::kShared:
-          if (address > shared.size() || shared.size() - address < bytes) bad_lane = lane;
-          else host[lane] = shared.data() + address;
-          break;
-        case ptx::Space::kLocal:
-          if (address > kernel.local_bytes || kernel.local_bytes - address < bytes) bad_lane = lane;
-          else host[lane] = w.local + lane * kernel.local_bytes + address;
-          break;
-        case ptx::Space::kConst:
-          if (write || address > kernel.const_bank.size() || kernel.const_bank.size() - address < bytes) bad_lane = lane;
-          else host[lane] = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(kernel.const_bank.data())) + address;
-          break;
-        case ptx::Space::kParam:
-          if (write || address > launch.params.size() || launch.params.size() - address < bytes) bad_lane = lane;
-          else host[lane] = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.params.data())) + address;
-          break;
-        case ptx::Space::kGeneric: break;
-      }
-    });
-    if (bad_lane != 32) {
-      memory_fault(w, bad_lane, in, space, write, addresses[bad_lane], bytes, misaligned);
+    uint32_t misaligned = 0, outside = 0;
+    for_lanes(on, [&](uint32_t lane) { misaligned |= static_cast<uint32_t>((addresses[lane] & (bytes - 1)) != 0) << lane; });
+    // A flat window [base, base + size) covers every space but global; global looks up its allocation.
+    auto window_lanes = [&](std::byte* base, uint64_t size, uint64_t lane_stride) {
+      for_lanes(on, [&](uint32_t lane) {
+        uint64_t address = addresses[lane];
+        bool bad = address > size || size - address < bytes;
+        outside |= static_cast<uint32_t>(bad) << lane;
+        host[lane] = base + lane * lane_stride + (bad ? 0 : address);
+      });
+    };
+    switch (space) {
+      case ptx::Space::kGlobal:
+        for_lanes(on, [&](uint32_t lane) {
+          const Allocation* a = find_allocation(addresses[lane], bytes);
+          if (a == nullptr) outside |= uint32_t{1} << lane;
+          else host[lane] = a->data + (addresses[lane] - a->base);
+        });
+        break;
+      case ptx::Space::kShared: window_lanes(shared.data(), shared.size(), 0); break;
+      case ptx::Space::kLocal: window_lanes(w.local, kernel.local_bytes, kernel.local_bytes); break;
+      case ptx::Space::kConst:
+        window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(kernel.const_bank.data())), write ? 0 : kernel.const_bank.size(), 0);
+        break;
+      case ptx::Space::kParam:
+        window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.params.data())), write ? 0 : launch.params.size(), 0);
+        break;
+      case ptx::Space::kGeneric: break;
+    }
+    if ((misaligned | outside) != 0) {
+      uint32_t lane = static_cast<uint32_t>(std::countr_zero(misaligned | outside));
+      memory_fault(w, lane, in, space, write, addresses[lane], bytes, (misaligned >> lane) & 1);
       return false;
     }
     if (observer != nullptr && space != ptx::Space::kParam) {
@@ -420,14 +414,26 @@ struct BlockRunner::Impl {
     for (uint32_t v = 0; v < in.vec; ++v) {
       if (store) {
         const uint64_t* source = reg(w, in.src[1 + v]);
-        for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + v * element, &source[lane], element); });
+        switch (element) {
+          case 4: for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + v * 4, &source[lane], 4); }); break;
+          case 8: for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + v * 8, &source[lane], 8); }); break;
+          default: for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + v * element, &source[lane], element); });
+        }
       } else {
         uint64_t* target = reg(w, in.dst[v]);
-        for_lanes(on, [&](uint32_t lane) {
-          uint64_t value = 0;
-          std::memcpy(&value, host[lane] + v * element, element);
-          target[lane] = sign ? static_cast<uint64_t>(sext(value, element * 8)) : value;
-        });
+        if (element == 4 && !sign) {
+          for_lanes(on, [&](uint32_t lane) {
+            uint32_t value;
+            std::memcpy(&value, host[lane] + v * 4, 4);
+            target[lane] = value;
+          });
+        } else {
+          for_lanes(on, [&](uint32_t lane) {
+            uint64_t value = 0;
+            std::memcpy(&value, host[lane] + v * element, element);
+            target[lane] = sign ? static_cast<uint64_t>(sext(value, element * 8)) : value;
+          });
+        }
       }
     }
     return true;
@@ -578,8 +584,10 @@ struct BlockRunner::Impl {
             int64_t r = std::clamp<int64_t>(sub ? x - y : x + y, INT32_MIN, INT32_MAX);
             d[l] = static_cast<uint64_t>(r) & m;
           });
+        } else if (sub) {
+          for_lanes(on, [&](uint32_t l) { d[l] = (a[l] - b[l]) & m; });
         } else {
-          for_lanes(on, [&](uint32_t l) { d[l] = (sub ? a[l] - b[l] : a[l] + b[l]) & m; });
+          for_lanes(on, [&](uint32_t l) { d[l] = (a[l] + b[l]) & m; });
         }
         return true;
       }
@@ -599,15 +607,18 @@ struct BlockRunner::Impl {
           return true;
         }
         auto mode = static_cast<ptx::MulMode>(in.mode);
-        if (mode == ptx::MulMode::kLo) {
-          for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l] + (mad ? c[l] : 0)) & m; });
+        if (mode == ptx::MulMode::kLo && mad) {
+          for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l] + c[l]) & m; });
+        } else if (mode == ptx::MulMode::kLo) {
+          for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l]) & m; });
         } else if (mode == ptx::MulMode::kWide) {
           if (bits > 32) return unsupported();
           uint64_t wide = low_mask(2 * bits);
-          for_lanes(on, [&](uint32_t l) {
-            uint64_t product = sign ? static_cast<uint64_t>(sext(a[l], bits) * sext(b[l], bits)) : (a[l] & m) * (b[l] & m);
-            d[l] = (product + (mad ? c[l] : 0)) & wide;
-          });
+          if (sign) {
+            for_lanes(on, [&](uint32_t l) { d[l] = (static_cast<uint64_t>(sext(a[l], bits) * sext(b[l], bits)) + (mad ? c[l] : 0)) & wide; });
+          } else {
+            for_lanes(on, [&](uint32_t l) { d[l] = ((a[l] & m) * (b[l] & m) + (mad ? c[l] : 0)) & wide; });
+          }
         } else {
           for_lanes(on, [&](uint32_t l) {
             uint64_t high;
@@ -930,85 +941,99 @@ struct BlockRunner::Impl {
     return true;
   }
 
+  // The lanes of `on` for which `test(lane)` holds, as a mask.
+  template <class Test>
+  [[gnu::always_inline]] static uint32_t lanes_where(uint32_t on, Test&& test) {
+    uint32_t result = 0;
+    for_lanes(on, [&](uint32_t lane) { result |= static_cast<uint32_t>(test(lane)) << lane; });
+    return result;
+  }
+
+  // Integer comparisons on values already widened to T (int64_t or uint64_t).
+  template <class T, class Widen>
+  static uint32_t compare_integers(uint32_t on, ptx::Cmp cmp, Widen&& widen) {
+    switch (cmp) {
+      case ptx::Cmp::kEq: return lanes_where(on, [&](uint32_t l) { return widen(0, l) == widen(1, l); });
+      case ptx::Cmp::kNe: return lanes_where(on, [&](uint32_t l) { return widen(0, l) != widen(1, l); });
+      case ptx::Cmp::kLt: case ptx::Cmp::kLo: return lanes_where(on, [&](uint32_t l) { return widen(0, l) < widen(1, l); });
+      case ptx::Cmp::kLe: case ptx::Cmp::kLs: return lanes_where(on, [&](uint32_t l) { return widen(0, l) <= widen(1, l); });
+      case ptx::Cmp::kGt: case ptx::Cmp::kHi: return lanes_where(on, [&](uint32_t l) { return widen(0, l) > widen(1, l); });
+      case ptx::Cmp::kGe: case ptx::Cmp::kHs: return lanes_where(on, [&](uint32_t l) { return widen(0, l) >= widen(1, l); });
+      default: return 0;
+    }
+  }
+
+  static uint32_t compare_floats(uint32_t on, ptx::Cmp cmp, const double* x, const double* y) {
+    auto unordered = [&](uint32_t l) { return std::isnan(x[l]) || std::isnan(y[l]); };
+    switch (cmp) {
+      case ptx::Cmp::kEq: return lanes_where(on, [&](uint32_t l) { return x[l] == y[l]; });
+      case ptx::Cmp::kNe: return lanes_where(on, [&](uint32_t l) { return !unordered(l) && x[l] != y[l]; });
+      case ptx::Cmp::kLt: case ptx::Cmp::kLo: return lanes_where(on, [&](uint32_t l) { return x[l] < y[l]; });
+      case ptx::Cmp::kLe: case ptx::Cmp::kLs: return lanes_where(on, [&](uint32_t l) { return x[l] <= y[l]; });
+      case ptx::Cmp::kGt: case ptx::Cmp::kHi: return lanes_where(on, [&](uint32_t l) { return x[l] > y[l]; });
+      case ptx::Cmp::kGe: case ptx::Cmp::kHs: return lanes_where(on, [&](uint32_t l) { return x[l] >= y[l]; });
+      case ptx::Cmp::kEqu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] == y[l]; });
+      case ptx::Cmp::kNeu: return lanes_where(on, [&](uint32_t l) { return x[l] != y[l]; });
+      case ptx::Cmp::kLtu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] < y[l]; });
+      case ptx::Cmp::kLeu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] <= y[l]; });
+      case ptx::Cmp::kGtu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] > y[l]; });
+      case ptx::Cmp::kGeu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] >= y[l]; });
+      case ptx::Cmp::kNum: return lanes_where(on, [&](uint32_t l) { return !unordered(l); });
+      case ptx::Cmp::kNan: return lanes_where(on, [&](uint32_t l) { return unordered(l); });
+    }
+    return 0;
+  }
+
   bool compare(Warp& w, const Inst& in, uint32_t on) {
     Type type = in.type;
     uint32_t bits = ptx::type_bits(type);
-    bool sign = ptx::is_signed(type);
-    bool ftz = (in.flags & ptx::kFlagFtz) != 0;
     const uint64_t* a = reg(w, in.src[0]);
     const uint64_t* b = reg(w, in.src[1]);
-    const uint64_t* c = in.combine != ptx::BoolOp::kNone ? reg(w, in.src[2]) : nullptr;
-    uint64_t* p = reg(w, in.dst[0]);
-    uint64_t* q = in.ndst > 1 ? reg(w, in.dst[1]) : nullptr;
     auto cmp = static_cast<ptx::Cmp>(in.mode);
-    auto result = [&](uint32_t l) -> bool {
-      if (ptx::is_float(type)) {
-        double x = type == Type::kF32 ? static_cast<double>(ftz ? flush(as_f32(a[l])) : as_f32(a[l])) : as_f64(a[l]);
-        double y = type == Type::kF32 ? static_cast<double>(ftz ? flush(as_f32(b[l])) : as_f32(b[l])) : as_f64(b[l]);
-        bool unordered = std::isnan(x) || std::isnan(y);
-        switch (cmp) {
-          case ptx::Cmp::kEq: return !unordered && x == y;
-          case ptx::Cmp::kNe: return !unordered && x != y;
-          case ptx::Cmp::kLt: case ptx::Cmp::kLo: return !unordered && x < y;
-          case ptx::Cmp::kLe: case ptx::Cmp::kLs: return !unordered && x <= y;
-          case ptx::Cmp::kGt: case ptx::Cmp::kHi: return !unordered && x > y;
-          case ptx::Cmp::kGe: case ptx::Cmp::kHs: return !unordered && x >= y;
-          case ptx::Cmp::kEqu: return unordered || x == y;
-          case ptx::Cmp::kNeu: return unordered || x != y;
-          case ptx::Cmp::kLtu: return unordered || x < y;
-          case ptx::Cmp::kLeu: return unordered || x <= y;
-          case ptx::Cmp::kGtu: return unordered || x > y;
-          case ptx::Cmp::kGeu: return unordered || x >= y;
-          case ptx::Cmp::kNum: return !unordered;
-          case ptx::Cmp::kNan: return unordered;
-        }
-        return false;
-      }
-      bool use_sign = sign && cmp != ptx::Cmp::kLo && cmp != ptx::Cmp::kLs && cmp != ptx::Cmp::kHi && cmp != ptx::Cmp::kHs;
-      if (use_sign) {
-        int64_t x = sext(a[l], bits), y = sext(b[l], bits);
-        switch (cmp) {
-          case ptx::Cmp::kEq: return x == y;
-          case ptx::Cmp::kNe: return x != y;
-          case ptx::Cmp::kLt: return x < y;
-          case ptx::Cmp::kLe: return x <= y;
-          case ptx::Cmp::kGt: return x > y;
-          case ptx::Cmp::kGe: return x >= y;
-          default: return false;
-        }
-      }
-      uint64_t m = low_mask(bits);
-      uint64_t x = a[l] & m, y = b[l] & m;
-      switch (cmp) {
-        case ptx::Cmp::kEq: return x == y;
-        case ptx::Cmp::kNe: return x != y;
-        case ptx::Cmp::kLt: case ptx::Cmp::kLo: return x < y;
-        case ptx::Cmp::kLe: case ptx::Cmp::kLs: return x <= y;
-        case ptx::Cmp::kGt: case ptx::Cmp::kHi: return x > y;
-        case ptx::Cmp::kGe: case ptx::Cmp::kHs: return x >= y;
-        default: return false;
-      }
-    };
-    if (ptx::is_float(type) || bits == 0 || cmp <= ptx::Cmp::kHs) {
+    uint32_t truth;
+    if (ptx::is_float(type)) {
+      bool ftz = (in.flags & ptx::kFlagFtz) != 0;
+      double x[32], y[32];
       for_lanes(on, [&](uint32_t l) {
-        bool r = result(l);
-        bool nr = !r;
-        if (c != nullptr) {
-          bool cv = ((c[l] & 1) != 0) != in.negate_src[2];
-          switch (in.combine) {
-            case ptx::BoolOp::kAnd: r = r && cv; nr = nr && cv; break;
-            case ptx::BoolOp::kOr: r = r || cv; nr = nr || cv; break;
-            case ptx::BoolOp::kXor: r = r != cv; nr = nr != cv; break;
-            case ptx::BoolOp::kNone: break;
-          }
+        if (type == Type::kF32) {
+          x[l] = ftz ? flush(as_f32(a[l])) : as_f32(a[l]);
+          y[l] = ftz ? flush(as_f32(b[l])) : as_f32(b[l]);
+        } else {
+          x[l] = as_f64(a[l]);
+          y[l] = as_f64(b[l]);
         }
-        p[l] = r ? 1 : 0;
-        if (q != nullptr) q[l] = nr ? 1 : 0;
       });
-      return true;
+      truth = compare_floats(on, cmp, x, y);
+    } else if (cmp > ptx::Cmp::kHs) {
+      runtime_error(in, "unordered comparison on an integer type");
+      return false;
+    } else if (ptx::is_signed(type) && cmp != ptx::Cmp::kLo && cmp != ptx::Cmp::kLs && cmp != ptx::Cmp::kHi &&
+               cmp != ptx::Cmp::kHs) {
+      const uint64_t* operands[2] = {a, b};
+      truth = compare_integers<int64_t>(on, cmp, [&](int i, uint32_t l) { return sext(operands[i][l], bits); });
+    } else {
+      const uint64_t* operands[2] = {a, b};
+      uint64_t m = low_mask(bits);
+      truth = compare_integers<uint64_t>(on, cmp, [&](int i, uint32_t l) { return operands[i][l] & m; });
     }
-    runtime_error(in, "unordered comparison on an integer type");
-    return false;
+    uint32_t falsity = on & ~truth;
+    if (in.combine != ptx::BoolOp::kNone) {
+      const uint64_t* c = reg(w, in.src[2]);
+      uint32_t cv = lanes_where(on, [&](uint32_t l) { return ((c[l] & 1) != 0) != in.negate_src[2]; });
+      switch (in.combine) {
+        case ptx::BoolOp::kAnd: truth &= cv; falsity &= cv; break;
+        case ptx::BoolOp::kOr: truth |= cv; falsity |= cv; break;
+        case ptx::BoolOp::kXor: truth ^= cv; falsity ^= cv; break;
+        case ptx::BoolOp::kNone: break;
+      }
+    }
+    uint64_t* p = reg(w, in.dst[0]);
+    for_lanes(on, [&](uint32_t l) { p[l] = (truth >> l) & 1; });
+    if (in.ndst > 1) {
+      uint64_t* q = reg(w, in.dst[1]);
+      for_lanes(on, [&](uint32_t l) { q[l] = (falsity >> l) & 1; });
+    }
+    return true;
   }
 
   // ---- warp-wide instructions ----
@@ -1100,7 +1125,7 @@ struct BlockRunner::Impl {
         }
       }
       const Inst& in = code[pc];
-      uint32_t count = static_cast<uint32_t>(std::popcount(mask));
+      uint32_t count = mask == kFullMask ? 32 : static_cast<uint32_t>(std::popcount(mask));
       executed += count;
       w.clock += 1;
       if (executed > limit) {
@@ -1183,12 +1208,15 @@ struct BlockRunner::Impl {
   void release_barrier() {
     const std::vector<Inst>& code = kernel.code;
     uint32_t arrived = 0;
-    std::set<uint32_t> barrier_pcs;
+    std::vector<uint32_t> barrier_pcs;
     for (Warp& w : warps) {
       arrived += static_cast<uint32_t>(std::popcount(w.waiting));
-      for_lanes(w.waiting, [&](uint32_t lane) { barrier_pcs.insert(w.pc[lane] - 1); });
+      for_lanes(w.waiting, [&](uint32_t lane) {
+        if (std::find(barrier_pcs.begin(), barrier_pcs.end(), w.pc[lane] - 1) == barrier_pcs.end()) barrier_pcs.push_back(w.pc[lane] - 1);
+      });
     }
-    const Inst& first = code[*barrier_pcs.begin()];
+    std::sort(barrier_pcs.begin(), barrier_pcs.end());
+    const Inst& first = code[barrier_pcs.front()];
     if (arrived < threads || barrier_pcs.size() > 1) {
       std::string message;
       nlohmann::json lines = nlohmann::json::array();

@@ -17,15 +17,28 @@ using ptx::Operand;
 uint64_t align_up(uint64_t value, uint64_t align) { return (value + align - 1) / align * align; }
 
 constexpr int kMaxInlineDepth = 32;
+// Limits that keep hostile PTX from exhausting the host (per-warp registers, per-thread local memory);
+// nvcc's output for exercises stays far below them. Const memory has the GPU's own 64 KiB limit.
+constexpr uint32_t kMaxSlots = 32768;
+constexpr uint64_t kMaxLocalBytes = 64 * 1024;
+constexpr uint64_t kMaxConstBytes = 64 * 1024;
+constexpr uint64_t kMaxModuleGlobalBytes = uint64_t{1} << 28;
 
 class Linker {
  public:
   Linker(const ptx::Module& module, uint32_t entry, Kernel* kernel) : module_(module), entry_(entry), kernel_(kernel) {}
 
   bool run(std::string* error) {
+    if (link()) return true;
+    *error = error_;
+    return false;
+  }
+
+ private:
+  bool link() {
     const ptx::Function& entry = module_.functions[entry_];
     kernel_->name = entry.name;
-    place_module_memory();
+    if (!place_module_memory()) return false;
     for (uint32_t p : entry.params) {
       const ptx::Variable& param = module_.variables[p];
       kernel_->param_offsets.push_back(param.param_offset);
@@ -35,10 +48,13 @@ class Linker {
     next_slot_ = kZeroSlot;
     constant(0);
     std::vector<uint32_t> stack;
-    if (!emit(entry_, {}, &stack)) {
-      *error = error_;
-      return false;
-    }
+    if (!emit(entry_, {}, &stack)) return false;
+    if (next_slot_ > kMaxSlots)
+      return fail(entry.line, fmt::format("kernel '{}' needs {} registers once its calls are inlined; the simulator allows {}",
+                                          entry.name, next_slot_, kMaxSlots));
+    if (kernel_->local_bytes > kMaxLocalBytes)
+      return fail(entry.line, fmt::format("kernel '{}' needs {} bytes of local memory per thread; the simulator allows {}",
+                                          entry.name, kernel_->local_bytes, kMaxLocalBytes));
     Inst end;
     end.op = ptx::Op::kExit;
     end.guard = kNoGuard;
@@ -47,14 +63,13 @@ class Linker {
     return true;
   }
 
- private:
   struct Frame {
     uint32_t function = 0;
     uint32_t reg_base = 0;
     std::unordered_map<uint32_t, uint64_t> local;  // variable -> local offset (its .local, .param, aliases)
   };
 
-  void place_module_memory() {
+  bool place_module_memory() {
     std::vector<uint32_t> shared_order;
     for (uint32_t f : ptx::reachable_functions(module_, entry_)) {
       for (const ptx::Instr& instr : module_.functions[f].code) {
@@ -91,17 +106,22 @@ class Linker {
       const ptx::Variable& variable = module_.variables[v];
       if (variable.function != kNone32) continue;
       if (variable.space == ptx::Space::kConst) {
+        if (kernel_->const_bank.size() + variable.bytes + variable.align > kMaxConstBytes)
+          return fail(module_.functions[entry_].line, fmt::format("const memory above {} bytes (at '{}')", kMaxConstBytes, variable.name));
         uint64_t offset = align_up(kernel_->const_bank.size(), variable.align);
         kernel_->const_bank.resize(offset + variable.bytes);
         std::copy(variable.init.begin(), variable.init.end(), kernel_->const_bank.begin() + static_cast<std::ptrdiff_t>(offset));
         const_offset_[v] = offset;
       } else if (variable.space == ptx::Space::kGlobal) {
+        if (variable.bytes > kMaxModuleGlobalBytes)
+          return fail(module_.functions[entry_].line, fmt::format("'{}' is larger than {} bytes", variable.name, kMaxModuleGlobalBytes));
         global_top = align_up(global_top, 256);
         kernel_->globals.push_back({variable.name, global_top, variable.bytes, variable.init});
         global_address_[v] = global_top;
         global_top += variable.bytes + 4096;  // a gap, so an overrun is outside every allocation
       }
     }
+    return true;
   }
 
   uint32_t constant(uint64_t value) {

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <new>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -77,6 +79,24 @@ class SimBackend : public Backend {
   }
 
   Observations launch(Program& program, const LaunchRequest& request) override {
+    // A hostile launch may ask for more host memory than there is; that is a finding, not a crash.
+    try {
+      return launch_checked(program, request);
+    } catch (const std::bad_alloc&) {
+      Observations out;
+      out.completed = false;
+      out.findings.push_back(error_finding(FindingKind::kResourceLimit, "the launch needs more host memory than the simulator has"));
+      return out;
+    } catch (const std::system_error& error) {
+      Observations out;
+      out.completed = false;
+      out.findings.push_back(error_finding(FindingKind::kRuntimeError, fmt::format("the simulator could not start its workers: {}", error.what())));
+      return out;
+    }
+  }
+
+ private:
+  Observations launch_checked(Program& program, const LaunchRequest& request) {
     auto start = std::chrono::steady_clock::now();
     Observations out;
     out.buffers = request.buffers;
@@ -122,7 +142,8 @@ class SimBackend : public Backend {
     for (size_t g = 0; g < kernel.globals.size(); ++g) {
       const sim::GlobalVariable& variable = kernel.globals[g];
       globals[g].assign(variable.bytes, std::byte{0});
-      std::memcpy(globals[g].data(), variable.init.data(), std::min<size_t>(variable.init.size(), variable.bytes));
+      std::copy_n(reinterpret_cast<const std::byte*>(variable.init.data()), std::min<size_t>(variable.init.size(), variable.bytes),
+                  globals[g].begin());
       state.allocations.push_back({variable.name, variable.address, variable.bytes, globals[g].data(), true});
     }
     std::sort(state.allocations.begin(), state.allocations.end(),
@@ -147,7 +168,6 @@ class SimBackend : public Backend {
     return out;
   }
 
- private:
   void run_blocks(sim::LaunchState& state, const LaunchRequest& request, Observations* out) {
     uint64_t blocks = request.grid.count();
     unsigned workers = options_.worker_threads != 0 ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());

@@ -349,8 +349,9 @@ std::optional<KernelCase> parse_kernel(const json& value, std::string* error) {
   if (!grid || !block) return fail("'grid' and 'block' must be lists of 1 to 3 positive integers");
   kernel.grid = *grid;
   kernel.block = *block;
-  const json shared = value.value("dynamic_shared_bytes", json(0));
-  if (!shared.is_number_unsigned()) return fail("'dynamic_shared_bytes' must be a non-negative integer");
+  const json shared = value.value("dynamic_shared_bytes", json(0u));
+  if (!shared.is_number_unsigned() || shared.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
+    return fail("'dynamic_shared_bytes' must be a non-negative integer");
   kernel.dynamic_shared_bytes = shared.get<uint32_t>();
   kernel.note = value.value("note", "");
   if (!value.contains("buffers") || !value["buffers"].is_array()) return fail("'buffers' must be a list");

@@ -1,0 +1,500 @@
+// The `gpugrade` commands: parsing with CLI11, the command table, and each command's handler. Handlers
+// return exit codes; nothing below main() ever ends the process.
+#include "grader/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <csignal>
+#include <thread>
+#include <sstream>
+
+#include "grader/cache.h"
+#include "grader/check.h"
+#include "grader/compiler.h"
+#include "grader/exercise.h"
+#include "grader/git_source.h"
+#include "grader/grade.h"
+#include "grader/pr.h"
+#include "grader/progress.h"
+#include "grader/reporters.h"
+#include "harness/gpu/gpu_backend.h"
+#include "harness/sim/hazards.h"
+#include "harness/sim/sim_backend.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every option any command takes; each command's setup() binds the ones it uses.
+struct Invocation {
+  std::string root;
+  std::string exercise;
+  std::vector<std::string> exercises;
+  std::string submission;
+  std::string backend = "auto";
+  std::string format = "text";
+  std::optional<uint64_t> seed;
+  bool verbose = false;
+  bool all = false;
+  bool sanitize = false;
+  bool timings = false;
+  bool every = false;
+  std::string base, head, repo = ".", exercises_dir;
+};
+
+// A configuration error: the message is printed as `gpugrade: error: ...` and the exit code is 2.
+struct UsageError {
+  std::string message;
+};
+
+std::optional<std::string> read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The path as the user should read it: relative to where they stand when it is below it.
+std::string display(const fs::path& path) {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  if (!cwd.empty()) {
+    fs::path relative = absolute.lexically_relative(cwd);
+    if (!relative.empty() && *relative.begin() != "..") return relative.string();
+  }
+  return absolute.string();
+}
+
+// The course folder: --root, else $GPUGRADE_ROOT, else the nearest folder at or above the current one
+// that holds exercises/.
+fs::path find_root(const Invocation& inv) {
+  if (!inv.root.empty()) {
+    if (!fs::is_directory(fs::path(inv.root) / "exercises"))
+      throw UsageError{fmt::format("--root {}: no exercises/ folder there", inv.root)};
+    return inv.root;
+  }
+  if (const char* env = std::getenv("GPUGRADE_ROOT"); env && *env) {
+    if (!fs::is_directory(fs::path(env) / "exercises"))
+      throw UsageError{fmt::format("GPUGRADE_ROOT={}: no exercises/ folder there", env)};
+    return env;
+  }
+  std::error_code ec;
+  for (fs::path dir = fs::current_path(ec); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_directory(dir / "exercises", ec)) return dir;
+    if (dir == dir.root_path()) break;
+  }
+  throw UsageError{"no exercises/ folder here or in any folder above; run gpugrade inside a course checkout, "
+                   "or pass --root DIR"};
+}
+
+Exercise load_or_throw(const fs::path& dir) {
+  std::vector<std::string> errors;
+  std::optional<Exercise> exercise = load_exercise(dir, &errors, display(dir));
+  if (!exercise) {
+    std::string message = "the exercise definition has errors:";
+    for (const std::string& e : errors) message += "\n" + e;
+    throw UsageError{message};
+  }
+  return *exercise;
+}
+
+fs::path exercise_dir(const fs::path& root, const std::string& id) {
+  fs::path dir = root / "exercises" / id;
+  if (!fs::is_regular_file(dir / "exercise.yaml")) {
+    std::string known;
+    for (const fs::path& p : list_exercises(root / "exercises")) known += (known.empty() ? "" : ", ") + p.filename().string();
+    throw UsageError{fmt::format("no exercise '{}' in {} (exercises: {})", id, display(root / "exercises"), known)};
+  }
+  return dir;
+}
+
+// The compiler, cache and backend, made once per command on first use.
+class Tools {
+ public:
+  explicit Tools(std::string backend_choice) : backend_choice_(std::move(backend_choice)) {}
+
+  Toolchain& toolchain() {
+    if (toolchain_) return *toolchain_;
+    std::string error;
+    fs::path cache_dir = default_cache_dir();
+    if (cache_dir.empty()) cache_dir = fs::temp_directory_path() / "gpugrade-cache";
+    cache_ = std::make_unique<Cache>(cache_dir);
+    std::optional<NvccCompiler> nvcc = NvccCompiler::create(find_nvcc(), &error);
+    if (!nvcc) throw UsageError{error + " (set CUDACXX to nvcc's path)"};
+    nvcc_ = std::make_unique<NvccCompiler>(std::move(*nvcc));
+    compiler_ = std::make_unique<CachingCompiler>(*nvcc_, *cache_);
+    std::string name = backend_choice_;
+    if (name == "auto" || name == "gpu") {
+      std::string why_not;
+      const bool gpu = gpu_available(&why_not);
+      if (name == "gpu" && !gpu) throw UsageError{"--backend gpu: " + why_not + " (--backend sim runs anywhere)"};
+      name = gpu ? "gpu" : "sim";
+    }
+    if (name == "gpu") {
+      backend_ = make_gpu_backend();
+    } else {
+      SimOptions options;
+      options.worker_threads = 0;
+      options.make_observer = sim::hazard_observer_factory();
+      backend_ = make_sim_backend(std::move(options));
+    }
+    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_, name});
+    return *toolchain_;
+  }
+
+ private:
+  std::string backend_choice_;
+  std::unique_ptr<Cache> cache_;
+  std::unique_ptr<NvccCompiler> nvcc_;
+  std::unique_ptr<CachingCompiler> compiler_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Toolchain> toolchain_;
+};
+
+Result grade_or_throw(const Exercise& exercise, const Submission& submission, Tools& tools, const fs::path& root,
+                      const Invocation& inv) {
+  GradeOptions options;
+  options.seed = inv.seed;
+  options.solutions_dir = root / "solutions";
+  std::string error;
+  std::optional<Result> result = grade(exercise, submission, tools.toolchain(), options, &error);
+  if (!result) throw UsageError{error};
+  return *result;
+}
+
+Submission read_submission(const fs::path& path) {
+  std::optional<std::string> text = read_text(path);
+  if (!text) throw UsageError{fmt::format("cannot read the submission {}", display(path))};
+  return {*text, display(path)};
+}
+
+ProgressState load_progress(const fs::path& root) {
+  std::string error;
+  std::optional<ProgressState> state = ProgressState::load(state_file(root), &error);
+  if (!state) throw UsageError{error + " (delete it to start the progress record afresh)"};
+  return std::move(*state);
+}
+
+void save_progress(const ProgressState& state, std::ostream& err) {
+  std::string error;
+  if (!state.save(&error)) err << "gpugrade: warning: progress not saved: " << error << '\n';
+}
+
+CourseExercise course_exercise(const Exercise& e) {
+  return {e.id, e.dir / e.kernel.file, display(e.dir / e.kernel.file), "", e.hints};
+}
+
+std::vector<CourseExercise> course(const fs::path& root) {
+  std::vector<CourseExercise> out;
+  for (const fs::path& dir : list_exercises(root / "exercises")) out.push_back(course_exercise(load_or_throw(dir)));
+  return out;
+}
+
+int exit_code(const std::vector<Result>& results) {
+  for (const Result& r : results)
+    if (r.verdict == Verdict::kFail) return kExitFail;
+  return kExitPass;
+}
+
+void write_report(const std::vector<Result>& results, const std::string& format, const Invocation& inv,
+                  const std::vector<Notice>& notices, std::ostream& out, std::ostream& err) {
+  ReportOptions options{inv.timings, notices};
+  if (format == "json") {
+    write_json(results, out);
+  } else if (format == "junit") {
+    write_junit(results, out, options);
+  } else if (format == "github") {
+    write_github(results, out, options);
+    if (std::string e = append_github_step_summary(results, options); !e.empty()) err << "gpugrade: warning: " << e << '\n';
+  } else if (format == "gradescope") {
+    write_gradescope(results, out, options);
+  } else if (format == "markdown") {
+    write_markdown(results, out, options);
+  } else {
+    for (const Notice& n : notices) out << (n.file.empty() ? "gpugrade" : n.file) << ": warning: " << n.message << '\n';
+    const bool tty = &out == &std::cout && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+    write_text(results, out, TextOptions{tty, inv.verbose});
+  }
+}
+
+const std::vector<std::string> kFormats = {"text", "json", "junit", "github", "gradescope", "markdown"};
+
+int cmd_list(const Invocation& inv, std::ostream& out, std::ostream&) {
+  fs::path root = find_root(inv);
+  for (const fs::path& dir : list_exercises(root / "exercises")) {
+    Exercise e = load_or_throw(dir);
+    out << fmt::format("{:<20} {:>3} points  {}\n", e.id, e.points, e.title);
+  }
+  return kExitPass;
+}
+
+int cmd_show(const Invocation& inv, std::ostream& out, std::ostream&) {
+  fs::path dir = exercise_dir(find_root(inv), inv.exercise);
+  std::optional<std::string> lesson = read_text(dir / "README.md");
+  if (!lesson) throw UsageError{fmt::format("{} has no README.md lesson", display(dir))};
+  out << *lesson;
+  return kExitPass;
+}
+
+int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
+  fs::path root = find_root(inv);
+  if (inv.all == !inv.exercise.empty()) throw UsageError{"grade takes an EXERCISE or --all"};
+  if (inv.all && !inv.submission.empty()) throw UsageError{"--submission grades one exercise; drop --all"};
+  Tools tools(inv.backend);
+  std::vector<Result> results;
+  std::vector<fs::path> dirs = inv.all ? list_exercises(root / "exercises")
+                                       : std::vector<fs::path>{exercise_dir(root, inv.exercise)};
+  ProgressState state = load_progress(root);
+  for (const fs::path& dir : dirs) {
+    Exercise exercise = load_or_throw(dir);
+    fs::path file = inv.submission.empty() ? dir / exercise.kernel.file : fs::path(inv.submission);
+    Submission submission = read_submission(file);
+    results.push_back(grade_or_throw(exercise, submission, tools, root, inv));
+    // Progress follows the learner's own file, not submissions graded from elsewhere.
+    if (inv.submission.empty()) state.record_grade(exercise.id, git_blob_id(submission.text), results.back().verdict);
+  }
+  if (inv.submission.empty()) save_progress(state, err);
+  write_report(results, inv.format, inv, {}, out, err);
+  return exit_code(results);
+}
+
+int cmd_check(const Invocation& inv, std::ostream& out, std::ostream&) {
+  fs::path root = find_root(inv);
+  Tools tools(inv.backend);
+  std::vector<fs::path> dirs;
+  if (inv.exercises.empty()) dirs = list_exercises(root / "exercises");
+  for (const std::string& id : inv.exercises) dirs.push_back(exercise_dir(root, id));
+  CheckReport report;
+  for (const fs::path& dir : dirs) {
+    std::vector<std::string> errors;
+    std::optional<Exercise> exercise = load_exercise(dir, &errors, display(dir));
+    if (!exercise) {
+      report.invalid.push_back({display(dir / "exercise.yaml"), errors});
+      continue;
+    }
+    std::string error;
+    GradeOptions options;
+    options.seed = inv.seed;
+    options.solutions_dir = root / "solutions";
+    if (!check_exercise(*exercise, root, tools.toolchain(), options, report, &error)) throw UsageError{error};
+  }
+  write_check_report(report, out, inv.format == "json");
+  return report.ok() ? kExitPass : kExitFail;
+}
+
+int cmd_new(const Invocation& inv, std::ostream& out, std::ostream&) {
+  fs::path root = find_root(inv);
+  std::string error;
+  std::vector<std::string> created;
+  if (!scaffold_exercise(root, inv.exercise, &created, &error)) throw UsageError{error};
+  for (const std::string& file : created) out << "created " << file << '\n';
+  out << fmt::format("next: edit them, then run `gpugrade check {}`\n", inv.exercise);
+  return kExitPass;
+}
+
+int cmd_pr(const Invocation& inv, std::ostream& out, std::ostream& err) {
+  PrRequest request{inv.repo, inv.base, inv.head, inv.exercises_dir};
+  std::string error;
+  ReadExerciseFacts read_facts = [](const fs::path& folder, std::string* why) -> std::optional<ExerciseFacts> {
+    std::vector<std::string> errors;
+    std::optional<Exercise> e = load_exercise(folder, &errors);
+    if (!e) {
+      *why = errors.empty() ? "it does not load" : errors.front();
+      return std::nullopt;
+    }
+    return ExerciseFacts{e->kernel.file, e->points};
+  };
+  std::optional<PrPlan> plan = plan_pr(request, read_facts, &error);
+  if (!plan) throw UsageError{error};
+  Tools tools(inv.backend);
+  std::vector<Result> results = grade_pr(*plan, [&](const PrItem& item) {
+    Exercise exercise = load_or_throw(item.definition);
+    exercise.display_dir = fs::path(item.submission_path).parent_path();
+    return grade_or_throw(exercise, {item.submission_text, item.submission_path}, tools,
+                          plan->exercises.parent_path(), inv);
+  });
+  write_report(results, inv.format, inv, plan->notices, out, err);
+  return exit_code(results);
+}
+
+int cmd_status(const Invocation& inv, std::ostream& out, std::ostream&) {
+  fs::path root = find_root(inv);
+  ProgressState state = load_progress(root);
+  DiskFiles files;
+  write_status(course(root), state, files, out);
+  return kExitPass;
+}
+
+int cmd_hint(const Invocation& inv, std::ostream& out, std::ostream& err) {
+  fs::path root = find_root(inv);
+  Exercise e = load_or_throw(exercise_dir(root, inv.exercise));
+  ProgressState state = load_progress(root);
+  out << next_hints(course_exercise(e), state, inv.every);
+  save_progress(state, err);
+  return kExitPass;
+}
+
+volatile std::sig_atomic_t interrupted = 0;
+
+int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
+  fs::path root = find_root(inv);
+  if (!inv.exercise.empty()) exercise_dir(root, inv.exercise);
+  Tools tools(inv.backend);
+  ProgressState state = load_progress(root);
+  DiskFiles files;
+  std::signal(SIGINT, [](int) { interrupted = 1; });
+  WatchHooks hooks{files,
+                   [&](const CourseExercise& c, const std::string& text) -> std::optional<Verdict> {
+                     Exercise e = load_or_throw(exercise_dir(root, c.id));
+                     Result r = grade_or_throw(e, {text, c.display_path}, tools, root, inv);
+                     write_report({r}, "text", inv, {}, out, err);
+                     out.flush();
+                     return r.verdict;
+                   },
+                   [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); },
+                   [] { return interrupted == 0; }};
+  std::string error;
+  if (!watch(course(root), inv.exercise, state, hooks, out, &error)) throw UsageError{error};
+  return kExitPass;
+}
+
+struct Command {
+  const char* name;
+  const char* synopsis;
+  const char* help;
+  std::function<void(CLI::App&, Invocation&)> setup;
+  std::function<int(const Invocation&, std::ostream&, std::ostream&)> run;
+};
+
+void add_backend(CLI::App& app, Invocation& inv) {
+  app.add_option("--backend", inv.backend, "sim (the CPU simulator), gpu, or auto: gpu when a device is here")
+      ->check(CLI::IsMember({"sim", "gpu", "auto"}));
+  app.add_option("--seed", inv.seed, "seed for random inputs, instead of the exercise's own");
+}
+
+void add_format(CLI::App& app, Invocation& inv) {
+  app.add_option("--format", inv.format, "text, json, junit, github, gradescope or markdown")
+      ->check(CLI::IsMember(kFormats));
+  app.add_flag("--timings", inv.timings, "include timings in junit, gradescope and markdown reports");
+}
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"list", "", "list the exercises", [](CLI::App&, Invocation&) {}, cmd_list},
+      {"show", "EXERCISE", "print an exercise's lesson",
+       [](CLI::App& app, Invocation& inv) { app.add_option("exercise", inv.exercise, "exercise id")->required(); },
+       cmd_show},
+      {"grade", "EXERCISE | --all [--submission FILE] [--backend B] [--format F]",
+       "grade a submission (by default the exercise's own file, which you edit in place)",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("exercise", inv.exercise, "exercise id");
+         app.add_option("--submission", inv.submission, "grade this file instead of exercises/<id>/<file>");
+         app.add_flag("--all", inv.all, "grade every exercise");
+         app.add_flag("-v,--verbose", inv.verbose, "show warnings, every run, and per-line access figures");
+         add_backend(app, inv);
+         add_format(app, inv);
+       },
+       cmd_grade},
+      {"check", "[EXERCISE...]",
+       "for instructors: validate exercises; the solution must pass, the stub fail, each mutant get its verdict",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("exercises", inv.exercises, "exercise ids (default: all)");
+         app.add_option("--format", inv.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+         add_backend(app, inv);
+       },
+       cmd_check},
+      {"new", "ID", "for instructors: scaffold a new exercise that passes `gpugrade check` as generated",
+       [](CLI::App& app, Invocation& inv) { app.add_option("id", inv.exercise, "the new exercise's id")->required(); },
+       cmd_new},
+      {"pr", "--base REV --head REV [--repo PATH] [--exercises DIR] [--format F]",
+       "grade the exercises a pull request changed, with the base revision's definitions",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("--base", inv.base, "the revision the pull request goes into")->required();
+         app.add_option("--head", inv.head, "the pull request's revision")->required();
+         app.add_option("--repo", inv.repo, "the repository (default: the current folder)");
+         app.add_option("--exercises", inv.exercises_dir, "trusted exercise definitions instead of the base's");
+         add_backend(app, inv);
+         add_format(app, inv);
+       },
+       cmd_pr},
+      {"status", "", "your progress: every exercise passed, failed or not started", [](CLI::App&, Invocation&) {},
+       cmd_status},
+      {"watch", "[EXERCISE]", "re-grade on every save; move on to the next exercise when one passes",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("exercise", inv.exercise, "start here (default: the first not yet passed)");
+         add_backend(app, inv);
+       },
+       cmd_watch},
+      {"hint", "EXERCISE [--all]", "the exercise's next hint",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("exercise", inv.exercise, "exercise id")->required();
+         app.add_flag("--all", inv.every, "every hint at once");
+       },
+       cmd_hint},
+  };
+  return table;
+}
+
+void print_help(std::ostream& out) {
+  out << "gpugrade: grades CUDA exercises on a PTX simulator or a GPU\n\nusage: gpugrade [--root DIR] COMMAND ...\n\n";
+  for (const Command& c : commands()) {
+    std::string usage = fmt::format("{} {}", c.name, c.synopsis);
+    out << fmt::format("  {:<10} {}\n  {:<10}   usage: gpugrade {}\n", c.name, c.help, "", usage);
+  }
+  out << fmt::format("  {:<10} {}\n\n", "help", "this list");
+  out << "exit codes: 0 pass, 1 fail, 2 usage or configuration error\n";
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    print_help(args.empty() ? err : out);
+    return args.empty() ? kExitUsage : kExitPass;
+  }
+  CLI::App app("gpugrade: grades CUDA exercises on a PTX simulator or a GPU", "gpugrade");
+  app.require_subcommand(1);
+  Invocation inv;
+  app.add_option("--root", inv.root, "the course folder holding exercises/ (default: found upward from here)");
+  std::vector<std::pair<CLI::App*, const Command*>> subcommands;
+  for (const Command& c : commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    c.setup(*sub, inv);
+    subcommands.emplace_back(sub, &c);
+  }
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return kExitPass;
+  } catch (const CLI::ParseError& e) {
+    err << "gpugrade: error: " << e.what() << " (gpugrade help lists the commands)\n";
+    return kExitUsage;
+  }
+  try {
+    for (const auto& [sub, command] : subcommands)
+      if (sub->parsed()) return command->run(inv, out, err);
+  } catch (const UsageError& e) {
+    err << "gpugrade: error: " << e.message << '\n';
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << "gpugrade: internal error: " << e.what() << " (please report it)\n";
+    return kExitUsage;
+  }
+  return kExitUsage;
+}
+
+}  // namespace gpugrade

@@ -1,0 +1,282 @@
+// Progress: the state file (JSON), standings derived from it and the submission's blob id, hints one at a
+// time, and the watch loop, whose clock, files and grader are all handed in.
+#include "grader/progress.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "grader/git_source.h"
+
+namespace gpugrade {
+namespace {
+
+constexpr int kStateVersion = 1;
+
+std::string all_passed(size_t count) {
+  return fmt::format("All {} exercise{} passed.\n", count, count == 1 ? "" : "s");
+}
+
+std::optional<Verdict> parse_verdict(const std::string& text) {
+  if (text == "pass") return Verdict::kPass;
+  if (text == "fail") return Verdict::kFail;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void find_shipped_stubs(std::vector<CourseExercise>& exercises, const std::filesystem::path& course_root) {
+  std::string ignored;  // no repository: stubs stay unknown, and nothing is wrong
+  const std::unique_ptr<GitRepository> repository = GitRepository::open(course_root, &ignored);
+  if (repository == nullptr) return;
+  const std::optional<std::filesystem::path> work_tree = repository->work_tree();
+  if (!work_tree) return;
+  std::error_code code;
+  const std::filesystem::path top = std::filesystem::weakly_canonical(*work_tree, code);
+  for (CourseExercise& exercise : exercises) {
+    if (!exercise.stub_id.empty()) continue;
+    const std::filesystem::path file = std::filesystem::weakly_canonical(exercise.submission, code);
+    const std::filesystem::path relative = file.lexically_relative(top);
+    if (relative.empty() || *relative.begin() == "..") continue;
+    exercise.stub_id = repository->first_version_id(relative.generic_string()).value_or("");
+  }
+}
+
+std::filesystem::path state_file(const std::filesystem::path& course_root) {
+  return course_root / ".gpugrade" / "state.json";
+}
+
+std::optional<ProgressState> ProgressState::load(const std::filesystem::path& file, std::string* error) {
+  ProgressState state;
+  state.file_ = file;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return state;  // nothing graded yet
+  const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+  if (json.is_discarded() || !json.is_object() || !json.contains("exercises") ||
+      !json["exercises"].is_object()) {
+    *error =
+        fmt::format("{} is not a gpugrade state file; delete it to start the record afresh", file.string());
+    return std::nullopt;
+  }
+  for (const auto& [id, value] : json["exercises"].items()) {
+    Entry entry;
+    entry.graded_id = value.value("graded", "");
+    entry.verdict = parse_verdict(value.value("verdict", ""));
+    entry.hints_shown = value.value("hints_shown", 0);
+    state.entries_[id] = entry;
+  }
+  return state;
+}
+
+bool ProgressState::save(std::string* error) const {
+  nlohmann::ordered_json json;
+  json["version"] = kStateVersion;
+  json["exercises"] = nlohmann::ordered_json::object();
+  for (const auto& [id, entry] : entries_) {
+    nlohmann::ordered_json value;
+    if (!entry.graded_id.empty()) value["graded"] = entry.graded_id;
+    if (entry.verdict) value["verdict"] = to_string(*entry.verdict);
+    value["hints_shown"] = entry.hints_shown;
+    json["exercises"][id] = value;
+  }
+  std::error_code code;
+  std::filesystem::create_directories(file_.parent_path(), code);
+  const std::filesystem::path temporary = file_.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << json.dump(2) << '\n';
+    if (!out) {
+      *error = fmt::format("cannot write {}", temporary.string());
+      return false;
+    }
+  }
+  std::filesystem::rename(temporary, file_, code);
+  if (code) {
+    *error = fmt::format("cannot write {}: {}", file_.string(), code.message());
+    return false;
+  }
+  return true;
+}
+
+void ProgressState::record_grade(const std::string& exercise, const std::string& submission_id,
+                                 Verdict verdict) {
+  Entry& entry = entries_[exercise];
+  entry.graded_id = submission_id;
+  entry.verdict = verdict;
+}
+
+std::optional<Verdict> ProgressState::verdict_for(const std::string& exercise,
+                                                  const std::string& submission_id) const {
+  const auto entry = entries_.find(exercise);
+  if (entry == entries_.end() || entry->second.graded_id != submission_id) return std::nullopt;
+  return entry->second.verdict;
+}
+
+int ProgressState::hints_shown(const std::string& exercise) const {
+  const auto entry = entries_.find(exercise);
+  return entry == entries_.end() ? 0 : entry->second.hints_shown;
+}
+
+void ProgressState::set_hints_shown(const std::string& exercise, int count) {
+  entries_[exercise].hints_shown = count;
+}
+
+std::optional<FileStamp> DiskFiles::stamp(const std::filesystem::path& path) {
+  std::error_code code;
+  const auto modified = std::filesystem::last_write_time(path, code);
+  if (code) return std::nullopt;
+  const uint64_t size = std::filesystem::file_size(path, code);
+  if (code) return std::nullopt;
+  return FileStamp{std::chrono::duration_cast<std::chrono::nanoseconds>(modified.time_since_epoch()).count(),
+                   size};
+}
+
+std::optional<std::string> DiskFiles::read(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string_view to_string(Standing standing) {
+  switch (standing) {
+    case Standing::kPassed:
+      return "passed";
+    case Standing::kFailed:
+      return "failed";
+    case Standing::kNotStarted:
+      return "not started";
+    case Standing::kNotGraded:
+      return "not graded";
+    case Standing::kMissing:
+      return "missing";
+  }
+  return "not graded";
+}
+
+Standing standing_of(const CourseExercise& exercise, const ProgressState& state, Files& files) {
+  const std::optional<std::string> text = files.read(exercise.submission);
+  if (!text) return Standing::kMissing;
+  const std::string id = git_blob_id(*text);
+  // The stub comes first: grading it (watch does) records a fail, but the learner has not begun.
+  if (id == exercise.stub_id) return Standing::kNotStarted;
+  const std::optional<Verdict> verdict = state.verdict_for(exercise.id, id);
+  if (!verdict) return Standing::kNotGraded;
+  return *verdict == Verdict::kPass ? Standing::kPassed : Standing::kFailed;
+}
+
+void write_status(const std::vector<CourseExercise>& exercises, const ProgressState& state, Files& files,
+                  std::ostream& out) {
+  size_t id_width = 0;
+  for (const CourseExercise& exercise : exercises) id_width = std::max(id_width, exercise.id.size());
+  size_t passed = 0;
+  const CourseExercise* next = nullptr;
+  for (const CourseExercise& exercise : exercises) {
+    const Standing standing = standing_of(exercise, state, files);
+    if (standing == Standing::kPassed) {
+      ++passed;
+    } else if (next == nullptr) {
+      next = &exercise;
+    }
+    out << fmt::format("  {:<11}  {:<{}}  {}\n", to_string(standing), exercise.id, id_width,
+                       exercise.display_path);
+  }
+  out << fmt::format("{}/{} exercises passed\n", passed, exercises.size());
+  if (next != nullptr) {
+    out << fmt::format("next: edit {}, then run `gpugrade grade {}` (or `gpugrade watch`)\n",
+                       next->display_path, next->id);
+  }
+}
+
+std::string next_hints(const CourseExercise& exercise, ProgressState& state, bool all) {
+  const int count = static_cast<int>(exercise.hints.size());
+  if (count == 0) return fmt::format("{} has no hints; its README.md explains the task.\n", exercise.id);
+  const int shown = std::min(state.hints_shown(exercise.id), count);
+  if (!all && shown == count) {
+    return fmt::format("All {} hints for {} have been shown; `gpugrade hint {} --all` shows them again.\n",
+                       count, exercise.id, exercise.id);
+  }
+  const int first = all ? 0 : shown;
+  const int last = all ? count : shown + 1;
+  std::string text;
+  for (int i = first; i < last; ++i) {
+    text += fmt::format("Hint {}/{} for {}: {}\n", i + 1, count, exercise.id, exercise.hints[i]);
+  }
+  state.set_hints_shown(exercise.id, std::max(shown, last));
+  return text;
+}
+
+bool watch(const std::vector<CourseExercise>& exercises, const std::string& start, ProgressState& state,
+           WatchHooks& hooks, std::ostream& out, std::string* error) {
+  const auto passed = [&](size_t i) {
+    return standing_of(exercises[i], state, hooks.files) == Standing::kPassed;
+  };
+  // The first exercise at or after `from` (wrapping around) that is not passed.
+  const auto next_unpassed = [&](size_t from) -> std::optional<size_t> {
+    for (size_t k = 0; k < exercises.size(); ++k) {
+      const size_t i = (from + k) % exercises.size();
+      if (!passed(i)) return i;
+    }
+    return std::nullopt;
+  };
+
+  std::optional<size_t> current;
+  if (start.empty()) {
+    current = next_unpassed(0);
+  } else {
+    const auto named = std::find_if(exercises.begin(), exercises.end(),
+                                    [&](const CourseExercise& exercise) { return exercise.id == start; });
+    if (named == exercises.end()) {
+      *error = fmt::format("no exercise named '{}'", start);
+      return false;
+    }
+    current = static_cast<size_t>(named - exercises.begin());
+  }
+  if (!current) {
+    out << all_passed(exercises.size());
+    return true;
+  }
+
+  std::optional<FileStamp> graded_stamp;
+  bool graded_once = false;
+  out << fmt::format("Watching {}: save it to grade it again (Ctrl-C stops).\n",
+                     exercises[*current].display_path);
+  while (hooks.keep_going()) {
+    const CourseExercise& exercise = exercises[*current];
+    const std::optional<FileStamp> stamp = hooks.files.stamp(exercise.submission);
+    if (!graded_once || stamp != graded_stamp) {
+      graded_once = true;
+      graded_stamp = stamp;
+      const std::optional<std::string> text = hooks.files.read(exercise.submission);
+      if (!text) {
+        out << fmt::format("{} cannot be read; waiting for it to appear.\n", exercise.display_path);
+      } else {
+        const std::optional<Verdict> verdict = hooks.grade(exercise, *text);
+        if (!verdict) {
+          *error = fmt::format("grading {} failed; watch stopped", exercise.id);
+          return false;
+        }
+        state.record_grade(exercise.id, git_blob_id(*text), *verdict);
+        if (!state.save(error)) return false;
+        if (*verdict == Verdict::kPass) {
+          current = next_unpassed(*current + 1);
+          if (!current) {
+            out << all_passed(exercises.size());
+            return true;
+          }
+          out << fmt::format("{} passed. Next: {}\n", exercise.id, exercises[*current].display_path);
+          graded_once = false;  // grade the next one at once, so its task shows
+          continue;
+        }
+      }
+    }
+    hooks.sleep(kWatchPoll);
+  }
+  return true;
+}
+
+}  // namespace gpugrade

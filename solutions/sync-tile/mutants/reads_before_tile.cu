@@ -1,0 +1,11 @@
+// mutant: forgets that thread 0's neighbour belongs to the previous block and reads tile[-1]
+// expect: fail out-of-bounds
+__global__ void differences(float* out, const float* in, int n) {
+  __shared__ float tile[BLOCK];
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i < n) tile[threadIdx.x] = in[i];
+  __syncthreads();
+  if (i >= n) return;
+  float left = i > 0 ? tile[threadIdx.x - 1] : 0.0f;
+  out[i] = tile[threadIdx.x] - left;
+}

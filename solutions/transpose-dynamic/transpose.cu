@@ -1,0 +1,18 @@
+// The dynamic-shared-memory transpose's solution: the tiled transpose, with the tile in the block's
+// dynamic shared memory, TILE_DIM + 1 floats per row as the launch sizes it.
+__global__ void transpose(float* out, const float* in, int rows, int cols) {
+  extern __shared__ float tile[];
+  constexpr int kPitch = TILE_DIM + 1;
+  int column = blockIdx.x * TILE_DIM + threadIdx.x;
+  int row = blockIdx.y * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (column < cols && row + j < rows)
+      tile[(threadIdx.y + j) * kPitch + threadIdx.x] = in[static_cast<size_t>(row + j) * cols + column];
+  __syncthreads();
+  // Out's tile sits at the mirrored block position; threadIdx.x runs along a row of out, down the tile.
+  column = blockIdx.y * TILE_DIM + threadIdx.x;
+  row = blockIdx.x * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (column < rows && row + j < cols)
+      out[static_cast<size_t>(row + j) * rows + column] = tile[threadIdx.x * kPitch + threadIdx.y + j];
+}

@@ -1,0 +1,130 @@
+// The gpugrade executable as a user meets it: the command table, exit codes, and the first lines of what
+// it prints for a pass, a failure, a malformed exercise and a usage mistake.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "grader/process.h"
+#include "grader/scratch_dir.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    scratch_ = ScratchDir::create("cli-test", &error);
+    ASSERT_TRUE(scratch_) << error;
+  }
+
+  // Runs gpugrade in `cwd` (default: the source tree) with a private cache.
+  ProcessResult run_gpugrade(std::vector<std::string> args, const fs::path& cwd = GPUGRADE_SOURCE_DIR) {
+    args.insert(args.begin(), GPUGRADE_BINARY);
+    ProcessOptions options;
+    options.working_directory = cwd;
+    options.time_limit_seconds = 300;
+    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + (scratch_->path() / "cache").string(),
+                                 "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), "NO_COLOR=1"};
+    return run_process(args, options);
+  }
+
+  // A course folder holding the shipped copy exercise and one more, written from `yaml`.
+  fs::path course_with(const std::string& id, const std::string& yaml) {
+    fs::path root = scratch_->path() / "course";
+    fs::create_directories(root / "exercises" / id);
+    fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/copy", root / "exercises/copy", fs::copy_options::recursive);
+    std::ofstream(root / "exercises" / id / "exercise.yaml") << yaml;
+    return root;
+  }
+
+  std::optional<ScratchDir> scratch_;
+};
+
+TEST_F(CliTest, HelpListsEveryCommandFromTheTable) {
+  ProcessResult r = run_gpugrade({"help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* command : {"list", "show", "grade", "check", "new", "pr", "status", "watch", "hint"})
+    EXPECT_NE(r.out.find(std::string("\n  ") + command + " "), std::string::npos) << command << "\n" << r.out;
+}
+
+TEST_F(CliTest, NoCommandOrAnUnknownOneIsAUsageError) {
+  EXPECT_EQ(run_gpugrade({}).exit_code, 2);
+  ProcessResult r = run_gpugrade({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("gpugrade: error:"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, ListShowsTheCopyExercise) {
+  ProcessResult r = run_gpugrade({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("copy "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Coalesced matrix copy"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, UnknownExerciseNamesTheOnesThatExist) {
+  ProcessResult r = run_gpugrade({"grade", "nosuch"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no exercise 'nosuch'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("copy"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, SolutionPassesWithExitCodeZero) {
+  ProcessResult r = run_gpugrade({"grade", "copy", "--submission", "solutions/copy/copy.cu", "--backend", "sim"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("copy: PASS (5/5 points, 16 runs on sim)"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, SyntaxErrorFailsWithTheLearnersFileAndLine) {
+  fs::path file = scratch_->path() / "broken.cu";
+  std::ofstream(file) << "__global__ void copy(float* out, const float* in, int rows, int cols) {\n"
+                         "  int x = ;\n"
+                         "}\n";
+  ProcessResult r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.rfind(file.string() + ":2: error: compile-error: ", 0), 0u) << r.out;
+}
+
+TEST_F(CliTest, JsonFollowsTheResultContract) {
+  ProcessResult r = run_gpugrade({"grade", "copy", "--backend", "sim", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // the shipped stub fails
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["exercise"], "copy");
+  EXPECT_EQ(j["submission"], "exercises/copy/copy.cu");
+  EXPECT_EQ(j["backend"], "sim");
+  EXPECT_EQ(j["verdict"], "fail");
+  ASSERT_FALSE(j["findings"].empty());
+  EXPECT_EQ(j["findings"][0]["kind"], "unwritten-output");
+  for (const char* field : {"severity", "message", "file", "line", "variant", "size", "details"})
+    EXPECT_TRUE(j["findings"][0].contains(field)) << field;
+  EXPECT_EQ(j["runs"].size(), 16u);
+}
+
+TEST_F(CliTest, MalformedExerciseIsAConfigurationErrorWithFileLineAndColumn) {
+  fs::path root = course_with("broken", "id: broken\ntitle: Broken\npoints: many\n");
+  ProcessResult r = run_gpugrade({"grade", "broken"}, root);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("exercises/broken/exercise.yaml:3:9: "), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, GpuBackendWithoutADeviceIsAConfigurationError) {
+  ProcessResult r = run_gpugrade({"grade", "copy", "--backend", "gpu"});
+  if (r.exit_code == 1 || r.exit_code == 0) GTEST_SKIP() << "a GPU is present here";
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--backend gpu: "), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, BadFlagValueIsAUsageError) {
+  ProcessResult r = run_gpugrade({"grade", "copy", "--format", "pdf"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--format"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gpugrade

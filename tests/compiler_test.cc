@@ -1,0 +1,195 @@
+// The compile step: nvcc's diagnostics in the learner's terms, defines and headers reaching the code, the
+// cache in front of any compiler.
+#include "grader/compiler.h"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "grader/file_bytes.h"
+#include "grader/scratch_dir.h"
+#include "tests/fake_compiler.h"
+
+namespace gpugrade {
+namespace {
+
+std::string read_fixture(const std::string& name) {
+  return read_file_bytes(std::string(GPUGRADE_SOURCE_DIR "/tests/data/compile/") + name).value_or("");
+}
+
+CompileRequest request_for(const std::string& fixture, const std::string& display_path) {
+  CompileRequest request;
+  request.source = {fixture, read_fixture(fixture)};
+  request.display_path = display_path;
+  request.headers_display_dir = "exercises/demo";
+  return request;
+}
+
+NvccCompiler nvcc() {
+  std::string error;
+  std::optional<NvccCompiler> compiler = NvccCompiler::create(GPUGRADE_NVCC, &error);
+  EXPECT_TRUE(compiler) << error;
+  return std::move(*compiler);
+}
+
+// A compiler that forwards to another and counts the calls (the number of nvcc runs).
+class CountingCompiler : public Compiler {
+ public:
+  explicit CountingCompiler(Compiler& inner) : inner_(inner) {}
+  CompileOutput compile(const CompileRequest& request) override {
+    ++calls;
+    return inner_.compile(request);
+  }
+  std::string identity() const override { return inner_.identity(); }
+  int calls = 0;
+
+ private:
+  Compiler& inner_;
+};
+
+struct ScratchCache {
+  ScratchDir dir = *ScratchDir::create("cache-test", nullptr);
+  Cache cache{dir.path()};
+};
+
+TEST(Nvcc, SyntaxErrorNamesTheLearnersFileAndLine) {
+  CompileOutput output = nvcc().compile(request_for("syntax_error.cu", "exercises/demo/copy.cu"));
+  EXPECT_FALSE(output.ok());
+  ASSERT_FALSE(output.findings.empty());
+  const Finding& error = output.findings[0];
+  EXPECT_EQ(error.kind, FindingKind::kCompileError);
+  EXPECT_EQ(error.severity, Severity::kError);
+  EXPECT_EQ(error.file, "exercises/demo/copy.cu");
+  EXPECT_EQ(error.line, 6);
+  EXPECT_EQ(error.message, "expected a \";\"");
+  bool warned = false;
+  for (const Finding& f : output.findings)
+    warned |= f.severity == Severity::kWarning && f.line == 4 && f.file == "exercises/demo/copy.cu" &&
+              f.message == "variable \"unused\" was declared but never referenced";
+  EXPECT_TRUE(warned);
+}
+
+TEST(Nvcc, DefinesReachTheCode) {
+  NvccCompiler compiler = nvcc();
+  CompileRequest request = request_for("define.cu", "exercises/demo/define.cu");
+  request.defines = {{"TILE_DIM", "32"}};
+  CompileOutput wide = compiler.compile(request);
+  ASSERT_TRUE(wide.ok());
+  EXPECT_NE(wide.ptx.find("32007"), std::string::npos);
+  request.defines = {{"TILE_DIM", "16"}};
+  CompileOutput narrow = compiler.compile(request);
+  ASSERT_TRUE(narrow.ok());
+  EXPECT_NE(narrow.ptx.find("16007"), std::string::npos);
+  EXPECT_EQ(narrow.ptx.find("32007"), std::string::npos);
+}
+
+TEST(Nvcc, CompilesWithTheFolderHeadersAndNamesFilesAsUsersDo) {
+  CompileRequest request = request_for("with_header.cu", "exercises/demo/fill.cu");
+  request.headers = {{"common.h", read_fixture("common.h")}};
+  CompileOutput output = nvcc().compile(request);
+  ASSERT_TRUE(output.ok());
+  EXPECT_NE(output.ptx.find("4242"), std::string::npos);
+  EXPECT_NE(output.ptx.find(".file\t1 \"exercises/demo/fill.cu\""), std::string::npos) << output.ptx;
+}
+
+TEST(Nvcc, ATimeoutIsACompileErrorSayingSo) {
+  CompileRequest request = request_for("define.cu", "exercises/demo/define.cu");
+  request.time_limit_seconds = 0.001;
+  CompileOutput output = nvcc().compile(request);
+  EXPECT_TRUE(output.timed_out);
+  ASSERT_EQ(output.findings.size(), 1u);
+  EXPECT_EQ(output.findings[0].message,
+            "nvcc did not finish within 0.001 s; look for loops unrolled without bound or deep template recursion");
+}
+
+TEST(Nvcc, MissingNvccIsAnError) {
+  std::string error;
+  EXPECT_FALSE(NvccCompiler::create("/nonexistent/nvcc", &error));
+  EXPECT_EQ(error, "cannot run /nonexistent/nvcc --version: cannot run /nonexistent/nvcc: No such file or directory");
+}
+
+TEST(Cache, SecondIdenticalCompileDoesNotRunNvcc) {
+  NvccCompiler real = nvcc();
+  CountingCompiler counting(real);
+  ScratchCache scratch;
+  CachingCompiler cached(counting, scratch.cache);
+  CompileRequest request = request_for("define.cu", "exercises/demo/define.cu");
+  request.defines = {{"TILE_DIM", "32"}};
+  CompileOutput first = cached.compile(request);
+  CompileOutput second = cached.compile(request);
+  EXPECT_EQ(counting.calls, 1);
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_EQ(second.ptx, first.ptx);
+  request.defines = {{"TILE_DIM", "16"}};
+  EXPECT_NE(cached.compile(request).ptx.find("16007"), std::string::npos);
+  EXPECT_EQ(counting.calls, 2);
+}
+
+TEST(Cache, FailedCompilesAreCachedWithTheirFindings) {
+  NvccCompiler real = nvcc();
+  CountingCompiler counting(real);
+  ScratchCache scratch;
+  CachingCompiler cached(counting, scratch.cache);
+  CompileRequest request = request_for("syntax_error.cu", "exercises/demo/copy.cu");
+  CompileOutput first = cached.compile(request);
+  CompileOutput second = cached.compile(request);
+  EXPECT_EQ(counting.calls, 1);
+  ASSERT_EQ(second.findings.size(), first.findings.size());
+  EXPECT_EQ(second.findings[0].message, "expected a \";\"");
+  EXPECT_EQ(second.findings[0].line, 6);
+  EXPECT_EQ(second.findings[0].file, "exercises/demo/copy.cu");
+}
+
+TEST(Cache, FakeCompilerBehindTheCache) {
+  FakeCompiler fake;
+  CompileOutput canned;
+  canned.ptx = ".version 8.0\n";
+  fake.answer("kernel text", canned);
+  ScratchCache scratch;
+  CachingCompiler cached(fake, scratch.cache);
+  CompileRequest request;
+  request.source = {"k.cu", "kernel text"};
+  request.display_path = "k.cu";
+  EXPECT_EQ(cached.compile(request).ptx, ".version 8.0\n");
+  EXPECT_EQ(cached.compile(request).ptx, ".version 8.0\n");
+  EXPECT_EQ(fake.calls(), 1);
+  request.source.bytes = "other text";
+  CompileOutput unknown = cached.compile(request);
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.findings.at(0).message, "the fake compiler has no answer for this source");
+  EXPECT_EQ(fake.calls(), 2);
+}
+
+TEST(Cache, CorruptedEntryIsAMiss) {
+  FakeCompiler fake;
+  CompileOutput canned;
+  canned.ptx = ".version 8.0\n";
+  fake.answer("kernel text", canned);
+  ScratchCache scratch;
+  CachingCompiler cached(fake, scratch.cache);
+  CompileRequest request;
+  request.source = {"k.cu", "kernel text"};
+  cached.compile(request);
+  int entries = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(scratch.dir.path())) {
+    if (!entry.is_regular_file()) continue;
+    std::fstream file(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(-3, std::ios::end);
+    file.write("zzz", 3);
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1);
+  CompileOutput again = cached.compile(request);
+  EXPECT_FALSE(again.from_cache);
+  EXPECT_EQ(again.ptx, ".version 8.0\n");
+  EXPECT_EQ(fake.calls(), 2);
+}
+
+TEST(Cache, KeysSeparateTheirParts) {
+  EXPECT_NE(CacheKey("t").add("ab").add("c").hex(), CacheKey("t").add("a").add("bc").hex());
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+}  // namespace
+}  // namespace gpugrade

@@ -1,0 +1,168 @@
+// End-to-end grading of the copy exercise on the simulator: what a learner sees for a right kernel, the
+// untouched stub, and each kind of mistake, with its kind, line and message.
+#include <gtest/gtest.h>
+
+#include "tests/grading_fixture.h"
+
+namespace gpugrade {
+namespace {
+
+using testing::findings_of;
+using testing::line_of;
+
+class CopyGradeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { grading_ = new testing::Grading(); }
+  static void TearDownTestSuite() {
+    delete grading_;
+    grading_ = nullptr;
+  }
+  static Result grade(const std::string& text) { return grading_->grade_text("copy", text); }
+  static testing::Grading* grading_;
+};
+testing::Grading* CopyGradeTest::grading_ = nullptr;
+
+// A correct copy with one line swapped out, so each test shows one mistake at a known line.
+std::string copy_kernel(const std::string& body_line = "    out[index] = in[index];",
+                        const std::string& guard = "if (row >= rows) return;") {
+  return "__global__ void copy(float* out, const float* in, int rows, int cols) {\n"
+         "  int column = blockIdx.x * TILE_DIM + threadIdx.x;\n"
+         "  if (column >= cols) return;\n"
+         "  int first_row = blockIdx.y * TILE_DIM + threadIdx.y;\n"
+         "  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {\n"
+         "    int row = first_row + j;\n"
+         "    " + guard + "\n"
+         "    int index = row * cols + column;\n" +
+         body_line + "\n"
+         "  }\n"
+         "}\n";
+}
+
+TEST_F(CopyGradeTest, SolutionPassesEveryVariantAndSize) {
+  Result r = grade(testing::read_file(testing::source_dir() / "solutions/copy/copy.cu"));
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  EXPECT_EQ(r.points, 5);
+  EXPECT_EQ(r.runs.size(), 16u);  // 4 variants x 4 sizes
+  for (const Finding& f : r.findings) ADD_FAILURE() << to_string(f.kind) << ": " << f.message;
+  for (const gpugrade::Run& run : r.runs) EXPECT_GT(run.thread_instructions, 0u) << run.variant << " " << run.size;
+}
+
+TEST_F(CopyGradeTest, UntouchedStubLeavesEveryOutputUnwritten) {
+  Result r = grade(testing::read_file(testing::source_dir() / "exercises/copy/copy.cu"));
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_EQ(r.points, 0);
+  std::vector<Finding> unwritten = findings_of(r, FindingKind::kUnwrittenOutput);
+  ASSERT_EQ(unwritten.size(), 1u);  // folded over the 16 runs
+  EXPECT_EQ(unwritten[0].file, "exercises/copy/copy.cu");
+  EXPECT_EQ(unwritten[0].details["runs"], 16);
+  EXPECT_EQ(unwritten[0].variant, "");  // seen in every run, so it names none
+  EXPECT_EQ(unwritten[0].message.rfind("1 of 1 elements of 'out' were never written", 0), 0u) << unwritten[0].message;
+}
+
+TEST_F(CopyGradeTest, SyntaxErrorPointsAtTheLearnersLine) {
+  std::string text = copy_kernel("    out[index] = in[index]  // missing semicolon");
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> errors = findings_of(r, FindingKind::kCompileError);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].file, "exercises/copy/copy.cu");
+  // nvcc reports a missing ';' at the line where the next statement starts.
+  EXPECT_EQ(errors[0].line, line_of(text, "missing semicolon") + 1);
+  EXPECT_NE(errors[0].message.find("expected a \";\""), std::string::npos) << errors[0].message;
+  EXPECT_TRUE(r.runs.empty());
+}
+
+TEST_F(CopyGradeTest, IncludeOutsideTheAllowListIsRejectedBeforeCompiling) {
+  Result r = grade("#include <cstdint>\n#include \"/etc/passwd\"\n" + copy_kernel());
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> rejected = findings_of(r, FindingKind::kRejectedSource);
+  ASSERT_EQ(rejected.size(), 1u);
+  EXPECT_EQ(rejected[0].line, 2);
+  EXPECT_NE(rejected[0].message.find("/etc/passwd"), std::string::npos) << rejected[0].message;
+  EXPECT_TRUE(r.runs.empty());
+}
+
+TEST_F(CopyGradeTest, WrongParameterTypeIsASignatureMismatch) {
+  std::string text = copy_kernel();
+  text.replace(text.find("const float* in"), 15, "float* in");
+  Result r = grade(text);
+  std::vector<Finding> mismatch = findings_of(r, FindingKind::kSignatureMismatch);
+  ASSERT_EQ(mismatch.size(), 1u);
+  EXPECT_NE(mismatch[0].message.find("const float* in"), std::string::npos) << mismatch[0].message;
+  EXPECT_TRUE(r.runs.empty());
+}
+
+TEST_F(CopyGradeTest, GuardThatLetsTheLastRowThroughIsOutOfBounds) {
+  std::string text = copy_kernel("    out[index] = in[index];", "if (row > rows) return;");
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> oob = findings_of(r, FindingKind::kOutOfBounds);
+  ASSERT_FALSE(oob.empty());
+  EXPECT_EQ(oob[0].file, "exercises/copy/copy.cu");
+  EXPECT_EQ(oob[0].line, line_of(text, "out[index] = in[index]"));
+  EXPECT_NE(oob[0].message.find("'in'"), std::string::npos) << oob[0].message;
+}
+
+TEST_F(CopyGradeTest, KernelThatWritesItsInputIsCaught) {
+  std::string text = copy_kernel("    out[index] = in[index]; const_cast<float*>(in)[index] = 0.0f;");
+  Result r = grade(text);
+  std::vector<Finding> modified = findings_of(r, FindingKind::kModifiedInput);
+  ASSERT_EQ(modified.size(), 1u);
+  EXPECT_NE(modified[0].message.find("its input 'in'"), std::string::npos) << modified[0].message;
+}
+
+TEST_F(CopyGradeTest, ColumnWalkIsUncoalescedAtItsLine) {
+  // Lanes of a warp walk down a column: each touches its own sector.
+  std::string text =
+      "__global__ void copy(float* out, const float* in, int rows, int cols) {\n"
+      "  int row = blockIdx.y * TILE_DIM + threadIdx.x;\n"
+      "  int first_column = blockIdx.x * TILE_DIM + threadIdx.y;\n"
+      "  if (row >= rows) return;\n"
+      "  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {\n"
+      "    int column = first_column + j;\n"
+      "    if (column < cols) out[row * cols + column] = in[row * cols + column];  // by column\n"
+      "  }\n"
+      "}\n";
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> uncoalesced = findings_of(r, FindingKind::kUncoalesced);
+  ASSERT_FALSE(uncoalesced.empty());
+  EXPECT_EQ(uncoalesced[0].line, line_of(text, "// by column"));
+  EXPECT_NE(uncoalesced[0].message.find("the limit is 2.0"), std::string::npos) << uncoalesced[0].message;
+  EXPECT_GT(uncoalesced[0].details["sector_ratio"].get<double>(), 2.0);
+  EXPECT_TRUE(findings_of(r, FindingKind::kWrongOutput).empty());  // right answer, slow pattern
+}
+
+TEST_F(CopyGradeTest, TailRowLeftUnwrittenAtOddSizes) {
+  std::string text = copy_kernel("    out[index] = in[index];", "if (row >= rows - 1) return;");
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> unwritten = findings_of(r, FindingKind::kUnwrittenOutput);
+  ASSERT_EQ(unwritten.size(), 1u);
+  EXPECT_NE(unwritten[0].message.find("elements of 'out' were never written"), std::string::npos);
+}
+
+TEST_F(CopyGradeTest, EndlessLoopIsATimeoutNotAHang) {
+  std::string text =
+      "__global__ void copy(float* out, const float* in, int rows, int cols) {\n"
+      "  volatile int spin = 1;\n"
+      "  while (spin) { }  // forever\n"
+      "}\n";
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> timeouts = findings_of(r, FindingKind::kTimeout);
+  ASSERT_FALSE(timeouts.empty());
+  EXPECT_EQ(timeouts[0].line, line_of(text, "// forever"));
+}
+
+TEST_F(CopyGradeTest, SameSubmissionGivesByteIdenticalJson) {
+  std::string text = testing::read_file(testing::source_dir() / "exercises/copy/copy.cu");
+  auto strip = [](Result r) {
+    for (gpugrade::Run& run : r.runs) run.seconds = 0;
+    return to_json(r).dump();
+  };
+  EXPECT_EQ(strip(grade(text)), strip(grade(text)));
+}
+
+}  // namespace
+}  // namespace gpugrade

@@ -1,0 +1,96 @@
+// Grades submissions against the shipped exercises with the real toolchain (nvcc, the simulator with its
+// checkers), as `gpugrade grade` does; the compile cache lives in a scratch folder of the test run.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "grader/cache.h"
+#include "grader/compiler.h"
+#include "grader/exercise.h"
+#include "grader/grade.h"
+#include "grader/scratch_dir.h"
+#include "harness/sim/hazards.h"
+#include "harness/sim/sim_backend.h"
+
+namespace gpugrade::testing {
+
+inline std::filesystem::path source_dir() { return GPUGRADE_SOURCE_DIR; }
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// One toolchain for every test of a suite: compiles are cached, so the suite pays nvcc once per source.
+class Grading {
+ public:
+  Grading() {
+    std::string error;
+    scratch_ = ScratchDir::create("grading-test", &error);
+    cache_ = std::make_unique<Cache>(scratch_->path() / "cache");
+    std::optional<NvccCompiler> nvcc = NvccCompiler::create(GPUGRADE_NVCC, &error);
+    if (!nvcc) throw std::runtime_error(error);
+    nvcc_ = std::make_unique<NvccCompiler>(std::move(*nvcc));
+    compiler_ = std::make_unique<CachingCompiler>(*nvcc_, *cache_);
+    SimOptions options;
+    options.worker_threads = 2;
+    options.make_observer = sim::hazard_observer_factory();
+    backend_ = make_sim_backend(std::move(options));
+    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_, "sim"});
+  }
+
+  Exercise exercise(const std::string& id) const {
+    std::vector<std::string> errors;
+    std::optional<Exercise> e =
+        load_exercise(source_dir() / "exercises" / id, &errors, std::filesystem::path("exercises") / id);
+    if (!e) throw std::runtime_error(errors.empty() ? "exercise does not load" : errors.front());
+    return *e;
+  }
+
+  // Grades `text` as the learner's file exercises/<id>/<kernel file>.
+  Result grade_text(const std::string& id, const std::string& text) {
+    Exercise e = exercise(id);
+    GradeOptions options;
+    options.solutions_dir = source_dir() / "solutions";
+    std::string error;
+    std::optional<Result> result =
+        grade(e, {text, "exercises/" + id + "/" + e.kernel.file}, *toolchain_, options, &error);
+    if (!result) throw std::runtime_error(error);
+    return *result;
+  }
+
+  Toolchain& toolchain() { return *toolchain_; }
+
+ private:
+  std::optional<ScratchDir> scratch_;
+  std::unique_ptr<Cache> cache_;
+  std::unique_ptr<NvccCompiler> nvcc_;
+  std::unique_ptr<CachingCompiler> compiler_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Toolchain> toolchain_;
+};
+
+// The findings of `result` of one kind, errors and warnings alike.
+inline std::vector<Finding> findings_of(const Result& result, FindingKind kind) {
+  std::vector<Finding> out;
+  for (const Finding& f : result.findings)
+    if (f.kind == kind) out.push_back(f);
+  return out;
+}
+
+// The 1-based line of the first line of `text` that contains `marker`; 0 if none.
+inline int line_of(const std::string& text, const std::string& marker) {
+  size_t at = text.find(marker);
+  if (at == std::string::npos) return 0;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+}
+
+}  // namespace gpugrade::testing

@@ -1,0 +1,145 @@
+// Kernel lookup: finding the exercise's kernel among the PTX's entries and telling the learner, in C++
+// terms, when its name or parameters differ.
+#include "grader/kernel_lookup.h"
+
+#include <gtest/gtest.h>
+
+#include "grader/compiler.h"
+#include "grader/file_bytes.h"
+#include "harness/ptx/module.h"
+
+namespace gpugrade {
+namespace {
+
+constexpr const char* kPath = "exercises/copy/copy.cu";
+
+const ExpectedKernel kCopy = {"copy", {{"out", "float*"}, {"in", "const float*"}, {"rows", "int"}, {"cols", "int"}}};
+
+KernelTraits traits(std::string entry, std::vector<std::string> ptx_types, int line = 0) {
+  KernelTraits kernel;
+  kernel.entry = std::move(entry);
+  for (size_t i = 0; i < ptx_types.size(); ++i)
+    kernel.params.push_back({kernel.entry + "_param_" + std::to_string(i), ptx_types[i], 0});
+  kernel.line = line;
+  return kernel;
+}
+
+// The kernels of tests/data/compile/kernels.cu, compiled by nvcc and read by the PTX front end.
+const std::vector<KernelTraits>& real_kernels() {
+  static const std::vector<KernelTraits> kernels = [] {
+    std::string error;
+    std::optional<NvccCompiler> nvcc = NvccCompiler::create(GPUGRADE_NVCC, &error);
+    EXPECT_TRUE(nvcc) << error;
+    CompileRequest request;
+    request.source = {"kernels.cu", read_file_bytes(GPUGRADE_SOURCE_DIR "/tests/data/compile/kernels.cu").value_or("")};
+    request.display_path = kPath;
+    CompileOutput output = nvcc->compile(request);
+    EXPECT_TRUE(output.ok());
+    ptx::Module module;
+    EXPECT_TRUE(ptx::parse_module(output.ptx, &module, &error)) << error;
+    return ptx::kernel_traits(module);
+  }();
+  return kernels;
+}
+
+TEST(CanonicalType, SpellsEquivalentTypesOneWay) {
+  EXPECT_EQ(canonical_type("float const*"), "const float*");
+  EXPECT_EQ(canonical_type("const float *"), "const float*");
+  EXPECT_EQ(canonical_type("float* __restrict__"), "float*");
+  EXPECT_EQ(canonical_type("const int"), "int");
+  EXPECT_EQ(canonical_type("size_t"), "unsigned long");
+  EXPECT_EQ(canonical_type("unsigned"), "unsigned int");
+  EXPECT_EQ(canonical_type("float* const*"), "float* const*");
+}
+
+TEST(KernelLookup, FindsAMangledKernelByItsCppName) {
+  std::vector<KernelTraits> kernels = {traits("_Z5otherv", {}), traits("_Z4copyPfPKfii", {".u64", ".u64", ".u32", ".u32"})};
+  KernelMatch match = find_kernel(kernels, kCopy, kPath);
+  EXPECT_TRUE(match.findings.empty());
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_Z4copyPfPKfii");
+  EXPECT_FALSE(match.sizes_only);
+}
+
+TEST(KernelLookup, WrongConstnessShowsBothSignatures) {
+  std::vector<KernelTraits> kernels = {traits("_Z4copyPfS_ii", {".u64", ".u64", ".u32", ".u32"}, 3)};
+  KernelMatch match = find_kernel(kernels, kCopy, kPath);
+  EXPECT_EQ(match.kernel, nullptr);
+  ASSERT_EQ(match.findings.size(), 1u);
+  EXPECT_EQ(match.findings[0].kind, FindingKind::kSignatureMismatch);
+  EXPECT_EQ(match.findings[0].file, kPath);
+  EXPECT_EQ(match.findings[0].line, 3);
+  EXPECT_EQ(match.findings[0].message,
+            "kernel 'copy' has parameters (float*, float*, int, int); the exercise expects (float* out, "
+            "const float* in, int rows, int cols): parameter 2 (in) is float*, not const float*");
+}
+
+TEST(KernelLookup, RealPtxFindsTheKernel) {
+  KernelMatch match = find_kernel(real_kernels(), kCopy, kPath);
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_Z4copyPfPKfii");
+  EXPECT_TRUE(match.findings.empty());
+}
+
+TEST(KernelLookup, RealPtxFindsKernelsInNamespaces) {
+  ExpectedKernel scale = {"scale", {{"data", "float*"}, {"factor", "float"}, {"n", "unsigned"}}};
+  KernelMatch match = find_kernel(real_kernels(), scale, kPath);
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_ZN6lesson5scaleEPffj");
+}
+
+TEST(KernelLookup, RealPtxExternCMatchesByNameAndSize) {
+  ExpectedKernel copy_c = {"copy_c", {{"out", "float*"}, {"in", "const float*"}, {"n", "int"}}};
+  KernelMatch match = find_kernel(real_kernels(), copy_c, kPath);
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_TRUE(match.sizes_only);
+
+  ExpectedKernel wide = {"copy_c", {{"out", "float*"}, {"in", "const float*"}, {"n", "long"}}};
+  KernelMatch mismatch = find_kernel(real_kernels(), wide, kPath);
+  EXPECT_EQ(mismatch.kernel, nullptr);
+  ASSERT_EQ(mismatch.findings.size(), 1u);
+  EXPECT_EQ(mismatch.findings[0].message,
+            "kernel 'copy_c' has parameters (.u64, .u64, .u32); the exercise expects (float* out, const float* "
+            "in, long n): parameter 3 (n) has 4 bytes, not the 8 of long (an extern \"C\" kernel keeps no "
+            "parameter types, so only sizes are checked)");
+}
+
+TEST(KernelLookup, RealPtxWrongConstnessAndCount) {
+  ExpectedKernel in_place = {"copy", {{"out", "float*"}, {"in", "float*"}, {"rows", "int"}, {"cols", "int"}}};
+  KernelMatch constness = find_kernel(real_kernels(), in_place, kPath);
+  ASSERT_EQ(constness.findings.size(), 1u);
+  EXPECT_EQ(constness.findings[0].message,
+            "kernel 'copy' has parameters (float*, const float*, int, int); the exercise expects (float* out, "
+            "float* in, int rows, int cols): parameter 2 (in) is const float*, not float*");
+  EXPECT_EQ(constness.findings[0].line, 4);  // where kernels.cu declares copy
+
+  ExpectedKernel three = {"copy", {{"out", "float*"}, {"in", "const float*"}, {"n", "int"}}};
+  KernelMatch count = find_kernel(real_kernels(), three, kPath);
+  ASSERT_EQ(count.findings.size(), 1u);
+  EXPECT_EQ(count.findings[0].message,
+            "kernel 'copy' has parameters (float*, const float*, int, int); the exercise expects (float* out, "
+            "const float* in, int n): it has 4 parameters, the exercise expects 3");
+}
+
+TEST(KernelLookup, RealPtxMissingKernelListsTheKernelsThere) {
+  ExpectedKernel transpose = {"transpose", {{"out", "float*"}, {"in", "const float*"}}};
+  KernelMatch match = find_kernel(real_kernels(), transpose, kPath);
+  EXPECT_EQ(match.kernel, nullptr);
+  ASSERT_EQ(match.findings.size(), 1u);
+  EXPECT_EQ(match.findings[0].line, 0);
+  EXPECT_EQ(match.findings[0].message,
+            "no kernel named 'transpose': the compiled code has copy(float*, const float*, int, int), "
+            "copy_c(.u64, .u64, .u32), lesson::scale(float*, float, unsigned int); the exercise expects "
+            "__global__ void transpose(float* out, const float* in)");
+}
+
+TEST(KernelLookup, NoKernelsAtAll) {
+  KernelMatch match = find_kernel({}, kCopy, kPath);
+  ASSERT_EQ(match.findings.size(), 1u);
+  EXPECT_EQ(match.findings[0].message,
+            "no kernel named 'copy': the compiled code has no kernels; the exercise expects __global__ void "
+            "copy(float* out, const float* in, int rows, int cols)");
+}
+
+}  // namespace
+}  // namespace gpugrade

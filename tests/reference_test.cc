@@ -1,0 +1,99 @@
+// The reference runner: a plain C++ reference built once (then cached), loaded, and called on buffers.
+#include "grader/reference.h"
+
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "grader/scratch_dir.h"
+
+namespace gpugrade {
+namespace {
+
+const std::string kData = GPUGRADE_SOURCE_DIR "/tests/data/compile/";
+
+const std::vector<ReferenceParam> kScaleParams = {
+    {"float*", true}, {"const float*", true}, {"int", false}, {"float", false}, {"long long", false}};
+
+Buffer floats(std::string name, std::vector<float> values) {
+  Buffer buffer{std::move(name), 4, std::vector<std::byte>(values.size() * 4)};
+  std::memcpy(buffer.bytes.data(), values.data(), buffer.bytes.size());
+  return buffer;
+}
+
+std::vector<float> values_of(const Buffer& buffer) {
+  std::vector<float> values(buffer.bytes.size() / 4);
+  std::memcpy(values.data(), buffer.bytes.data(), buffer.bytes.size());
+  return values;
+}
+
+KernelArg buffer_arg(size_t index) { return {KernelArg::Kind::kBuffer, index, 0}; }
+KernelArg scalar_arg(uint64_t bits) { return {KernelArg::Kind::kScalar, 0, bits}; }
+
+uint64_t float_bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+struct ScratchCache {
+  ScratchDir dir = *ScratchDir::create("reference-test", nullptr);
+  Cache cache{dir.path()};
+};
+
+TEST(Reference, BuildsRunsAndIsCachedTheSecondTime) {
+  ScratchCache scratch;
+  std::string error;
+  std::optional<ReferenceRunner> runner =
+      ReferenceRunner::build(kData + "reference.cpp", "scale", kScaleParams, scratch.cache, &error);
+  ASSERT_TRUE(runner) << error;
+  EXPECT_FALSE(runner->from_cache());
+  std::vector<Buffer> buffers = {floats("out", {0, 0, 0, 9}), floats("in", {1, 2, 3, 4})};
+  std::vector<KernelArg> args = {buffer_arg(0), buffer_arg(1), scalar_arg(3), scalar_arg(float_bits(2.0f)),
+                                 scalar_arg(static_cast<uint64_t>(int64_t{-1}))};
+  ASSERT_TRUE(runner->run(args, buffers, &error)) << error;
+  EXPECT_EQ(values_of(buffers[0]), (std::vector<float>{1, 3, 5, 9}));
+  EXPECT_EQ(values_of(buffers[1]), (std::vector<float>{1, 2, 3, 4}));
+
+  std::optional<ReferenceRunner> again =
+      ReferenceRunner::build(kData + "reference.cpp", "scale", kScaleParams, scratch.cache, &error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_TRUE(again->from_cache());
+  buffers[0] = floats("out", {0, 0, 0, 0});
+  ASSERT_TRUE(again->run(args, buffers, &error)) << error;
+  EXPECT_EQ(values_of(buffers[0]), (std::vector<float>{1, 3, 5, 0}));
+}
+
+TEST(Reference, WrongArgumentsAreAnError) {
+  ScratchCache scratch;
+  std::string error;
+  std::optional<ReferenceRunner> runner =
+      ReferenceRunner::build(kData + "reference.cpp", "scale", kScaleParams, scratch.cache, &error);
+  ASSERT_TRUE(runner) << error;
+  std::vector<Buffer> buffers;
+  EXPECT_FALSE(runner->run({buffer_arg(0)}, buffers, &error));
+  EXPECT_EQ(error, "the reference 'scale' takes 5 arguments, not 1");
+}
+
+TEST(Reference, CompileErrorNamesTheReferencesLine) {
+  ScratchCache scratch;
+  std::string error;
+  std::string path = kData + "broken_reference.cpp";
+  EXPECT_FALSE(ReferenceRunner::build(path, "scale", {{"float*", true}, {"const float*", true}, {"int", false}},
+                                      scratch.cache, &error));
+  EXPECT_EQ(error, path + ":4: 'undeclared_factor' was not declared in this scope");
+}
+
+TEST(Reference, ParametersTheFunctionCannotTakeAreNamed) {
+  ScratchCache scratch;
+  std::string error;
+  std::vector<ReferenceParam> params = kScaleParams;
+  params[0].type = "int*";
+  EXPECT_FALSE(ReferenceRunner::build(kData + "reference.cpp", "scale", params, scratch.cache, &error));
+  EXPECT_TRUE(error.starts_with("the reference function 'scale' cannot be called with the exercise's parameters "
+                                "(int*, const float*, int, float, long long): "))
+      << error;
+}
+
+}  // namespace
+}  // namespace gpugrade

@@ -1,0 +1,209 @@
+// Instruction semantics the CUDA tests do not reach easily, in hand-written PTX: bit-field and permute
+// instructions, float NaN rules, unordered comparisons, rounding and saturating conversions, fused multiply.
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
+#include <gtest/gtest.h>
+
+#include "harness/sim/sim_backend.h"
+#include "tests/sim_support.h"
+
+namespace gpugrade {
+namespace {
+
+// One thread writes each result to out[k] as 32 bits.
+const char* const kOps = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry ops(.param .u64 out, .param .u32 x, .param .u32 y, .param .f32 f, .param .f32 nan)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<64>;
+  .reg .f32 %f<32>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [x];
+  ld.param.u32 %r2, [y];
+  ld.param.f32 %f1, [f];
+  ld.param.f32 %f2, [nan];
+  bfe.u32 %r10, %r1, 28, 8;
+  st.global.u32 [%rd1+0], %r10;
+  bfe.s32 %r11, %r1, 28, 8;
+  st.global.u32 [%rd1+4], %r11;
+  bfi.b32 %r12, %r2, %r1, 8, 4;
+  st.global.u32 [%rd1+8], %r12;
+  prmt.b32 %r13, %r1, %r2, 0x7531;
+  st.global.u32 [%rd1+12], %r13;
+  prmt.b32 %r14, %r1, %r2, 0xB210;
+  st.global.u32 [%rd1+16], %r14;
+  popc.b32 %r15, %r1;
+  st.global.u32 [%rd1+20], %r15;
+  clz.b32 %r16, %r2;
+  st.global.u32 [%rd1+24], %r16;
+  brev.b32 %r17, %r2;
+  st.global.u32 [%rd1+28], %r17;
+  lop3.b32 %r18, %r1, %r2, 0x0F0F0F0F, 0x96;
+  st.global.u32 [%rd1+32], %r18;
+  mul.hi.u32 %r19, %r1, %r2;
+  st.global.u32 [%rd1+36], %r19;
+  mul.hi.s32 %r20, %r1, %r1;
+  st.global.u32 [%rd1+40], %r20;
+  min.f32 %f3, %f2, %f1;
+  st.global.f32 [%rd1+44], %f3;
+  max.f32 %f4, %f1, %f2;
+  st.global.f32 [%rd1+48], %f4;
+  setp.nan.f32 %p1, %f1, %f2;
+  selp.u32 %r21, 1, 0, %p1;
+  st.global.u32 [%rd1+52], %r21;
+  setp.ltu.f32 %p2, %f1, %f2;
+  selp.u32 %r22, 1, 0, %p2;
+  st.global.u32 [%rd1+56], %r22;
+  setp.lt.or.f32 %p3|%p4, %f1, %f2, %p2;
+  selp.u32 %r23, 1, 0, %p3;
+  st.global.u32 [%rd1+60], %r23;
+  setp.ge.and.f32 %p5, %f1, 0f00000000, %p1;
+  selp.u32 %r24, 1, 0, %p5;
+  st.global.u32 [%rd1+64], %r24;
+  cvt.rzi.f32.f32 %f5, 0fC0200000;
+  st.global.f32 [%rd1+68], %f5;
+  cvt.rmi.f32.f32 %f6, 0fC0200000;
+  st.global.f32 [%rd1+72], %f6;
+  cvt.rni.f32.f32 %f7, 0fC0200000;
+  st.global.f32 [%rd1+76], %f7;
+  cvt.sat.u8.s32 %r25, -5;
+  st.global.u32 [%rd1+80], %r25;
+  cvt.sat.s8.s32 %r26, 300;
+  st.global.u32 [%rd1+84], %r26;
+  cvt.s32.s8 %r27, 240;
+  st.global.u32 [%rd1+88], %r27;
+  cvt.rpi.s32.f32 %r28, 0f3FC00000;
+  st.global.u32 [%rd1+92], %r28;
+  cvt.rzi.u32.f32 %r29, %f2;
+  st.global.u32 [%rd1+96], %r29;
+  add.sat.s32 %r30, 2147483647, 1;
+  st.global.u32 [%rd1+100], %r30;
+  fma.rn.f32 %f8, 0f3F800001, 0f3F7FFFFE, 0fBF800000;
+  st.global.f32 [%rd1+104], %f8;
+  mul.rn.f32 %f9, 0f3F800001, 0f3F7FFFFE;
+  add.rn.f32 %f10, %f9, 0fBF800000;
+  st.global.f32 [%rd1+108], %f10;
+  shr.s32 %r31, -8, 100;
+  st.global.u32 [%rd1+112], %r31;
+  slct.s32.s32 %r32, 11, 22, -1;
+  st.global.u32 [%rd1+116], %r32;
+  neg.f32 %f11, %f2;
+  mov.b32 %r33, %f11;
+  st.global.u32 [%rd1+120], %r33;
+  div.rn.f32 %f12, 0f3F800000, 0f40400000;
+  st.global.f32 [%rd1+124], %f12;
+  mul.wide.s32 %rd2, -3, 5;
+  mov.b64 {%r34, %r35}, %rd2;
+  st.global.u32 [%rd1+128], %r34;
+  st.global.u32 [%rd1+132], %r35;
+  mad.lo.s32 %r36, %r1, 3, 7;
+  st.global.u32 [%rd1+136], %r36;
+  rem.s32 %r37, -7, 3;
+  st.global.u32 [%rd1+140], %r37;
+  cnot.b32 %r38, 0;
+  st.global.u32 [%rd1+144], %r38;
+  not.b32 %r39, %r2;
+  st.global.u32 [%rd1+148], %r39;
+  mul24.lo.u32 %r40, 0x01000003, 5;
+  st.global.u32 [%rd1+152], %r40;
+  ret;
+}
+)";
+
+TEST(SimInstructionsTest, SemanticsMatchThePtxSpecification) {
+  const uint32_t x = 0xABCD1234u, y = 0x000000F7u;
+  const float f = 1.5f, nan = std::nanf("");
+  auto backend = make_sim_backend();
+  Loaded loaded = backend->load(kOps);
+  ASSERT_NE(loaded.program, nullptr) << loaded.findings.at(0).message;
+  LaunchRequest request;
+  request.entry = "ops";
+  request.buffers = {testing::make_buffer("out", std::vector<uint32_t>(40, 0xDEADBEEFu))};
+  request.args = {testing::buffer_arg(0), testing::scalar_arg(x), testing::scalar_arg(y), testing::scalar_arg(f),
+                  testing::scalar_arg(nan)};
+  Observations result = backend->launch(*loaded.program, request);
+  ASSERT_TRUE(result.completed) << result.findings.at(0).message;
+  std::vector<uint32_t> out = testing::read_buffer<uint32_t>(result.buffers[0]);
+  auto as_float = [](uint32_t bits) { return std::bit_cast<float>(bits); };
+
+  EXPECT_EQ(out[0], x >> 28);                                            // bfe.u32 past the top: zeros
+  EXPECT_EQ(out[1], 0xFFFFFFFAu);                                        // bfe.s32: sign of the last bit
+  EXPECT_EQ(out[2], (x & ~0xF00u) | ((y << 8) & 0xF00u));                // bfi
+  EXPECT_EQ(out[3], 0x0000AB12u);                                        // prmt bytes 1,3,5,7
+  EXPECT_EQ(out[4], 0xFFCD1234u);                                        // prmt with sign replication
+  EXPECT_EQ(out[5], static_cast<uint32_t>(std::popcount(x)));
+  EXPECT_EQ(out[6], 24u);
+  EXPECT_EQ(out[7], 0xEF000000u);
+  EXPECT_EQ(out[8], x ^ y ^ 0x0F0F0F0Fu);                                // lop3 0x96 is a three-way xor
+  EXPECT_EQ(out[9], static_cast<uint32_t>((uint64_t{x} * y) >> 32));
+  int64_t sx = static_cast<int32_t>(x);
+  EXPECT_EQ(out[10], static_cast<uint32_t>(static_cast<uint64_t>(sx * sx) >> 32));
+  EXPECT_EQ(as_float(out[11]), f);                                       // min(NaN, f) = f
+  EXPECT_EQ(as_float(out[12]), f);                                       // max(f, NaN) = f
+  EXPECT_EQ(out[13], 1u);                                                // setp.nan
+  EXPECT_EQ(out[14], 1u);                                                // ltu is true when unordered
+  EXPECT_EQ(out[15], 1u);                                                // lt (false) .or %p2 (true)
+  EXPECT_EQ(out[16], 1u);                                                // ge (true) .and %p1 (true)
+  EXPECT_EQ(as_float(out[17]), -2.0f);                                   // cvt.rzi -2.5
+  EXPECT_EQ(as_float(out[18]), -3.0f);                                   // cvt.rmi -2.5
+  EXPECT_EQ(as_float(out[19]), -2.0f);                                   // cvt.rni -2.5: ties to even
+  EXPECT_EQ(out[20], 0u);                                                // cvt.sat.u8 of -5
+  EXPECT_EQ(out[21], 127u);                                              // cvt.sat.s8 of 300
+  EXPECT_EQ(out[22], static_cast<uint32_t>(-16));                        // cvt.s32.s8 sign-extends 0xF0
+  EXPECT_EQ(out[23], 2u);                                                // cvt.rpi 1.5
+  EXPECT_EQ(out[24], 0u);                                                // NaN to integer is 0
+  EXPECT_EQ(out[25], static_cast<uint32_t>(INT_MAX));                    // add.sat
+  EXPECT_EQ(as_float(out[26]), -std::ldexp(1.0f, -46));                  // fma: one rounding
+  EXPECT_EQ(as_float(out[27]), 0.0f);                                    // mul then add: two roundings
+  EXPECT_EQ(out[28], 0xFFFFFFFFu);                                       // shr.s32 past the width: sign fill
+  EXPECT_EQ(out[29], 22u);                                               // slct picks b for c < 0
+  EXPECT_EQ(out[30], std::bit_cast<uint32_t>(nan) ^ 0x80000000u);        // neg flips a NaN's sign
+  EXPECT_EQ(as_float(out[31]), 1.0f / 3.0f);
+  EXPECT_EQ(out[32], static_cast<uint32_t>(-15));                        // mul.wide.s32, low half
+  EXPECT_EQ(out[33], 0xFFFFFFFFu);                                       // high half
+  EXPECT_EQ(out[34], x * 3u + 7u);
+  EXPECT_EQ(out[35], static_cast<uint32_t>(-1));                         // rem.s32 -7, 3
+  EXPECT_EQ(out[36], 1u);
+  EXPECT_EQ(out[37], ~y);
+  EXPECT_EQ(out[38], 15u);                                               // mul24 uses the low 24 bits
+}
+
+TEST(SimInstructionsTest, UnsupportedTypeAtRunTimeIsAFinding) {
+  const char* text = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .loc 1 4 0
+  fma.rn.s32 %r1, %r2, %r2, %r2;
+  ret;
+}
+.file 1 "k.cu"
+)";
+  auto backend = make_sim_backend();
+  Loaded loaded = backend->load(text);
+  ASSERT_NE(loaded.program, nullptr);
+  LaunchRequest request;
+  request.entry = "k";
+  request.buffers = {testing::make_buffer("out", std::vector<int>(1, 0))};
+  request.args = {testing::buffer_arg(0)};
+  Observations result = backend->launch(*loaded.program, request);
+  EXPECT_FALSE(result.completed);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].kind, FindingKind::kRuntimeError);
+  EXPECT_EQ(result.findings[0].message, "unsupported instruction fma.s32 for this type (PTX line 9)");
+  EXPECT_EQ(result.findings[0].file, "k.cu");
+  EXPECT_EQ(result.findings[0].line, 4);
+}
+
+}  // namespace
+}  // namespace gpugrade

@@ -1,0 +1,64 @@
+// Helpers for the PTX and simulator tests: compile CUDA source with the real nvcc into a temporary
+// directory, and build launch requests from typed host vectors.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+
+namespace gpugrade::testing {
+
+// Compiles `source` as nvcc does for grading (-ptx -lineinfo -O3 -arch=sm_90) and returns the PTX, or an
+// empty string (with the compiler's output in *log) when nvcc fails.
+inline std::string compile_cuda(const std::string& source, std::string* log = nullptr) {
+  std::string pattern = (std::filesystem::temp_directory_path() / "gpugrade-sim-XXXXXX").string();
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  if (mkdtemp(name.data()) == nullptr) return "";
+  std::filesystem::path dir(name.data());
+  std::ofstream(dir / "kernel.cu") << source;
+  std::string command = std::string(GPUGRADE_NVCC) + " -ptx -lineinfo -O3 -arch=sm_90 " + (dir / "kernel.cu").string() +
+                        " -o " + (dir / "kernel.ptx").string() + " > " + (dir / "log.txt").string() + " 2>&1";
+  int status = std::system(command.c_str());
+  std::stringstream ptx, output;
+  ptx << std::ifstream(dir / "kernel.ptx").rdbuf();
+  output << std::ifstream(dir / "log.txt").rdbuf();
+  if (log != nullptr) *log = output.str();
+  std::filesystem::remove_all(dir);
+  return status == 0 ? ptx.str() : "";
+}
+
+template <class T>
+Buffer make_buffer(const std::string& name, const std::vector<T>& values) {
+  Buffer buffer;
+  buffer.name = name;
+  buffer.element_size = sizeof(T);
+  buffer.bytes.resize(values.size() * sizeof(T));
+  std::memcpy(buffer.bytes.data(), values.data(), buffer.bytes.size());
+  return buffer;
+}
+
+template <class T>
+std::vector<T> read_buffer(const Buffer& buffer) {
+  std::vector<T> values(buffer.bytes.size() / sizeof(T));
+  std::memcpy(values.data(), buffer.bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
+inline KernelArg buffer_arg(size_t index) { return {KernelArg::Kind::kBuffer, index, 0}; }
+
+template <class T>
+KernelArg scalar_arg(T value) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  return {KernelArg::Kind::kScalar, 0, bits};
+}
+
+}  // namespace gpugrade::testing
