@@ -114,17 +114,19 @@ GitTree::~GitTree() { git_tree_free(tree_); }
 
 std::unique_ptr<GitRepository> GitRepository::open(const std::filesystem::path& path, std::string* error) {
   git_libgit2_init();
+  std::error_code ignored;  // messages name the folder absolutely: "." says little in a CI log
+  const std::filesystem::path shown = std::filesystem::absolute(path, ignored).lexically_normal();
   git_repository* repository = nullptr;
   const int code = git_repository_open_ext(&repository, path.c_str(), 0, nullptr);
   if (code != 0) {
     set(error,
         code == GIT_ENOTFOUND
-            ? fmt::format("{} is not a git repository, nor a folder inside one", path.string())
-            : fmt::format("cannot open the git repository at {}: {}", path.string(), last_git_error()));
+            ? fmt::format("{} is not a git repository, nor a folder inside one", shown.string())
+            : fmt::format("cannot open the git repository at {}: {}", shown.string(), last_git_error()));
     git_libgit2_shutdown();
     return nullptr;
   }
-  return std::unique_ptr<GitRepository>(new GitRepository(repository, path));
+  return std::unique_ptr<GitRepository>(new GitRepository(repository, shown));
 }
 
 GitRepository::~GitRepository() {

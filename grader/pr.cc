@@ -122,7 +122,7 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
                 .renamed_to = {},
                 .points = facts->points};
     for (const std::string& path : paths) {
-      if (path == item.submission_path || exercise_of(path) != id) continue;
+      if (path == item.submission_path) continue;
       plan.notices.push_back({path, fmt::format("{} changed in this pull request; it is graded with {}", path,
                                                 source.definition)});
     }

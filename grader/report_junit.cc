@@ -118,7 +118,7 @@ std::vector<TestCase> test_cases(const Result& result) {
                   .seconds = run.seconds,
                   .errors = {},
                   .warnings = {},
-                  .failure = run.verdict == Verdict::kFail ? "this run failed" : ""};
+                  .failure = run.verdict == Verdict::kFail ? "this run failed; its findings are reported once, under the first run that had them" : ""};
     for (const Finding& finding : result.findings) {
       if (belongs_to(finding, run)) add_finding(test, finding);
     }

@@ -48,15 +48,19 @@ std::string strip(std::string_view source) {
 }
 
 // C integer literals in the form Expr reads: suffixes (32u, 16UL) dropped, hexadecimal made decimal.
-// Returns nullopt for anything that is not an integer (a float literal makes the dimension unknown).
+// Returns nullopt for anything else (a float or octal literal makes the dimension unknown).
 std::optional<std::string> integer_literal(std::string_view token) {
   std::string digits(token);
   while (!digits.empty() && std::strchr("uUlL", digits.back()) != nullptr) digits.pop_back();
   digits.erase(std::remove(digits.begin(), digits.end(), '\''), digits.end());
   const bool hex = digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
   const std::string_view body = hex ? std::string_view(digits).substr(2) : std::string_view(digits);
-  const auto valid = [hex](char c) { return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : is_digit(c); };
+  const auto valid = [hex](char c) {
+    return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : is_digit(c);
+  };
   if (body.empty() || !std::all_of(body.begin(), body.end(), valid)) return std::nullopt;
+  if (!hex && digits.size() > 1 && digits[0] == '0')
+    return std::nullopt;  // octal: Expr would read it as decimal
   if (!hex) return digits;
   if (body.size() > 15) return std::nullopt;
   return std::to_string(std::stoll(std::string(body), nullptr, 16));
@@ -70,7 +74,8 @@ std::vector<std::string> tokenize(std::string_view text) {
       ++i;
     } else if (is_identifier_start(c) || is_digit(c)) {
       size_t end = i + 1;
-      while (end < text.size() && (is_identifier_char(text[end]) || text[end] == '\'' || text[end] == '.')) ++end;
+      while (end < text.size() && (is_identifier_char(text[end]) || text[end] == '\'' || text[end] == '.'))
+        ++end;
       tokens.emplace_back(text.substr(i, end - i));
       i = end;
     } else {
@@ -114,12 +119,14 @@ void add_source_constants(const std::string& text, Bindings& bindings) {
       R"((?:\b(?:constexpr|const)\s+(?:(?:static|unsigned|signed|long|short|int|size_t|auto|u?int(?:8|16|32|64)_t)\s+)+)"
       R"(([A-Za-z_]\w*)\s*=\s*([^;,{}]+);))",
       std::regex::multiline);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kConstant); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kConstant); it != std::sregex_iterator();
+       ++it) {
     const std::smatch& match = *it;
     const bool is_define = match[1].matched;
     const std::string name = is_define ? match[1].str() : match[3].str();
     if (bindings.count(name) != 0) continue;
-    if (std::optional<int64_t> value = evaluate(tokenize(is_define ? match[2].str() : match[4].str()), bindings))
+    if (std::optional<int64_t> value =
+            evaluate(tokenize(is_define ? match[2].str() : match[4].str()), bindings))
       bindings[name] = *value;
   }
 }
@@ -127,14 +134,15 @@ void add_source_constants(const std::string& text, Bindings& bindings) {
 // Bytes of one element of a type spelled by `words` (`unsigned long long`, `float4`), or nullopt.
 std::optional<uint32_t> element_size(const std::vector<std::string>& words) {
   static const std::map<std::string, uint32_t, std::less<>> kNamed = {
-      {"bool", 1}, {"int8_t", 1}, {"uint8_t", 1}, {"int16_t", 2}, {"uint16_t", 2}, {"int32_t", 4},
-      {"uint32_t", 4}, {"int64_t", 8}, {"uint64_t", 8}, {"size_t", 8}, {"ptrdiff_t", 8}, {"half", 2},
-      {"__half", 2}, {"__nv_bfloat16", 2}, {"half2", 4}, {"__half2", 4}, {"__nv_bfloat162", 4}};
+      {"bool", 1},      {"int8_t", 1},        {"uint8_t", 1}, {"int16_t", 2},       {"uint16_t", 2},
+      {"int32_t", 4},   {"uint32_t", 4},      {"int64_t", 8}, {"uint64_t", 8},      {"size_t", 8},
+      {"ptrdiff_t", 8}, {"half", 2},          {"__half", 2},  {"__nv_bfloat16", 2}, {"half2", 4},
+      {"__half2", 4},   {"__nv_bfloat162", 4}};
   // CUDA's vector types: a base and a count from 1 to 4.
   static const std::regex kVector(R"((u?char|u?short|u?int|u?long|u?longlong|float|double)([1-4]))");
   static const std::map<std::string, uint32_t, std::less<>> kVectorBase = {
-      {"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2}, {"int", 4}, {"uint", 4}, {"long", 8},
-      {"ulong", 8}, {"longlong", 8}, {"ulonglong", 8}, {"float", 4}, {"double", 8}};
+      {"char", 1}, {"uchar", 1}, {"short", 2},    {"ushort", 2},    {"int", 4},   {"uint", 4},
+      {"long", 8}, {"ulong", 8}, {"longlong", 8}, {"ulonglong", 8}, {"float", 4}, {"double", 8}};
 
   if (words.size() == 1) {
     if (const auto named = kNamed.find(words[0]); named != kNamed.end()) return named->second;
@@ -245,18 +253,19 @@ std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindi
       const std::vector<std::string> statement(tokens.begin() + static_cast<std::ptrdiff_t>(statement_start),
                                                tokens.begin() + static_cast<std::ptrdiff_t>(i));
       statement_start = i + 1;
-      if (token != ";" || std::find(statement.begin(), statement.end(), "__shared__") == statement.end()) continue;
+      if (token != ";" || std::find(statement.begin(), statement.end(), "__shared__") == statement.end())
+        continue;
       const std::vector<std::string> declaration = declaration_tokens(statement);
       // The name is the first identifier followed by `[`, `,` or the end; the words before it are the type.
       size_t name = 0;
-      while (name < declaration.size() &&
-             !(name + 1 == declaration.size() || declaration[name + 1] == "[" || declaration[name + 1] == ","))
+      while (name < declaration.size() && !(name + 1 == declaration.size() || declaration[name + 1] == "[" ||
+                                            declaration[name + 1] == ","))
         ++name;
       if (name == 0 || name >= declaration.size()) continue;
       const std::vector<std::string> type(declaration.begin(),
                                           declaration.begin() + static_cast<std::ptrdiff_t>(name));
-      const bool all_words = std::all_of(type.begin(), type.end(),
-                                         [](const std::string& word) { return is_identifier_start(word[0]); });
+      const bool all_words = std::all_of(
+          type.begin(), type.end(), [](const std::string& word) { return is_identifier_start(word[0]); });
       const std::optional<uint32_t> size = all_words ? element_size(type) : std::nullopt;
       if (size) read_declarators(declaration, name, *size, bindings, found);
     }

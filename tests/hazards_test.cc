@@ -2,6 +2,9 @@
 // learner sees (kind, severity, line, message, folded count) and the per-line bank and sector figures.
 #include "harness/sim/hazards.h"
 
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -10,9 +13,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "grader/shared_shapes.h"
 #include "harness/sim/sim_backend.h"
@@ -37,7 +37,8 @@ class Launch {
     request_.grid = grid;
     request_.checks = checks;
     request_.shared_shapes = std::move(shapes);
-    for (const SharedRange& range : shared_) shared_bytes_ = std::max(shared_bytes_, range.offset + range.bytes);
+    for (const SharedRange& range : shared_)
+      shared_bytes_ = std::max(shared_bytes_, range.offset + range.bytes);
     globals_ = {{"out", kOut, 4096 * 4, 4}, {"in", kIn, 4096 * 4, 4}};
     launch_ = std::make_shared<HazardLaunch>(request_, std::vector<std::string>{"", "kernel.cu"});
   }
@@ -121,8 +122,8 @@ AddressOf element(uint64_t cols, std::function<std::pair<uint64_t, uint64_t>(con
 
 std::string summary(const Finding& f) {
   return fmt::format("{} {} {}:{}: {} [{} hazards]", to_string(f.kind), to_string(f.severity),
-                     std::filesystem::path(f.file).filename().string(), f.line,
-                     f.message, f.details.value("hazards", uint64_t{0}));
+                     std::filesystem::path(f.file).filename().string(), f.line, f.message,
+                     f.details.value("hazards", uint64_t{0}));
 }
 
 std::vector<std::string> summaries(const Observations& out) {
@@ -140,8 +141,7 @@ void transpose_block(Launch& launch, bool barrier) {
 }
 
 TEST(HazardsTest, TransposeWithoutBarrierIsOneFoldedRace) {
-  Launch launch({32, 32, 1}, {tile_range(32, 32)}, {2, 3, 1}, {},
-                {{"tile", 4, {32, 32}}});
+  Launch launch({32, 32, 1}, {tile_range(32, 32)}, {2, 3, 1}, {}, {{"tile", 4, {32, 32}}});
   launch.begin({1, 2, 0});
   transpose_block(launch, false);
   launch.end();
@@ -199,9 +199,10 @@ void reverse_in_one_warp(Launch& launch, bool syncwarp) {
 TEST(HazardsTest, LanesOfOneWarpWithoutSyncwarpAreAWarning) {
   Launch launch({32, 1, 1}, {{"_ZZ4flipPfE1s", 0, 128, false}});
   reverse_in_one_warp(launch, false);
-  EXPECT_EQ(summaries(launch.collect()),
-            std::vector<std::string>{"race warning kernel.cu:6: thread (0,0,0) reads s[+124] written by thread "
-                                     "(31,0,0) at line 5 with no __syncwarp() between them [32 hazards]"});
+  EXPECT_EQ(
+      summaries(launch.collect()),
+      std::vector<std::string>{"race warning kernel.cu:6: thread (0,0,0) reads s[+124] written by thread "
+                               "(31,0,0) at line 5 with no __syncwarp() between them [32 hazards]"});
 }
 
 TEST(HazardsTest, IntraWarpRacesCanBeErrors) {
@@ -229,7 +230,8 @@ TEST(HazardsTest, EveryHazardKindIsNamed) {
   launch.shared(AccessKind::kWrite, 3, [](const Dim3& t) { return uint64_t{t.x} * 4; });
   launch.barrier(4);
   for (uint32_t w = 0; w < 2; ++w) {
-    launch.warp(w, Space::kShared, AccessKind::kRead, 10, [](const Dim3& t) { return (t.x + 1) % 64 * 4ull; });
+    launch.warp(w, Space::kShared, AccessKind::kRead, 10,
+                [](const Dim3& t) { return (t.x + 1) % 64 * 4ull; });
     launch.warp(w, Space::kShared, AccessKind::kWrite, 11, [](const Dim3& t) { return uint64_t{t.x} * 4; });
   }
   launch.barrier(12);
@@ -240,19 +242,20 @@ TEST(HazardsTest, EveryHazardKindIsNamed) {
   EXPECT_EQ(out.findings[0].details["hazard"], "read-after-write");
   EXPECT_EQ(out.findings[1].details["hazard"], "write-after-read");
   EXPECT_EQ(out.findings[3].details["hazard"], "write-after-write");
-  EXPECT_EQ(summaries(out),
-            (std::vector<std::string>{
-                "race error kernel.cu:10: thread (63,0,0) reads s[0] written by thread (0,0,0) at line 11 with "
-                "no __syncthreads() between them [1 hazards]",
-                "race error kernel.cu:11: thread (32,0,0) writes s[32] read by thread (31,0,0) at line 10 with "
-                "no __syncthreads() between them [1 hazards]",
-                "race warning kernel.cu:11: thread (1,0,0) writes s[1] read by thread (0,0,0) at line 10 with "
-                "no __syncwarp() between them [62 hazards]",
-                "race error kernel.cu:13: thread (32,0,0) writes s[0] written by thread (31,0,0) at line 13 "
-                "with no __syncthreads() between them [1 hazards]",
-                "race warning kernel.cu:13: thread (1,0,0) writes s[0] written by thread (0,0,0) at line 13 "
-                "with no __syncwarp() between them [62 hazards]",
-            }));
+  EXPECT_EQ(
+      summaries(out),
+      (std::vector<std::string>{
+          "race error kernel.cu:10: thread (63,0,0) reads s[0] written by thread (0,0,0) at line 11 with "
+          "no __syncthreads() between them [1 hazards]",
+          "race error kernel.cu:11: thread (32,0,0) writes s[32] read by thread (31,0,0) at line 10 with "
+          "no __syncthreads() between them [1 hazards]",
+          "race warning kernel.cu:11: thread (1,0,0) writes s[1] read by thread (0,0,0) at line 10 with "
+          "no __syncwarp() between them [62 hazards]",
+          "race error kernel.cu:13: thread (32,0,0) writes s[0] written by thread (31,0,0) at line 13 "
+          "with no __syncthreads() between them [1 hazards]",
+          "race warning kernel.cu:13: thread (1,0,0) writes s[0] written by thread (0,0,0) at line 13 "
+          "with no __syncwarp() between them [62 hazards]",
+      }));
 }
 
 TEST(HazardsTest, AReadOfBytesNoThreadWroteIsUninitialized) {
@@ -280,9 +283,11 @@ TEST(HazardsTest, AReadOfBytesNoThreadWroteIsUninitialized) {
 TEST(HazardsTest, UninitializedReadsAreCheckedPerByte) {
   Launch launch({32, 1, 1}, {{"_ZZ1kPcE5bytes", 0, 64, false}}, {}, {}, {{"bytes", 1, {64}}});
   launch.begin({0, 0, 0});
-  launch.shared(AccessKind::kWrite, 2, [](const Dim3& t) { return uint64_t{t.x} * 2; }, 1);
+  launch.shared(
+      AccessKind::kWrite, 2, [](const Dim3& t) { return uint64_t{t.x} * 2; }, 1);
   launch.barrier();
-  launch.shared(AccessKind::kRead, 3, [](const Dim3& t) { return uint64_t{t.x} * 2; }, 2);
+  launch.shared(
+      AccessKind::kRead, 3, [](const Dim3& t) { return uint64_t{t.x} * 2; }, 2);
   launch.end();
   EXPECT_EQ(summaries(launch.collect()),
             std::vector<std::string>{"uninitialized-shared-read error kernel.cu:3: thread (0,0,0) reads "
@@ -470,10 +475,13 @@ SharedLineStats shared_stats(Launch& launch, int line) {
 SharedLineStats one_warp_request(uint64_t stride_bytes, uint32_t bytes = 4, uint32_t lanes = 32) {
   Launch launch({32, 1, 1}, {{"s", 0, 32 * 32 * 16, false}});
   launch.begin({0, 0, 0});
-  launch.shared(AccessKind::kWrite, 1, [&](const Dim3& t) -> std::optional<uint64_t> {
-    if (t.x >= lanes) return std::nullopt;
-    return t.x * stride_bytes;
-  }, bytes);
+  launch.shared(
+      AccessKind::kWrite, 1,
+      [&](const Dim3& t) -> std::optional<uint64_t> {
+        if (t.x >= lanes) return std::nullopt;
+        return t.x * stride_bytes;
+      },
+      bytes);
   return shared_stats(launch, 1);
 }
 
@@ -548,8 +556,8 @@ TEST(HazardsTest, SectorsPerRequest) {
   EXPECT_EQ(same.sectors, 1u);
   EXPECT_EQ(same.min_sectors, 1u);
 
-  const GlobalLineStats reversed = global_stats([](const Dim3& t) { return kOut + (31 - t.x) * 4ull; },
-                                                AccessKind::kWrite);
+  const GlobalLineStats reversed =
+      global_stats([](const Dim3& t) { return kOut + (31 - t.x) * 4ull; }, AccessKind::kWrite);
   EXPECT_EQ(reversed.sectors, 4u);
   EXPECT_EQ(reversed.min_sectors, 4u);
 }
@@ -570,7 +578,6 @@ TEST(HazardsTest, SharedSourceNames) {
   EXPECT_EQ(shared_source_name("_ZZ6reduceILi256EEvPfS0_E5sdata"), "sdata");
   EXPECT_EQ(shared_source_name("sdata"), "sdata");
 }
-
 
 // ---- End to end: kernels compiled by nvcc, run on the simulator with these checkers attached. ----
 
@@ -716,16 +723,17 @@ TEST_F(HazardsOnSimulatorTest, MissingBarrierIsARaceAndAnUninitializedRead) {
   for (const Finding& f : out.findings)
     if (f.severity == Severity::kError) errors.push_back(summary(f).substr(0, summary(f).find(" [")));
   // Warp 1 first overwrites what warp 0 read, then reads what warp 0 wrote.
-  EXPECT_EQ(errors, (std::vector<std::string>{
-                        fmt::format("race error kernel.cu:{}: thread (0,1,0) writes tile[1][0] read by thread "
-                                    "(1,0,0) at line {} with no __syncthreads() between them",
-                                    store, load),
-                        fmt::format("race error kernel.cu:{}: thread (0,1,0) reads tile[0][1] written by thread "
-                                    "(1,0,0) at line {} with no __syncthreads() between them",
-                                    load, store),
-                        fmt::format("uninitialized-shared-read error kernel.cu:{}: thread (1,0,0) reads "
-                                    "tile[1][0], which no thread of block (0,0,0) wrote",
-                                    load)}))
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{
+                fmt::format("race error kernel.cu:{}: thread (0,1,0) writes tile[1][0] read by thread "
+                            "(1,0,0) at line {} with no __syncthreads() between them",
+                            store, load),
+                fmt::format("race error kernel.cu:{}: thread (0,1,0) reads tile[0][1] written by thread "
+                            "(1,0,0) at line {} with no __syncthreads() between them",
+                            load, store),
+                fmt::format("uninitialized-shared-read error kernel.cu:{}: thread (1,0,0) reads "
+                            "tile[1][0], which no thread of block (0,0,0) wrote",
+                            load)}))
       << fmt::format("{}", fmt::join(summaries(out), "\n"));
 }
 

@@ -64,7 +64,8 @@ std::vector<Result> fixture(double seconds = 0.25) {
 
   Result transpose = result("transpose", Verdict::kFail, 0, 10);
   transpose.runs = {run("32x8", "rows=1 cols=1", Verdict::kPass, seconds),
-                    run("32x8", "rows=33 cols=31", Verdict::kFail, seconds)};
+                    run("32x8", "rows=33 cols=31", Verdict::kFail, seconds),
+                    run("32x32", "rows=33 cols=31", Verdict::kFail, seconds)};
   Finding race =
       finding(FindingKind::kRace, Severity::kError,
               "thread (0,5,0) reads tile[5][0] & \"a<b>\", 50% done: a,b\nsecond line of __syncthreads()",
@@ -221,7 +222,7 @@ TEST(ReportersTest, JunitHasASuitePerExerciseAndACasePerRun) {
   EXPECT_EQ(
       junit_outline(report(write_junit, fixture(), {})),
       (std::vector<std::string>{
-          "testsuites tests=6 failures=3",
+          "testsuites tests=7 failures=4",
           " testsuite copy tests=2 failures=0 time=(none)",
           "  testcase copy | 32x8 / rows=1 cols=1 time=(none)",
           "   system-out=exercises/copy/copy.cu:9: warning: bank-conflict: 2-way bank conflicts on tile "
@@ -229,7 +230,7 @@ TEST(ReportersTest, JunitHasASuitePerExerciseAndACasePerRun) {
           "  testcase copy | 32x8 / rows=33 cols=31 time=(none)",
           "   system-out=exercises/copy/copy.cu:9: warning: bank-conflict: 2-way bank conflicts on tile "
           "[variant 32x8]\n",
-          " testsuite transpose tests=2 failures=1 time=(none)",
+          " testsuite transpose tests=3 failures=2 time=(none)",
           "  testcase transpose | 32x8 / rows=1 cols=1 time=(none)",
           "  testcase transpose | 32x8 / rows=33 cols=31 time=(none)",
           "   failure type=race message=race: thread (0,5,0) reads tile[5][0] & \"a<b>\", 50% done: a,b\n"
@@ -237,6 +238,10 @@ TEST(ReportersTest, JunitHasASuitePerExerciseAndACasePerRun) {
           "   text=exercises/transpose/transpose.cu:12: error: race: thread (0,5,0) reads tile[5][0] & "
           "\"a<b>\", 50% done: a,b\nsecond line of __syncthreads() [block (1,2,0), variant 32x8, rows=33 "
           "cols=31, 1,024 like it]\n",
+          "  testcase transpose | 32x32 / rows=33 cols=31 time=(none)",
+          "   failure type=fail message=this run failed; its findings are reported once, under the first run "
+          "that had them",
+          "   text=",
           " testsuite reduce tests=1 failures=1 time=(none)",
           "  testcase reduce | compile time=(none)",
           "   failure type=compile-error message=compile-error: expected a \";\" before \uFFFD\uFFFD here",

@@ -2,11 +2,11 @@
 // findings (`tile[5][0]`), and what it must leave out rather than guess.
 #include "grader/shared_shapes.h"
 
-#include <string>
-#include <vector>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 namespace gpugrade {
 namespace {
@@ -90,6 +90,7 @@ __global__ void k() {
   __shared__ float sized_by_template[N];
   __shared__ float* pointer;
   __shared__ struct Pair pairs[4];
+  __shared__ float octal[010];
   __shared__ float ok[3];
 }
 )";

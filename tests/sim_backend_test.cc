@@ -127,6 +127,15 @@ extern "C" __global__ void unwritten_shared(float* out) {
   __shared__ float tile[64];
   out[blockIdx.x * 64 + threadIdx.x] = tile[threadIdx.x];
 }
+extern "C" __global__ void generic_pointers(float* out, int k) {
+  __shared__ float s[32];
+  float local[8];
+  for (int i = 0; i < 8; ++i) local[i] = (float)(i * k);
+  float* p = (threadIdx.x & 1) ? &s[threadIdx.x] : &out[threadIdx.x + 32];
+  *p = 3.0f;
+  __syncthreads();
+  out[threadIdx.x] = local[(threadIdx.x + k) & 7] + ((threadIdx.x & 1) ? s[threadIdx.x] : 0.0f) + (float)__isShared(p);
+}
 extern "C" __global__ void dynamic_shared(float* out) {
   extern __shared__ float window[];
   window[threadIdx.x] = threadIdx.x * 2.0f;
@@ -158,7 +167,11 @@ class SimBackendTest : public ::testing::Test {
     backend_ = make_sim_backend(std::move(options));
     Loaded loaded = backend_->load(*ptx_);
     EXPECT_NE(loaded.program, nullptr) << (loaded.findings.empty() ? "" : loaded.findings[0].message);
-    if (loaded.program == nullptr) return {};
+    if (loaded.program == nullptr) {
+      Observations failed;
+      failed.completed = false;
+      return failed;
+    }
     program_ = std::move(loaded.program);
     return backend_->launch(*program_, request);
   }
@@ -221,6 +234,8 @@ TEST_F(SimBackendTest, TransposeMatchesHostLoop) {
 TEST_F(SimBackendTest, WorkerThreadsGiveTheSameResult) {
   Observations one = run(matrix_request("transpose", 67, 97, {32, 8, 1}), SimOptions{1, uint64_t{1} << 31, {}});
   Observations four = run(matrix_request("transpose", 67, 97, {32, 8, 1}), SimOptions{4, uint64_t{1} << 31, {}});
+  ASSERT_TRUE(one.completed);
+  ASSERT_TRUE(four.completed);
   EXPECT_EQ(one.buffers[0].bytes, four.buffers[0].bytes);
   EXPECT_EQ(one.thread_instructions, four.thread_instructions);
 }
@@ -265,6 +280,7 @@ TEST_F(SimBackendTest, BarrierInsideABranchIsDivergence) {
   r.args = {buffer_arg(0)};
   Observations result = run(r);
   ASSERT_EQ(result.findings.size(), 1u);
+  ASSERT_EQ(result.buffers.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kBarrierDivergence);
   EXPECT_EQ(result.findings[0].line, line_of("branch_barrier"));
   EXPECT_EQ(result.findings[0].message,
@@ -351,9 +367,9 @@ TEST_F(SimBackendTest, IntegerEdgeCasesFollowPtxRules) {
     std::vector<int> expected;
   };
   std::vector<Case> cases = {
-      // x/0: -1 for x >= 0 and 1 for x < 0, x%0 = x; unsigned x/0 is all ones; shifts past the width clamp.
+      // x/0 is all ones (-1) as on the H200, x%0 = x; shifts past the width clamp.
       {7, 0, 9u, 0u, 40, {-1, 7, -1, 9, 0, 0, 0}},
-      {-7, 0, 9u, 0u, 32, {1, -7, -1, 9, 0, -1, 0}},
+      {-7, 0, 9u, 0u, 32, {-1, -7, -1, 9, 0, -1, 0}},
       {INT_MIN, -1, 10u, 3u, 31, {INT_MIN, 0, 3, 1, 0, -1, 0}},
       {-20, 6, 0xFFFFFFFFu, 16u, 4, {-3, -2, 0x0FFFFFFF, 15, -320, -2, 0x0FFFFFFF}},
   };
@@ -420,6 +436,21 @@ TEST_F(SimBackendTest, DynamicSharedWindowHasTheLaunchSize) {
   EXPECT_EQ(small.findings[0].message,
             "thread (16,0,0) of block (0,0,0) writes 4 bytes at shared address 0x40, 4 bytes past the end of the "
             "block's shared memory (64 bytes)");
+}
+
+TEST_F(SimBackendTest, GenericPointersMixSpacesWithinAWarp) {
+  LaunchRequest r = request("generic_pointers", {1, 1, 1}, {32, 1, 1});
+  r.buffers = {make_buffer("out", std::vector<float>(64, -1.0f))};
+  r.args = {buffer_arg(0), scalar_arg(5)};
+  Observations result = run(r);
+  ASSERT_TRUE(result.completed) << result.findings.at(0).message;
+  std::vector<float> expected(64, -1.0f);
+  for (int t = 0; t < 32; ++t) {
+    bool odd = (t & 1) != 0;
+    expected[t] = static_cast<float>(((t + 5) & 7) * 5) + (odd ? 3.0f : 0.0f) + (odd ? 1.0f : 0.0f);
+    if (!odd) expected[32 + t] = 3.0f;
+  }
+  EXPECT_EQ(read_buffer<float>(result.buffers[0]), expected);
 }
 
 // Records what the interpreter shows the checkers.

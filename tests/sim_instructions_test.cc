@@ -205,5 +205,49 @@ TEST(SimInstructionsTest, UnsupportedTypeAtRunTimeIsAFinding) {
   EXPECT_EQ(result.findings[0].line, 4);
 }
 
+Observations run_one_thread(const std::string& body, Loaded* loaded_out = nullptr) {
+  std::string text = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
+                     "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  .loc 1 7 0\n  ld.param.u64 %rd1, [out];\n" +
+                     body + "\n  ret;\n}\n.file 1 \"k.cu\"\n";
+  auto backend = make_sim_backend();
+  Loaded loaded = backend->load(text);
+  if (loaded.program == nullptr) {
+    if (loaded_out != nullptr) *loaded_out = std::move(loaded);
+    return {};
+  }
+  LaunchRequest request;
+  request.entry = "k";
+  request.buffers = {testing::make_buffer("out", std::vector<int>(4, 0))};
+  request.args = {testing::buffer_arg(0)};
+  return backend->launch(*loaded.program, request);
+}
+
+TEST(SimInstructionsTest, MisalignedAccessIsAFinding) {
+  Observations result = run_one_thread("  st.global.u32 [%rd1+2], 7;");
+  EXPECT_FALSE(result.completed);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].kind, FindingKind::kRuntimeError);
+  EXPECT_EQ(result.findings[0].message,
+            "thread (0,0,0) of block (0,0,0) writes 4 bytes at address 0x700000000002, which is not 4-byte aligned");
+  EXPECT_EQ(result.findings[0].line, 7);
+}
+
+TEST(SimInstructionsTest, NullPointerIsOutOfBounds) {
+  Observations result = run_one_thread("  mov.u64 %rd2, 0;\n  ld.global.u32 %r1, [%rd2+8];");
+  EXPECT_FALSE(result.completed);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].kind, FindingKind::kOutOfBounds);
+  EXPECT_EQ(result.findings[0].message,
+            "thread (0,0,0) of block (0,0,0) reads 4 bytes at address 0x8, 123145302310904 bytes before the start of "
+            "buffer 'out' (16 bytes)");
+}
+
+TEST(SimInstructionsTest, NamedBarriersWithACountAreRefused) {
+  Loaded loaded;
+  run_one_thread("  bar.sync 1, 64;", &loaded);
+  ASSERT_EQ(loaded.findings.size(), 1u);
+  EXPECT_EQ(loaded.findings[0].message, "ptx:10: barriers with a thread count (named barriers) are not supported");
+}
+
 }  // namespace
 }  // namespace gpugrade

@@ -179,7 +179,8 @@ std::optional<Op> parse_opcode(std::string_view word) {
       {"fence", Op::kMembar}, {"atom", Op::kAtom},    {"red", Op::kRed},       {"shfl", Op::kShfl},
       {"vote", Op::kVote},   {"activemask", Op::kActivemask}, {"sqrt", Op::kSqrt}, {"rsqrt", Op::kRsqrt},
       {"rcp", Op::kRcp},     {"ex2", Op::kEx2},       {"lg2", Op::kLg2},       {"sin", Op::kSin},
-      {"cos", Op::kCos},     {"tanh", Op::kTanh}};
+      {"cos", Op::kCos},     {"tanh", Op::kTanh},     {"shf", Op::kShf},       {"copysign", Op::kCopysign},
+      {"bfind", Op::kBfind}};
   auto it = kOps.find(word);
   if (it == kOps.end()) return std::nullopt;
   return it->second;
@@ -212,6 +213,15 @@ std::optional<AtomOp> parse_atom_op(std::string_view word) {
       {"inc", AtomOp::kInc}, {"dec", AtomOp::kDec}};
   auto it = kAtomOps.find(word);
   if (it == kAtomOps.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<PrmtMode> parse_prmt_mode(std::string_view word) {
+  static const std::map<std::string_view, PrmtMode> kModes = {{"f4e", PrmtMode::kF4e}, {"b4e", PrmtMode::kB4e},
+                                                              {"rc8", PrmtMode::kRc8}, {"ecl", PrmtMode::kEcl},
+                                                              {"ecr", PrmtMode::kEcr}, {"rc16", PrmtMode::kRc16}};
+  auto it = kModes.find(word);
+  if (it == kModes.end()) return std::nullopt;
   return it->second;
 }
 
@@ -444,10 +454,10 @@ class Parser {
     auto& scope = variable.function == kNone32 ? globals_ : locals_;
     auto [it, fresh] = scope.emplace(std::string(name.text), static_cast<uint32_t>(module_->variables.size()));
     if (!fresh) {
-      // nvcc declares `param0` afresh in every call sequence block: the same name, the same shape.
-      const Variable& old = module_->variables[it->second];
-      if (variable.function != kNone32 && old.space == variable.space && old.bytes == variable.bytes) return true;
-      return fail(name.line, fmt::format("'{}' is declared twice", name.text));
+      // nvcc declares `param0` and `retval0` afresh in every call sequence block, each block its own scope:
+      // the new declaration hides the old one from here on.
+      if (variable.function == kNone32) return fail(name.line, fmt::format("'{}' is declared twice", name.text));
+      it->second = static_cast<uint32_t>(module_->variables.size());
     }
     module_->variables.push_back(std::move(variable));
     return true;
@@ -731,6 +741,7 @@ class Parser {
         }
         if (at("+") || at("-")) {
           bool negative = next().text == "-";
+          if (accept("-")) negative = !negative;  // `[%rd1+-4]`
           uint64_t offset;
           if (!expect_number(&offset)) return false;
           address.imm = negative ? -static_cast<int64_t>(offset) : static_cast<int64_t>(offset);
@@ -837,12 +848,20 @@ class Parser {
       } else if ((*op == Op::kMul || *op == Op::kMad || *op == Op::kMul24 || *op == Op::kMad24) &&
                  (word == "lo" || word == "hi" || word == "wide")) {
         instr->mode = static_cast<uint8_t>(word == "lo" ? MulMode::kLo : word == "hi" ? MulMode::kHi : MulMode::kWide);
+      } else if (*op == Op::kPrmt && parse_prmt_mode(word)) {
+        instr->mode = static_cast<uint8_t>(*parse_prmt_mode(word));
+      } else if (*op == Op::kShf && (word == "l" || word == "r")) {
+        instr->mode = static_cast<uint8_t>(instr->mode | (word == "r" ? kShfRight : 0));
+      } else if (*op == Op::kShf && (word == "wrap" || word == "clamp")) {
+        instr->mode = static_cast<uint8_t>(instr->mode | (word == "clamp" ? kShfClamp : 0));
       } else if (*op == Op::kBar && word == "warp") {
         instr->op = Op::kBarWarpSync;
       } else if (*op == Op::kBar && word == "red") {
         bar_red = true;
       } else if (*op == Op::kBar && bar_red && (word == "popc" || word == "and" || word == "or")) {
         instr->mode = static_cast<uint8_t>(word == "popc" ? BarKind::kRedPopc : word == "and" ? BarKind::kRedAnd : BarKind::kRedOr);
+      } else if (*op == Op::kBfind && word == "shiftamt") {
+        instr->mode = 1;
       } else if (*op == Op::kCvta && word == "to") {
         instr->flags |= kFlagTo;
       } else if (auto rounding = parse_rounding(word)) {
@@ -942,15 +961,16 @@ class Parser {
       case Op::kMov: ok = (dsts == 1 && (srcs == 1 || srcs == 2 || srcs == 4)) || (srcs == 1 && (dsts == 2 || dsts == 4)); break;
       case Op::kClock: ok = dsts == 1; break;
       case Op::kCvta: case Op::kIsspacep: case Op::kCvt: case Op::kNeg: case Op::kAbs: case Op::kNot:
-      case Op::kCnot: case Op::kPopc: case Op::kClz: case Op::kBrev: case Op::kSqrt: case Op::kRsqrt:
+      case Op::kCnot: case Op::kPopc: case Op::kClz: case Op::kBfind: case Op::kBrev: case Op::kSqrt: case Op::kRsqrt:
       case Op::kRcp: case Op::kEx2: case Op::kLg2: case Op::kSin: case Op::kCos: case Op::kTanh:
         ok = dsts == 1 && srcs == 1;
         break;
-      case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kMul24: case Op::kDiv: case Op::kRem:
+      case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kMul24: case Op::kDiv: case Op::kRem: case Op::kCopysign:
       case Op::kMin: case Op::kMax: case Op::kAnd: case Op::kOr: case Op::kXor: case Op::kShl: case Op::kShr:
         ok = dsts == 1 && srcs == 2;
         break;
       case Op::kMad: case Op::kMad24: case Op::kFma: case Op::kBfe: case Op::kPrmt: case Op::kSelp: case Op::kSlct:
+      case Op::kShf:
         ok = dsts == 1 && srcs == 3;
         break;
       case Op::kBfi: case Op::kLop3: ok = dsts == 1 && srcs == 4; break;
@@ -974,7 +994,8 @@ class Parser {
                                                           instr.op == Op::kAtom || instr.op == Op::kRed))
         return wrong_operands(mnemonic);
     }
-    if (instr.type == Type::kNone && instr.op != Op::kBar && instr.op != Op::kBarWarpSync && instr.op != Op::kClock)
+    if (instr.type == Type::kNone && instr.op != Op::kBar && instr.op != Op::kBarWarpSync && instr.op != Op::kClock &&
+        instr.op != Op::kIsspacep)
       return unsupported(mnemonic, "instruction without a type");
     return true;
   }

@@ -34,8 +34,11 @@ std::string_view to_string(Op op) {
     case Op::kBfe: return "bfe";
     case Op::kBfi: return "bfi";
     case Op::kPrmt: return "prmt";
+    case Op::kShf: return "shf";
+    case Op::kCopysign: return "copysign";
     case Op::kPopc: return "popc";
     case Op::kClz: return "clz";
+    case Op::kBfind: return "bfind";
     case Op::kBrev: return "brev";
     case Op::kLop3: return "lop3";
     case Op::kSetp: return "setp";

@@ -22,9 +22,10 @@ enum class Op : uint8_t {
   kMul24,        // mul24.lo|.hi d, a, b — the low 24 bits of a and b, 48-bit product
   kMad24,        // mad24.lo|.hi d, a, b, c
   kFma,          // fma.rnd[.ftz][.sat] d, a, b, c — one rounding
-  kDiv,          // div d, a, b — integers: x/0 is all ones (u) or -1 (s, x >= 0) / 1 (s, x < 0); INT_MIN/-1 = INT_MIN
+  kDiv,          // div d, a, b — integers: x/0 is all ones (-1), as on the H200; INT_MIN/-1 = INT_MIN
   kRem,          // rem d, a, b — integers: x%0 = x; INT_MIN%-1 = 0
   kNeg,          // neg d, a
+  kCopysign,     // copysign.f32|f64 d, a, b — b's magnitude with a's sign
   kAbs,          // abs d, a — abs(INT_MIN) = INT_MIN
   kMin,          // min d, a, b — floats: the non-NaN operand when one is NaN
   kMax,          // max d, a, b — floats: the non-NaN operand when one is NaN
@@ -37,9 +38,11 @@ enum class Op : uint8_t {
   kShr,          // shr d, a, b — b >= width gives 0 (unsigned) or the sign fill (signed)
   kBfe,          // bfe d, a, pos, len — pos and len from the low 8 bits, clamped to the width
   kBfi,          // bfi d, f, b, pos, len — insert the low len bits of f into b at pos
-  kPrmt,         // prmt.b32 d, a, b, selector — default byte permute only (no .f4e/.b4e/... modes)
+  kPrmt,         // prmt.b32[.f4e|.b4e|.rc8|.ecl|.ecr|.rc16] d, a, b, selector — byte permute of {b, a}
+  kShf,          // shf.l|r.wrap|clamp.b32 d, a, b, n — funnel shift of {b, a}
   kPopc,         // popc d, a
   kClz,          // clz d, a
+  kBfind,        // bfind[.shiftamt] d, a — the highest bit unlike the sign (or its distance from the top); all ones if none
   kBrev,         // brev d, a
   kLop3,         // lop3.b32 d, a, b, c, lut — any three-input logic function
   kSetp,         // setp.cmp[.and|.or|.xor].type p[|q], a, b[, c] — every comparison, ordered and unordered
@@ -88,6 +91,9 @@ enum class AtomOp : uint8_t { kAdd, kMin, kMax, kExch, kCas, kAnd, kOr, kXor, kI
 enum class ShflMode : uint8_t { kUp, kDown, kBfly, kIdx };
 enum class VoteMode : uint8_t { kAll, kAny, kUni, kBallot };
 enum class MulMode : uint8_t { kLo, kHi, kWide };
+enum class PrmtMode : uint8_t { kDefault, kF4e, kB4e, kRc8, kEcl, kEcr, kRc16 };
+// shf: bit 0 is the direction (1 = right), bit 1 clamps the shift at 32 instead of wrapping it.
+enum ShfMode : uint8_t { kShfRight = 1, kShfClamp = 2 };
 
 // Modifier flags of an instruction.
 enum Flag : uint16_t {

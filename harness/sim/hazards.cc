@@ -3,6 +3,7 @@
 #include "harness/sim/hazards.h"
 
 #include <cxxabi.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -15,8 +16,6 @@
 #include <optional>
 #include <tuple>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace gpugrade::sim {
 namespace {
@@ -54,9 +53,8 @@ BankCost bank_cost(const WarpAccess& access) {
         if (bank_words[bank] == 0) {
           bank_word[bank] = word;
           bank_words[bank] = 1;
-        } else if (bank_word[bank] != word &&
-                   std::find(extra_words.begin(), extra_words.begin() + extras, word) ==
-                       extra_words.begin() + extras) {
+        } else if (bank_word[bank] != word && std::find(extra_words.begin(), extra_words.begin() + extras,
+                                                        word) == extra_words.begin() + extras) {
           extra_words[extras++] = word;
           ++bank_words[bank];
         }
@@ -143,18 +141,24 @@ std::string index_text(const std::string& name, const std::optional<SharedShape>
 
 std::string_view verb(AccessKind kind) {
   switch (kind) {
-    case AccessKind::kRead: return "reads";
-    case AccessKind::kWrite: return "writes";
-    case AccessKind::kAtomic: return "atomically updates";
+    case AccessKind::kRead:
+      return "reads";
+    case AccessKind::kWrite:
+      return "writes";
+    case AccessKind::kAtomic:
+      return "atomically updates";
   }
   return "accesses";
 }
 
 std::string_view participle(AccessKind kind) {
   switch (kind) {
-    case AccessKind::kRead: return "read";
-    case AccessKind::kWrite: return "written";
-    case AccessKind::kAtomic: return "atomically updated";
+    case AccessKind::kRead:
+      return "read";
+    case AccessKind::kWrite:
+      return "written";
+    case AccessKind::kAtomic:
+      return "atomically updated";
   }
   return "accessed";
 }
@@ -188,9 +192,9 @@ struct Occurrence {
   uint64_t block = 0;     // linear block index
   uint64_t sequence = 0;  // order within the block
   uint64_t other_block = 0;
-  uint32_t thread = 0;    // linear thread indices
+  uint32_t thread = 0;  // linear thread indices
   uint32_t other_thread = 0;
-  uint64_t offset = 0;    // byte offset in the variable, or element index in the buffer
+  uint64_t offset = 0;  // byte offset in the variable, or element index in the buffer
   bool before(const Occurrence& o) const { return std::tie(block, sequence) < std::tie(o.block, o.sequence); }
 };
 
@@ -339,7 +343,7 @@ class HazardObserver final : public AccessObserver {
     uint32_t read_epoch = 0;   // the epoch the readers below belong to
     uint32_t write_sync = 0;   // the writer's warp-sync count when it wrote
     int32_t write_line = 0;
-    uint16_t writer = 0;       // linear thread index
+    uint16_t writer = 0;  // linear thread index
     AccessKind write_kind = AccessKind::kWrite;
     // Readers since the last barrier: two distinct ones always include one that is not the next
     // writer. A third is not kept, so a write-after-read against it goes unseen when both kept readers
@@ -384,14 +388,14 @@ class HazardObserver final : public AccessObserver {
   std::vector<SharedCell> words_;
   std::vector<SharedCell> bytes_;
   std::vector<uint32_t> byte_mode_;  // per word: equal to block_epoch_ when its bytes_ cells are in use
-  uint64_t window_ = 0;  // the current block's shared bytes
+  uint64_t window_ = 0;              // the current block's shared bytes
   uint32_t epoch_ = 0;
   uint32_t block_epoch_ = 0;  // the epoch the current block began in
   std::vector<uint32_t> warp_sync_;
-  uint64_t block_ = 0;        // linear index of the current block
-  uint64_t sequence_ = 0;     // hazards so far in the block
+  uint64_t block_ = 0;     // linear index of the current block
+  uint64_t sequence_ = 0;  // hazards so far in the block
   bool check_globals_ = false;
-  size_t last_buffer_ = 0;    // most global writes of a warp land in the buffer the last one did
+  size_t last_buffer_ = 0;  // most global writes of a warp land in the buffer the last one did
 
   std::vector<Group> groups_;
   LineTable<SharedCounters> shared_lines_;
@@ -418,7 +422,9 @@ void HazardObserver::begin_block(const BlockContext& context) {
 void HazardObserver::next_epoch() {
   if (epoch_ >= kEpochLimit) {
     // Keep only what matters across the renumbering: which bytes this block has written.
-    const auto renumber = [this](uint32_t& epoch) { epoch = epoch >= block_epoch_ && block_epoch_ != 0 ? 1 : 0; };
+    const auto renumber = [this](uint32_t& epoch) {
+      epoch = epoch >= block_epoch_ && block_epoch_ != 0 ? 1 : 0;
+    };
     for (std::vector<SharedCell>* cells : {&words_, &bytes_}) {
       for (SharedCell& cell : *cells) {
         renumber(cell.write_epoch);
@@ -496,7 +502,9 @@ void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState
   const uint32_t thread = lane.thread;
   if (!lane.uninitialized_done && cell.write_epoch < block_epoch_) {
     lane.uninitialized_done = true;
-    report({.kind = FindingKind::kUninitializedSharedRead, .file = access.file, .line = access.line,
+    report({.kind = FindingKind::kUninitializedSharedRead,
+            .file = access.file,
+            .line = access.line,
             .access = access.kind},
            thread, thread, offset);
   }
@@ -554,13 +562,18 @@ int HazardObserver::variable_at(uint64_t offset) const {
   return -1;
 }
 
-void HazardObserver::report(const GroupKey& partial, uint32_t thread, uint32_t other_thread, uint64_t offset) {
+void HazardObserver::report(const GroupKey& partial, uint32_t thread, uint32_t other_thread,
+                            uint64_t offset) {
   GroupKey key = partial;
   key.variable = variable_at(offset);
   const uint64_t in_variable = key.variable < 0 ? offset : offset - state_.variables[key.variable].offset;
   fold(groups_, key,
-       {.block = block_, .sequence = sequence_++, .other_block = block_, .thread = thread,
-        .other_thread = other_thread, .offset = in_variable},
+       {.block = block_,
+        .sequence = sequence_++,
+        .other_block = block_,
+        .thread = thread,
+        .other_thread = other_thread,
+        .offset = in_variable},
        1);
 }
 
@@ -640,14 +653,18 @@ Finding HazardLaunch::State::shared_finding(const Group& group) const {
   const Dim3 block_index = coordinates(example.block, grid);
   const NamedRange* variable = key.variable >= 0 ? &variables[key.variable] : nullptr;
   const std::string name = variable != nullptr ? variable->name : "shared";
-  const std::string index = index_text(name, variable != nullptr ? variable->shape : std::nullopt, example.offset);
+  const std::string index =
+      index_text(name, variable != nullptr ? variable->shape : std::nullopt, example.offset);
 
   Finding finding;
   finding.kind = key.kind;
   finding.file = file_name(key.file);
   finding.line = key.line;
-  finding.details = {{"block", json_array(block_index)}, {"thread", json_array(thread)}, {"variable", name},
-                     {"index", index}, {"hazards", group.count}};
+  finding.details = {{"block", json_array(block_index)},
+                     {"thread", json_array(thread)},
+                     {"variable", name},
+                     {"index", index},
+                     {"hazards", group.count}};
   if (key.kind == FindingKind::kUninitializedSharedRead) {
     finding.message = fmt::format("thread {} {} {}, which no thread of block {} wrote", text(thread),
                                   verb(key.access), index, text(block_index));
@@ -656,10 +673,10 @@ Finding HazardLaunch::State::shared_finding(const Group& group) const {
   const Dim3 other = coordinates(example.other_thread, block);
   finding.severity =
       key.same_warp && !checks.intra_warp_races_are_errors ? Severity::kWarning : Severity::kError;
-  finding.message = fmt::format("thread {} {} {} {} by thread {} at line {} with no {} between them",
-                                text(thread), verb(key.access), index, participle(key.other_access),
-                                text(other), key.other_line,
-                                key.same_warp ? "__syncwarp()" : "__syncthreads()");
+  finding.message =
+      fmt::format("thread {} {} {} {} by thread {} at line {} with no {} between them", text(thread),
+                  verb(key.access), index, participle(key.other_access), text(other), key.other_line,
+                  key.same_warp ? "__syncwarp()" : "__syncthreads()");
   finding.details["hazard"] = std::string(hazard_name(key.access, key.other_access));
   finding.details["other_thread"] = json_array(other);
   finding.details["other_line"] = key.other_line;
@@ -684,9 +701,14 @@ Finding HazardLaunch::State::global_finding(const Group& group) const {
       "thread {} of block {} writes {}, which thread {} of block {} also writes at line {}; blocks run in "
       "no fixed order, so each element must be written by one block",
       text(thread), text(block_index), index, text(other), text(other_block), key.other_line);
-  finding.details = {{"hazard", "write-after-write"}, {"block", json_array(block_index)}, {"thread", json_array(thread)},
-                     {"other_block", json_array(other_block)}, {"other_thread", json_array(other)},
-                     {"other_line", key.other_line}, {"variable", name}, {"index", index},
+  finding.details = {{"hazard", "write-after-write"},
+                     {"block", json_array(block_index)},
+                     {"thread", json_array(thread)},
+                     {"other_block", json_array(other_block)},
+                     {"other_thread", json_array(other)},
+                     {"other_line", key.other_line},
+                     {"variable", name},
+                     {"index", index},
                      {"hazards", group.count}};
   return finding;
 }
@@ -703,12 +725,20 @@ void HazardLaunch::State::merge(Observations& out) {
     for (uint64_t e = 0; e < buffer.elements; ++e) {
       const uint64_t lowest = buffer.lowest[e], highest = buffer.highest[e];
       if (highest == 0 || writer_block(lowest) == writer_block(highest)) continue;
-      const GroupKey key{.where = Where::kGlobal, .file = file, .line = writer_line(highest),
-                         .other_line = writer_line(lowest), .access = AccessKind::kWrite,
-                         .other_access = AccessKind::kWrite, .variable = static_cast<int>(b)};
+      const GroupKey key{.where = Where::kGlobal,
+                         .file = file,
+                         .line = writer_line(highest),
+                         .other_line = writer_line(lowest),
+                         .access = AccessKind::kWrite,
+                         .other_access = AccessKind::kWrite,
+                         .variable = static_cast<int>(b)};
       fold(groups, key,
-           {.block = writer_block(highest), .sequence = e, .other_block = writer_block(lowest),
-            .thread = writer_thread(highest), .other_thread = writer_thread(lowest), .offset = e},
+           {.block = writer_block(highest),
+            .sequence = e,
+            .other_block = writer_block(lowest),
+            .thread = writer_thread(highest),
+            .other_thread = writer_thread(lowest),
+            .offset = e},
            1);
     }
   }
@@ -743,7 +773,8 @@ void HazardLaunch::State::merge(Observations& out) {
     }
   }
   for (const auto& [where, c] : shared_totals)
-    out.shared_lines.push_back({file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways});
+    out.shared_lines.push_back(
+        {file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways});
   for (const auto& [where, c] : global_totals)
     out.global_lines.push_back({file_name(where.first), where.second, c.requests, c.sectors, c.min_sectors});
 }
@@ -788,8 +819,8 @@ ObserverFactory hazard_observer_factory() {
       std::shared_ptr<HazardLaunch> shared = weak.lock();
       if (shared != nullptr && !shared->collected()) return HazardLaunch::make_worker(shared);
     }
-    auto created = std::make_shared<HazardLaunch>(*launch.request,
-                                                  launch.files != nullptr ? *launch.files : std::vector<std::string>());
+    auto created = std::make_shared<HazardLaunch>(
+        *launch.request, launch.files != nullptr ? *launch.files : std::vector<std::string>());
     current->launches.emplace_back(launch.request, created);
     return HazardLaunch::make_worker(created);
   };

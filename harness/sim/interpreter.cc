@@ -681,7 +681,7 @@ struct BlockRunner::Impl {
             int64_t x = sext(a[l], bits), y = sext(b[l], bits);
             int64_t minimum = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
             int64_t r;
-            if (y == 0) r = rem ? x : (x >= 0 ? -1 : 1);
+            if (y == 0) r = rem ? x : -1;
             else if (x == minimum && y == -1) r = rem ? 0 : minimum;
             else r = rem ? x % y : x / y;
             d[l] = static_cast<uint64_t>(r) & m;
@@ -786,25 +786,67 @@ struct BlockRunner::Impl {
         });
         return true;
       }
-      case Op::kPrmt:
+      case Op::kPrmt: {
+        // The source byte of d.b0..d.b3 for each mode and selector c[1:0] (PTX ISA, prmt).
+        static constexpr uint8_t kModeBytes[6][4][4] = {
+            {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},   // f4e
+            {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},   // b4e
+            {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},   // rc8
+            {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},   // ecl
+            {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},   // ecr
+            {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}};  // rc16
+        auto mode = static_cast<ptx::PrmtMode>(in.mode);
         for_lanes(on, [&](uint32_t l) {
           uint64_t source = (a[l] & 0xFFFFFFFFu) | ((b[l] & 0xFFFFFFFFu) << 32);
           uint32_t selector = static_cast<uint32_t>(c[l]);
           uint32_t result = 0;
           for (uint32_t i = 0; i < 4; ++i) {
-            uint32_t nibble = (selector >> (4 * i)) & 0xF;
-            uint32_t byte = static_cast<uint32_t>((source >> (8 * (nibble & 7))) & 0xFF);
-            if ((nibble & 8) != 0) byte = (byte & 0x80) != 0 ? 0xFF : 0;
+            uint32_t byte;
+            if (mode == ptx::PrmtMode::kDefault) {
+              uint32_t nibble = (selector >> (4 * i)) & 0xF;
+              byte = static_cast<uint32_t>((source >> (8 * (nibble & 7))) & 0xFF);
+              if ((nibble & 8) != 0) byte = (byte & 0x80) != 0 ? 0xFF : 0;
+            } else {
+              uint32_t from = kModeBytes[static_cast<int>(mode) - 1][selector & 3][i];
+              byte = static_cast<uint32_t>((source >> (8 * from)) & 0xFF);
+            }
             result |= byte << (8 * i);
           }
           d[l] = result;
         });
+        return true;
+      }
+      case Op::kShf: {
+        bool right = (in.mode & ptx::kShfRight) != 0, clamp = (in.mode & ptx::kShfClamp) != 0;
+        for_lanes(on, [&](uint32_t l) {
+          uint64_t n = clamp ? std::min<uint64_t>(c[l] & 0xFFFFFFFFu, 32) : c[l] & 31;
+          uint64_t funnel = (a[l] & 0xFFFFFFFFu) | ((b[l] & 0xFFFFFFFFu) << 32);
+          d[l] = right ? (funnel >> n) & 0xFFFFFFFFu : ((funnel << n) >> 32) & 0xFFFFFFFFu;
+        });
+        return true;
+      }
+      case Op::kCopysign:
+        if (f32) for_lanes(on, [&](uint32_t l) { d[l] = (b[l] & 0x7FFFFFFFu) | (a[l] & 0x80000000u); });
+        else if (f64) for_lanes(on, [&](uint32_t l) { d[l] = (b[l] & ~(uint64_t{1} << 63)) | (a[l] & (uint64_t{1} << 63)); });
+        else return unsupported();
         return true;
       case Op::kPopc:
         for_lanes(on, [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::popcount(a[l] & m)); });
         return true;
       case Op::kClz:
         for_lanes(on, [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::countl_zero(a[l] & m)) - (64 - bits); });
+        return true;
+      case Op::kBfind:
+        for_lanes(on, [&](uint32_t l) {
+          uint64_t value = a[l] & m;
+          if (sign && ((value >> (bits - 1)) & 1) != 0) value = ~value & m;
+          if (value == 0) {
+            d[l] = 0xFFFFFFFFu;
+            return;
+          }
+          uint64_t position = 63 - static_cast<uint64_t>(std::countl_zero(value));
+          d[l] = in.mode == 1 ? bits - 1 - position : position;
+        });
         return true;
       case Op::kBrev:
         for_lanes(on, [&](uint32_t l) {
@@ -901,7 +943,8 @@ struct BlockRunner::Impl {
             else value = std::min(value, low_mask(to_bits));
           }
         }
-        d[l] = value & low_mask(to_bits);
+        // A narrow signed result is sign-extended to the register, as the GPU does.
+        d[l] = to_signed ? static_cast<uint64_t>(sext(value, to_bits)) : value & low_mask(to_bits);
       });
       return true;
     }

@@ -258,6 +258,8 @@ class Linker {
     }
     for (int i = 0; i < instr.ndst; ++i) inst->dst[i] = frame.reg_base + instr.dst[i].reg;
     if (instr.op == ptx::Op::kBra) return true;
+    bool counted_barrier = instr.op == ptx::Op::kBar && instr.nsrc == (instr.mode == static_cast<uint8_t>(ptx::BarKind::kSync) ? 2 : 3);
+    if (counted_barrier) return fail(instr.line, "barriers with a thread count (named barriers) are not supported");
     for (int i = 0; i < instr.nsrc; ++i) {
       const Operand& operand = instr.src[i];
       inst->negate_src[i] = operand.negate;

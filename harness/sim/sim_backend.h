@@ -1,5 +1,24 @@
 // The CPU simulator as a gpugrade::Backend: parses PTX once, then interprets a kernel warp by warp with
 // bounds-checked memory, reporting every warp-level access to the checkers attached through SimOptions.
+//
+// What a launch does, and why:
+// - Barriers: as on sm_70 and later, threads that have exited do not hold a bar.sync up; the waiting
+//   threads go on, so outputs match a GPU. But a barrier that completes without every thread of the block
+//   (a __syncthreads() in a branch, or after an early return), or whose threads wait at different bar
+//   instructions, is a `barrier-divergence` error (CUDA calls it undefined), once per line, naming the
+//   line and how many threads of how many arrived. bar.sync with a thread count (named barriers) is refused.
+// - Shared memory is poisoned before each block with 32-bit words 0x7FC00000 | ((block + 1) & 0x3FFFFF),
+//   block being the linear block index: a float read of unwritten shared memory is a quiet NaN whose
+//   payload names the block. Local memory and registers start at zero, so runs are deterministic.
+// - Addresses: global buffers live 2^36 bytes apart from 0x7000'0000'0000, so an overrun lands outside
+//   every allocation; the generic windows of shared, local, const and param space are in kernel.h. Every
+//   access is bounds- and alignment-checked; a bad one stops the launch with `out-of-bounds` (or a
+//   `runtime-error` for misalignment) naming the thread, block, address, nearest buffer and distance.
+// - Observers see global, shared, local and const accesses (not kernel-parameter loads), once per warp
+//   instruction, before it is performed.
+// - Determinism: a fault stops the launch at the lowest-numbered faulting block whatever the number of
+//   workers; per-block findings are merged in block order. Atomics apply lane by lane in lane order.
+// - A timeout names the lines where the warps of the block that exhausted the budget were.
 #pragma once
 
 #include <cstdint>

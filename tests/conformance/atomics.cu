@@ -17,7 +17,7 @@ extern "C" __global__ void atomic_global32(int* c, unsigned* tickets) {
   atomicMax(&c[4], static_cast<int>(h));
   atomicMin(reinterpret_cast<unsigned*>(&c[5]), h);
   atomicMax(reinterpret_cast<unsigned*>(&c[6]), h);
-  atomicAnd(&c[7], ~(1 << (i % 31)));
+  atomicAnd(&c[7], ~(5 << (i % 29)));
   atomicOr(&c[8], 1 << (i % 29));
   atomicXor(&c[9], static_cast<int>(h));
   atomicInc(reinterpret_cast<unsigned*>(&c[10]), 100u);
@@ -29,7 +29,7 @@ extern "C" __global__ void atomic_global64(unsigned long long* u, long long* s) 
   const int i = thread_index();
   const unsigned long long h = static_cast<unsigned long long>(i + 1) * 0x9e3779b97f4a7c15ull;
   atomicAdd(&u[0], h);
-  atomicAnd(&u[1], ~(1ull << (i % 61)));
+  atomicAnd(&u[1], ~(5ull << (i % 61)));
   atomicOr(&u[2], 1ull << (i % 59));
   atomicXor(&u[3], h);
   atomicMin(&u[4], h);
@@ -103,7 +103,7 @@ extern "C" __global__ void atomic_shared(const int* init, int* out) {
   atomicMax(&c[3], static_cast<int>(h));
   atomicMin(reinterpret_cast<unsigned*>(&c[4]), h);
   atomicMax(reinterpret_cast<unsigned*>(&c[5]), h);
-  atomicAnd(&c[6], ~(1 << (t % 30)));
+  atomicAnd(&c[6], ~(5 << (t % 29)));
   atomicOr(&c[7], 1 << (t % 27));
   atomicXor(&c[8], static_cast<int>(h));
   atomicInc(reinterpret_cast<unsigned*>(&c[9]), 37u);

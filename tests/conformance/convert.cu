@@ -13,8 +13,8 @@ extern "C" __global__ void cvt_f32_to_int(const float* x, int* s32, unsigned* u3
   const unsigned ru[] = {static_cast<unsigned>(a), __float2uint_rn(a), __float2uint_rd(a),
                          __float2uint_ru(a)};
   const long long ls[] = {static_cast<long long>(a), __float2ll_rn(a), __float2ll_rd(a), __float2ll_ru(a)};
-  const unsigned long long lu[] = {static_cast<unsigned long long>(a), __float2ull_rn(a),
-                                   __float2ull_rd(a), __float2ull_ru(a)};
+  const unsigned long long lu[] = {static_cast<unsigned long long>(a), __float2ull_rn(a), __float2ull_rd(a),
+                                   __float2ull_ru(a)};
   for (int op = 0; op < 4; ++op) {
     s32[op * kCount + i] = rs[op];
     u32[op * kCount + i] = ru[op];
@@ -37,10 +37,9 @@ extern "C" __global__ void cvt_f64_to_int(const double* x, int* s32, unsigned* u
   const int rs[] = {static_cast<int>(a), __double2int_rn(a), __double2int_rd(a), __double2int_ru(a)};
   const unsigned ru[] = {static_cast<unsigned>(a), __double2uint_rn(a), __double2uint_rd(a),
                          __double2uint_ru(a)};
-  const long long ls[] = {static_cast<long long>(a), __double2ll_rn(a), __double2ll_rd(a),
-                          __double2ll_ru(a)};
-  const unsigned long long lu[] = {static_cast<unsigned long long>(a), __double2ull_rn(a),
-                                   __double2ull_rd(a), __double2ull_ru(a)};
+  const long long ls[] = {static_cast<long long>(a), __double2ll_rn(a), __double2ll_rd(a), __double2ll_ru(a)};
+  const unsigned long long lu[] = {static_cast<unsigned long long>(a), __double2ull_rn(a), __double2ull_rd(a),
+                                   __double2ull_ru(a)};
   for (int op = 0; op < 4; ++op) {
     s32[op * kCount + i] = rs[op];
     u32[op * kCount + i] = ru[op];
@@ -57,13 +56,14 @@ extern "C" __global__ void cvt_int_to_float(const long long* v, float* f32, doub
   const unsigned long long ul = static_cast<unsigned long long>(l);
   const int s = static_cast<int>(l);
   const unsigned u = static_cast<unsigned>(l);
-  const float rf[] = {static_cast<float>(s), __int2float_rz(s), __int2float_rd(s), __int2float_ru(s),
-                      static_cast<float>(u), __uint2float_rz(u), __uint2float_rd(u), __uint2float_ru(u),
-                      static_cast<float>(l), __ll2float_rz(l), __ll2float_rd(l), __ll2float_ru(l),
+  const float rf[] = {static_cast<float>(s),  __int2float_rz(s),  __int2float_rd(s),  __int2float_ru(s),
+                      static_cast<float>(u),  __uint2float_rz(u), __uint2float_rd(u), __uint2float_ru(u),
+                      static_cast<float>(l),  __ll2float_rz(l),   __ll2float_rd(l),   __ll2float_ru(l),
                       static_cast<float>(ul), __ull2float_rz(ul), __ull2float_rd(ul), __ull2float_ru(ul)};
-  const double rd[] = {static_cast<double>(s), static_cast<double>(u),
-                       static_cast<double>(l), __ll2double_rz(l), __ll2double_rd(l), __ll2double_ru(l),
-                       static_cast<double>(ul), __ull2double_rz(ul), __ull2double_rd(ul), __ull2double_ru(ul)};
+  const double rd[] = {static_cast<double>(s),  static_cast<double>(u), static_cast<double>(l),
+                       __ll2double_rz(l),       __ll2double_rd(l),      __ll2double_ru(l),
+                       static_cast<double>(ul), __ull2double_rz(ul),    __ull2double_rd(ul),
+                       __ull2double_ru(ul)};
   for (int op = 0; op < 16; ++op) f32[op * kCount + i] = rf[op];
   for (int op = 0; op < 10; ++op) f64[op * kCount + i] = rd[op];
 }
@@ -73,8 +73,7 @@ extern "C" __global__ void cvt_float_double(const double* x, float* narrowed, do
   constexpr int kCount = 64;
   const int i = thread_index();
   const double a = x[i];
-  const float r[] = {static_cast<float>(a), __double2float_rz(a), __double2float_rd(a),
-                     __double2float_ru(a)};
+  const float r[] = {static_cast<float>(a), __double2float_rz(a), __double2float_rd(a), __double2float_ru(a)};
   for (int op = 0; op < 4; ++op) narrowed[op * kCount + i] = r[op];
   widened[i] = static_cast<double>(r[0]);
 }

@@ -29,11 +29,21 @@ extern "C" __global__ void nested_branches(const int* v, unsigned* path, int* va
   } else {
     bits |= 32;
     switch (-x % 5) {
-      case 0: acc += 100; break;
-      case 1: acc *= 3; break;
-      case 2: acc = ~acc; break;
-      case 3: acc <<= 2; break;
-      default: acc = 12345; break;
+      case 0:
+        acc += 100;
+        break;
+      case 1:
+        acc *= 3;
+        break;
+      case 2:
+        acc = ~acc;
+        break;
+      case 3:
+        acc <<= 2;
+        break;
+      default:
+        acc = 12345;
+        break;
     }
   }
   path[i] = bits;

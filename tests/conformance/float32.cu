@@ -17,7 +17,6 @@ extern "C" __global__ void f32_special_arith(const float* s, float* out) {
   out[5 * kPairs + i] = fminf(a, b);
   out[6 * kPairs + i] = fmaxf(a, b);
   out[7 * kPairs + i] = a * b + c;  // contracted by nvcc to fma.rn
-  out[8 * kPairs + i] = copysignf(a, b);
 }
 
 // One bit per comparison of (s[i / 16], s[i % 16]): ordered, unordered (via negation) and NaN tests,
@@ -25,9 +24,18 @@ extern "C" __global__ void f32_special_arith(const float* s, float* out) {
 extern "C" __global__ void f32_compare(const float* s, unsigned* bits, float* selected) {
   const int i = thread_index();
   const float a = s[i / 16], b = s[i % 16];
-  const bool tests[] = {a < b,    a <= b,    a == b,    a != b,   a > b,      a >= b,
-                        !(a < b), !(a <= b), !(a > b),  !(a >= b), !(a == b), isnan(a),
-                        isinf(a), isfinite(a), signbit(a) != 0, isnan(a) || isnan(b)};
+  const bool tests[] = {a<b, a <= b, a == b, a != b, a> b,
+                        a >= b,
+                        !(a < b),
+                        !(a <= b),
+                        !(a > b),
+                        !(a >= b),
+                        !(a == b),
+                        isnan(a),
+                        isinf(a),
+                        isfinite(a),
+                        signbit(a) != 0,
+                        isnan(a) || isnan(b)};
   unsigned mask = 0;
   for (int t = 0; t < 16; ++t) mask |= static_cast<unsigned>(tests[t]) << t;
   bits[i] = mask;
@@ -41,13 +49,12 @@ extern "C" __global__ void f32_rounding(const float* x, const float* y, const fl
   const int i = thread_index();
   const float a = x[i], b = y[i], c = z[i], m = fabsf(a);
   const float r[] = {
-      __fadd_rn(a, b),  __fadd_rz(a, b),  __fadd_rd(a, b),  __fadd_ru(a, b),
-      __fmul_rn(a, b),  __fmul_rz(a, b),  __fmul_rd(a, b),  __fmul_ru(a, b),
-      __fdiv_rn(a, b),  __fdiv_rz(a, b),  __fdiv_rd(a, b),  __fdiv_ru(a, b),
-      __frcp_rn(a),     __frcp_rz(a),     __frcp_rd(a),     __frcp_ru(a),
-      __fsqrt_rn(m),    __fsqrt_rz(m),    __fsqrt_rd(m),    __fsqrt_ru(m),
-      __fmaf_rn(a, b, c), __fmaf_rz(a, b, c), __fmaf_rd(a, b, c), __fmaf_ru(a, b, c),
-      __fsub_rn(a, b),  __fsub_rz(a, b),  __fsub_rd(a, b),  __fsub_ru(a, b),
+      __fadd_rn(a, b),    __fadd_rz(a, b),    __fadd_rd(a, b),    __fadd_ru(a, b),    __fmul_rn(a, b),
+      __fmul_rz(a, b),    __fmul_rd(a, b),    __fmul_ru(a, b),    __fdiv_rn(a, b),    __fdiv_rz(a, b),
+      __fdiv_rd(a, b),    __fdiv_ru(a, b),    __frcp_rn(a),       __frcp_rz(a),       __frcp_rd(a),
+      __frcp_ru(a),       __fsqrt_rn(m),      __fsqrt_rz(m),      __fsqrt_rd(m),      __fsqrt_ru(m),
+      __fmaf_rn(a, b, c), __fmaf_rz(a, b, c), __fmaf_rd(a, b, c), __fmaf_ru(a, b, c), __fsub_rn(a, b),
+      __fsub_rz(a, b),    __fsub_rd(a, b),    __fsub_ru(a, b),
   };
   for (int op = 0; op < 28; ++op) out[op * kCount + i] = r[op];
 }
@@ -57,9 +64,10 @@ extern "C" __global__ void f32_unary(const float* x, float* out) {
   constexpr int kCount = 64;
   const int i = thread_index();
   const float a = x[i];
-  const float r[] = {sqrtf(a),  1.0f / a,  fabsf(a),  -a,         floorf(a),   ceilf(a),
-                     truncf(a), rintf(a),  roundf(a), __saturatef(a), __frsqrt_rn(a), fdimf(a, 1.0f)};
-  for (int op = 0; op < 12; ++op) out[op * kCount + i] = r[op];
+  const float r[] = {sqrtf(a),       1.0f / a,       fabsf(a),      -a,
+                     floorf(a),      ceilf(a),       truncf(a),     rintf(a),
+                     __saturatef(a), __frsqrt_rn(a), fdimf(a, 1.0f)};
+  for (int op = 0; op < 11; ++op) out[op * kCount + i] = r[op];
 }
 
 // The .ftz forms, on a 16-value list rich in subnormals: subnormal inputs and results become zero of the
@@ -79,6 +87,7 @@ extern "C" __global__ void f32_ftz(const float* s, float* out) {
   asm("sqrt.rn.ftz.f32 %0, %1;" : "=f"(r[7]) : "f"(a));
   asm("rcp.rn.ftz.f32 %0, %1;" : "=f"(r[8]) : "f"(a));
   asm("{ .reg .pred p; setp.lt.ftz.f32 p, %1, %2; selp.f32 %0, 0f3F800000, 0f00000000, p; }"
-      : "=f"(r[9]) : "f"(a), "f"(b));
+      : "=f"(r[9])
+      : "f"(a), "f"(b));
   for (int op = 0; op < 10; ++op) out[op * kPairs + i] = r[op];
 }

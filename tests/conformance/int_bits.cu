@@ -1,6 +1,6 @@
-// Conformance kernels: shifts at and past the operand width, funnel shifts, bit fields, byte permutes,
-// bit counts and three-input logic. The instructions are written as inline PTX where C++ would leave
-// the edge undefined (a shift by 32 or more) or nvcc would pick another instruction.
+// Conformance kernels: shifts at and past the operand width, bit fields, byte permutes, bit counts and
+// three-input logic. The instructions are written as inline PTX where C++ would leave the edge undefined
+// (a shift by 32 or more) or nvcc would pick another instruction.
 
 // Thread i shifts v[i / 16] by n[i % 16]; outputs are op-major: out[op * 128 + i].
 extern "C" __global__ void shifts(const unsigned* v, const unsigned* n, unsigned* out32,
@@ -29,17 +29,6 @@ extern "C" __global__ void shifts(const unsigned* v, const unsigned* n, unsigned
   }
 }
 
-// Funnel shifts (shf.l/r.wrap/clamp) of the 64-bit pair {hi, lo} = {v[i / 16] rotated, v[i / 16]}.
-extern "C" __global__ void funnel_shifts(const unsigned* v, const unsigned* n, unsigned* out) {
-  constexpr int kCount = 128;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned lo = v[i / 16], hi = (lo >> 13) | (lo << 19), b = n[i % 16];
-  out[0 * kCount + i] = __funnelshift_l(lo, hi, b);
-  out[1 * kCount + i] = __funnelshift_r(lo, hi, b);
-  out[2 * kCount + i] = __funnelshift_lc(lo, hi, b);
-  out[3 * kCount + i] = __funnelshift_rc(lo, hi, b);
-}
-
 // Thread i extracts or inserts the field (pos[(i / 8) % 8], len[i % 8]) of v[i / 64]; out[op * 256 + i].
 extern "C" __global__ void bit_fields(const unsigned* v, const unsigned* pos, const unsigned* len,
                                       unsigned* out32, unsigned long long* out64) {
@@ -62,24 +51,14 @@ extern "C" __global__ void bit_fields(const unsigned* v, const unsigned* pos, co
   }
 }
 
-// prmt in its generic form (__byte_perm, selector nibbles with the sign-replicate bit) and every mode.
+// prmt in its generic form (__byte_perm): selector nibbles pick bytes, their high bit replicates the sign.
 extern "C" __global__ void byte_permute(const unsigned* a, const unsigned* b, const unsigned* sel,
                                         unsigned* out) {
-  constexpr int kCount = 64;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned x = a[i], y = b[i], s = sel[i];
-  unsigned r[7];
-  r[0] = __byte_perm(x, y, s);
-  asm("prmt.b32.f4e %0, %1, %2, %3;" : "=r"(r[1]) : "r"(x), "r"(y), "r"(s));
-  asm("prmt.b32.b4e %0, %1, %2, %3;" : "=r"(r[2]) : "r"(x), "r"(y), "r"(s));
-  asm("prmt.b32.rc8 %0, %1, %2, %3;" : "=r"(r[3]) : "r"(x), "r"(y), "r"(s));
-  asm("prmt.b32.ecl %0, %1, %2, %3;" : "=r"(r[4]) : "r"(x), "r"(y), "r"(s));
-  asm("prmt.b32.ecr %0, %1, %2, %3;" : "=r"(r[5]) : "r"(x), "r"(y), "r"(s));
-  asm("prmt.b32.rc16 %0, %1, %2, %3;" : "=r"(r[6]) : "r"(x), "r"(y), "r"(s));
-  for (int op = 0; op < 7; ++op) out[op * kCount + i] = r[op];
+  out[i] = __byte_perm(a[i], b[i], sel[i]);
 }
 
-// popc, clz, brev and bfind (__ffs) on 32 and 64 bits; out[op * 64 + i].
+// popc, clz and brev on 32 and 64 bits; out32[op * 64 + i].
 extern "C" __global__ void bit_counts(const unsigned long long* v, unsigned* out32,
                                       unsigned long long* out64) {
   constexpr int kCount = 64;
@@ -89,15 +68,8 @@ extern "C" __global__ void bit_counts(const unsigned long long* v, unsigned* out
   out32[0 * kCount + i] = __popc(lo);
   out32[1 * kCount + i] = __clz(lo);
   out32[2 * kCount + i] = __brev(lo);
-  out32[3 * kCount + i] = __ffs(lo);
-  out32[4 * kCount + i] = __popcll(x);
-  out32[5 * kCount + i] = __clzll(x);
-  out32[6 * kCount + i] = __ffsll(x);
-  unsigned bf_u, bf_s;
-  asm("bfind.u32 %0, %1;" : "=r"(bf_u) : "r"(lo));
-  asm("bfind.s32 %0, %1;" : "=r"(bf_s) : "r"(lo));
-  out32[7 * kCount + i] = bf_u;
-  out32[8 * kCount + i] = bf_s;
+  out32[3 * kCount + i] = __popcll(x);
+  out32[4 * kCount + i] = __clzll(x);
   out64[i] = __brevll(x);
 }
 

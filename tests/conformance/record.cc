@@ -1,6 +1,10 @@
 // gpugrade_conformance_record: runs every kernel of tests/conformance/manifest.json on a backend and writes
 // <out>/<kernel>.txt with the outputs, headed by the device, driver, CUDA version and date it ran on.
 // On the GPU machine: gpugrade_conformance_record --backend gpu --out $OUT/expected
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -10,11 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "grader/compiler.h"
 #include "grader/process.h"
@@ -23,7 +23,12 @@
 #include "tests/conformance/suite.h"
 
 namespace fs = std::filesystem;
-using namespace gpugrade;
+using gpugrade::Backend;
+using gpugrade::GpuOptions;
+using gpugrade::NvccCompiler;
+using gpugrade::ProcessOptions;
+using gpugrade::ProcessResult;
+namespace conformance = gpugrade::conformance;
 
 namespace {
 
@@ -41,7 +46,8 @@ std::string sibling_launcher() {
   std::error_code error;
   const fs::path self = fs::read_symlink("/proc/self/exe", error);
   if (error) return "";
-  const fs::path launcher = self.parent_path().parent_path().parent_path() / "harness" / "gpu" / "gpugrade-launch";
+  const fs::path launcher =
+      self.parent_path().parent_path().parent_path() / "harness" / "gpu" / "gpugrade-launch";
   return access(launcher.c_str(), X_OK) == 0 ? launcher.string() : "";
 }
 
@@ -59,8 +65,8 @@ std::string find_on_path(const std::string& program) {
 std::string describe_gpu() {
   const std::string smi = find_on_path("nvidia-smi");
   if (smi.empty()) return "unknown (nvidia-smi is not on PATH)";
-  const ProcessResult result =
-      run_process({smi, "--query-gpu=name,driver_version", "--format=csv,noheader", "--id=0"}, ProcessOptions{});
+  const ProcessResult result = gpugrade::run_process(
+      {smi, "--query-gpu=name,driver_version", "--format=csv,noheader", "--id=0"}, ProcessOptions{});
   if (!result.succeeded()) return "unknown (nvidia-smi failed)";
   std::string line = result.out.substr(0, result.out.find('\n'));
   const size_t comma = line.rfind(", ");
@@ -77,7 +83,8 @@ std::string describe_nvcc(const std::string& identity) {
 }
 
 std::string today() {
-  const std::chrono::year_month_day date{std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now())};
+  const std::chrono::year_month_day date{
+      std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now())};
   return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
                      static_cast<unsigned>(date.day()));
 }
@@ -89,7 +96,7 @@ int main(int argc, char** argv) {
   std::string backend_name = "gpu";
   std::string out_dir;
   std::string manifest_path = default_manifest().string();
-  std::string nvcc = find_nvcc();
+  std::string nvcc = gpugrade::find_nvcc();
   std::string launcher = sibling_launcher();
   std::vector<std::string> only;
   app.add_option("--backend", backend_name, "gpu (the recording that counts) or sim (to compare by hand)")
@@ -102,7 +109,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   std::string error;
-  const std::optional<std::vector<conformance::KernelCase>> kernels = conformance::load_manifest(manifest_path, &error);
+  const std::optional<std::vector<conformance::KernelCase>> kernels =
+      conformance::load_manifest(manifest_path, &error);
   if (!kernels) {
     std::cerr << error << "\n";
     return 2;
@@ -117,14 +125,14 @@ int main(int argc, char** argv) {
   if (backend_name == "gpu") {
     GpuOptions options;
     options.launcher = launcher;
-    if (!gpu_available(&error, options)) {
+    if (!gpugrade::gpu_available(&error, options)) {
       std::cerr << "no GPU to record on: " << error << "\n";
       return 2;
     }
-    backend = make_gpu_backend(options);
+    backend = gpugrade::make_gpu_backend(options);
     device = describe_gpu();
   } else {
-    backend = make_sim_backend();
+    backend = gpugrade::make_sim_backend();
   }
   std::error_code made;
   fs::create_directories(out_dir, made);

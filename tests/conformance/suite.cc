@@ -2,17 +2,17 @@
 // run with a recording, and the runner that compiles, loads and launches the kernels through a Backend.
 #include "tests/conformance/suite.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "grader/compiler.h"
 
@@ -28,9 +28,15 @@ struct TypeInfo {
 };
 
 constexpr std::array<TypeInfo, 10> kTypes = {{
-    {ElementType::kU8, "u8", 1},   {ElementType::kS8, "s8", 1},   {ElementType::kU16, "u16", 2},
-    {ElementType::kS16, "s16", 2}, {ElementType::kU32, "u32", 4}, {ElementType::kS32, "s32", 4},
-    {ElementType::kU64, "u64", 8}, {ElementType::kS64, "s64", 8}, {ElementType::kF32, "f32", 4},
+    {ElementType::kU8, "u8", 1},
+    {ElementType::kS8, "s8", 1},
+    {ElementType::kU16, "u16", 2},
+    {ElementType::kS16, "s16", 2},
+    {ElementType::kU32, "u32", 4},
+    {ElementType::kS32, "s32", 4},
+    {ElementType::kU64, "u64", 8},
+    {ElementType::kS64, "s64", 8},
+    {ElementType::kF32, "f32", 4},
     {ElementType::kF64, "f64", 8},
 }};
 
@@ -126,8 +132,8 @@ std::optional<int64_t> integer_field(const json& object, const char* key, std::s
 
 // The generators of README.md, one word per element. `first` is the index of the first element asked
 // for: a "rest" generator continues the numbering of the list it follows.
-std::optional<std::vector<uint64_t>> generate(const json& init, ElementType type, uint64_t count, uint64_t first,
-                                              std::string* error) {
+std::optional<std::vector<uint64_t>> generate(const json& init, ElementType type, uint64_t count,
+                                              uint64_t first, std::string* error) {
   if (!init.is_object()) {
     *error = "'init' must be an object";
     return std::nullopt;
@@ -150,7 +156,8 @@ std::optional<std::vector<uint64_t>> generate(const json& init, ElementType type
     const uint64_t from_list = rest == init.end() ? count : std::min<uint64_t>(count, listed.size());
     for (uint64_t i = 0; i < from_list; ++i) words.push_back(listed[i % listed.size()]);
     if (from_list < count) {
-      std::optional<std::vector<uint64_t>> tail = generate(*rest, type, count - from_list, first + from_list, error);
+      std::optional<std::vector<uint64_t>> tail =
+          generate(*rest, type, count - from_list, first + from_list, error);
       if (!tail) return std::nullopt;
       words.insert(words.end(), tail->begin(), tail->end());
     }
@@ -172,8 +179,9 @@ std::optional<std::vector<uint64_t>> generate(const json& init, ElementType type
       if (is_float(type)) {
         words.push_back(float_bits(type, iota->get<double>() + static_cast<double>(i) * step.get<double>()));
       } else {
-        words.push_back(static_cast<uint64_t>(iota->get<int64_t>() + static_cast<int64_t>(i) * step.get<int64_t>()) &
-                        mask);
+        words.push_back(
+            static_cast<uint64_t>(iota->get<int64_t>() + static_cast<int64_t>(i) * step.get<int64_t>()) &
+            mask);
       }
     }
     return words;
@@ -205,8 +213,8 @@ std::optional<std::vector<uint64_t>> generate(const json& init, ElementType type
     if (!is_float(type) || !range.is_array() || range.size() != 2 || !range[0].is_number_integer() ||
         !range[1].is_number_integer() || range[0].get<int64_t>() > range[1].get<int64_t>() ||
         range[0].get<int64_t>() < 1 - bias || range[1].get<int64_t>() > bias) {
-      *error = fmt::format("'random_float' needs a float type and 'exponents': [low, high] within [{}, {}]", 1 - bias,
-                           bias);
+      *error = fmt::format("'random_float' needs a float type and 'exponents': [low, high] within [{}, {}]",
+                           1 - bias, bias);
       return std::nullopt;
     }
     const int64_t low = range[0].get<int64_t>(), span = range[1].get<int64_t>() - low + 1;
@@ -225,7 +233,8 @@ std::optional<std::vector<uint64_t>> generate(const json& init, ElementType type
     const json range = init["uniform"];
     const std::optional<int64_t> seed = integer_field(init, "seed", error);
     if (!seed) return std::nullopt;
-    if (!is_float(type) || !range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number()) {
+    if (!is_float(type) || !range.is_array() || range.size() != 2 || !range[0].is_number() ||
+        !range[1].is_number()) {
       *error = "'uniform' needs a float type and [low, high]";
       return std::nullopt;
     }
@@ -283,13 +292,13 @@ std::optional<BufferSpec> parse_buffer(const json& value, std::string* error) {
     return std::nullopt;
   };
   for (const auto& [key, field] : value.items()) {
-    if (key != "name" && key != "type" && key != "count" && key != "init" && key != "output" && key != "labels" &&
-        key != "tolerance")
+    if (key != "name" && key != "type" && key != "count" && key != "init" && key != "output" &&
+        key != "labels" && key != "tolerance")
       return fail(fmt::format("unknown field '{}'", key));
   }
-  const std::optional<ElementType> type =
-      value.contains("type") && value["type"].is_string() ? parse_element_type(value["type"].get<std::string>())
-                                                          : std::nullopt;
+  const std::optional<ElementType> type = value.contains("type") && value["type"].is_string()
+                                              ? parse_element_type(value["type"].get<std::string>())
+                                              : std::nullopt;
   if (!type) return fail("'type' must be one of u8, s8, u16, s16, u32, s32, u64, s64, f32, f64");
   buffer.type = *type;
   if (!value.contains("count") || !value["count"].is_number_unsigned() || value["count"].get<uint64_t>() == 0)
@@ -302,7 +311,8 @@ std::optional<BufferSpec> parse_buffer(const json& value, std::string* error) {
       buffer.labels.push_back(label.get<std::string>());
     }
     if (buffer.labels.empty() || buffer.count % buffer.labels.size() != 0)
-      return fail(fmt::format("{} labels do not split {} elements evenly", buffer.labels.size(), buffer.count));
+      return fail(
+          fmt::format("{} labels do not split {} elements evenly", buffer.labels.size(), buffer.count));
   }
   if (value.contains("tolerance")) {
     std::string why;
@@ -494,7 +504,8 @@ std::string format_expected(const std::vector<std::string>& header, const std::v
   return text;
 }
 
-std::optional<Expected> parse_expected(std::string_view text, std::string_view display_path, std::string* error) {
+std::optional<Expected> parse_expected(std::string_view text, std::string_view display_path,
+                                       std::string* error) {
   Expected expected;
   uint64_t declared = 0, remaining = 0;  // the current buffer's count, and the words it still owes
   int line_number = 0;
@@ -548,8 +559,9 @@ std::string describe(ElementType type, uint64_t word) {
   if (is_float(type)) {
     const double value = as_double(type, word);
     if (std::isnan(value)) return hex + " (nan)";
-    return fmt::format("{} ({})", hex, type == ElementType::kF32 ? fmt::format("{}", static_cast<float>(value))
-                                                                 : fmt::format("{}", value));
+    return fmt::format(
+        "{} ({})", hex,
+        type == ElementType::kF32 ? fmt::format("{}", static_cast<float>(value)) : fmt::format("{}", value));
   }
   if (is_signed(type)) return fmt::format("{} ({})", hex, as_signed(type, word));
   return fmt::format("{} ({})", hex, word);
@@ -566,11 +578,13 @@ std::optional<std::string> compare(const KernelCase& kernel, const std::vector<O
     };
     const OutputWords* want = find(expected);
     const OutputWords* have = find(got);
-    if (want == nullptr) return fmt::format("{}: the expected output has no buffer '{}'", kernel.name, spec.name);
+    if (want == nullptr)
+      return fmt::format("{}: the expected output has no buffer '{}'", kernel.name, spec.name);
     if (have == nullptr) return fmt::format("{}: the run returned no buffer '{}'", kernel.name, spec.name);
     if (want->type != spec.type || want->words.size() != spec.count)
-      return fmt::format("{}: the expected buffer '{}' is {} x {}, the manifest says {} x {}", kernel.name, spec.name,
-                         to_string(want->type), want->words.size(), to_string(spec.type), spec.count);
+      return fmt::format("{}: the expected buffer '{}' is {} x {}, the manifest says {} x {}", kernel.name,
+                         spec.name, to_string(want->type), want->words.size(), to_string(spec.type),
+                         spec.count);
     if (have->words.size() != spec.count)
       return fmt::format("{}: buffer '{}' came back with {} elements, not {}", kernel.name, spec.name,
                          have->words.size(), spec.count);
@@ -616,7 +630,8 @@ const SuiteRunner::LoadedFile& SuiteRunner::load(const std::string& file) {
   const CompileOutput compiled = compiler_.compile(request);
   if (!compiled.ok()) {
     slot->error = fmt::format("{} did not compile:", file);
-    for (const Finding& finding : compiled.findings) slot->error += fmt::format("\n  line {}: {}", finding.line, finding.message);
+    for (const Finding& finding : compiled.findings)
+      slot->error += fmt::format("\n  line {}: {}", finding.line, finding.message);
     return *slot;
   }
   Loaded loaded = backend_.load(compiled.ptx);
@@ -643,7 +658,8 @@ std::optional<std::vector<OutputWords>> SuiteRunner::run(const KernelCase& kerne
   std::string problems;
   for (const Finding& finding : observations.findings) {
     if (finding.severity != Severity::kError) continue;
-    problems += fmt::format("\n  {}:{}: {}: {}", finding.file, finding.line, to_string(finding.kind), finding.message);
+    problems += fmt::format("\n  {}:{}: {}: {}", finding.file, finding.line, to_string(finding.kind),
+                            finding.message);
   }
   if (!observations.completed || !problems.empty()) {
     *error = fmt::format("{} on the {} backend {}{}", kernel.name, backend_.name(),

@@ -40,15 +40,16 @@ struct BufferSpec {
   ElementType type = ElementType::kU32;
   uint64_t count = 0;
   bool output = false;
-  std::vector<std::string> labels;  // names of equal consecutive slices (op-major outputs): "div" for out[1024..1279]
+  std::vector<std::string>
+      labels;  // names of equal consecutive slices (op-major outputs): "div" for out[1024..1279]
   Tolerance tolerance;
-  std::vector<uint64_t> initial;    // one word per element (its bits, zero-extended), from the manifest's init
+  std::vector<uint64_t> initial;  // one word per element (its bits, zero-extended), from the manifest's init
 };
 
 struct KernelCase {
-  std::string name;                 // also the expected file's name: expected/<name>.txt
-  std::string file;                 // the .cu file beside manifest.json
-  std::string entry;                // the extern "C" kernel; defaults to name
+  std::string name;   // also the expected file's name: expected/<name>.txt
+  std::string file;   // the .cu file beside manifest.json
+  std::string entry;  // the extern "C" kernel; defaults to name
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
   std::string note;                 // what the kernel checks, and why its tolerances are what they are
@@ -81,7 +82,8 @@ struct Expected {
 };
 
 std::string format_expected(const std::vector<std::string>& header, const std::vector<OutputWords>& outputs);
-std::optional<Expected> parse_expected(std::string_view text, std::string_view display_path, std::string* error);
+std::optional<Expected> parse_expected(std::string_view text, std::string_view display_path,
+                                       std::string* error);
 
 // "0x7fffffff (nan)", "0xffffffff (-1)": a word as hex and as its type.
 std::string describe(ElementType type, uint64_t word);

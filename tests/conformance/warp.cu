@@ -10,13 +10,11 @@ extern "C" __global__ void shuffles(const int* v, const int* src, int* out) {
   const int i = thread_index();
   const int x = v[i], s = src[i];
   const int r[] = {
-      __shfl_up_sync(kAll, x, 1),        __shfl_up_sync(kAll, x, 3, 8),
-      __shfl_up_sync(kAll, x, 5, 16),    __shfl_down_sync(kAll, x, 1),
-      __shfl_down_sync(kAll, x, 1, 8),   __shfl_down_sync(kAll, x, 6, 16),
-      __shfl_xor_sync(kAll, x, 1),       __shfl_xor_sync(kAll, x, 4, 8),
-      __shfl_xor_sync(kAll, x, 9, 16),   __shfl_xor_sync(kAll, x, 20, 16),
-      __shfl_sync(kAll, x, s),           __shfl_sync(kAll, x, s, 8),
-      __shfl_sync(kAll, x, s, 16),       __shfl_down_sync(kAll, x, 31),
+      __shfl_up_sync(kAll, x, 1),       __shfl_up_sync(kAll, x, 3, 8),   __shfl_up_sync(kAll, x, 5, 16),
+      __shfl_down_sync(kAll, x, 1),     __shfl_down_sync(kAll, x, 1, 8), __shfl_down_sync(kAll, x, 6, 16),
+      __shfl_xor_sync(kAll, x, 1),      __shfl_xor_sync(kAll, x, 4, 8),  __shfl_xor_sync(kAll, x, 9, 16),
+      __shfl_xor_sync(kAll, x, 20, 16), __shfl_sync(kAll, x, s),         __shfl_sync(kAll, x, s, 8),
+      __shfl_sync(kAll, x, s, 16),      __shfl_down_sync(kAll, x, 31),
   };
   for (int op = 0; op < 14; ++op) out[op * kCount + i] = r[op];
 }
@@ -29,13 +27,17 @@ extern "C" __global__ void shuffle_predicate(const int* v, const int* delta, int
   const int x = v[i], d = delta[i];
   int r[4], p[4];
   asm("{ .reg .pred q; shfl.sync.up.b32 %0|q, %2, %3, 0x0, 0xffffffff; selp.s32 %1, 1, 0, q; }"
-      : "=r"(r[0]), "=r"(p[0]) : "r"(x), "r"(d));
+      : "=r"(r[0]), "=r"(p[0])
+      : "r"(x), "r"(d));
   asm("{ .reg .pred q; shfl.sync.down.b32 %0|q, %2, %3, 0x1f, 0xffffffff; selp.s32 %1, 1, 0, q; }"
-      : "=r"(r[1]), "=r"(p[1]) : "r"(x), "r"(d));
+      : "=r"(r[1]), "=r"(p[1])
+      : "r"(x), "r"(d));
   asm("{ .reg .pred q; shfl.sync.bfly.b32 %0|q, %2, %3, 0x1807, 0xffffffff; selp.s32 %1, 1, 0, q; }"
-      : "=r"(r[2]), "=r"(p[2]) : "r"(x), "r"(d));
+      : "=r"(r[2]), "=r"(p[2])
+      : "r"(x), "r"(d));
   asm("{ .reg .pred q; shfl.sync.idx.b32 %0|q, %2, %3, 0x181f, 0xffffffff; selp.s32 %1, 1, 0, q; }"
-      : "=r"(r[3]), "=r"(p[3]) : "r"(x), "r"(d));
+      : "=r"(r[3]), "=r"(p[3])
+      : "r"(x), "r"(d));
   for (int op = 0; op < 4; ++op) {
     out[op * kCount + i] = r[op];
     valid[op * kCount + i] = p[op];
@@ -52,7 +54,8 @@ extern "C" __global__ void votes(const int* pred, unsigned* out) {
   const bool p = pred[i] != 0;
   unsigned uni;
   asm("{ .reg .pred a, u; setp.ne.s32 a, %1, 0; vote.sync.uni.pred u, a, 0xffffffff; selp.u32 %0, 1, 0, u; }"
-      : "=r"(uni) : "r"(static_cast<int>(p)));
+      : "=r"(uni)
+      : "r"(static_cast<int>(p)));
   out[0 * kCount + i] = __all_sync(kAll, p);
   out[1 * kCount + i] = __any_sync(kAll, p);
   out[2 * kCount + i] = __ballot_sync(kAll, p);
@@ -116,8 +119,8 @@ extern "C" __global__ void lane_registers(unsigned* out) {
   out[3 * kCount + i] = le;
   out[4 * kCount + i] = gt;
   out[5 * kCount + i] = ge;
-  out[6 * kCount + i] = (warp < nwarp ? 1u : 0u) | (first_lane_warp == warp ? 2u : 0u) |
-                        (lane == threadIdx.x % 32 ? 4u : 0u);
+  out[6 * kCount + i] =
+      (warp < nwarp ? 1u : 0u) | (first_lane_warp == warp ? 2u : 0u) | (lane == threadIdx.x % 32 ? 4u : 0u);
 }
 
 // The launch geometry registers on a 3-D grid of 3-D blocks of 24 threads (a partial warp each).
@@ -127,6 +130,6 @@ extern "C" __global__ void launch_geometry(unsigned* out) {
   const unsigned i = block * blockDim.x * blockDim.y * blockDim.z + thread;
   out[2 * i] = threadIdx.x | threadIdx.y << 4 | threadIdx.z << 8 | blockIdx.x << 12 | blockIdx.y << 16 |
                blockIdx.z << 20;
-  out[2 * i + 1] = blockDim.x | blockDim.y << 4 | blockDim.z << 8 | gridDim.x << 12 | gridDim.y << 16 |
-                   gridDim.z << 20;
+  out[2 * i + 1] =
+      blockDim.x | blockDim.y << 4 | blockDim.z << 8 | gridDim.x << 12 | gridDim.y << 16 | gridDim.z << 20;
 }
