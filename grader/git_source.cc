@@ -115,7 +115,8 @@ GitTree::~GitTree() { git_tree_free(tree_); }
 std::unique_ptr<GitRepository> GitRepository::open(const std::filesystem::path& path, std::string* error) {
   git_libgit2_init();
   std::error_code ignored;  // messages name the folder absolutely: "." says little in a CI log
-  const std::filesystem::path shown = std::filesystem::absolute(path, ignored).lexically_normal();
+  std::filesystem::path shown = std::filesystem::absolute(path, ignored).lexically_normal();
+  if (!shown.has_filename() && shown.has_relative_path()) shown = shown.parent_path();  // "/a/b/" -> "/a/b"
   git_repository* repository = nullptr;
   const int code = git_repository_open_ext(&repository, path.c_str(), 0, nullptr);
   if (code != 0) {

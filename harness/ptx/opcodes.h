@@ -71,7 +71,8 @@ enum class Op : uint8_t {
   kClock,        // mov d, %clock / %clock64 / %globaltimer — the warp's instruction count, so it is deterministic
 };
 
-// Value types. Registers hold any of them in 64 bits; narrower values sit in the low bits.
+// Value types. Registers hold any of them in 64 bits; narrower values sit in the low bits. The parser
+// refuses .f16 (half precision is not simulated) and anything wider than 64 bits.
 enum class Type : uint8_t {
   kNone, kPred, kB8, kB16, kB32, kB64, kU8, kU16, kU32, kU64, kS8, kS16, kS32, kS64, kF16, kF32, kF64
 };

@@ -51,10 +51,11 @@ inline uint64_t from_f64(double d) { return std::bit_cast<uint64_t>(d); }
 
 inline float flush(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
 inline double flush(double x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0, x) : x; }
+// .sat clamps to [+0, 1]; NaN and -0 give +0.
 template <class T>
 inline T saturate(T x) {
-  if (std::isnan(x)) return T(0);
-  return std::clamp(x, T(0), T(1));
+  if (std::isnan(x) || x <= T(0)) return T(0);
+  return std::min(x, T(1));
 }
 
 // Directed rounding for float arithmetic: the host's rounding mode is set around the lanes' loop.
@@ -524,12 +525,23 @@ struct BlockRunner::Impl {
     bool f32 = type == Type::kF32, f64 = type == Type::kF64;
     bool ftz = (in.flags & ptx::kFlagFtz) != 0, sat = (in.flags & ptx::kFlagSat) != 0;
     auto fin32 = [&](uint64_t v) { return ftz ? flush(as_f32(v)) : as_f32(v); };
+    // The GPU's f32 arithmetic returns the canonical NaN 0x7FFFFFFF, whatever NaN went in.
     auto fout32 = [&](float x) {
       if (ftz) x = flush(x);
       if (sat) x = saturate(x);
-      return from_f32(x);
+      return std::isnan(x) ? uint64_t{0x7FFFFFFFu} : from_f32(x);
     };
+    // f64 arithmetic keeps an input NaN's payload (quieted), as the H200 does.
     auto fout64 = [&](double x) { return from_f64(sat ? saturate(x) : x); };
+    auto fnan64 = [&](double x, uint32_t l) {
+      if (!std::isnan(x)) return fout64(x);
+      // The last NaN operand wins (c, then b, then a), except div, where the first does: the H200 recording
+      // of NaN(0x12345) / nan and nan / NaN(0x12345) gives the first.
+      const bool last_first = in.op != Op::kDiv;
+      for (const uint64_t* operand : {last_first ? c : a, b, last_first ? a : c})
+        if (operand != nullptr && std::isnan(as_f64(operand[l]))) return operand[l] | (uint64_t{1} << 51);
+      return fout64(x);
+    };
     auto unsupported = [&]() {
       runtime_error(in, fmt::format("unsupported instruction {}{} for this type", ptx::to_string(in.op), ptx::to_string(type)));
       return false;
@@ -576,7 +588,7 @@ struct BlockRunner::Impl {
           for_lanes(on, [&](uint32_t l) { d[l] = fout32(sub ? fin32(a[l]) - fin32(b[l]) : fin32(a[l]) + fin32(b[l])); });
         } else if (f64) {
           RoundingScope scope(in.rounding);
-          for_lanes(on, [&](uint32_t l) { d[l] = fout64(sub ? as_f64(a[l]) - as_f64(b[l]) : as_f64(a[l]) + as_f64(b[l])); });
+          for_lanes(on, [&](uint32_t l) { d[l] = fnan64(sub ? as_f64(a[l]) - as_f64(b[l]) : as_f64(a[l]) + as_f64(b[l]), l); });
         } else if (sat) {
           if (type != Type::kS32) return unsupported();
           for_lanes(on, [&](uint32_t l) {
@@ -602,8 +614,8 @@ struct BlockRunner::Impl {
         }
         if (f64) {
           RoundingScope scope(in.rounding);
-          if (mad) for_lanes(on, [&](uint32_t l) { d[l] = fout64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l]))); });
-          else for_lanes(on, [&](uint32_t l) { d[l] = fout64(as_f64(a[l]) * as_f64(b[l])); });
+          if (mad) for_lanes(on, [&](uint32_t l) { d[l] = fnan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l); });
+          else for_lanes(on, [&](uint32_t l) { d[l] = fnan64(as_f64(a[l]) * as_f64(b[l]), l); });
           return true;
         }
         auto mode = static_cast<ptx::MulMode>(in.mode);
@@ -657,7 +669,7 @@ struct BlockRunner::Impl {
           for_lanes(on, [&](uint32_t l) { d[l] = fout32(std::fma(fin32(a[l]), fin32(b[l]), fin32(c[l]))); });
         } else if (f64) {
           RoundingScope scope(in.rounding);
-          for_lanes(on, [&](uint32_t l) { d[l] = fout64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l]))); });
+          for_lanes(on, [&](uint32_t l) { d[l] = fnan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l); });
         } else {
           return unsupported();
         }
@@ -672,7 +684,7 @@ struct BlockRunner::Impl {
         }
         if (f64 && !rem) {
           RoundingScope scope(in.rounding);
-          for_lanes(on, [&](uint32_t l) { d[l] = fout64(as_f64(a[l]) / as_f64(b[l])); });
+          for_lanes(on, [&](uint32_t l) { d[l] = fnan64(as_f64(a[l]) / as_f64(b[l]), l); });
           return true;
         }
         if (ptx::is_float(type)) return unsupported();
@@ -681,13 +693,14 @@ struct BlockRunner::Impl {
             int64_t x = sext(a[l], bits), y = sext(b[l], bits);
             int64_t minimum = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
             int64_t r;
-            if (y == 0) r = rem ? x : -1;
+            // By zero the H200 gives all ones, except a 32- or 64-bit remainder, which gives the dividend.
+            if (y == 0) r = rem && bits > 16 ? x : -1;
             else if (x == minimum && y == -1) r = rem ? 0 : minimum;
             else r = rem ? x % y : x / y;
             d[l] = static_cast<uint64_t>(r) & m;
           } else {
             uint64_t x = a[l] & m, y = b[l] & m;
-            d[l] = y == 0 ? (rem ? x : m) : (rem ? x % y : x / y);
+            d[l] = y == 0 ? (rem && bits > 16 ? x : m) : (rem ? x % y : x / y);
           }
         });
         return true;
@@ -698,6 +711,11 @@ struct BlockRunner::Impl {
         if (f32) {
           for_lanes(on, [&](uint32_t l) {
             uint64_t v = ftz ? from_f32(flush(as_f32(a[l]))) : a[l] & 0xFFFFFFFFu;
+            // abs and neg of a NaN give the canonical NaN on the GPU.
+            if (std::isnan(as_f32(v))) {
+              d[l] = 0x7FFFFFFFu;
+              return;
+            }
             d[l] = abs ? v & 0x7FFFFFFFu : v ^ 0x80000000u;
           });
         } else if (f64) {
@@ -713,13 +731,15 @@ struct BlockRunner::Impl {
       case Op::kMin:
       case Op::kMax: {
         bool max = in.op == Op::kMax;
+        // Between -0 and +0, min picks -0 and max +0, as the GPU does.
+        auto pick = [&](auto x, auto y) {
+          if (x == y) return (std::signbit(x) != max) ? x : y;
+          return max ? std::fmax(x, y) : std::fmin(x, y);
+        };
         if (f32) {
-          for_lanes(on, [&](uint32_t l) {
-            float x = fin32(a[l]), y = fin32(b[l]);
-            d[l] = fout32(max ? std::fmax(x, y) : std::fmin(x, y));
-          });
+          for_lanes(on, [&](uint32_t l) { d[l] = fout32(pick(fin32(a[l]), fin32(b[l]))); });
         } else if (f64) {
-          for_lanes(on, [&](uint32_t l) { d[l] = fout64(max ? std::fmax(as_f64(a[l]), as_f64(b[l])) : std::fmin(as_f64(a[l]), as_f64(b[l]))); });
+          for_lanes(on, [&](uint32_t l) { d[l] = fout64(pick(as_f64(a[l]), as_f64(b[l]))); });
         } else if (sign) {
           for_lanes(on, [&](uint32_t l) {
             int64_t x = sext(a[l], bits), y = sext(b[l], bits);
@@ -760,7 +780,10 @@ struct BlockRunner::Impl {
         return true;
       case Op::kBfe:
         for_lanes(on, [&](uint32_t l) {
-          uint32_t pos = static_cast<uint32_t>(b[l] & 0xFF), len = static_cast<uint32_t>(c[l] & 0xFF);
+          // 32-bit forms keep the low 8 bits of position and length; the H200's 64-bit forms keep them whole.
+          uint64_t field_mask = bits == 64 ? 0xFFFFFFFFu : 0xFF;
+          uint32_t pos = static_cast<uint32_t>(std::min<uint64_t>(b[l] & field_mask, 255 + 64));
+          uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(c[l] & 0xFF, 255));
           uint64_t value = a[l] & m;
           uint64_t result;
           if (len == 0) result = 0;
@@ -776,7 +799,9 @@ struct BlockRunner::Impl {
       case Op::kBfi: {
         const uint64_t* e = reg(w, in.src[3]);
         for_lanes(on, [&](uint32_t l) {
-          uint32_t pos = static_cast<uint32_t>(c[l] & 0xFF), len = static_cast<uint32_t>(e[l] & 0xFF);
+          // As for bfe: the 64-bit form keeps the position whole.
+          uint32_t pos = static_cast<uint32_t>(std::min<uint64_t>(c[l] & (bits == 64 ? 0xFFFFFFFFu : 0xFF), 255 + 64));
+          uint32_t len = static_cast<uint32_t>(e[l] & 0xFF);
           if (len == 0 || pos >= bits) {
             d[l] = b[l] & m;
             return;
@@ -901,6 +926,8 @@ struct BlockRunner::Impl {
           RoundingScope scope(in.rounding);
           for_lanes(on, [&](uint32_t l) {
             float x = fin32(a[l]);
+            // The H200's sin and cos units read a subnormal operand as a zero of its sign.
+            if (in.op == Op::kSin || in.op == Op::kCos) x = flush(x);
             // sqrt and rcp in float give the exactly rounded .rn result; the others go through double.
             float r = in.op == Op::kSqrt ? std::sqrt(x) : in.op == Op::kRcp ? 1.0f / x : static_cast<float>(function(x));
             d[l] = fout32(r);
@@ -964,7 +991,14 @@ struct BlockRunner::Impl {
       return true;
     }
     if (!ptx::is_float(to)) {
-      for_lanes(on, [&](uint32_t l) { d[l] = float_to_int(round_integral(source_float(a[l]), in.rounding), to); });
+      // NaN converts to 0 from f32 to a 32-bit integer; from f64, or to 64 bits, the H200 gives the sign bit alone.
+      const uint64_t nan_result = from == Type::kF32 && to_bits <= 32 ? 0 : uint64_t{1} << (to_bits - 1);
+      for_lanes(on, [&](uint32_t l) {
+        double x = source_float(a[l]);
+        // A narrow signed result is sign-extended into the whole register (cvt.rmi.s8 of -128 in a .b16 reads 0xFF80).
+        uint64_t value = std::isnan(x) ? nan_result : float_to_int(round_integral(x, in.rounding), to);
+        d[l] = ptx::is_signed(to) ? static_cast<uint64_t>(sext(value, to_bits)) : value;
+      });
       return true;
     }
     bool integral = in.rounding == ptx::Rounding::kRni || in.rounding == ptx::Rounding::kRzi ||
@@ -976,7 +1010,9 @@ struct BlockRunner::Impl {
       if (to == Type::kF32) {
         float r = static_cast<float>(x);
         if (ftz) r = flush(r);
-        d[l] = from_f32(sat ? saturate(r) : r);
+        if (sat) r = saturate(r);
+        // f32 to f32 (the integral roundings) gives the canonical NaN, as arithmetic does.
+        d[l] = std::isnan(r) && from == Type::kF32 ? uint64_t{0x7FFFFFFFu} : from_f32(r);
       } else {
         d[l] = from_f64(sat ? saturate(x) : x);
       }

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <bit>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -293,7 +294,7 @@ std::optional<BufferSpec> parse_buffer(const json& value, std::string* error) {
   };
   for (const auto& [key, field] : value.items()) {
     if (key != "name" && key != "type" && key != "count" && key != "init" && key != "output" &&
-        key != "labels" && key != "tolerance")
+        key != "labels" && key != "tolerance" && key != "sass_differs")
       return fail(fmt::format("unknown field '{}'", key));
   }
   const std::optional<ElementType> type = value.contains("type") && value["type"].is_string()
@@ -313,6 +314,14 @@ std::optional<BufferSpec> parse_buffer(const json& value, std::string* error) {
     if (buffer.labels.empty() || buffer.count % buffer.labels.size() != 0)
       return fail(
           fmt::format("{} labels do not split {} elements evenly", buffer.labels.size(), buffer.count));
+  }
+  if (value.contains("sass_differs")) {
+    const json& list = value["sass_differs"];
+    if (!list.is_array()) return fail("'sass_differs' must be a list of element indices");
+    for (const json& index : list) {
+      if (!index.is_number_unsigned()) return fail("'sass_differs' must be a list of element indices");
+      buffer.sass_differs.push_back(index.get<uint64_t>());
+    }
   }
   if (value.contains("tolerance")) {
     std::string why;
@@ -591,6 +600,7 @@ std::optional<std::string> compare(const KernelCase& kernel, const std::vector<O
     uint64_t differing = 0, first = 0;
     for (uint64_t i = 0; i < spec.count; ++i) {
       if (within(spec.type, spec.tolerance, want->words[i], have->words[i])) continue;
+      if (std::find(spec.sass_differs.begin(), spec.sass_differs.end(), i) != spec.sass_differs.end()) continue;
       if (differing++ == 0) first = i;
     }
     if (differing != 0) {

@@ -43,6 +43,10 @@ struct BufferSpec {
   std::vector<std::string>
       labels;  // names of equal consecutive slices (op-major outputs): "div" for out[1024..1279]
   Tolerance tolerance;
+  // Elements where the GPU ran what ptxas made of the PTX rather than the PTX itself (a multiply by 0.5
+  // folded into the previous multiply's output scale, so it does not overflow): the simulator follows the
+  // PTX, so these are not compared. The kernel's note says which and why.
+  std::vector<uint64_t> sass_differs;
   std::vector<uint64_t> initial;  // one word per element (its bits, zero-extended), from the manifest's init
 };
 
