@@ -199,6 +199,7 @@ CourseExercise course_exercise(const Exercise& e) {
 std::vector<CourseExercise> course(const fs::path& root) {
   std::vector<CourseExercise> out;
   for (const fs::path& dir : list_exercises(root / "exercises")) out.push_back(course_exercise(load_or_throw(dir)));
+  find_shipped_stubs(out, root);  // an untouched stub is "not started", from the course's git history
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include "grader/kernel_lookup.h"
 #include "grader/reference.h"
+#include "grader/report_lines.h"
 #include "grader/screen.h"
 #include "grader/shared_shapes.h"
 #include "harness/poison.h"
@@ -139,15 +140,6 @@ bool same(const Element& got, const Element& want, const Compare& compare) {
   if (std::isnan(got.value) || std::isnan(want.value)) return std::isnan(got.value) && std::isnan(want.value);
   if (compare.exact) return got.value == want.value;  // +0 and -0
   return std::fabs(got.value - want.value) <= compare.abs + compare.rel * std::fabs(want.value);
-}
-
-std::string with_thousands(uint64_t value) {
-  std::string digits = std::to_string(value), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 // Compares one output buffer with the reference's: wrong-output and unwritten-output findings.

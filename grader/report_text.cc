@@ -8,43 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "grader/report_lines.h"
 #include "grader/reporters.h"
 
 namespace gpugrade {
 namespace {
-
-std::string with_thousands(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string xyz(const nlohmann::json& value) {
-  if (!value.is_array() || value.size() != 3) return value.dump();
-  return fmt::format("({},{},{})", value[0].dump(), value[1].dump(), value[2].dump());
-}
-
-// The bracketed context after a finding's message: where it happened and how often.
-std::string context_of(const Finding& finding) {
-  std::vector<std::string> parts;
-  if (finding.details.contains("block")) parts.push_back("block " + xyz(finding.details["block"]));
-  if (!finding.variant.empty()) parts.push_back("variant " + finding.variant);
-  if (!finding.size.empty()) parts.push_back(finding.size);
-  const auto runs = finding.details.find("runs");
-  if (runs != finding.details.end() && runs->is_number_unsigned() && runs->get<uint64_t>() > 1)
-    parts.push_back(fmt::format("in {} runs", runs->get<uint64_t>()));
-  const auto hazards = finding.details.find("hazards");
-  if (hazards != finding.details.end() && hazards->is_number_unsigned() && hazards->get<uint64_t>() > 1)
-    parts.push_back(with_thousands(hazards->get<uint64_t>()) + " like it");
-  if (parts.empty()) return "";
-  std::string out = " [";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-  return out + "]";
-}
 
 std::string paint(const std::string& text, const char* code, bool color) {
   return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
@@ -56,7 +24,7 @@ void write_finding(const Finding& finding, std::ostream& out, const TextOptions&
   const bool error = finding.severity == Severity::kError;
   out << paint(where + ":", "1", options.color) << ' '
       << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color) << ' '
-      << to_string(finding.kind) << ": " << finding.message << context_of(finding) << '\n';
+      << to_string(finding.kind) << ": " << message_with_context(finding) << '\n';
 }
 
 void write_runs(const Result& result, std::ostream& out) {
@@ -121,12 +89,13 @@ void write_text(const std::vector<Result>& results, std::ostream& out, const Tex
 
 void write_json(const std::vector<Result>& results, std::ostream& out) {
   if (results.size() == 1) {
-    out << to_json(results.front()).dump(2) << '\n';
+    // Compiler messages may hold bytes that are not UTF-8: replace them rather than fail.
+    out << to_json(results.front()).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     return;
   }
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const Result& result : results) all.push_back(to_json(result));
-  out << all.dump(2) << '\n';
+  out << all.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace gpugrade
