@@ -533,6 +533,8 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
       obs.findings.clear();
       figures.add(obs);
       Run run{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds};
+      const bool timed_out = std::any_of(run_findings.begin(), run_findings.end(),
+                                         [](const Finding& f) { return f.kind == FindingKind::kTimeout; });
       for (Finding& f : run_findings) {
         if (f.severity == Severity::kError) run.verdict = Verdict::kFail;
         f.variant = variant.label;
@@ -540,6 +542,12 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
         findings.push_back(std::move(f));
       }
       result.runs.push_back(run);
+      // A kernel that never ends at one size will not end at a larger one: each further run would only
+      // spend its whole budget (on a GPU, its wall-clock limit) to say the same.
+      if (timed_out) {
+        result.note = "After a timeout, the larger sizes of that variant were not run.";
+        break;
+      }
     }
     judge_line_figures(figures, exercise.performance.sim, variant.label, findings, result.metrics);
     if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
