@@ -155,6 +155,22 @@ TEST_F(CopyGradeTest, EndlessLoopIsATimeoutNotAHang) {
   EXPECT_EQ(timeouts[0].line, line_of(text, "// forever"));
 }
 
+TEST_F(CopyGradeTest, TwoBlocksWritingOneElementIsARace) {
+  // Every block's first thread also writes out[0]: the value is right, but which block wins is luck.
+  std::string text = copy_kernel(
+      "    out[index] = in[index];\n"
+      "    if (threadIdx.x == 0 && threadIdx.y == 0) out[0] = in[0];  // every block");
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> races = findings_of(r, FindingKind::kRace);
+  ASSERT_FALSE(races.empty());
+  EXPECT_EQ(races[0].line, line_of(text, "// every block"));
+  EXPECT_NE(races[0].message.find("writes out[0], which thread (0,0,0) of block"), std::string::npos)
+      << races[0].message;
+  EXPECT_NE(races[0].message.find("each element must be written by one block"), std::string::npos);
+  EXPECT_TRUE(findings_of(r, FindingKind::kWrongOutput).empty());
+}
+
 TEST_F(CopyGradeTest, SameSubmissionGivesByteIdenticalJson) {
   std::string text = testing::read_file(testing::source_dir() / "exercises/copy/copy.cu");
   auto strip = [](Result r) {

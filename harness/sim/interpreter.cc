@@ -1387,6 +1387,7 @@ struct BlockRunner::Impl {
       context.warps = static_cast<uint32_t>(warps.size());
       context.shared_bytes = launch.shared_bytes;
       context.shared_ranges = &launch.shared_ranges;
+      context.global_ranges = &launch.global_ranges;
       observer->begin_block(context);
     }
     for (;;) {

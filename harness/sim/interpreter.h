@@ -34,6 +34,7 @@ struct LaunchState {
   uint64_t shared_bytes = 0;                 // static plus dynamic
   std::vector<SharedRange> shared_ranges;    // with the dynamic window's size filled in
   std::vector<Allocation> allocations;       // sorted by base
+  std::vector<GlobalRange> global_ranges;    // the request's buffers, for the cross-block race checker
   std::vector<uint8_t> params;               // the kernel's parameter block
   uint64_t budget = 0;
   std::atomic<uint64_t> instructions{0};     // thread-instructions of finished blocks

@@ -137,6 +137,7 @@ class SimBackend : public Backend {
     for (size_t i = 0; i < out.buffers.size(); ++i) {
       Buffer& buffer = out.buffers[i];
       state.allocations.push_back({buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(), buffer.bytes.data(), false});
+      state.global_ranges.push_back({buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(), buffer.element_size});
     }
     std::vector<std::vector<std::byte>> globals(kernel.globals.size());
     for (size_t g = 0; g < kernel.globals.size(); ++g) {

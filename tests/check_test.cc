@@ -1,0 +1,65 @@
+// `gpugrade check` and `gpugrade new` as an instructor meets them: a scaffold that proves itself as
+// generated, and the exact errors for a mutant that does not say what it must get.
+#include "grader/check.h"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "grader/scratch_dir.h"
+#include "tests/grading_fixture.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(CheckTest, ScaffoldPassesCheckAsGenerated) {
+  std::string error;
+  std::optional<ScratchDir> root = ScratchDir::create("check-test", &error);
+  ASSERT_TRUE(root) << error;
+  std::vector<std::string> created;
+  ASSERT_TRUE(scaffold_exercise(root->path(), "scale-vector", &created, &error)) << error;
+  EXPECT_EQ(created.size(), 6u);
+
+  std::vector<std::string> errors;
+  std::optional<Exercise> exercise = load_exercise(root->path() / "exercises/scale-vector", &errors);
+  ASSERT_TRUE(exercise) << (errors.empty() ? "" : errors.front());
+  testing::Grading grading;
+  GradeOptions options;
+  options.solutions_dir = root->path() / "solutions";
+  CheckReport report;
+  ASSERT_TRUE(check_exercise(*exercise, root->path(), grading.toolchain(), options, report, &error)) << error;
+  ASSERT_EQ(report.rows.size(), 3u);  // solution, stub, one mutant
+  for (const CheckRow& row : report.rows) EXPECT_TRUE(row.ok) << row.submission << ": " << row.got << " " << row.why;
+  EXPECT_EQ(report.rows[2].submission, "mutants/guard-off-by-one.cu");
+  EXPECT_EQ(report.rows[2].expected, "fail out-of-bounds");
+
+  EXPECT_FALSE(scaffold_exercise(root->path(), "scale-vector", &created, &error));
+  EXPECT_NE(error.find("already exists"), std::string::npos) << error;
+  EXPECT_FALSE(scaffold_exercise(root->path(), "Bad_Id", &created, &error));
+  EXPECT_EQ(error, "'Bad_Id' is not an exercise id: use lowercase letters, digits and '-', starting with a letter");
+}
+
+TEST(CheckTest, MutantWithoutExpectLineOrWithUnknownKindIsRefused) {
+  std::string error;
+  std::optional<ScratchDir> dir = ScratchDir::create("check-test", &error);
+  ASSERT_TRUE(dir) << error;
+  fs::path file = dir->path() / "m.cu";
+  std::ofstream(file) << "// mutant: forgets the guard\n__global__ void k() {}\n";
+  EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
+  EXPECT_EQ(error, "solutions/x/mutants/m.cu:1: a mutant declares what it must get in its leading comment: "
+                   "`// expect: fail KIND...`");
+  std::ofstream(file) << "// mutant: forgets the guard\n// expect: fail racy\n";
+  EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
+  EXPECT_EQ(error, "solutions/x/mutants/m.cu:2: 'racy' is not a finding kind (docs/result-contract.md lists them)");
+  std::ofstream(file) << "// mutant: forgets the guard\n// expect: fail race out-of-bounds\n__global__ void k() {}\n";
+  std::optional<MutantSpec> spec = read_mutant_spec(file, "solutions/x/mutants/m.cu", &error);
+  ASSERT_TRUE(spec) << error;
+  EXPECT_EQ(spec->verdict, Verdict::kFail);
+  EXPECT_EQ(spec->description, "forgets the guard");
+  EXPECT_EQ(spec->kinds, (std::vector<FindingKind>{FindingKind::kRace, FindingKind::kOutOfBounds}));
+}
+
+}  // namespace
+}  // namespace gpugrade
