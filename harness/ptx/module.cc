@@ -379,25 +379,34 @@ class Parser {
   }
 
   // `.space [.align N] .type name[N]... [= init];` — the space word is already read.
-  bool parse_variable(const Token& start, Space space, bool is_extern, uint32_t function) {
-    uint32_t align = 0;
-    Type type = Type::kNone;
+  // The `.align N`, type and `.ptr .space` words before a variable's or parameter's name. `what` names
+  // the declaration in errors: "variable", "parameter".
+  bool parse_attributes(const Token& start, std::string_view what, uint32_t* align, Type* type) {
+    *align = 0;
+    *type = Type::kNone;
     while (peek().kind == Token::Kind::kWord && peek().text[0] == '.') {
       std::string_view word = next().text.substr(1);
       if (word == "align") {
         uint64_t value;
         if (!expect_number(&value)) return false;
         if (value == 0 || value > 4096 || (value & (value - 1)) != 0) return fail(start.line, fmt::format("bad alignment {}", value));
-        align = static_cast<uint32_t>(value);
+        *align = static_cast<uint32_t>(value);
       } else if (auto parsed = parse_type(word)) {
-        type = *parsed;
+        *type = *parsed;
       } else if (word == "ptr" || parse_space(word)) {
         continue;  // .ptr .global .align N attributes of kernel pointer parameters
       } else {
-        return fail(start.line, fmt::format("unsupported variable attribute '.{}'", word));
+        return fail(start.line, fmt::format("unsupported {} attribute '.{}'", what, word));
       }
     }
-    if (type == Type::kNone || type == Type::kPred) return fail_here("a variable type");
+    if (*type == Type::kNone || *type == Type::kPred) return fail_here(fmt::format("a {} type", what));
+    return true;
+  }
+
+  bool parse_variable(const Token& start, Space space, bool is_extern, uint32_t function) {
+    uint32_t align;
+    Type type;
+    if (!parse_attributes(start, "variable", &align, &type)) return false;
     for (;;) {
       if (peek().kind != Token::Kind::kWord) return fail_here("a variable name");
       const Token& name = next();
@@ -537,25 +546,10 @@ class Parser {
   }
 
   bool parse_param_variable(const Token& start, uint32_t function) {
-    // Reuse the variable grammar without its trailing ';'.
-    uint32_t align = 0;
-    Type type = Type::kNone;
-    while (peek().kind == Token::Kind::kWord && peek().text[0] == '.') {
-      std::string_view word = next().text.substr(1);
-      if (word == "align") {
-        uint64_t value;
-        if (!expect_number(&value)) return false;
-        if (value == 0 || value > 4096 || (value & (value - 1)) != 0) return fail(start.line, fmt::format("bad alignment {}", value));
-        align = static_cast<uint32_t>(value);
-      } else if (auto parsed = parse_type(word)) {
-        type = *parsed;
-      } else if (word == "ptr" || parse_space(word)) {
-        continue;
-      } else {
-        return fail(start.line, fmt::format("unsupported parameter attribute '.{}'", word));
-      }
-    }
-    if (type == Type::kNone || type == Type::kPred) return fail_here("a parameter type");
+    // The variable grammar without its trailing ';'.
+    uint32_t align;
+    Type type;
+    if (!parse_attributes(start, "parameter", &align, &type)) return false;
     if (peek().kind != Token::Kind::kWord) return fail_here("a parameter name");
     const Token& name = next();
     Variable variable;
