@@ -224,21 +224,22 @@ Finding config_finding(FindingKind kind, std::string message, const std::string&
 std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
                                         const std::string& file) {
   std::vector<Finding> findings;
+  auto missing = [&](const char* requirement, const char* message) {
+    Finding f = config_finding(FindingKind::kMissingRequirement, message, file, kernel.line);
+    f.details["requirement"] = requirement;
+    findings.push_back(std::move(f));
+  };
   if (requires_.shared_memory && kernel.static_shared_bytes == 0 && !kernel.uses_dynamic_shared)
-    findings.push_back(config_finding(FindingKind::kMissingRequirement,
-                                      "the kernel uses no shared memory; this exercise stages each tile through "
-                                      "a __shared__ array",
-                                      file, kernel.line));
+    missing("shared_memory",
+            "the kernel uses no shared memory; this exercise stages each tile through a __shared__ array");
   if (requires_.barrier && !kernel.uses_barrier)
-    findings.push_back(config_finding(FindingKind::kMissingRequirement,
-                                      "the kernel has no __syncthreads(); threads read tile elements that other "
-                                      "threads wrote, so they must wait for them",
-                                      file, kernel.line));
+    missing("barrier",
+            "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they "
+            "must wait for them");
   if (requires_.dynamic_shared_memory && !kernel.uses_dynamic_shared)
-    findings.push_back(config_finding(FindingKind::kMissingRequirement,
-                                      "the kernel uses no dynamic shared memory; declare the tile as "
-                                      "`extern __shared__ float tile[];` and let the launch size it",
-                                      file, kernel.line));
+    missing("dynamic_shared_memory",
+            "the kernel uses no dynamic shared memory; declare the tile as `extern __shared__ float tile[];` and "
+            "let the launch size it");
   return findings;
 }
 
@@ -313,7 +314,10 @@ std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs) {
   std::map<std::tuple<int, int, std::string, int, std::string>, size_t> seen;
   std::map<size_t, std::vector<std::pair<std::string, std::string>>> where;
   for (Finding& f : findings) {
-    std::string hazard = f.details.contains("hazard") ? f.details["hazard"].dump() : "";
+    // What tells two findings of one kind at one line apart: the hazard, the requirement, the buffer.
+    std::string hazard;
+    for (const char* field : {"hazard", "requirement", "buffer"})
+      if (f.details.contains(field)) hazard += f.details[field].dump();
     auto key = std::make_tuple(static_cast<int>(f.kind), static_cast<int>(f.severity), f.file, f.line, hazard);
     auto [it, inserted] = seen.try_emplace(key, out.size());
     if (inserted) out.push_back(f);

@@ -182,3 +182,51 @@ TEST_F(CopyGradeTest, SameSubmissionGivesByteIdenticalJson) {
 
 }  // namespace
 }  // namespace gpugrade
+
+namespace gpugrade {
+namespace {
+
+using testing::findings_of;
+using testing::line_of;
+
+class LadderGradeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { grading_ = new testing::Grading(); }
+  static void TearDownTestSuite() {
+    delete grading_;
+    grading_ = nullptr;
+  }
+  static testing::Grading* grading_;
+};
+testing::Grading* LadderGradeTest::grading_ = nullptr;
+
+TEST_F(LadderGradeTest, UnpaddedTileIsABankConflictAtTheColumnRead) {
+  std::string text = testing::read_file(testing::source_dir() / "solutions/transpose-padded/mutants/unpadded.cu");
+  Result r = grading_->grade_text("transpose-padded", text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> conflicts = findings_of(r, FindingKind::kBankConflict);
+  ASSERT_FALSE(conflicts.empty());
+  EXPECT_EQ(conflicts[0].file, "exercises/transpose-padded/transpose.cu");
+  EXPECT_EQ(conflicts[0].line, line_of(text, "= tile[threadIdx.x][threadIdx.y + j]"));
+  EXPECT_EQ(conflicts[0].variant, "32x8");
+  EXPECT_EQ(conflicts[0].message,
+            "32-way bank conflict: 32 wavefronts per request where 1 is possible (the limit is 2); pad the tile's "
+            "rows so a column's elements fall in different banks");
+}
+
+TEST_F(LadderGradeTest, NaiveKernelForTheTiledExerciseMissesItsRequirements) {
+  std::string text = testing::read_file(testing::source_dir() / "solutions/transpose-naive/transpose.cu");
+  Result r = grading_->grade_text("transpose-tiled", text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> missing = findings_of(r, FindingKind::kMissingRequirement);
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].message,
+            "the kernel uses no shared memory; this exercise stages each tile through a __shared__ array");
+  EXPECT_EQ(missing[1].message,
+            "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they must "
+            "wait for them");
+  EXPECT_GT(missing[0].line, 0);
+}
+
+}  // namespace
+}  // namespace gpugrade
