@@ -541,6 +541,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
                                          [](const Finding& f) { return f.kind == FindingKind::kTimeout; });
       for (Finding& f : run_findings) {
         if (f.severity == Severity::kError) run.verdict = Verdict::kFail;
+        if (f.file.empty()) f.file = file;  // a GPU timeout or fault names no line, but it is the submission's
         f.variant = variant.label;
         f.size = size.label();
         findings.push_back(std::move(f));
