@@ -123,7 +123,7 @@ fs::path exercise_dir(const fs::path& root, const std::string& id) {
 // The compiler, cache and backend, made once per command on first use.
 class Tools {
  public:
-  explicit Tools(std::string backend_choice) : backend_choice_(std::move(backend_choice)) {}
+  explicit Tools(const Invocation& inv) : backend_choice_(inv.backend), sanitize_(inv.sanitize) {}
 
   Toolchain& toolchain() {
     if (toolchain_) return *toolchain_;
@@ -141,7 +141,15 @@ class Tools {
       const bool gpu = gpu_available(&why_not);
       if (name == "gpu" && !gpu) throw UsageError{"--backend gpu: " + why_not + " (--backend sim runs anywhere)"};
       name = gpu ? "gpu" : "sim";
+      if (sanitize_ && !gpu)
+        throw UsageError{"--sanitize runs compute-sanitizer on a GPU, and " + why_not +
+                         " (without it the simulator still checks races and barriers on every run: drop "
+                         "--sanitize)"};
     }
+    if (sanitize_ && name == "sim")
+      throw UsageError{"--sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers on "
+                       "every run without it: drop --sanitize, or use --backend gpu"};
+    if (std::string why_not; sanitize_ && !sanitizer_available(&why_not)) throw UsageError{"--sanitize: " + why_not};
     if (name == "gpu") {
       backend_ = make_gpu_backend();
     } else {
@@ -156,6 +164,7 @@ class Tools {
 
  private:
   std::string backend_choice_;
+  bool sanitize_ = false;
   std::unique_ptr<Cache> cache_;
   std::unique_ptr<NvccCompiler> nvcc_;
   std::unique_ptr<CachingCompiler> compiler_;
@@ -168,6 +177,7 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   GradeOptions options;
   options.seed = inv.seed;
   options.solutions_dir = root / "solutions";
+  options.sanitize = inv.sanitize;
   std::string error;
   std::optional<Result> result = grade(exercise, submission, tools.toolchain(), options, &error);
   if (!result) throw UsageError{error};
@@ -253,7 +263,7 @@ int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
   if (inv.all == !inv.exercise.empty()) throw UsageError{"grade takes an EXERCISE or --all"};
   if (inv.all && !inv.submission.empty()) throw UsageError{"--submission grades one exercise; drop --all"};
-  Tools tools(inv.backend);
+  Tools tools(inv);
   std::vector<Result> results;
   std::vector<fs::path> dirs = inv.all ? list_exercises(root / "exercises")
                                        : std::vector<fs::path>{exercise_dir(root, inv.exercise)};
@@ -273,7 +283,7 @@ int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
 
 int cmd_check(const Invocation& inv, std::ostream& out, std::ostream&) {
   fs::path root = find_root(inv);
-  Tools tools(inv.backend);
+  Tools tools(inv);
   std::vector<fs::path> dirs;
   if (inv.exercises.empty()) dirs = list_exercises(root / "exercises");
   for (const std::string& id : inv.exercises) dirs.push_back(exercise_dir(root, id));
@@ -319,7 +329,7 @@ int cmd_pr(const Invocation& inv, std::ostream& out, std::ostream& err) {
   };
   std::optional<PrPlan> plan = plan_pr(request, read_facts, &error);
   if (!plan) throw UsageError{error};
-  Tools tools(inv.backend);
+  Tools tools(inv);
   std::vector<Result> results = grade_pr(*plan, [&](const PrItem& item) {
     Exercise exercise = load_or_throw(item.definition);
     exercise.display_dir = fs::path(item.submission_path).parent_path();
@@ -352,7 +362,7 @@ volatile std::sig_atomic_t interrupted = 0;
 int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
   if (!inv.exercise.empty()) exercise_dir(root, inv.exercise);
-  Tools tools(inv.backend);
+  Tools tools(inv);
   ProgressState state = load_progress(root);
   DiskFiles files;
   std::signal(SIGINT, [](int) { interrupted = 1; });
@@ -385,6 +395,11 @@ void add_backend(CLI::App& app, Invocation& inv) {
   app.add_option("--seed", inv.seed, "seed for random inputs, instead of the exercise's own");
 }
 
+void add_sanitize(CLI::App& app, Invocation& inv) {
+  app.add_flag("--sanitize", inv.sanitize,
+               "GPU only: also run each launch under compute-sanitizer (racecheck, synccheck)");
+}
+
 void add_format(CLI::App& app, Invocation& inv) {
   app.add_option("--format", inv.format, "text, json, junit, github, gradescope or markdown")
       ->check(CLI::IsMember(kFormats));
@@ -397,7 +412,7 @@ const std::vector<Command>& commands() {
       {"show", "EXERCISE", "print an exercise's lesson",
        [](CLI::App& app, Invocation& inv) { app.add_option("exercise", inv.exercise, "exercise id")->required(); },
        cmd_show},
-      {"grade", "EXERCISE | --all [--submission FILE] [--backend B] [--format F]",
+      {"grade", "EXERCISE | --all [--submission FILE] [--backend B] [--sanitize] [--format F]",
        "grade a submission (by default the exercise's own file, which you edit in place)",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercise", inv.exercise, "exercise id");
@@ -405,6 +420,7 @@ const std::vector<Command>& commands() {
          app.add_flag("--all", inv.all, "grade every exercise");
          app.add_flag("-v,--verbose", inv.verbose, "show warnings, every run, and per-line access figures");
          add_backend(app, inv);
+         add_sanitize(app, inv);
          add_format(app, inv);
        },
        cmd_grade},
@@ -427,6 +443,7 @@ const std::vector<Command>& commands() {
          app.add_option("--repo", inv.repo, "the repository (default: the current folder)");
          app.add_option("--exercises", inv.exercises_dir, "trusted exercise definitions instead of the base's");
          add_backend(app, inv);
+         add_sanitize(app, inv);
          add_format(app, inv);
        },
        cmd_pr},

@@ -484,7 +484,7 @@ class Loader {
     }
     Fields fields(diagnostics_, top,
                   {"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
-                   "shared_bytes", "sizes", "requires", "performance", "hints", "seed", "instruction_budget",
+                   "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed", "instruction_budget",
                    "intra_warp_races"});
     if (!fields.valid()) return;
     read_id(fields.require("id"));
@@ -495,7 +495,8 @@ class Loader {
     read_kernel(fields.require("kernel"));
     if (auto reference = read_file(fields.require("reference"))) exercise_->reference = *reference;
     read_compare(fields.get("compare"));
-    read_sizes(fields.require("sizes"));
+    read_sizes(fields.require("sizes"), exercise_->sizes);
+    read_sizes(fields.get("gpu_sizes"), exercise_->gpu_sizes);
     read_variants(fields.require("variants"));
     read_grid(fields.require("grid"));
     if (Field shared = fields.get("shared_bytes"); shared.present) {
@@ -788,12 +789,12 @@ class Loader {
     return size;
   }
 
-  void read_sizes(const Field& field) {
+  void read_sizes(const Field& field, std::vector<Size>& sizes) {
     if (!field.present) return;
     auto list = items(diagnostics_, field, 1, std::numeric_limits<size_t>::max());
     if (!list) return;
     for (const Field& item : *list) {
-      if (auto size = read_size(item)) exercise_->sizes.push_back(std::move(*size));
+      if (auto size = read_size(item)) sizes.push_back(std::move(*size));
     }
   }
 
@@ -1027,6 +1028,7 @@ class Loader {
     };
     for (const Variant& variant : exercise_->variants) {
       for (const Size& size : exercise_->sizes) check(variant, size);
+      for (const Size& size : exercise_->gpu_sizes) check(variant, size);
     }
     const auto& gpu = exercise_->performance.gpu;
     if (!gpu) return;

@@ -124,6 +124,7 @@ struct Exercise {
   std::vector<Expr> grid;  // one to three dimensions
   Expr shared_bytes;       // dynamic shared memory per block
   std::vector<Size> sizes;
+  std::vector<Size> gpu_sizes;  // run after `sizes` on a GPU only: too large to interpret in seconds
   Requirements requirements;
   Performance performance;
   std::vector<std::string> hints;

@@ -3,6 +3,7 @@
 #include "grader/grade.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
@@ -411,6 +412,33 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
   return request;
 }
 
+// --sanitize: each correctness launch is re-run under the backend's external checker (compute-sanitizer
+// on the GPU), whose race and barrier findings join the run's own.
+struct SanitizerTally {
+  size_t checked = 0;
+  std::vector<std::string> unfinished;  // why a run could not be checked, once per distinct reason
+
+  void check(Backend& backend, Program& program, const LaunchRequest& launch, std::vector<Finding>& findings) {
+    SanitizerOutcome outcome = backend.sanitize(program, launch);
+    if (!outcome.ran) {
+      if (std::find(unfinished.begin(), unfinished.end(), outcome.why_not) == unfinished.end())
+        unfinished.push_back(outcome.why_not);
+      return;
+    }
+    ++checked;
+    for (Finding& f : outcome.findings) findings.push_back(std::move(f));
+  }
+
+  // What the user needs to trust a clean result: how many runs the sanitizer saw, and why not the rest.
+  void report(Result& result) const {
+    result.metrics["sanitizer"] = {{"checked_runs", checked}, {"unchecked", unfinished}};
+    if (unfinished.empty()) return;
+    std::string note = fmt::format("--sanitize: {} of {} runs were checked; the others: {}.", checked,
+                                   result.runs.size(), fmt::join(unfinished, "; "));
+    result.note = result.note.empty() ? note : result.note + " " + note;
+  }
+};
+
 // Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
 void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain& toolchain, const GradeOptions& options, uint64_t seed, Result& result) {
   const GpuPerformance& perf = *exercise.performance.gpu;
@@ -495,8 +523,11 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
   if (!reference) return std::nullopt;
 
   std::vector<Finding> findings;
+  SanitizerTally sanitizer;
   std::optional<Built> timed;
-  const size_t total_runs = exercise.variants.size() * exercise.sizes.size();
+  std::vector<Size> sizes = exercise.sizes;
+  if (toolchain.backend_name == "gpu") sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
+  const size_t total_runs = exercise.variants.size() * sizes.size();
   bool requirements_checked = false;
   for (const Variant& variant : exercise.variants) {
     std::optional<Built> built = build_variant(exercise, variant, submission, *headers, toolchain, options.arch, findings);
@@ -512,7 +543,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     for (const auto& [name, value] : variant.defines) defines[name] = value;
     std::vector<SharedShape> shapes = find_shared_shapes(submission.text, defines);
     LineFigures figures;
-    for (const Size& size : exercise.sizes) {
+    for (const Size& size : sizes) {
       std::optional<LaunchRequest> launch = make_launch(exercise, variant, size, built->kernel->entry, seed, error);
       if (!launch) return std::nullopt;
       launch->shared_shapes = shapes;
@@ -539,6 +570,8 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
       Run run{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds};
       const bool timed_out = std::any_of(run_findings.begin(), run_findings.end(),
                                          [](const Finding& f) { return f.kind == FindingKind::kTimeout; });
+      // A kernel that never ends would hold the sanitizer for its whole (much longer) limit.
+      if (options.sanitize && !timed_out) sanitizer.check(toolchain.backend, *built->program, *launch, run_findings);
       for (Finding& f : run_findings) {
         if (f.severity == Severity::kError) run.verdict = Verdict::kFail;
         if (f.file.empty()) f.file = file;  // a GPU timeout or fault names no line, but it is the submission's
@@ -558,6 +591,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
       timed = std::move(built);
   }
+  if (options.sanitize) sanitizer.report(result);
   result.findings = fold(std::move(findings), total_runs);
   const bool correct = std::none_of(result.findings.begin(), result.findings.end(),
                                     [](const Finding& f) { return f.severity == Severity::kError; });

@@ -34,6 +34,7 @@ struct GradeOptions {
   std::optional<uint64_t> seed;         // overrides the exercise's seed (CI grading on unseen inputs)
   std::filesystem::path solutions_dir;  // where the GPU baseline's solution lives: solutions/<id>/<file>
   std::string arch = "sm_90";
+  bool sanitize = false;                // re-run each correctness launch under the backend's sanitizer
 };
 
 // Grades `submission`. A problem of the exercise itself (its reference does not build) is a configuration

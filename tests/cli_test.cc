@@ -120,6 +120,22 @@ TEST_F(CliTest, GpuBackendWithoutADeviceIsAConfigurationError) {
   EXPECT_NE(r.err.find("--backend gpu: "), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, SanitizeOnTheSimulatorIsAUsageErrorThatSaysWhy) {
+  ProcessResult r = run_gpugrade({"grade", "copy", "--backend", "sim", "--sanitize"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gpugrade: error: --sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers "
+            "on every run without it: drop --sanitize, or use --backend gpu\n");
+}
+
+TEST_F(CliTest, SanitizeWithoutADeviceIsAUsageError) {
+  ProcessResult r = run_gpugrade({"grade", "copy", "--sanitize"});
+  if (r.exit_code == 1 || r.exit_code == 0) GTEST_SKIP() << "a GPU is present here";
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("gpugrade: error: --sanitize runs compute-sanitizer on a GPU, and ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("drop --sanitize"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, BadFlagValueIsAUsageError) {
   ProcessResult r = run_gpugrade({"grade", "copy", "--format", "pdf"});
   EXPECT_EQ(r.exit_code, 2);

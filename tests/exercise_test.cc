@@ -192,6 +192,19 @@ TEST_F(ExerciseTest, EvaluationErrorsNameTheLaunch) {
              "variant 32, size n=0"});
 }
 
+TEST_F(ExerciseTest, GpuSizesLoadAndAreCheckedLikeSizes) {
+  EXPECT_EQ(errors_of(with_line(16, "sizes: [{n: 1}, {n: 100}]\ngpu_sizes: [{n: 5000001}]")), Errors{});
+  ASSERT_TRUE(loaded_);
+  ASSERT_EQ(loaded_->gpu_sizes.size(), 1u);
+  EXPECT_EQ(loaded_->gpu_sizes[0].label(), "n=5000001");
+  EXPECT_EQ(loaded_->sizes.size(), 2u);
+  EXPECT_EQ(errors_of(with_line(16, "sizes: [{n: 1}, {n: 100}]\ngpu_sizes: [{m: 5}]")),
+            Errors{"exercises/scale/exercise.yaml:17:13: 'gpu_sizes[0]' sets m; the first size sets n"});
+  EXPECT_EQ(errors_of(with_line(16, "sizes: [{n: 1}, {n: 100}]\ngpu_sizes: [{n: 0}]")),
+            Errors{"exercises/scale/exercise.yaml:15:8: 'grid[0]' is 0; it must be between 1 and 2147483647 at "
+                   "variant 32, size n=0"});
+}
+
 TEST_F(ExerciseTest, MissingFile) {
   EXPECT_EQ(errors_of(with_line(5, "  file: scael.cu")),
             Errors{"exercises/scale/exercise.yaml:5:9: file 'scael.cu' does not exist in exercises/scale"});

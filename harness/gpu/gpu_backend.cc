@@ -240,6 +240,10 @@ class GpuBackend : public Backend {
     return std::move(result->timing);
   }
 
+  SanitizerOutcome sanitize(Program& program, const LaunchRequest& request) override {
+    return sanitize_launch(program, request, options_);
+  }
+
  private:
   GpuOptions options_;
 };
@@ -265,6 +269,13 @@ std::unique_ptr<Backend> make_gpu_backend(GpuOptions options) {
 std::string poisoned_ptx(const Program& program) {
   const auto* gpu_program = dynamic_cast<const GpuProgram*>(&program);
   return gpu_program ? gpu_program->poisoned() : "";
+}
+
+bool sanitizer_available(std::string* why_not) {
+  if (!gpu::find_on_path("compute-sanitizer").empty()) return true;
+  *why_not = "compute-sanitizer is not on PATH (it comes with the CUDA toolkit: add its bin folder, e.g. "
+             "/usr/local/cuda/bin, to PATH)";
+  return false;
 }
 
 SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& request,

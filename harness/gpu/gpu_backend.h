@@ -28,14 +28,11 @@ std::unique_ptr<Backend> make_gpu_backend(GpuOptions options = {});
 // not come from the GPU backend. For inspecting what ran.
 std::string poisoned_ptx(const Program& program);
 
-struct SanitizerOutcome {
-  bool ran = false;  // false: compute-sanitizer is not on PATH, or could not run
-  std::string why_not;
-  std::vector<Finding> findings;  // race and barrier-divergence findings, with lines
-};
+// Whether compute-sanitizer is on PATH; on false, *why_not says what to do.
+bool sanitizer_available(std::string* why_not);
 
 // Runs the launch (untouched PTX) under compute-sanitizer racecheck, then synccheck. `program` must
-// come from the GPU backend's load().
+// come from the GPU backend's load(); the backend's sanitize() calls this with its own options.
 SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& request,
                                  const GpuOptions& options = {});
 

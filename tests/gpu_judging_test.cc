@@ -1,0 +1,201 @@
+// What grading makes of the answers only a GPU gives: throughput figures (too-slow and its message) and
+// compute-sanitizer's findings under --sanitize. A scripted backend stands in for the device: it runs
+// every launch on the simulator, so outputs are really checked, and answers time() and sanitize() with
+// the figures a test gives it, so CI covers the judging without a GPU.
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "grader/reporters.h"
+#include "tests/grading_fixture.h"
+
+namespace gpugrade {
+namespace {
+
+using testing::findings_of;
+
+class ScriptedGpu : public Backend {
+ public:
+  explicit ScriptedGpu(std::unique_ptr<Backend> sim) : sim_(std::move(sim)) {}
+
+  std::string_view name() const override { return "gpu"; }
+  Loaded load(std::string_view ptx) override { return sim_->load(ptx); }
+  Observations launch(Program& program, const LaunchRequest& request) override {
+    return sim_->launch(program, request);
+  }
+  std::optional<TimingResult> time(const TimingRequest& request) override {
+    timed.push_back(request);
+    return timing;
+  }
+  SanitizerOutcome sanitize(Program&, const LaunchRequest& request) override {
+    sanitized.push_back(request.block);
+    return sanitizer;
+  }
+
+  TimingResult timing;
+  SanitizerOutcome sanitizer{true, "", {}};
+  std::vector<TimingRequest> timed;
+  std::vector<Dim3> sanitized;
+
+ private:
+  std::unique_ptr<Backend> sim_;
+};
+
+Timing gbps(double value) { return {1.0, value, 0.02}; }
+
+class GpuJudgingTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    grading_ = new testing::Grading(
+        [](std::unique_ptr<Backend> sim) {
+          auto scripted = std::make_unique<ScriptedGpu>(std::move(sim));
+          gpu_ = scripted.get();
+          return scripted;
+        },
+        "gpu");
+  }
+  static void TearDownTestSuite() {
+    delete grading_;
+    grading_ = nullptr;
+    gpu_ = nullptr;
+  }
+  void SetUp() override {
+    gpu_->timing = {};
+    gpu_->sanitizer = {true, "", {}};
+    gpu_->timed.clear();
+    gpu_->sanitized.clear();
+  }
+
+  // The exercise's gpu_sizes would run on the simulator here, for seconds each: these tests judge the
+  // figures, so they grade at `sizes` only (GpuSizesRunOnlyOnAGpu covers gpu_sizes).
+  static Result grade_file(const std::string& id, const std::string& path, bool sanitize = false) {
+    GradeOptions options;
+    options.sanitize = sanitize;
+    Exercise exercise = grading_->exercise(id);
+    exercise.gpu_sizes.clear();
+    return grading_->grade_exercise(exercise, testing::read_file(testing::source_dir() / path), options);
+  }
+
+  static testing::Grading* grading_;
+  static ScriptedGpu* gpu_;
+};
+testing::Grading* GpuJudgingTest::grading_ = nullptr;
+ScriptedGpu* GpuJudgingTest::gpu_ = nullptr;
+
+TEST_F(GpuJudgingTest, BelowTheRatioIsTooSlowWithTheFiguresThatDecidedIt) {
+  gpu_->timing.subject = gbps(1000);
+  gpu_->timing.baseline = gbps(3000);
+  gpu_->timing.memcpy_dtod = gbps(4100);
+  gpu_->timing.ratio = 1000.0 / 3000.0;
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu");
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_EQ(r.points, 0);
+  std::vector<Finding> slow = findings_of(r, FindingKind::kTooSlow);
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].file, "exercises/transpose-tiled/transpose.cu");
+  EXPECT_EQ(slow[0].line, 0);
+  EXPECT_EQ(slow[0].variant, "32x8");
+  EXPECT_EQ(slow[0].size, "rows=8192 cols=8192");
+  EXPECT_EQ(slow[0].message,
+            "1000 GB/s is 0.33 of the copy baseline's 3000 GB/s at 32x8 (rows=8192 cols=8192); the exercise asks "
+            "for 0.45 (cuMemcpyDtoD reached 4100 GB/s)");
+  EXPECT_DOUBLE_EQ(r.metrics["throughput"]["min_ratio"].get<double>(), 0.45);
+}
+
+TEST_F(GpuJudgingTest, TimingRequestIsTheExercisesSizeAgainstCopysSolutionAtTheSameShape) {
+  gpu_->timing.subject = gbps(2000);
+  gpu_->timing.baseline = gbps(3000);
+  gpu_->timing.ratio = 2.0 / 3.0;
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu");
+  EXPECT_EQ(r.verdict, Verdict::kPass) << (r.findings.empty() ? "" : r.findings[0].message);
+  EXPECT_TRUE(findings_of(r, FindingKind::kTooSlow).empty());
+  ASSERT_EQ(gpu_->timed.size(), 1u);
+  const TimingRequest& request = gpu_->timed[0];
+  EXPECT_EQ(request.bytes_moved, 2ull * 8192 * 8192 * 4);
+  EXPECT_EQ(request.subject_launch.block, (Dim3{32, 8, 1}));
+  EXPECT_EQ(request.subject_launch.grid, (Dim3{256, 256, 1}));
+  EXPECT_EQ(request.baseline_launch.block, request.subject_launch.block);
+  EXPECT_EQ(request.baseline_launch.grid, request.subject_launch.grid);
+  EXPECT_NE(request.baseline_launch.entry.find("copy"), std::string::npos) << request.baseline_launch.entry;
+  EXPECT_EQ(request.subject_launch.buffers[0].bytes.size(), request.baseline_launch.buffers[0].bytes.size());
+  EXPECT_DOUBLE_EQ(r.metrics["throughput"]["ratio"].get<double>(), 2.0 / 3.0);
+}
+
+TEST_F(GpuJudgingTest, AWrongKernelIsNotTimed) {
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/mutants/no_barrier.cu");
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_TRUE(gpu_->timed.empty());
+  EXPECT_FALSE(r.metrics.contains("throughput"));
+}
+
+TEST_F(GpuJudgingTest, SanitizerRaceIsOneFindingAtTheReadingLine) {
+  Finding race;
+  race.kind = FindingKind::kRace;
+  race.file = "exercises/transpose-tiled/transpose.cu";
+  race.line = 16;
+  race.message =
+      "a read of shared memory at line 16 races with a write at line 9: no __syncthreads() orders them "
+      "(compute-sanitizer racecheck, 256 hazards)";
+  race.details = {{"tool", "racecheck"}, {"other_line", 9}};
+  gpu_->sanitizer.findings = {race};
+  // The solution itself: every finding here is the sanitizer's, so the test shows how its findings fold.
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu", true);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_EQ(gpu_->sanitized.size(), r.runs.size());
+  EXPECT_EQ(gpu_->sanitized.size(), 16u);
+  std::vector<Finding> races = findings_of(r, FindingKind::kRace);
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].line, 16);
+  EXPECT_EQ(races[0].message, race.message);
+  EXPECT_EQ(races[0].details["runs"], 16);
+  EXPECT_EQ(races[0].variant, "");  // in every run
+  for (const gpugrade::Run& run : r.runs) EXPECT_EQ(run.verdict, Verdict::kFail) << run.variant << " " << run.size;
+  EXPECT_EQ(r.metrics["sanitizer"]["checked_runs"], 16);
+  std::ostringstream text;
+  write_text({r}, text, {});
+  EXPECT_NE(text.str().find("exercises/transpose-tiled/transpose.cu:16: error: race: a read of shared memory"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("(0/10 points, 16 runs on gpu, 16 under compute-sanitizer)"), std::string::npos)
+      << text.str();
+}
+
+TEST_F(GpuJudgingTest, RunsTheSanitizerCouldNotCheckAreSaidInTheNote) {
+  gpu_->sanitizer = {false, "compute-sanitizer --tool racecheck: it ran past its 600 s limit", {}};
+  gpu_->timing.subject = gbps(2000);
+  gpu_->timing.baseline = gbps(3000);
+  gpu_->timing.ratio = 2.0 / 3.0;
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu", true);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  EXPECT_EQ(r.metrics["sanitizer"]["checked_runs"], 0);
+  EXPECT_EQ(r.note,
+            "--sanitize: 0 of 16 runs were checked; the others: compute-sanitizer --tool racecheck: it ran past "
+            "its 600 s limit.");
+}
+
+TEST_F(GpuJudgingTest, GpuSizesRunOnlyOnAGpu) {
+  Exercise copy = grading_->exercise("copy");
+  ASSERT_EQ(copy.gpu_sizes.size(), 1u);
+  EXPECT_EQ(copy.gpu_sizes[0].label(), "rows=2003 cols=3001");
+  copy.gpu_sizes = {Size{{{"rows", 45}, {"cols", 301}}}};  // small enough for the simulator behind the fake
+  const std::string solution = testing::read_file(testing::source_dir() / "solutions/copy/copy.cu");
+  Result on_gpu = grading_->grade_exercise(copy, solution);
+  ASSERT_EQ(on_gpu.runs.size(), 20u);  // 4 variants x (4 sizes + 1 GPU size)
+  EXPECT_EQ(on_gpu.runs[4].size, "rows=45 cols=301");
+  EXPECT_EQ(on_gpu.verdict, Verdict::kPass);
+  testing::Grading sim;
+  Result on_sim = sim.grade_exercise(copy, solution);
+  EXPECT_EQ(on_sim.runs.size(), 16u);
+  for (const gpugrade::Run& run : on_sim.runs) EXPECT_NE(run.size, "rows=45 cols=301");
+}
+
+TEST_F(GpuJudgingTest, WithoutSanitizeTheSanitizerIsNotAsked) {
+  gpu_->timing.ratio = 1;
+  Result r = grade_file("copy", "solutions/copy/copy.cu");
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  EXPECT_TRUE(gpu_->sanitized.empty());
+  EXPECT_FALSE(r.metrics.contains("sanitizer"));
+}
+
+}  // namespace
+}  // namespace gpugrade
