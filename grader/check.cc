@@ -3,6 +3,7 @@
 #include "grader/check.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
@@ -38,15 +39,49 @@ std::string describe(const Result& result) {
                        : fmt::format("{}: {}", to_string(result.verdict), kinds);
 }
 
+// Whether a GPU run can report `kind`: the simulator's access checkers have no counterpart there, and
+// races and diverged barriers are seen only by compute-sanitizer.
+bool gpu_reports(FindingKind kind, bool sanitize) {
+  switch (kind) {
+    case FindingKind::kBankConflict:
+    case FindingKind::kUncoalesced:
+    case FindingKind::kUninitializedSharedRead:
+      return false;
+    case FindingKind::kRace:
+    case FindingKind::kBarrierDivergence:
+      return sanitize;
+    default:
+      return true;
+  }
+}
+
+// What `spec` must get on this toolchain's backend; `dropped` names the kinds left out as unseeable.
+Expectation expectation_for(const MutantSpec& spec, const Toolchain& toolchain, const GradeOptions& options,
+                            std::vector<std::string>* dropped) {
+  if (toolchain.backend_name != "gpu") return spec.expect;
+  if (spec.expect_on_gpu) return *spec.expect_on_gpu;
+  Expectation expect{spec.expect.verdict, {}};
+  for (FindingKind kind : spec.expect.kinds) {
+    if (gpu_reports(kind, options.sanitize))
+      expect.kinds.push_back(kind);
+    else
+      dropped->emplace_back(to_string(kind));
+  }
+  return expect;
+}
+
 // Grades one file and compares the result with what it should get.
-bool check_one(const Exercise& exercise, const fs::path& file, const std::string& label, Verdict verdict,
-               const std::vector<FindingKind>& kinds, Toolchain& toolchain, const GradeOptions& options,
+bool check_one(const Exercise& exercise, const fs::path& file, const std::string& label, const Expectation& expect,
+               const std::vector<std::string>& dropped, Toolchain& toolchain, const GradeOptions& options,
                CheckReport& report, std::string* error) {
+  const Verdict verdict = expect.verdict;
+  const std::vector<FindingKind>& kinds = expect.kinds;
   CheckRow row;
   row.exercise = exercise.id;
   row.submission = label;
   row.expected = std::string(to_string(verdict));
   for (FindingKind k : kinds) row.expected += fmt::format(" {}", to_string(k));
+  if (!dropped.empty()) row.expected += fmt::format(" (not on a gpu: {})", fmt::join(dropped, ", "));
   std::optional<std::string> text = read_text(file);
   if (!text) {
     row.got = "missing";
@@ -87,7 +122,7 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
   spec.file = file;
   std::istringstream lines(*text);
   std::string line;
-  static const std::regex kField(R"(^\s*//\s*(mutant|expect):\s*(.*?)\s*$)");
+  static const std::regex kField(R"(^\s*//\s*(mutant|expect|expect on gpu):\s*(.*?)\s*$)");
   bool expect_seen = false;
   for (int number = 1; std::getline(lines, line); ++number) {
     std::smatch m;
@@ -99,15 +134,18 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
       spec.description = m[2];
       continue;
     }
-    expect_seen = true;
+    const bool on_gpu = m[1] == "expect on gpu";
+    expect_seen = expect_seen || !on_gpu;
+    Expectation& expect = on_gpu ? spec.expect_on_gpu.emplace() : spec.expect;
     std::istringstream words(m[2]);
     std::string word;
     words >> word;
     if (word != "pass" && word != "fail") {
-      *error = fmt::format("{}:{}: expected `// expect: pass|fail KIND...`, got verdict '{}'", display_path, number, word);
+      *error = fmt::format("{}:{}: expected `// {}: pass|fail KIND...`, got verdict '{}'", display_path, number,
+                           m[1].str(), word);
       return std::nullopt;
     }
-    spec.verdict = word == "pass" ? Verdict::kPass : Verdict::kFail;
+    expect.verdict = word == "pass" ? Verdict::kPass : Verdict::kFail;
     while (words >> word) {
       std::optional<FindingKind> kind = parse_finding_kind(word);
       if (!kind) {
@@ -115,7 +153,7 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
                              number, word);
         return std::nullopt;
       }
-      spec.kinds.push_back(*kind);
+      expect.kinds.push_back(*kind);
     }
   }
   if (!expect_seen) {
@@ -130,11 +168,11 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
 bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& toolchain, const GradeOptions& options,
                     CheckReport& report, std::string* error) {
   const fs::path solutions = root / "solutions" / exercise.id;
-  if (!check_one(exercise, solutions / exercise.kernel.file, "solution", Verdict::kPass, {}, toolchain, options,
-                 report, error))
+  if (!check_one(exercise, solutions / exercise.kernel.file, "solution", {Verdict::kPass, {}}, {}, toolchain,
+                 options, report, error))
     return false;
-  if (!check_one(exercise, exercise.dir / exercise.kernel.file, "stub", Verdict::kFail, {}, toolchain, options,
-                 report, error))
+  if (!check_one(exercise, exercise.dir / exercise.kernel.file, "stub", {Verdict::kFail, {}}, {}, toolchain,
+                 options, report, error))
     return false;
   std::vector<fs::path> mutants;
   std::error_code ec;
@@ -144,8 +182,10 @@ bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& t
   for (const fs::path& file : mutants) {
     std::optional<MutantSpec> spec = read_mutant_spec(file, file.string(), error);
     if (!spec) return false;
-    if (!check_one(exercise, file, "mutants/" + file.filename().string(), spec->verdict, spec->kinds, toolchain,
-                   options, report, error))
+    std::vector<std::string> dropped;
+    const Expectation expect = expectation_for(*spec, toolchain, options, &dropped);
+    if (!check_one(exercise, file, "mutants/" + file.filename().string(), expect, dropped, toolchain, options,
+                   report, error))
       return false;
   }
   return true;

@@ -5,8 +5,13 @@
 // A mutant is solutions/<id>/mutants/<name>.cu whose first comment lines declare what it must get:
 //   // mutant: the barrier between the tile's write and its read is gone
 //   // expect: fail race wrong-output
+//   // expect on gpu: fail wrong-output
 // `expect:` takes the verdict, then finding kinds that must all be among the result's findings (others
-// may appear too: a missing barrier can also leave outputs unwritten).
+// may appear too: a missing barrier can also leave outputs unwritten). A GPU cannot see everything the
+// simulator's checkers see, nor the simulator what a GPU times: `expect on gpu:`, when present, is what
+// `check --backend gpu` requires instead. Without it, a GPU check requires `expect:`'s verdict and those
+// of its kinds a GPU reports (not bank-conflict, uncoalesced or uninitialized-shared-read; race and
+// barrier-divergence only under --sanitize).
 #pragma once
 
 #include <filesystem>
@@ -20,11 +25,17 @@
 
 namespace gpugrade {
 
-struct MutantSpec {
-  std::filesystem::path file;
-  std::string description;          // the `mutant:` line
+// The verdict a submission must get and the finding kinds that must be among its errors.
+struct Expectation {
   Verdict verdict = Verdict::kFail;
   std::vector<FindingKind> kinds;
+};
+
+struct MutantSpec {
+  std::filesystem::path file;
+  std::string description;                  // the `mutant:` line
+  Expectation expect;                       // the `expect:` line
+  std::optional<Expectation> expect_on_gpu; // the `expect on gpu:` line
 };
 
 // Reads the `mutant:` and `expect:` lines. nullopt with *error as `file:line: message` when malformed.

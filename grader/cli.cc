@@ -299,6 +299,7 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream&) {
     GradeOptions options;
     options.seed = inv.seed;
     options.solutions_dir = root / "solutions";
+    options.sanitize = inv.sanitize;
     if (!check_exercise(*exercise, root, tools.toolchain(), options, report, &error)) throw UsageError{error};
   }
   write_check_report(report, out, inv.format == "json");
@@ -430,6 +431,7 @@ const std::vector<Command>& commands() {
          app.add_option("exercises", inv.exercises, "exercise ids (default: all)");
          app.add_option("--format", inv.format, "text or json")->check(CLI::IsMember({"text", "json"}));
          add_backend(app, inv);
+         add_sanitize(app, inv);
        },
        cmd_check},
       {"new", "ID", "for instructors: scaffold a new exercise that passes `gpugrade check` as generated",

@@ -56,9 +56,31 @@ TEST(CheckTest, MutantWithoutExpectLineOrWithUnknownKindIsRefused) {
   std::ofstream(file) << "// mutant: forgets the guard\n// expect: fail race out-of-bounds\n__global__ void k() {}\n";
   std::optional<MutantSpec> spec = read_mutant_spec(file, "solutions/x/mutants/m.cu", &error);
   ASSERT_TRUE(spec) << error;
-  EXPECT_EQ(spec->verdict, Verdict::kFail);
+  EXPECT_EQ(spec->expect.verdict, Verdict::kFail);
   EXPECT_EQ(spec->description, "forgets the guard");
-  EXPECT_EQ(spec->kinds, (std::vector<FindingKind>{FindingKind::kRace, FindingKind::kOutOfBounds}));
+  EXPECT_EQ(spec->expect.kinds, (std::vector<FindingKind>{FindingKind::kRace, FindingKind::kOutOfBounds}));
+  EXPECT_FALSE(spec->expect_on_gpu);
+}
+
+TEST(CheckTest, ExpectOnGpuIsReadBesideExpect) {
+  std::string error;
+  std::optional<ScratchDir> dir = ScratchDir::create("check-test", &error);
+  ASSERT_TRUE(dir) << error;
+  fs::path file = dir->path() / "m.cu";
+  std::ofstream(file) << "// mutant: unpadded\n// expect: fail bank-conflict\n// expect on gpu: fail too-slow\n";
+  std::optional<MutantSpec> spec = read_mutant_spec(file, "solutions/x/mutants/m.cu", &error);
+  ASSERT_TRUE(spec) << error;
+  EXPECT_EQ(spec->expect.kinds, std::vector<FindingKind>{FindingKind::kBankConflict});
+  ASSERT_TRUE(spec->expect_on_gpu);
+  EXPECT_EQ(spec->expect_on_gpu->verdict, Verdict::kFail);
+  EXPECT_EQ(spec->expect_on_gpu->kinds, std::vector<FindingKind>{FindingKind::kTooSlow});
+  std::ofstream(file) << "// mutant: unpadded\n// expect on gpu: fail too-slow\n";
+  EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
+  EXPECT_EQ(error, "solutions/x/mutants/m.cu:1: a mutant declares what it must get in its leading comment: "
+                   "`// expect: fail KIND...`");
+  std::ofstream(file) << "// mutant: unpadded\n// expect: fail\n// expect on gpu: slow\n";
+  EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
+  EXPECT_EQ(error, "solutions/x/mutants/m.cu:3: expected `// expect on gpu: pass|fail KIND...`, got verdict 'slow'");
 }
 
 }  // namespace

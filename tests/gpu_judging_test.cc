@@ -1,11 +1,13 @@
-// What grading makes of the answers only a GPU gives: throughput figures (too-slow and its message) and
-// compute-sanitizer's findings under --sanitize. A scripted backend stands in for the device: it runs
-// every launch on the simulator, so outputs are really checked, and answers time() and sanitize() with
-// the figures a test gives it, so CI covers the judging without a GPU.
+// What grading makes of the answers only a GPU gives: throughput figures (too-slow and its message),
+// compute-sanitizer's findings under --sanitize, gpu_sizes, and `check`'s expectations on a GPU. A
+// scripted backend stands in for the device: it runs every launch on the simulator without its checkers
+// (a GPU computes but does not watch), so outputs are really checked, and answers time() and sanitize()
+// with the figures a test gives it, so CI covers the judging without a GPU.
 #include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "grader/check.h"
 #include "grader/reporters.h"
 #include "tests/grading_fixture.h"
 
@@ -23,9 +25,10 @@ class ScriptedGpu : public Backend {
   Observations launch(Program& program, const LaunchRequest& request) override {
     return sim_->launch(program, request);
   }
+  // The n-th timing answers with timings[n], or with `timing` past their end.
   std::optional<TimingResult> time(const TimingRequest& request) override {
     timed.push_back(request);
-    return timing;
+    return timed.size() <= timings.size() ? timings[timed.size() - 1] : timing;
   }
   SanitizerOutcome sanitize(Program&, const LaunchRequest& request) override {
     sanitized.push_back(request.block);
@@ -33,6 +36,7 @@ class ScriptedGpu : public Backend {
   }
 
   TimingResult timing;
+  std::vector<TimingResult> timings;
   SanitizerOutcome sanitizer{true, "", {}};
   std::vector<TimingRequest> timed;
   std::vector<Dim3> sanitized;
@@ -52,7 +56,7 @@ class GpuJudgingTest : public ::testing::Test {
           gpu_ = scripted.get();
           return scripted;
         },
-        "gpu");
+        "gpu", /*hazard_checks=*/false);
   }
   static void TearDownTestSuite() {
     delete grading_;
@@ -61,6 +65,7 @@ class GpuJudgingTest : public ::testing::Test {
   }
   void SetUp() override {
     gpu_->timing = {};
+    gpu_->timings.clear();
     gpu_->sanitizer = {true, "", {}};
     gpu_->timed.clear();
     gpu_->sanitized.clear();
@@ -187,6 +192,63 @@ TEST_F(GpuJudgingTest, GpuSizesRunOnlyOnAGpu) {
   Result on_sim = sim.grade_exercise(copy, solution);
   EXPECT_EQ(on_sim.runs.size(), 16u);
   for (const gpugrade::Run& run : on_sim.runs) EXPECT_NE(run.size, "rows=45 cols=301");
+}
+
+// The result of one timing at `ratio` of a 3000 GB/s baseline.
+TimingResult at_ratio(double ratio) {
+  TimingResult t;
+  t.subject = gbps(3000 * ratio);
+  t.baseline = gbps(3000);
+  t.memcpy_dtod = gbps(4100);
+  t.ratio = ratio;
+  return t;
+}
+
+const CheckRow& row_of(const CheckReport& report, const std::string& submission) {
+  for (const CheckRow& row : report.rows)
+    if (row.submission == submission) return row;
+  throw std::runtime_error("no check row for " + submission);
+}
+
+TEST_F(GpuJudgingTest, CheckOnAGpuHoldsMutantsToTheirExpectOnGpuLine) {
+  // copy checks its solution, its stub, then mutants/walks_columns.cu: only the first and the last
+  // compute the right output and are timed.
+  gpu_->timings = {at_ratio(1.0), at_ratio(0.2)};
+  Exercise copy = grading_->exercise("copy");
+  copy.gpu_sizes.clear();
+  GradeOptions options;
+  options.solutions_dir = testing::source_dir() / "solutions";
+  CheckReport report;
+  std::string error;
+  ASSERT_TRUE(check_exercise(copy, testing::source_dir(), grading_->toolchain(), options, report, &error)) << error;
+  EXPECT_TRUE(row_of(report, "solution").ok) << row_of(report, "solution").got;
+  EXPECT_TRUE(row_of(report, "stub").ok) << row_of(report, "stub").got;
+  const CheckRow& mutant = row_of(report, "mutants/walks_columns.cu");
+  EXPECT_EQ(mutant.expected, "fail too-slow");  // its `expect on gpu:` line; on the simulator: uncoalesced
+  EXPECT_EQ(mutant.got, "fail: too-slow");
+  EXPECT_TRUE(mutant.ok) << mutant.why;
+  EXPECT_EQ(gpu_->timed.size(), 2u);
+}
+
+TEST_F(GpuJudgingTest, CheckOnAGpuLeavesOutKindsOnlyTheSimulatorSees) {
+  gpu_->timing = at_ratio(1.0);
+  Exercise tiled = grading_->exercise("transpose-tiled");
+  tiled.gpu_sizes.clear();
+  GradeOptions options;
+  options.solutions_dir = testing::source_dir() / "solutions";
+  CheckReport report;
+  std::string error;
+  ASSERT_TRUE(check_exercise(tiled, testing::source_dir(), grading_->toolchain(), options, report, &error)) << error;
+  const CheckRow& mutant = row_of(report, "mutants/no_barrier.cu");
+  EXPECT_EQ(mutant.expected, "fail (not on a gpu: race)");
+  EXPECT_TRUE(mutant.ok) << mutant.why;
+  EXPECT_EQ(row_of(report, "mutants/load_stops_early.cu").expected, "fail wrong-output");  // expect on gpu
+  EXPECT_TRUE(row_of(report, "mutants/load_stops_early.cu").ok) << row_of(report, "mutants/load_stops_early.cu").why;
+  options.sanitize = true;  // compute-sanitizer reports races: now the race is required
+  report = {};
+  ASSERT_TRUE(check_exercise(tiled, testing::source_dir(), grading_->toolchain(), options, report, &error)) << error;
+  EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").expected, "fail race");
+  EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").why, "no race finding");  // the scripted sanitizer saw none
 }
 
 TEST_F(GpuJudgingTest, WithoutSanitizeTheSanitizerIsNotAsked) {

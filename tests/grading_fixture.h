@@ -34,9 +34,10 @@ inline std::string read_file(const std::filesystem::path& path) {
 class Grading {
  public:
   // `wrap` may put a fake around the simulator (to script what only a GPU answers); `backend_name` is
-  // what the toolchain reports, and "gpu" makes grading time the submission as on a device.
+  // what the toolchain reports, and "gpu" makes grading time the submission as on a device. Without
+  // `hazard_checks` the simulator only computes, as a GPU does.
   using WrapBackend = std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend> sim)>;
-  explicit Grading(WrapBackend wrap = {}, std::string backend_name = "sim") {
+  explicit Grading(WrapBackend wrap = {}, std::string backend_name = "sim", bool hazard_checks = true) {
     std::string error;
     scratch_ = ScratchDir::create("grading-test", &error);
     cache_ = std::make_unique<Cache>(scratch_->path() / "cache");
@@ -46,7 +47,7 @@ class Grading {
     compiler_ = std::make_unique<CachingCompiler>(*nvcc_, *cache_);
     SimOptions options;
     options.worker_threads = 2;
-    options.make_observer = sim::hazard_observer_factory();
+    if (hazard_checks) options.make_observer = sim::hazard_observer_factory();
     backend_ = make_sim_backend(std::move(options));
     if (wrap) backend_ = wrap(std::move(backend_));
     toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_, std::move(backend_name)});

@@ -1,6 +1,7 @@
 // mutant: threadIdx.x picks the row instead of the column, so a warp's 32 lanes read and write down a
 // column, one sector each
 // expect: fail uncoalesced
+// expect on gpu: fail too-slow
 __global__ void copy(float* out, const float* in, int rows, int cols) {
   int row = blockIdx.y * TILE_DIM + threadIdx.x;
   if (row >= rows) return;

@@ -1,6 +1,7 @@
 // mutant: declares and fills a tile to satisfy the requirements, but still stores straight from in
 // down the columns of out, as the naive transpose does
 // expect: fail uncoalesced
+// expect on gpu: fail too-slow
 __global__ void transpose(float* out, const float* in, int rows, int cols) {
   extern __shared__ float tile[];
   int column = blockIdx.x * TILE_DIM + threadIdx.x;

@@ -1,5 +1,6 @@
 // mutant: the tiled transpose's unpadded tile: its column reads are 32-way bank conflicts (8-way at 16x16)
 // expect: fail bank-conflict
+// expect on gpu: fail too-slow
 __global__ void transpose(float* out, const float* in, int rows, int cols) {
   __shared__ float tile[TILE_DIM][TILE_DIM];
   int column = blockIdx.x * TILE_DIM + threadIdx.x;

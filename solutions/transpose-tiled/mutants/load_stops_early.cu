@@ -1,5 +1,6 @@
 // mutant: the load loop stops one slab of BLOCK_ROWS rows early, so the tile's last rows are never written
 // expect: fail uninitialized-shared-read
+// expect on gpu: fail wrong-output
 __global__ void transpose(float* out, const float* in, int rows, int cols) {
   __shared__ float tile[TILE_DIM][TILE_DIM];
   int column = blockIdx.x * TILE_DIM + threadIdx.x;
