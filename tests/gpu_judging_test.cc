@@ -174,8 +174,8 @@ TEST_F(GpuJudgingTest, RunsTheSanitizerCouldNotCheckAreSaidInTheNote) {
   EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(r.metrics["sanitizer"]["checked_runs"], 0);
   EXPECT_EQ(r.note,
-            "--sanitize: 0 of 16 runs were checked; the others: compute-sanitizer --tool racecheck: it ran past "
-            "its 600 s limit.");
+            "--sanitize: 0 runs were checked; others could not be: compute-sanitizer --tool racecheck: it ran "
+            "past its 600 s limit.");
 }
 
 TEST_F(GpuJudgingTest, GpuSizesRunOnlyOnAGpu) {
@@ -184,10 +184,15 @@ TEST_F(GpuJudgingTest, GpuSizesRunOnlyOnAGpu) {
   EXPECT_EQ(copy.gpu_sizes[0].label(), "rows=2003 cols=3001");
   copy.gpu_sizes = {Size{{{"rows", 45}, {"cols", 301}}}};  // small enough for the simulator behind the fake
   const std::string solution = testing::read_file(testing::source_dir() / "solutions/copy/copy.cu");
-  Result on_gpu = grading_->grade_exercise(copy, solution);
+  GradeOptions sanitize;
+  sanitize.sanitize = true;
+  Result on_gpu = grading_->grade_exercise(copy, solution, sanitize);
   ASSERT_EQ(on_gpu.runs.size(), 20u);  // 4 variants x (4 sizes + 1 GPU size)
   EXPECT_EQ(on_gpu.runs[4].size, "rows=45 cols=301");
   EXPECT_EQ(on_gpu.verdict, Verdict::kPass);
+  // compute-sanitizer is too slow for gpu_sizes: it sees the 16 runs at `sizes`.
+  EXPECT_EQ(gpu_->sanitized.size(), 16u);
+  EXPECT_EQ(on_gpu.metrics["sanitizer"]["checked_runs"], 16);
   testing::Grading sim;
   Result on_sim = sim.grade_exercise(copy, solution);
   EXPECT_EQ(on_sim.runs.size(), 16u);
