@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 
 // Kernels as learners write them. "// <name>" comments mark lines that findings must name.
 constexpr std::string_view kKernels = R"(
+#include <cuda_fp16.h>
 #define TILE 32
 #define ROWS 8
 __shared__ float bias[64];
@@ -77,6 +78,23 @@ extern "C" __global__ void diverged_barrier(float* out) {
   s[threadIdx.x] = threadIdx.x;
   if (threadIdx.x < 16) __syncthreads();  // DIVERGED
   out[threadIdx.x] = s[63 - threadIdx.x];
+}
+extern "C" __global__ void half_reverse(float* out, const float* in, float scale) {  // HALF
+  __shared__ __half tile[256];
+  tile[threadIdx.x] = __float2half(in[blockIdx.x * blockDim.x + threadIdx.x]);
+  __syncthreads();
+  __half mirrored = tile[blockDim.x - 1 - threadIdx.x];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = __half2float(__hmul(mirrored, __float2half(scale)));
+}
+extern "C" __global__ void handoff(float* out) {
+  __shared__ float box[32];
+  if (threadIdx.x >= 32) {
+    box[threadIdx.x - 32] = threadIdx.x;
+    asm volatile("bar.arrive 1, 64;" ::: "memory");
+  } else {
+    asm volatile("bar.sync 1, 64;" ::: "memory");
+    out[threadIdx.x] = box[31 - threadIdx.x];
+  }
 }
 )";
 
@@ -148,6 +166,30 @@ TEST(GpuLoad, DescribesParametersSharedVariablesAndBarriers) {
   ASSERT_EQ(dynamic.shared.size(), 1u);
   EXPECT_TRUE(dynamic.shared[0].dynamic);
   EXPECT_TRUE(dynamic.uses_dynamic_shared);
+}
+
+// The GPU runs what the simulator cannot: half precision, bar.arrive. Such kernels load and are described.
+TEST(GpuLoad, DescribesKernelsTheSimulatorCannotRun) {
+  const Tools& tools = compiled();
+  ASSERT_TRUE(tools.error.empty()) << tools.error;
+  Loaded loaded = make_gpu_backend()->load(tools.ptx);
+  ASSERT_TRUE(loaded.program) << (loaded.findings.empty() ? "" : loaded.findings[0].message);
+
+  const KernelTraits& half = traits_of(*loaded.program, "half_reverse");
+  ASSERT_EQ(half.params.size(), 3u);
+  EXPECT_EQ(half.params[2].name, "half_reverse_param_2");
+  EXPECT_EQ(half.params[2].ptx_type, ".f32");
+  EXPECT_EQ(half.params[2].bytes, 4u);
+  ASSERT_EQ(half.shared.size(), 1u);
+  EXPECT_EQ(half.shared[0].name, "_ZZ12half_reverseE4tile");
+  EXPECT_EQ(half.shared[0].bytes, 256u * 2);
+  EXPECT_TRUE(half.uses_barrier);
+  EXPECT_EQ(half.line, marked_line("HALF"));
+
+  const KernelTraits& handoff = traits_of(*loaded.program, "handoff");
+  EXPECT_TRUE(handoff.uses_barrier);
+  ASSERT_EQ(handoff.shared.size(), 1u);
+  EXPECT_EQ(handoff.shared[0].bytes, 32u * 4);
 }
 
 TEST(GpuLoad, UnreadablePtxIsAFindingWithItsLine) {
@@ -603,6 +645,33 @@ TEST_F(GpuDevice, SanitizerFindsTheRaceAndTheDivergedBarrier) {
   for (const Finding& f : outcome.findings)
     divergence |= f.kind == FindingKind::kBarrierDivergence && f.line == marked_line("DIVERGED");
   EXPECT_TRUE(divergence);
+}
+
+TEST_F(GpuDevice, HalfPrecisionAndBarArriveKernelsRun) {
+  LaunchRequest request;
+  request.entry = "half_reverse";
+  request.grid = {2, 1, 1};
+  request.block = {256, 1, 1};
+  request.buffers = {poisoned_buffer("out", 512), float_buffer("in", 512, iota)};
+  request.args = {buffer_arg(0), buffer_arg(1), scalar_arg(std::bit_cast<uint32_t>(0.5f))};
+  Observations o = backend_->launch(*program_, request);
+  ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+  EXPECT_TRUE(o.findings.empty());
+  // Every value is exact in half precision: block b's thread t gets in[b * 256 + 255 - t] * 0.5.
+  for (size_t block = 0; block < 2; ++block)
+    for (size_t t = 0; t < 256; ++t)
+      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], block * 256 + t)),
+                static_cast<float>(block * 256 + 255 - t) * 0.5f);
+
+  LaunchRequest handoff;
+  handoff.entry = "handoff";
+  handoff.block = {64, 1, 1};
+  handoff.buffers = {poisoned_buffer("out", 32)};
+  handoff.args = {buffer_arg(0)};
+  o = backend_->launch(*program_, handoff);
+  ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+  for (size_t t = 0; t < 32; ++t)
+    EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], t)), 63.0f - static_cast<float>(t));
 }
 
 }  // namespace

@@ -2,7 +2,10 @@
 // real nvcc output.
 #include "harness/ptx/module.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "harness/sim/sim_backend.h"
 #include "tests/sim_support.h"
@@ -21,12 +24,14 @@ std::string kernel_with(const std::string& body) {
          body + "\n}\n";
 }
 
-std::string parse_error(const std::string& text) {
+std::string parse_error(const std::string& text, const ptx::ParseOptions& options = {}) {
   ptx::Module module;
   std::string error;
-  EXPECT_FALSE(ptx::parse_module(text, &module, &error)) << text;
+  EXPECT_FALSE(ptx::parse_module(text, &module, &error, options)) << text;
   return error;
 }
+
+constexpr ptx::ParseOptions kLenient{.keep_unsupported = true};
 
 TEST(PtxParserTest, UnsupportedInstructionNamesTheText) {
   EXPECT_EQ(parse_error(kernel_with("  sad.u32   %r1, %r2,\t%r2, %r1;")),
@@ -62,6 +67,57 @@ TEST(PtxParserTest, LoadReportsParseErrorsAsFindings) {
   ASSERT_EQ(loaded.findings.size(), 1u);
   EXPECT_EQ(loaded.findings[0].kind, FindingKind::kRuntimeError);
   EXPECT_EQ(loaded.findings[0].message, "ptx:7: unsupported instruction in 'sad.u32 %r1, %r2, %r2, %r1'");
+}
+
+// What the GPU backend reads: the simulator cannot run half precision or bar.arrive, yet the kernel's
+// shared variables and barriers are known, even when only such statements name them.
+TEST(PtxParserTest, LenientParseDescribesWhatTheSimulatorCannotRun) {
+  const std::string text =
+      ".version 9.0\n"
+      ".target sm_90\n"
+      ".address_size 64\n"
+      ".shared .align 2 .b8 halves[64];\n"
+      ".visible .entry k(.param .u64 p)\n"
+      "{\n"
+      "  .reg .b16 %rs<2>;\n"
+      "  .reg .f16x2 %h<2>;\n"
+      "  .loc 1 12 0\n"
+      "  bar.arrive 1, 64;\n"
+      "  ld.shared.f16 %rs1, [halves+2];\n"
+      "  ret;\n"
+      "}\n";
+  EXPECT_EQ(parse_error(text), "ptx:8: unsupported register type '.f16x2'");
+  EXPECT_EQ(parse_error(kernel_with("  bar.arrive 1, 64;")),
+            "ptx:7: unsupported modifier '.arrive' in 'bar.arrive 1, 64'");
+
+  ptx::Module module;
+  std::string error;
+  ASSERT_TRUE(ptx::parse_module(text, &module, &error, kLenient)) << error;
+  std::vector<KernelTraits> traits = ptx::kernel_traits(module);
+  ASSERT_EQ(traits.size(), 1u);
+  EXPECT_EQ(traits[0].entry, "k");
+  EXPECT_TRUE(traits[0].uses_barrier);
+  ASSERT_EQ(traits[0].shared.size(), 1u);
+  EXPECT_EQ(traits[0].shared[0].name, "halves");
+  EXPECT_EQ(traits[0].static_shared_bytes, 64u);
+  EXPECT_EQ(traits[0].line, 12);
+  const ptx::Function* function = module.find_function("k");
+  ASSERT_NE(function, nullptr);
+  ASSERT_EQ(function->unsupported.size(), 2u);
+  EXPECT_EQ(function->unsupported[0].line, 10);
+  EXPECT_EQ(function->unsupported[1].statement, "ld.shared.f16 %rs1, [halves+2]");
+}
+
+TEST(PtxParserTest, LenientParseStillRefusesSyntaxErrors) {
+  EXPECT_EQ(parse_error(kernel_with("  add.f16 %r1, %r9, %r2;"), kLenient),
+            "ptx:7: unknown register '%r9' in 'add.f16 %r1, %r9, %r2'");
+  EXPECT_EQ(parse_error(kernel_with("  add.u32 %r1, nowhere, %r2;"), kLenient),
+            "ptx:7: unknown name 'nowhere' in 'add.u32 %r1, nowhere, %r2'");
+  EXPECT_EQ(parse_error(kernel_with("  ld.global.f16 %r1, [q];"), kLenient),
+            "ptx:7: unknown name 'q' in 'ld.global.f16 %r1, [q]'");
+  EXPECT_EQ(parse_error(kernel_with("  .reg .f17 %x;"), kLenient), "ptx:7: unsupported register type '.f17'");
+  EXPECT_EQ(parse_error(".version 9.0\n.visible .entry k()\n{\n  bar.arrive 1, 64;\n", kLenient),
+            "ptx:5: missing '}' at the end of 'k'");
 }
 
 TEST(PtxParserTest, HandWrittenFeatures) {
@@ -257,6 +313,53 @@ TEST_F(NvccOutputTest, InlinedHeaderCodeIsChargedToTheCallersLine) {
     EXPECT_TRUE(module.files[module.locs[instr.loc].file].ends_with("kernel.cu"));
   }
   EXPECT_TRUE(found);
+}
+
+// A learner's __half kernel: the simulator refuses it at its first half-precision instruction, and the
+// lenient parse the GPU backend uses describes it as it describes any kernel.
+TEST_F(NvccOutputTest, HalfPrecisionIsRefusedBySimulatorAndDescribedForTheGpu) {
+  std::string log;
+  const std::string text = testing::compile_cuda(
+      "#include <cuda_fp16.h>\n"
+      "__global__ void scale_halves(__half* out, const __half* in, float scale, int n)\n"
+      "{\n"
+      "  __shared__ __half tile[128];\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  tile[threadIdx.x] = i < n ? __hadd(in[i], __float2half(scale)) : __float2half(0.0f);\n"
+      "  __syncthreads();\n"
+      "  if (i < n) out[i] = __float2half(__half2float(tile[127 - threadIdx.x]) * 2.0f);\n"
+      "}\n",
+      &log);
+  ASSERT_FALSE(text.empty()) << log;
+
+  // nvcc wraps each intrinsic's inline asm in braces: `{  cvt.rn.f16.f32 %rs5, %f1;}`.
+  size_t at = text.find(".f16");
+  ASSERT_NE(at, std::string::npos);
+  size_t start = text.find_first_not_of(" \t{", text.rfind('\n', at) + 1);
+  std::string statement = text.substr(start, text.find(';', at) - start);
+  for (size_t tab; (tab = statement.find('\t')) != std::string::npos;) statement[tab] = ' ';
+  int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(at), '\n'));
+  EXPECT_EQ(parse_error(text), fmt::format("ptx:{}: unsupported type '.f16' in '{}'", line, statement));
+
+  ptx::Module module;
+  std::string error;
+  ASSERT_TRUE(ptx::parse_module(text, &module, &error, kLenient)) << error;
+  std::vector<KernelTraits> traits = ptx::kernel_traits(module);
+  ASSERT_EQ(traits.size(), 1u);
+  const KernelTraits& k = traits[0];
+  EXPECT_EQ(k.entry, "_Z12scale_halvesP6__halfPKS_fi");
+  ASSERT_EQ(k.params.size(), 4u);
+  EXPECT_EQ(k.params[1].name, "_Z12scale_halvesP6__halfPKS_fi_param_1");
+  EXPECT_EQ(k.params[1].ptx_type, ".u64");
+  EXPECT_EQ(k.params[1].bytes, 8u);
+  EXPECT_EQ(k.params[2].ptx_type, ".f32");
+  EXPECT_EQ(k.params[2].bytes, 4u);
+  EXPECT_EQ(k.params[3].ptx_type, ".u32");
+  ASSERT_EQ(k.shared.size(), 1u);
+  EXPECT_EQ(k.shared[0].name, "_ZZ12scale_halvesP6__halfPKS_fiE4tile");
+  EXPECT_EQ(k.shared[0].bytes, 128u * 2);
+  EXPECT_TRUE(k.uses_barrier);
+  EXPECT_EQ(k.line, 2);
 }
 
 }  // namespace

@@ -176,10 +176,11 @@ class GpuBackend : public Backend {
 
   Loaded load(std::string_view ptx) override {
     Loaded loaded;
-    // The simulator's front end reads the PTX, so both backends accept and describe kernels alike.
+    // The simulator's front end reads the PTX, so both backends describe kernels alike; leniently, since
+    // the GPU runs what the simulator cannot (half precision, bar.arrive...).
     ptx::Module module;
     std::string error, poisoned;
-    if (!ptx::parse_module(ptx, &module, &error)) {
+    if (!ptx::parse_module(ptx, &module, &error, {.keep_unsupported = true})) {
       loaded.findings.push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
       return loaded;
     }

@@ -1,7 +1,9 @@
 // The PTX parser: tokens to a Module with decoded instructions. It accepts what nvcc emits and names
-// anything else in an error `ptx:LINE: message` rather than guessing.
+// anything else in an error `ptx:LINE: message` rather than guessing; a lenient parse keeps what the
+// simulator cannot run aside instead (ParseOptions).
 #include "harness/ptx/module.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -225,6 +227,11 @@ std::optional<PrmtMode> parse_prmt_mode(std::string_view word) {
   return it->second;
 }
 
+// Register types nvcc's headers declare that the simulator has no Type for; only a lenient parse takes them.
+bool is_unsimulated_register_type(std::string_view word) {
+  return word == ".f16x2" || word == ".bf16" || word == ".bf16x2" || word == ".b128";
+}
+
 // Modifiers that change nothing in a sequentially consistent simulator without caches.
 bool is_ignored_modifier(std::string_view word) {
   static const std::map<std::string_view, int> kIgnored = {
@@ -260,7 +267,8 @@ struct Parsed {
 
 class Parser {
  public:
-  Parser(std::string_view text, Module* module) : text_(text), module_(module) {}
+  Parser(std::string_view text, Module* module, const ParseOptions& options)
+      : text_(text), module_(module), options_(options) {}
 
   bool run(std::string* error) {
     if (!tokenize(text_, &tokens_, error)) return false;
@@ -606,6 +614,8 @@ class Parser {
     if (peek().kind != Token::Kind::kWord || peek().text[0] != '.') return fail_here("a register type");
     const Token& type_token = next();
     auto type = parse_type(type_token.text.substr(1));
+    if (!type && options_.keep_unsupported && is_unsimulated_register_type(type_token.text))
+      type = Type::kNone;
     if (!type) return fail(type_token.line, fmt::format("unsupported register type '{}'", type_token.text));
     do {
       if (peek().kind != Token::Kind::kWord) return fail_here("a register name");
@@ -692,9 +702,30 @@ class Parser {
     std::string_view whole = text_.substr(static_cast<size_t>(tokens_[first].text.data() - text_.data()),
                                           static_cast<size_t>(semicolon.text.data() - tokens_[first].text.data()));
     statement_ = squeeze(whole);
-    if (!decode(mnemonic, operands, &instr)) return false;
-    function_->code.push_back(instr);
+    refusal_.clear();
+    if (decode(mnemonic, operands, &instr)) {
+      function_->code.push_back(instr);
+      return true;
+    }
+    if (refusal_.empty()) return false;
+    if (!options_.keep_unsupported) return fail(mnemonic.line, refusal_);
+    keep_unsupported(mnemonic, operands);
     return true;
+  }
+
+  void keep_unsupported(const Token& mnemonic, const std::vector<Parsed>& operands) {
+    Unsupported kept;
+    kept.line = mnemonic.line;
+    kept.statement = statement_;
+    for (const Parsed& parsed : operands) {
+      for (const Operand& part : parsed.parts) {
+        bool seen = std::find(kept.symbols.begin(), kept.symbols.end(), part.symbol) != kept.symbols.end();
+        if (part.symbol != kNone32 && !seen) kept.symbols.push_back(part.symbol);
+      }
+    }
+    std::string_view opcode = mnemonic.text.substr(0, mnemonic.text.find('.'));
+    kept.barrier = (opcode == "bar" || opcode == "barrier") && !mnemonic.text.starts_with("bar.warp.");
+    function_->unsupported.push_back(std::move(kept));
   }
 
   bool parse_operand(Parsed* parsed) {
@@ -803,8 +834,15 @@ class Parser {
                                 static_cast<size_t>(tokens_[end].text.data() - tokens_[start].text.data())));
   }
 
-  bool unsupported(const Token& mnemonic, std::string_view what) {
-    return fail(mnemonic.line, fmt::format("unsupported {} in '{}'", what, statement_));
+  // The decoder's refusals: text that may be valid PTX but that the simulator cannot run. The caller
+  // decides whether that is an error (ParseOptions).
+  bool unsupported(std::string_view what) {
+    refusal_ = fmt::format("unsupported {} in '{}'", what, statement_);
+    return false;
+  }
+  bool wrong_operands() {
+    refusal_ = fmt::format("wrong operands in '{}'", statement_);
+    return false;
   }
 
   // Applies the mnemonic's modifiers and places the operands.
@@ -817,7 +855,7 @@ class Parser {
     }
     words.push_back(rest);
     auto op = parse_opcode(words[0]);
-    if (!op) return unsupported(mnemonic, "instruction");
+    if (!op) return unsupported("instruction");
     instr->op = *op;
     std::vector<Type> types;
     bool bar_red = false;
@@ -871,21 +909,17 @@ class Parser {
       } else if (word == "v2" || word == "v4") {
         instr->vec = word == "v2" ? 2 : 4;
       } else if (!is_ignored_modifier(word)) {
-        return unsupported(mnemonic, fmt::format("modifier '.{}'", word));
+        return unsupported(fmt::format("modifier '.{}'", word));
       }
     }
-    if (instr->op == Op::kBar && bar_red && instr->mode == 0) return unsupported(mnemonic, "barrier reduction");
+    if (instr->op == Op::kBar && bar_red && instr->mode == 0) return unsupported("barrier reduction");
     if (!types.empty()) instr->type = types[0];
     if (types.size() > 1) instr->type2 = types[1];
-    if (types.size() > 2) return unsupported(mnemonic, "type list");
+    if (types.size() > 2) return unsupported("type list");
     for (Type type : types)
-      if (type == Type::kF16) return unsupported(mnemonic, "type '.f16'");
-    if (instr->op == Op::kCvt && types.size() != 2) return unsupported(mnemonic, "cvt without two types");
+      if (type == Type::kF16) return unsupported("type '.f16'");
+    if (instr->op == Op::kCvt && types.size() != 2) return unsupported("cvt without two types");
     return place_operands(mnemonic, operands, instr);
-  }
-
-  bool wrong_operands(const Token& mnemonic) {
-    return fail(mnemonic.line, fmt::format("wrong operands in '{}'", statement_));
   }
 
   bool place_operands(const Token& mnemonic, std::vector<Parsed>& operands, Instr* instr) {
@@ -897,7 +931,7 @@ class Parser {
     auto push_src = [&](const Operand& operand) { instr->src[instr->nsrc++] = operand; };
     switch (instr->op) {
       case Op::kBra: {
-        if (operands.size() != 1 || operands[0].label.empty()) return wrong_operands(mnemonic);
+        if (operands.size() != 1 || operands[0].label.empty()) return wrong_operands();
         label_uses_.emplace_back(function_->code.size(), *label_token_);
         instr->nsrc = 1;
         return true;
@@ -908,10 +942,10 @@ class Parser {
       case Op::kMembar:
       case Op::kActivemask:
         if (instr->op == Op::kActivemask) {
-          if (operands.size() != 1 || !single(0) || single(0)->kind != Operand::Kind::kReg) return wrong_operands(mnemonic);
+          if (operands.size() != 1 || !single(0) || single(0)->kind != Operand::Kind::kReg) return wrong_operands();
           push_dst(*single(0));
         } else if (!operands.empty()) {
-          return wrong_operands(mnemonic);
+          return wrong_operands();
         }
         return true;
       default: break;
@@ -923,17 +957,17 @@ class Parser {
                     instr->op == Op::kBarWarpSync);
     if (instr->op == Op::kBar && instr->mode != static_cast<uint8_t>(BarKind::kSync)) writes = true;
     if (writes) {
-      if (operands.empty()) return wrong_operands(mnemonic);
-      if (operands[0].parts.size() > 4 || operands[0].parts.empty()) return wrong_operands(mnemonic);
+      if (operands.empty()) return wrong_operands();
+      if (operands[0].parts.size() > 4 || operands[0].parts.empty()) return wrong_operands();
       for (const Operand& part : operands[0].parts) {
-        if (part.kind != Operand::Kind::kReg) return wrong_operands(mnemonic);
+        if (part.kind != Operand::Kind::kReg) return wrong_operands();
         push_dst(part);
       }
       index = 1;
     }
     for (; index < operands.size(); ++index) {
       for (const Operand& part : operands[index].parts) {
-        if (instr->nsrc == instr->src.size()) return wrong_operands(mnemonic);
+        if (instr->nsrc == instr->src.size()) return wrong_operands();
         push_src(part);
       }
     }
@@ -941,11 +975,11 @@ class Parser {
         instr->src[0].reg == static_cast<uint32_t>(Special::kCount)) {
       instr->op = Op::kClock;
     }
-    return check_shape(mnemonic, operands, *instr);
+    return check_shape(operands, *instr);
   }
 
-  // The operand counts each opcode needs; a mismatch is an error, never a guess.
-  bool check_shape(const Token& mnemonic, const std::vector<Parsed>& operands, const Instr& instr) {
+  // The operand counts each opcode needs; a mismatch is refused, never a guess.
+  bool check_shape(const std::vector<Parsed>& operands, const Instr& instr) {
     auto is_addr = [&](int i) { return instr.src[i].kind == Operand::Kind::kAddr; };
     int dsts = instr.ndst, srcs = instr.nsrc;
     bool ok;
@@ -982,15 +1016,15 @@ class Parser {
       case Op::kBarWarpSync: ok = srcs == 1; break;
       default: ok = true; break;
     }
-    if (!ok) return wrong_operands(mnemonic);
+    if (!ok) return wrong_operands();
     for (int i = 0; i < srcs; ++i) {
       if (instr.src[i].kind == Operand::Kind::kAddr && !(instr.op == Op::kLd || instr.op == Op::kSt ||
                                                           instr.op == Op::kAtom || instr.op == Op::kRed))
-        return wrong_operands(mnemonic);
+        return wrong_operands();
     }
     if (instr.type == Type::kNone && instr.op != Op::kBar && instr.op != Op::kBarWarpSync && instr.op != Op::kClock &&
         instr.op != Op::kIsspacep)
-      return unsupported(mnemonic, "instruction without a type");
+      return unsupported("instruction without a type");
     return true;
   }
 
@@ -1002,16 +1036,17 @@ class Parser {
       for (const Operand& part : operands[0].parts) call.returns.push_back(part.symbol);
       index = 1;
     }
-    if (index >= operands.size() || operands[index].label.empty()) return wrong_operands(mnemonic);
-    pending_calls_.push_back({function_index_, static_cast<uint32_t>(function_->calls.size()),
-                              std::string(operands[index].label), mnemonic.line, statement_});
-    ++index;
+    if (index >= operands.size() || operands[index].label.empty()) return wrong_operands();
+    std::string_view callee = operands[index++].label;
     if (index < operands.size()) {
-      if (!operands[index].group) return wrong_operands(mnemonic);
+      if (!operands[index].group) return wrong_operands();
       for (const Operand& part : operands[index].parts) call.args.push_back(part.symbol);
       ++index;
     }
-    if (index != operands.size()) return wrong_operands(mnemonic);
+    if (index != operands.size()) return wrong_operands();
+    // Only now: a lenient parse drops a refused call, which must leave no pending call behind.
+    pending_calls_.push_back({function_index_, static_cast<uint32_t>(function_->calls.size()),
+                              std::string(callee), mnemonic.line, statement_});
     instr->call = static_cast<uint32_t>(function_->calls.size());
     function_->calls.push_back(std::move(call));
     return true;
@@ -1041,6 +1076,7 @@ class Parser {
 
   std::string_view text_;
   Module* module_;
+  ParseOptions options_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   std::string error_;
@@ -1053,6 +1089,7 @@ class Parser {
   uint32_t function_index_ = 0;
   uint32_t current_loc_ = 0;
   std::string statement_;
+  std::string refusal_;  // why the decoder refused the current statement; empty when it did not
 };
 
 }  // namespace
@@ -1063,9 +1100,9 @@ const Function* Module::find_function(std::string_view name) const {
   return nullptr;
 }
 
-bool parse_module(std::string_view text, Module* module, std::string* error) {
+bool parse_module(std::string_view text, Module* module, std::string* error, const ParseOptions& options) {
   *module = Module{};
-  Parser parser(text, module);
+  Parser parser(text, module, options);
   return parser.run(error);
 }
 
@@ -1095,16 +1132,19 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
     }
     traits.line = module.locs[function.first_loc].line;
     std::vector<uint32_t> shared;
+    auto reference = [&](uint32_t symbol) {
+      if (symbol == kNone32 || module.variables[symbol].space != Space::kShared) return;
+      if (std::find(shared.begin(), shared.end(), symbol) == shared.end()) shared.push_back(symbol);
+    };
     for (uint32_t g : reachable_functions(module, f)) {
-      for (const Instr& instr : module.functions[g].code) {
+      const Function& reached = module.functions[g];
+      for (const Instr& instr : reached.code) {
         traits.uses_barrier = traits.uses_barrier || instr.op == Op::kBar;
-        for (int i = 0; i < instr.nsrc; ++i) {
-          uint32_t symbol = instr.src[i].symbol;
-          if (symbol == kNone32 || module.variables[symbol].space != Space::kShared) continue;
-          bool seen = false;
-          for (uint32_t s : shared) seen = seen || s == symbol;
-          if (!seen) shared.push_back(symbol);
-        }
+        for (int i = 0; i < instr.nsrc; ++i) reference(instr.src[i].symbol);
+      }
+      for (const Unsupported& statement : reached.unsupported) {
+        traits.uses_barrier = traits.uses_barrier || statement.barrier;
+        for (uint32_t symbol : statement.symbols) reference(symbol);
       }
     }
     for (uint32_t s : shared) {

@@ -1,6 +1,7 @@
 // A parsed PTX module: variables, functions, and each function's decoded instruction array with operands
 // resolved to register indices, immediates and symbols. parse_module turns text into it or into an error
-// `ptx:LINE: message`; kernel_traits answers what the grader asks of each .entry.
+// `ptx:LINE: message`; kernel_traits answers what the grader asks of each .entry. A lenient parse also
+// describes code the simulator cannot run, for the GPU backend.
 #pragma once
 
 #include <array>
@@ -75,13 +76,22 @@ struct Variable {
 
 struct Register {
   std::string name;
-  Type type = Type::kNone;
+  Type type = Type::kNone;      // kNone: one the simulator cannot hold (.f16x2, .bf16...); lenient parse only
 };
 
 struct Call {
   uint32_t callee = kNone32;             // index into Module::functions
   std::vector<uint32_t> returns;         // the caller's .param variables receiving the results
   std::vector<uint32_t> args;            // the caller's .param variables holding the arguments
+};
+
+// A statement the simulator cannot run (an unknown opcode, modifier or type such as .f16, or operands
+// the decoder does not take), kept by a lenient parse with what kernel_traits needs from it.
+struct Unsupported {
+  int line = 0;
+  std::string statement;                 // as written, blanks squeezed
+  std::vector<uint32_t> symbols;         // Module::variables its operands name
+  bool barrier = false;                  // bar.* / barrier.* other than bar.warp.sync: it waits for the block
 };
 
 struct Function {
@@ -94,6 +104,7 @@ struct Function {
   std::vector<Register> registers;
   std::vector<Instr> code;
   std::vector<Call> calls;
+  std::vector<Unsupported> unsupported;  // lenient parse only; the simulator must not run a function with any
   uint32_t first_loc = 0;                // the first .loc inside the body
 };
 
@@ -108,8 +119,16 @@ struct Module {
   const Function* find_function(std::string_view name) const;
 };
 
+struct ParseOptions {
+  // The GPU runs any PTX nvcc emits, including what the simulator lacks: keep such statements in
+  // Function::unsupported, and accept register types the simulator cannot hold, instead of failing.
+  // Syntax errors and unknown names fail either way.
+  bool keep_unsupported = false;
+};
+
 // Parses nvcc's PTX. On failure returns false and sets *error to `ptx:LINE: message`.
-bool parse_module(std::string_view text, Module* module, std::string* error);
+bool parse_module(std::string_view text, Module* module, std::string* error,
+                  const ParseOptions& options = {});
 
 // The grader's view of each .entry, in the order of the PTX.
 std::vector<KernelTraits> kernel_traits(const Module& module);
