@@ -59,6 +59,7 @@ bool gpu_reports(FindingKind kind, bool sanitize) {
 Expectation expectation_for(const MutantSpec& spec, const Toolchain& toolchain, const GradeOptions& options,
                             std::vector<std::string>* dropped) {
   if (toolchain.backend_name != "gpu") return spec.expect;
+  if (options.sanitize && spec.expect_on_gpu_sanitized) return *spec.expect_on_gpu_sanitized;
   if (spec.expect_on_gpu) return *spec.expect_on_gpu;
   Expectation expect{spec.expect.verdict, {}};
   for (FindingKind kind : spec.expect.kinds) {
@@ -122,7 +123,7 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
   spec.file = file;
   std::istringstream lines(*text);
   std::string line;
-  static const std::regex kField(R"(^\s*//\s*(mutant|expect|expect on gpu):\s*(.*?)\s*$)");
+  static const std::regex kField(R"(^\s*//\s*(mutant|expect|expect on gpu|expect on gpu with --sanitize):\s*(.*?)\s*$)");
   bool expect_seen = false;
   for (int number = 1; std::getline(lines, line); ++number) {
     std::smatch m;
@@ -134,9 +135,10 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
       spec.description = m[2];
       continue;
     }
-    const bool on_gpu = m[1] == "expect on gpu";
-    expect_seen = expect_seen || !on_gpu;
-    Expectation& expect = on_gpu ? spec.expect_on_gpu.emplace() : spec.expect;
+    expect_seen = expect_seen || m[1] == "expect";
+    Expectation& expect = m[1] == "expect"          ? spec.expect
+                          : m[1] == "expect on gpu" ? spec.expect_on_gpu.emplace()
+                                                    : spec.expect_on_gpu_sanitized.emplace();
     std::istringstream words(m[2]);
     std::string word;
     words >> word;

@@ -6,12 +6,14 @@
 //   // mutant: the barrier between the tile's write and its read is gone
 //   // expect: fail race wrong-output
 //   // expect on gpu: fail wrong-output
+//   // expect on gpu with --sanitize: fail race wrong-output
 // `expect:` takes the verdict, then finding kinds that must all be among the result's findings (others
 // may appear too: a missing barrier can also leave outputs unwritten). A GPU cannot see everything the
 // simulator's checkers see, nor the simulator what a GPU times: `expect on gpu:`, when present, is what
-// `check --backend gpu` requires instead. Without it, a GPU check requires `expect:`'s verdict and those
-// of its kinds a GPU reports (not bank-conflict, uncoalesced or uninitialized-shared-read; race and
-// barrier-divergence only under --sanitize).
+// `check --backend gpu` requires instead, and `expect on gpu with --sanitize:` what it requires under
+// --sanitize (falling back to `expect on gpu:`). Without either, a GPU check requires `expect:`'s verdict
+// and those of its kinds a GPU reports (not bank-conflict, uncoalesced or uninitialized-shared-read; race
+// and barrier-divergence only under --sanitize).
 #pragma once
 
 #include <filesystem>
@@ -36,6 +38,7 @@ struct MutantSpec {
   std::string description;                  // the `mutant:` line
   Expectation expect;                       // the `expect:` line
   std::optional<Expectation> expect_on_gpu; // the `expect on gpu:` line
+  std::optional<Expectation> expect_on_gpu_sanitized;  // `expect on gpu with --sanitize:`
 };
 
 // Reads the `mutant:` and `expect:` lines. nullopt with *error as `file:line: message` when malformed.

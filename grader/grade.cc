@@ -415,8 +415,15 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
 // --sanitize: each correctness launch is re-run under the backend's external checker (compute-sanitizer
 // on the GPU), whose race and barrier findings join the run's own.
 struct SanitizerTally {
+  // compute-sanitizer names a source file by its last component: the learner's path for each name.
+  std::map<std::string, std::string> paths;
   size_t checked = 0;
   std::vector<std::string> unfinished;  // why a run could not be checked, once per distinct reason
+
+  std::string path_of(const std::string& reported) const {
+    auto it = paths.find(std::filesystem::path(reported).filename().string());
+    return it == paths.end() ? reported : it->second;
+  }
 
   void check(Backend& backend, Program& program, const LaunchRequest& launch, std::vector<Finding>& findings) {
     SanitizerOutcome outcome = backend.sanitize(program, launch);
@@ -426,7 +433,11 @@ struct SanitizerTally {
       return;
     }
     ++checked;
-    for (Finding& f : outcome.findings) findings.push_back(std::move(f));
+    for (Finding& f : outcome.findings) {
+      f.file = path_of(f.file);
+      if (f.details.contains("other_file")) f.details["other_file"] = path_of(f.details["other_file"].get<std::string>());
+      findings.push_back(std::move(f));
+    }
   }
 
   // What the user needs to trust a clean result: how many runs the sanitizer saw, and why not the rest.
@@ -524,6 +535,9 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
 
   std::vector<Finding> findings;
   SanitizerTally sanitizer;
+  for (const SourceFile& header : *headers)
+    sanitizer.paths[header.name] = (exercise.display_dir / header.name).string();
+  sanitizer.paths[std::filesystem::path(file).filename().string()] = file;
   std::optional<Built> timed;
   std::vector<Size> sizes = exercise.sizes;
   if (toolchain.backend_name == "gpu") sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());

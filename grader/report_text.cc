@@ -34,11 +34,14 @@ void write_runs(const Result& result, std::ostream& out) {
     variant_width = std::max(variant_width, run.variant.size());
     size_width = std::max(size_width, run.size.size());
   }
+  // The simulator counts what it executed; a GPU times the (poisoned) correctness launch instead.
+  const bool gpu = result.backend == "gpu";
   out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", "variant", variant_width, "size", size_width,
-                     "verdict", "thread-instructions");
+                     "verdict", gpu ? "kernel ms" : "thread-instructions");
   for (const Run& run : result.runs)
     out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", run.variant, variant_width, run.size, size_width,
-                       to_string(run.verdict), with_thousands(run.thread_instructions));
+                       to_string(run.verdict),
+                       gpu ? fmt::format("{:.3f}", run.seconds * 1000) : with_thousands(run.thread_instructions));
 }
 
 // With --verbose: the checkers' figures per source line, as `metrics` holds them.

@@ -74,6 +74,14 @@ TEST(CheckTest, ExpectOnGpuIsReadBesideExpect) {
   ASSERT_TRUE(spec->expect_on_gpu);
   EXPECT_EQ(spec->expect_on_gpu->verdict, Verdict::kFail);
   EXPECT_EQ(spec->expect_on_gpu->kinds, std::vector<FindingKind>{FindingKind::kTooSlow});
+  EXPECT_FALSE(spec->expect_on_gpu_sanitized);
+  std::ofstream(file) << "// mutant: m\n// expect: fail barrier-divergence\n// expect on gpu: pass\n"
+                         "// expect on gpu with --sanitize: fail barrier-divergence\n";
+  spec = read_mutant_spec(file, "solutions/x/mutants/m.cu", &error);
+  ASSERT_TRUE(spec) << error;
+  EXPECT_EQ(spec->expect_on_gpu->verdict, Verdict::kPass);
+  ASSERT_TRUE(spec->expect_on_gpu_sanitized);
+  EXPECT_EQ(spec->expect_on_gpu_sanitized->kinds, std::vector<FindingKind>{FindingKind::kBarrierDivergence});
   std::ofstream(file) << "// mutant: unpadded\n// expect on gpu: fail too-slow\n";
   EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
   EXPECT_EQ(error, "solutions/x/mutants/m.cu:1: a mutant declares what it must get in its leading comment: "

@@ -136,12 +136,12 @@ TEST_F(GpuJudgingTest, AWrongKernelIsNotTimed) {
 TEST_F(GpuJudgingTest, SanitizerRaceIsOneFindingAtTheReadingLine) {
   Finding race;
   race.kind = FindingKind::kRace;
-  race.file = "exercises/transpose-tiled/transpose.cu";
+  race.file = "transpose.cu";  // compute-sanitizer names only the file's last component
   race.line = 16;
   race.message =
       "a read of shared memory at line 16 races with a write at line 9: no __syncthreads() orders them "
-      "(compute-sanitizer racecheck, 256 hazards)";
-  race.details = {{"tool", "racecheck"}, {"other_line", 9}};
+      "(compute-sanitizer racecheck)";
+  race.details = {{"tool", "racecheck"}, {"other_file", "transpose.cu"}, {"other_line", 9}, {"hazards", 252}};
   gpu_->sanitizer.findings = {race};
   // The solution itself: every finding here is the sanitizer's, so the test shows how its findings fold.
   Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu", true);
@@ -150,17 +150,23 @@ TEST_F(GpuJudgingTest, SanitizerRaceIsOneFindingAtTheReadingLine) {
   EXPECT_EQ(gpu_->sanitized.size(), 16u);
   std::vector<Finding> races = findings_of(r, FindingKind::kRace);
   ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].file, "exercises/transpose-tiled/transpose.cu");
   EXPECT_EQ(races[0].line, 16);
   EXPECT_EQ(races[0].message, race.message);
   EXPECT_EQ(races[0].details["runs"], 16);
+  EXPECT_EQ(races[0].details["other_file"], "exercises/transpose-tiled/transpose.cu");
   EXPECT_EQ(races[0].variant, "");  // in every run
   for (const gpugrade::Run& run : r.runs) EXPECT_EQ(run.verdict, Verdict::kFail) << run.variant << " " << run.size;
   EXPECT_EQ(r.metrics["sanitizer"]["checked_runs"], 16);
   std::ostringstream text;
   write_text({r}, text, {});
-  EXPECT_NE(text.str().find("exercises/transpose-tiled/transpose.cu:16: error: race: a read of shared memory"),
+  EXPECT_NE(text.str().find("exercises/transpose-tiled/transpose.cu:16: error: race: a read of shared memory at "
+                            "line 16 races with a write at line 9: no __syncthreads() orders them "
+                            "(compute-sanitizer racecheck) [in 16 runs, 252 like it]"),
             std::string::npos)
       << text.str();
+  EXPECT_NE(text.str().find(" kernel ms\n"), std::string::npos) << text.str();  // a GPU counts no instructions
+  EXPECT_EQ(text.str().find("thread-instructions"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("(0/10 points, 16 runs on gpu, 16 under compute-sanitizer)"), std::string::npos)
       << text.str();
 }

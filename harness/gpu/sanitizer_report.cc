@@ -85,9 +85,9 @@ std::vector<Finding> parse_sanitizer_report(std::string_view text) {
       finding.line = at.line;
       finding.message = fmt::format(
           "{} of shared memory at line {} races with a {} at line {}: no __syncthreads() orders them "
-          "(compute-sanitizer racecheck, {} hazard{})",
+          "(compute-sanitizer racecheck)",
           at_kind == "Read" ? "a read" : "a write", at.line, other_kind == "Read" ? "read" : "write",
-          other.line, hazards, hazards == 1 ? "" : "s");
+          other.line);
       finding.details = {{"tool", "racecheck"},      {"access", at_kind},        {"other_access", other_kind},
                          {"other_file", other.file}, {"other_line", other.line}, {"hazards", hazards}};
       findings.push_back(std::move(finding));

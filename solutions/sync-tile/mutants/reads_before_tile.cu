@@ -1,5 +1,7 @@
 // mutant: forgets that thread 0's neighbour belongs to the previous block and reads tile[-1]
 // expect: fail out-of-bounds
+// On the H200 reading tile[-1] does not fault; the value it reads shows as a wrong output instead.
+// expect on gpu: fail wrong-output
 __global__ void differences(float* out, const float* in, int n) {
   __shared__ float tile[BLOCK];
   int i = blockIdx.x * BLOCK + threadIdx.x;
