@@ -118,6 +118,7 @@ TEST_F(CliTest, GpuBackendWithoutADeviceIsAConfigurationError) {
   if (r.exit_code == 1 || r.exit_code == 0) GTEST_SKIP() << "a GPU is present here";
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--backend gpu: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("error while loading shared libraries"), std::string::npos) << r.err;  // said plainly
 }
 
 TEST_F(CliTest, SanitizeOnTheSimulatorIsAUsageErrorThatSaysWhy) {
@@ -134,6 +135,7 @@ TEST_F(CliTest, SanitizeWithoutADeviceIsAUsageError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("gpugrade: error: --sanitize runs compute-sanitizer on a GPU, and ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("drop --sanitize"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("error while loading shared libraries"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, BadFlagValueIsAUsageError) {

@@ -103,6 +103,11 @@ std::optional<Finding> explain_child_end(const ChildRun& run, const std::string&
           fmt::format("the GPU launcher died of signal {}: {}", run.signal, tail(run.output)));
     case ChildRun::End::kExited:
       if (run.exit_code == 0) return std::nullopt;
+      // The launcher links the driver's libcuda.so.1; the dynamic loader's words mean there is no driver.
+      if (run.exit_code == 127 && run.output.find("libcuda.so") != std::string::npos)
+        return gpu::make_finding(FindingKind::kRuntimeError,
+                                 "there is no NVIDIA driver on this machine (libcuda.so.1, which the GPU "
+                                 "launcher needs, is not installed)");
       return gpu::make_finding(
           FindingKind::kRuntimeError,
           fmt::format("{} exited with status {}: {}", launcher, run.exit_code, tail(run.output)));
