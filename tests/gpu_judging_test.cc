@@ -81,6 +81,20 @@ class GpuJudgingTest : public ::testing::Test {
     return grading_->grade_exercise(exercise, testing::read_file(testing::source_dir() / path), options);
   }
 
+  // `gpugrade check ID` on the scripted GPU, at `sizes` only.
+  static CheckReport check_on_gpu(const std::string& id, bool sanitize = false) {
+    Exercise exercise = grading_->exercise(id);
+    exercise.gpu_sizes.clear();
+    GradeOptions options;
+    options.solutions_dir = testing::source_dir() / "solutions";
+    options.sanitize = sanitize;
+    CheckReport report;
+    std::string error;
+    if (!check_exercise(exercise, testing::source_dir(), grading_->toolchain(), options, report, &error))
+      ADD_FAILURE() << error;
+    return report;
+  }
+
   static testing::Grading* grading_;
   static ScriptedGpu* gpu_;
 };
@@ -225,13 +239,7 @@ TEST_F(GpuJudgingTest, CheckOnAGpuHoldsMutantsToTheirExpectOnGpuLine) {
   // copy checks its solution, its stub, then mutants/walks_columns.cu: only the first and the last
   // compute the right output and are timed.
   gpu_->timings = {at_ratio(1.0), at_ratio(0.2)};
-  Exercise copy = grading_->exercise("copy");
-  copy.gpu_sizes.clear();
-  GradeOptions options;
-  options.solutions_dir = testing::source_dir() / "solutions";
-  CheckReport report;
-  std::string error;
-  ASSERT_TRUE(check_exercise(copy, testing::source_dir(), grading_->toolchain(), options, report, &error)) << error;
+  CheckReport report = check_on_gpu("copy");
   EXPECT_TRUE(row_of(report, "solution").ok) << row_of(report, "solution").got;
   EXPECT_TRUE(row_of(report, "stub").ok) << row_of(report, "stub").got;
   const CheckRow& mutant = row_of(report, "mutants/walks_columns.cu");
@@ -243,21 +251,13 @@ TEST_F(GpuJudgingTest, CheckOnAGpuHoldsMutantsToTheirExpectOnGpuLine) {
 
 TEST_F(GpuJudgingTest, CheckOnAGpuLeavesOutKindsOnlyTheSimulatorSees) {
   gpu_->timing = at_ratio(1.0);
-  Exercise tiled = grading_->exercise("transpose-tiled");
-  tiled.gpu_sizes.clear();
-  GradeOptions options;
-  options.solutions_dir = testing::source_dir() / "solutions";
-  CheckReport report;
-  std::string error;
-  ASSERT_TRUE(check_exercise(tiled, testing::source_dir(), grading_->toolchain(), options, report, &error)) << error;
+  CheckReport report = check_on_gpu("transpose-tiled");
   const CheckRow& mutant = row_of(report, "mutants/no_barrier.cu");
   EXPECT_EQ(mutant.expected, "fail (not on a gpu: race)");
   EXPECT_TRUE(mutant.ok) << mutant.why;
   EXPECT_EQ(row_of(report, "mutants/load_stops_early.cu").expected, "fail wrong-output");  // expect on gpu
   EXPECT_TRUE(row_of(report, "mutants/load_stops_early.cu").ok) << row_of(report, "mutants/load_stops_early.cu").why;
-  options.sanitize = true;  // compute-sanitizer reports races: now the race is required
-  report = {};
-  ASSERT_TRUE(check_exercise(tiled, testing::source_dir(), grading_->toolchain(), options, report, &error)) << error;
+  report = check_on_gpu("transpose-tiled", /*sanitize=*/true);  // compute-sanitizer reports races
   EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").expected, "fail race");
   EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").why, "no race finding");  // the scripted sanitizer saw none
 }

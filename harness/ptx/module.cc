@@ -127,15 +127,21 @@ std::optional<uint64_t> parse_number(std::string_view text) {
   return value;
 }
 
+// One spelling table's entry for `word`, if it has one.
+template <typename T>
+std::optional<T> lookup_word(const std::map<std::string_view, T>& table, std::string_view word) {
+  auto it = table.find(word);
+  if (it == table.end()) return std::nullopt;
+  return it->second;
+}
+
 std::optional<Type> parse_type(std::string_view word) {
   static const std::map<std::string_view, Type> kTypes = {
       {"pred", Type::kPred}, {"b8", Type::kB8},   {"b16", Type::kB16}, {"b32", Type::kB32},
       {"b64", Type::kB64},   {"u8", Type::kU8},   {"u16", Type::kU16}, {"u32", Type::kU32},
       {"u64", Type::kU64},   {"s8", Type::kS8},   {"s16", Type::kS16}, {"s32", Type::kS32},
       {"s64", Type::kS64},   {"f16", Type::kF16}, {"f32", Type::kF32}, {"f64", Type::kF64}};
-  auto it = kTypes.find(word);
-  if (it == kTypes.end()) return std::nullopt;
-  return it->second;
+  return lookup_word(kTypes, word);
 }
 
 std::optional<Space> parse_space(std::string_view word) {
@@ -160,9 +166,7 @@ std::optional<Special> parse_special(std::string_view word) {
       {"%lanemask_lt", Special::kLanemaskLt}, {"%lanemask_le", Special::kLanemaskLe},
       {"%lanemask_gt", Special::kLanemaskGt}, {"%lanemask_ge", Special::kLanemaskGe},
       {"%dynamic_smem_size", Special::kDynamicSmemSize}};
-  auto it = kSpecials.find(word);
-  if (it == kSpecials.end()) return std::nullopt;
-  return it->second;
+  return lookup_word(kSpecials, word);
 }
 
 std::optional<Op> parse_opcode(std::string_view word) {
@@ -183,18 +187,14 @@ std::optional<Op> parse_opcode(std::string_view word) {
       {"rcp", Op::kRcp},     {"ex2", Op::kEx2},       {"lg2", Op::kLg2},       {"sin", Op::kSin},
       {"cos", Op::kCos},     {"tanh", Op::kTanh},     {"shf", Op::kShf},       {"copysign", Op::kCopysign},
       {"bfind", Op::kBfind}};
-  auto it = kOps.find(word);
-  if (it == kOps.end()) return std::nullopt;
-  return it->second;
+  return lookup_word(kOps, word);
 }
 
 std::optional<Rounding> parse_rounding(std::string_view word) {
   static const std::map<std::string_view, Rounding> kModes = {
       {"rn", Rounding::kRn},   {"rz", Rounding::kRz},   {"rm", Rounding::kRm},   {"rp", Rounding::kRp},
       {"rni", Rounding::kRni}, {"rzi", Rounding::kRzi}, {"rmi", Rounding::kRmi}, {"rpi", Rounding::kRpi}};
-  auto it = kModes.find(word);
-  if (it == kModes.end()) return std::nullopt;
-  return it->second;
+  return lookup_word(kModes, word);
 }
 
 std::optional<Cmp> parse_cmp(std::string_view word) {
@@ -203,9 +203,7 @@ std::optional<Cmp> parse_cmp(std::string_view word) {
       {"ge", Cmp::kGe},   {"lo", Cmp::kLo},   {"ls", Cmp::kLs},   {"hi", Cmp::kHi},   {"hs", Cmp::kHs},
       {"equ", Cmp::kEqu}, {"neu", Cmp::kNeu}, {"ltu", Cmp::kLtu}, {"leu", Cmp::kLeu}, {"gtu", Cmp::kGtu},
       {"geu", Cmp::kGeu}, {"num", Cmp::kNum}, {"nan", Cmp::kNan}};
-  auto it = kCmps.find(word);
-  if (it == kCmps.end()) return std::nullopt;
-  return it->second;
+  return lookup_word(kCmps, word);
 }
 
 std::optional<AtomOp> parse_atom_op(std::string_view word) {
@@ -213,18 +211,14 @@ std::optional<AtomOp> parse_atom_op(std::string_view word) {
       {"add", AtomOp::kAdd}, {"min", AtomOp::kMin}, {"max", AtomOp::kMax}, {"exch", AtomOp::kExch},
       {"cas", AtomOp::kCas}, {"and", AtomOp::kAnd}, {"or", AtomOp::kOr},   {"xor", AtomOp::kXor},
       {"inc", AtomOp::kInc}, {"dec", AtomOp::kDec}};
-  auto it = kAtomOps.find(word);
-  if (it == kAtomOps.end()) return std::nullopt;
-  return it->second;
+  return lookup_word(kAtomOps, word);
 }
 
 std::optional<PrmtMode> parse_prmt_mode(std::string_view word) {
   static const std::map<std::string_view, PrmtMode> kModes = {{"f4e", PrmtMode::kF4e}, {"b4e", PrmtMode::kB4e},
                                                               {"rc8", PrmtMode::kRc8}, {"ecl", PrmtMode::kEcl},
                                                               {"ecr", PrmtMode::kEcr}, {"rc16", PrmtMode::kRc16}};
-  auto it = kModes.find(word);
-  if (it == kModes.end()) return std::nullopt;
-  return it->second;
+  return lookup_word(kModes, word);
 }
 
 // Register types nvcc's headers declare that the simulator has no Type for; only a lenient parse takes them.
