@@ -412,31 +412,41 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
   return request;
 }
 
-// --sanitize: each correctness launch is re-run under the backend's external checker (compute-sanitizer
-// on the GPU), whose race and barrier findings join the run's own.
+// --sanitize: a variant's correctness launches are re-run under the backend's external checker
+// (compute-sanitizer on the GPU), all in one series; its race and barrier findings join each run's own.
 struct SanitizerTally {
   // compute-sanitizer names a source file by its last component: the learner's path for each name.
   std::map<std::string, std::string> paths;
   size_t checked = 0;
-  std::vector<std::string> unfinished;  // why a run could not be checked, once per distinct reason
+  std::vector<std::string> unfinished;  // why runs could not be checked, once per distinct reason
 
   std::string path_of(const std::string& reported) const {
     auto it = paths.find(std::filesystem::path(reported).filename().string());
     return it == paths.end() ? reported : it->second;
   }
 
-  void check(Backend& backend, Program& program, const LaunchRequest& launch, std::vector<Finding>& findings) {
-    SanitizerOutcome outcome = backend.sanitize(program, launch);
-    if (!outcome.ran) {
-      if (std::find(unfinished.begin(), unfinished.end(), outcome.why_not) == unfinished.end())
-        unfinished.push_back(outcome.why_not);
+  // `launches` are the correctness launches of one variant; `runs` the index of each one's Run in `result`.
+  void check(Backend& backend, Program& program, const std::vector<LaunchRequest>& launches,
+             const std::vector<size_t>& runs, Result& result, std::vector<Finding>& findings) {
+    if (launches.empty()) return;
+    SanitizerOutcome outcome = backend.sanitize(program, launches);
+    if (!outcome.ran || outcome.findings.size() != launches.size()) {
+      const std::string why = outcome.ran ? "the sanitizer's report did not cover every launch" : outcome.why_not;
+      if (std::find(unfinished.begin(), unfinished.end(), why) == unfinished.end()) unfinished.push_back(why);
       return;
     }
-    ++checked;
-    for (Finding& f : outcome.findings) {
-      f.file = path_of(f.file);
-      if (f.details.contains("other_file")) f.details["other_file"] = path_of(f.details["other_file"].get<std::string>());
-      findings.push_back(std::move(f));
+    checked += launches.size();
+    for (size_t k = 0; k < launches.size(); ++k) {
+      Run& run = result.runs[runs[k]];
+      for (Finding& f : outcome.findings[k]) {
+        f.file = path_of(f.file);
+        if (f.details.contains("other_file"))
+          f.details["other_file"] = path_of(f.details["other_file"].get<std::string>());
+        f.variant = run.variant;
+        f.size = run.size;
+        if (f.severity == Severity::kError) run.verdict = Verdict::kFail;
+        findings.push_back(std::move(f));
+      }
     }
   }
 
@@ -557,6 +567,8 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     for (const auto& [name, value] : variant.defines) defines[name] = value;
     std::vector<SharedShape> shapes = find_shared_shapes(submission.text, defines);
     LineFigures figures;
+    std::vector<LaunchRequest> to_sanitize;
+    std::vector<size_t> to_sanitize_runs;
     for (size_t s = 0; s < sizes.size(); ++s) {
       const Size& size = sizes[s];
       std::optional<LaunchRequest> launch = make_launch(exercise, variant, size, built->kernel->entry, seed, error);
@@ -585,11 +597,13 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
       Run run{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds};
       const bool timed_out = std::any_of(run_findings.begin(), run_findings.end(),
                                          [](const Finding& f) { return f.kind == FindingKind::kTimeout; });
-      // A kernel that never ends would hold the sanitizer for its whole (much longer) limit, and gpu_sizes
-      // are too large for its pace (racecheck runs a kernel many times slower).
-      const bool gpu_size = s >= exercise.sizes.size();
-      if (options.sanitize && !timed_out && !gpu_size)
-        sanitizer.check(toolchain.backend, *built->program, *launch, run_findings);
+      // A kernel that never ends would hold the sanitizer for its whole (much longer) limit, one that
+      // faulted has said what is wrong, and gpu_sizes are too large for racecheck's pace.
+      const bool faulted = !obs.completed;
+      if (options.sanitize && !faulted && s < exercise.sizes.size()) {
+        to_sanitize.push_back(*launch);
+        to_sanitize_runs.push_back(result.runs.size());
+      }
       for (Finding& f : run_findings) {
         if (f.severity == Severity::kError) run.verdict = Verdict::kFail;
         if (f.file.empty()) f.file = file;  // a GPU timeout or fault names no line, but it is the submission's
@@ -605,6 +619,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
         break;
       }
     }
+    sanitizer.check(toolchain.backend, *built->program, to_sanitize, to_sanitize_runs, result, findings);
     judge_line_figures(figures, exercise.performance.sim, variant.label, findings, result.metrics);
     if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
       timed = std::move(built);

@@ -156,11 +156,11 @@ struct TimingResult {
   std::vector<Finding> findings;        // launch failures while timing
 };
 
-// What an external checker found when a launch was re-run under it (compute-sanitizer on the GPU).
+// What an external checker found when launches were re-run under it (compute-sanitizer on the GPU).
 struct SanitizerOutcome {
   bool ran = false;                     // false: the checker is missing, or did not finish; why_not says
   std::string why_not;
-  std::vector<Finding> findings;        // race and barrier-divergence findings, with lines
+  std::vector<std::vector<Finding>> findings;  // per launch, in the order asked: races, diverged barriers
 };
 
 class Backend {
@@ -171,9 +171,9 @@ class Backend {
   virtual Observations launch(Program& program, const LaunchRequest& request) = 0;
   // Backends that cannot time (the simulator) return nullopt.
   virtual std::optional<TimingResult> time(const TimingRequest&) { return std::nullopt; }
-  // Re-runs a launch under the backend's external race and barrier checker. The simulator has none (its
-  // own checkers run on every launch), so by default this says so.
-  virtual SanitizerOutcome sanitize(Program&, const LaunchRequest&) {
+  // Re-runs launches of one program under the backend's external race and barrier checker. The
+  // simulator has none (its own checkers run on every launch), so by default this says so.
+  virtual SanitizerOutcome sanitize(Program&, const std::vector<LaunchRequest>&) {
     return {false, std::string("the ") + std::string(name()) + " backend has no sanitizer", {}};
   }
 };

@@ -18,6 +18,7 @@
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/poison_prologue.h"
+#include "harness/gpu/job.h"
 #include "harness/gpu/sanitizer_report.h"
 #include "harness/poison.h"
 
@@ -377,6 +378,22 @@ TEST(GpuSanitizer, BarrierErrorsOfOneBarrierBecomeOneFinding) {
   EXPECT_EQ(findings[1].details["threads"], 3);
 }
 
+TEST(GpuSanitizer, SeriesReportIsSplitByTheLaunchersMarkers) {
+  // What the launcher and the sanitizer print for a series of three launches, the second one racy.
+  const std::string report = std::string(kSanitizerReport.substr(0, kSanitizerReport.find("=========", 1))) +
+                             std::string(gpu::kSeriesMarker) + "0\n" + std::string(gpu::kSeriesMarker) + "1\n" +
+                             std::string(kSanitizerReport.substr(kSanitizerReport.find("========= Error"))) +
+                             std::string(gpu::kSeriesMarker) + "2\n========= ERROR SUMMARY: 0 errors\n";
+  std::vector<std::vector<Finding>> findings = gpu::parse_sanitizer_series(report, 3);
+  ASSERT_EQ(findings.size(), 3u);
+  EXPECT_TRUE(findings[0].empty());
+  ASSERT_EQ(findings[1].size(), 2u);
+  EXPECT_EQ(findings[1][0].kind, FindingKind::kRace);
+  EXPECT_EQ(findings[1][0].line, 4);
+  EXPECT_EQ(findings[1][1].kind, FindingKind::kBarrierDivergence);
+  EXPECT_TRUE(findings[2].empty());
+}
+
 TEST(GpuSanitizer, CleanReportHasNoFindings) {
   EXPECT_TRUE(gpu::parse_sanitizer_report("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")
                   .empty());
@@ -448,6 +465,36 @@ float iota(size_t i) { return static_cast<float>(i); }
 
 KernelArg buffer_arg(size_t index) { return {KernelArg::Kind::kBuffer, index, 0}; }
 KernelArg scalar_arg(uint64_t bits) { return {KernelArg::Kind::kScalar, 0, bits}; }
+
+TEST(GpuJob, SeriesTravelsToTheLauncherWithEveryLaunchsBuffers) {
+  gpu::Job job;
+  job.mode = gpu::JobMode::kSeries;
+  job.subject.ptx = ".version 8.0";
+  job.subject.param_bytes = {8, 4};
+  for (uint32_t rows : {3u, 5u}) {
+    LaunchRequest launch;
+    launch.entry = "k";
+    launch.block = {32, rows, 1};
+    launch.buffers = {float_buffer("in", rows, [](size_t i) { return static_cast<float>(i) + 0.5f; })};
+    launch.args = {buffer_arg(0), scalar_arg(rows)};
+    job.series.push_back(launch);
+  }
+  const std::string path = (std::filesystem::temp_directory_path() / "gpugrade_series_job").string();
+  std::string error;
+  ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
+  gpu::Job back;
+  ASSERT_TRUE(gpu::read_job(path, &back, &error)) << error;
+  std::filesystem::remove(path);
+  EXPECT_EQ(back.mode, gpu::JobMode::kSeries);
+  EXPECT_EQ(back.subject.param_bytes, job.subject.param_bytes);
+  ASSERT_EQ(back.series.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(back.series[k].block, job.series[k].block);
+    EXPECT_EQ(back.series[k].args[1].bits, job.series[k].args[1].bits);
+    ASSERT_EQ(back.series[k].buffers.size(), 1u);
+    EXPECT_EQ(back.series[k].buffers[0].bytes, job.series[k].buffers[0].bytes);
+  }
+}
 
 class GpuDevice : public ::testing::Test {
  protected:
@@ -626,23 +673,30 @@ TEST_F(GpuDevice, TimingGivesSaneFigures) {
 
 TEST_F(GpuDevice, SanitizerFindsTheRaceAndTheDivergedBarrier) {
   if (gpu::find_on_path("compute-sanitizer").empty()) GTEST_SKIP() << "compute-sanitizer is not on PATH";
+  // One sanitizer process per tool for the series; each launch gets its own findings: at 32x8 warps race
+  // (errors), at 32x1 only lanes of one warp do (warnings).
+  const std::string entry = "_Z20transpose_no_barrierPfPKfii";
   SanitizerOutcome racy =
-      sanitize_launch(*program_, transpose("_Z20transpose_no_barrierPfPKfii", 64, 64, {32, 8, 1}));
+      sanitize_launches(*program_, {transpose(entry, 64, 64, {32, 8, 1}), transpose(entry, 64, 64, {32, 1, 1})});
   ASSERT_TRUE(racy.ran) << racy.why_not;
-  ASSERT_FALSE(racy.findings.empty());
-  EXPECT_EQ(racy.findings[0].kind, FindingKind::kRace);
-  EXPECT_EQ(racy.findings[0].line, marked_line("RACY_READ"));
-  EXPECT_EQ(racy.findings[0].details["other_line"], marked_line("RACY_WRITE"));
+  ASSERT_EQ(racy.findings.size(), 2u);
+  ASSERT_FALSE(racy.findings[0].empty());
+  EXPECT_EQ(racy.findings[0][0].kind, FindingKind::kRace);
+  EXPECT_EQ(racy.findings[0][0].severity, Severity::kError);
+  EXPECT_EQ(racy.findings[0][0].line, marked_line("RACY_READ"));
+  EXPECT_EQ(racy.findings[0][0].details["other_line"], marked_line("RACY_WRITE"));
+  for (const Finding& f : racy.findings[1]) EXPECT_EQ(f.severity, Severity::kWarning) << f.message;
 
   LaunchRequest diverged;
   diverged.entry = "diverged_barrier";
   diverged.block = {64, 1, 1};
   diverged.buffers = {poisoned_buffer("out", 64)};
   diverged.args = {buffer_arg(0)};
-  SanitizerOutcome outcome = sanitize_launch(*program_, diverged);
+  SanitizerOutcome outcome = sanitize_launches(*program_, {diverged});
   ASSERT_TRUE(outcome.ran) << outcome.why_not;
+  ASSERT_EQ(outcome.findings.size(), 1u);
   bool divergence = false;
-  for (const Finding& f : outcome.findings)
+  for (const Finding& f : outcome.findings[0])
     divergence |= f.kind == FindingKind::kBarrierDivergence && f.line == marked_line("DIVERGED");
   EXPECT_TRUE(divergence);
 }

@@ -30,16 +30,22 @@ class ScriptedGpu : public Backend {
     timed.push_back(request);
     return timed.size() <= timings.size() ? timings[timed.size() - 1] : timing;
   }
-  SanitizerOutcome sanitize(Program&, const LaunchRequest& request) override {
-    sanitized.push_back(request.block);
-    return sanitizer;
+  // Every launch of a series gets the same scripted findings.
+  SanitizerOutcome sanitize(Program&, const std::vector<LaunchRequest>& launches) override {
+    series.push_back(launches.size());
+    for (const LaunchRequest& launch : launches) sanitized.push_back(launch.block);
+    if (!sanitizer_runs) return {false, sanitizer_why_not, {}};
+    return {true, "", std::vector<std::vector<Finding>>(launches.size(), sanitizer_findings)};
   }
 
   TimingResult timing;
   std::vector<TimingResult> timings;
-  SanitizerOutcome sanitizer{true, "", {}};
+  bool sanitizer_runs = true;
+  std::string sanitizer_why_not;
+  std::vector<Finding> sanitizer_findings;
   std::vector<TimingRequest> timed;
   std::vector<Dim3> sanitized;
+  std::vector<size_t> series;  // the length of each series asked for
 
  private:
   std::unique_ptr<Backend> sim_;
@@ -66,9 +72,11 @@ class GpuJudgingTest : public ::testing::Test {
   void SetUp() override {
     gpu_->timing = {};
     gpu_->timings.clear();
-    gpu_->sanitizer = {true, "", {}};
+    gpu_->sanitizer_runs = true;
+    gpu_->sanitizer_findings.clear();
     gpu_->timed.clear();
     gpu_->sanitized.clear();
+    gpu_->series.clear();
   }
 
   // The exercise's gpu_sizes would run on the simulator here, for seconds each: these tests judge the
@@ -156,12 +164,13 @@ TEST_F(GpuJudgingTest, SanitizerRaceIsOneFindingAtTheReadingLine) {
       "a read of shared memory at line 16 races with a write at line 9: no __syncthreads() orders them "
       "(compute-sanitizer racecheck)";
   race.details = {{"tool", "racecheck"}, {"other_file", "transpose.cu"}, {"other_line", 9}, {"hazards", 252}};
-  gpu_->sanitizer.findings = {race};
+  gpu_->sanitizer_findings = {race};
   // The solution itself: every finding here is the sanitizer's, so the test shows how its findings fold.
   Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu", true);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(gpu_->sanitized.size(), r.runs.size());
   EXPECT_EQ(gpu_->sanitized.size(), 16u);
+  EXPECT_EQ(gpu_->series, (std::vector<size_t>{4, 4, 4, 4}));  // one series per variant, not one per run
   std::vector<Finding> races = findings_of(r, FindingKind::kRace);
   ASSERT_EQ(races.size(), 1u);
   EXPECT_EQ(races[0].file, "exercises/transpose-tiled/transpose.cu");
@@ -186,7 +195,8 @@ TEST_F(GpuJudgingTest, SanitizerRaceIsOneFindingAtTheReadingLine) {
 }
 
 TEST_F(GpuJudgingTest, RunsTheSanitizerCouldNotCheckAreSaidInTheNote) {
-  gpu_->sanitizer = {false, "compute-sanitizer --tool racecheck: it ran past its 600 s limit", {}};
+  gpu_->sanitizer_runs = false;
+  gpu_->sanitizer_why_not = "compute-sanitizer --tool racecheck: it ran past its 600 s limit";
   gpu_->timing.subject = gbps(2000);
   gpu_->timing.baseline = gbps(3000);
   gpu_->timing.ratio = 2.0 / 3.0;
@@ -212,6 +222,7 @@ TEST_F(GpuJudgingTest, GpuSizesRunOnlyOnAGpu) {
   EXPECT_EQ(on_gpu.verdict, Verdict::kPass);
   // compute-sanitizer is too slow for gpu_sizes: it sees the 16 runs at `sizes`.
   EXPECT_EQ(gpu_->sanitized.size(), 16u);
+  EXPECT_EQ(gpu_->series, (std::vector<size_t>{4, 4, 4, 4}));  // one series per variant, not one per run
   EXPECT_EQ(on_gpu.metrics["sanitizer"]["checked_runs"], 16);
   testing::Grading sim;
   Result on_sim = sim.grade_exercise(copy, solution);

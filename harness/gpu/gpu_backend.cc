@@ -246,8 +246,8 @@ class GpuBackend : public Backend {
     return std::move(result->timing);
   }
 
-  SanitizerOutcome sanitize(Program& program, const LaunchRequest& request) override {
-    return sanitize_launch(program, request, options_);
+  SanitizerOutcome sanitize(Program& program, const std::vector<LaunchRequest>& launches) override {
+    return sanitize_launches(program, launches, options_);
   }
 
  private:
@@ -284,8 +284,8 @@ bool sanitizer_available(std::string* why_not) {
   return false;
 }
 
-SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& request,
-                                 const GpuOptions& options) {
+SanitizerOutcome sanitize_launches(const Program& program, const std::vector<LaunchRequest>& launches,
+                                   const GpuOptions& options) {
   SanitizerOutcome outcome;
   const std::string sanitizer = gpu::find_on_path("compute-sanitizer");
   const auto* gpu_program = dynamic_cast<const GpuProgram*>(&program);
@@ -294,24 +294,43 @@ SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& re
                                         : "the program was not loaded by the GPU backend";
     return outcome;
   }
+  if (launches.empty()) {
+    outcome.ran = true;
+    return outcome;
+  }
+  for (const LaunchRequest& launch : launches) {
+    if (launch.entry != launches.front().entry) {
+      outcome.why_not = "a sanitizer series launches one kernel; it was given two";
+      return outcome;
+    }
+  }
   gpu::Job job;
-  job.mode = gpu::JobMode::kLaunch;
-  std::optional<gpu::KernelJob> kernel = kernel_job(program, gpu_program->ptx(), request, &outcome.findings);
+  job.mode = gpu::JobMode::kSeries;
+  std::vector<Finding> failures;
+  std::optional<gpu::KernelJob> kernel = kernel_job(program, gpu_program->ptx(), launches.front(), &failures);
   if (!kernel) {
-    outcome.why_not = outcome.findings.front().message;
+    outcome.why_not = failures.front().message;
     return outcome;
   }
   job.subject = std::move(*kernel);
-  // A kernel under the sanitizer runs many times slower: one generous limit for the whole run.
+  job.subject.launch = {};  // the series carries the launches
+  job.series = launches;
+  // A kernel under the sanitizer runs many times slower: one generous limit for the whole series.
   const gpu::ChildLimits limits{options.sanitizer_seconds, options.sanitizer_seconds};
+  outcome.findings.resize(launches.size());
   for (const char* tool : {"racecheck", "synccheck"}) {
-    std::vector<Finding> failures;
     std::string report;
-    if (!run_job(job, options, limits, &failures, {sanitizer, "--tool", tool}, &report)) {
-      outcome.why_not = fmt::format("compute-sanitizer --tool {}: {}", tool, failures.front().message);
+    std::optional<gpu::JobResult> result = run_job(job, options, limits, &failures, {sanitizer, "--tool", tool}, &report);
+    if (result && !result->observations.completed && !result->observations.findings.empty())
+      failures = result->observations.findings;
+    if (!result || !result->observations.completed) {
+      outcome.why_not = fmt::format("compute-sanitizer --tool {}: {}", tool,
+                                    failures.empty() ? "the launcher stopped early" : failures.front().message);
       return outcome;
     }
-    for (Finding& finding : gpu::parse_sanitizer_report(report)) outcome.findings.push_back(std::move(finding));
+    std::vector<std::vector<Finding>> found = gpu::parse_sanitizer_series(report, launches.size());
+    for (size_t k = 0; k < launches.size(); ++k)
+      for (Finding& finding : found[k]) outcome.findings[k].push_back(std::move(finding));
   }
   outcome.ran = true;
   return outcome;

@@ -1,6 +1,6 @@
 // The GPU backend: runs kernels on a real device through the CUDA driver API. Every launch happens in a
 // child process (gpugrade-launch) with a wall-clock limit; correctness runs use PTX whose shared memory
-// is poisoned first, timing runs the untouched PTX. --sanitize re-runs a launch under compute-sanitizer.
+// is poisoned first, timing runs the untouched PTX. --sanitize re-runs launches under compute-sanitizer.
 #pragma once
 
 #include <memory>
@@ -31,9 +31,10 @@ std::string poisoned_ptx(const Program& program);
 // Whether compute-sanitizer is on PATH; on false, *why_not says what to do.
 bool sanitizer_available(std::string* why_not);
 
-// Runs the launch (untouched PTX) under compute-sanitizer racecheck, then synccheck. `program` must
-// come from the GPU backend's load(); the backend's sanitize() calls this with its own options.
-SanitizerOutcome sanitize_launch(const Program& program, const LaunchRequest& request,
-                                 const GpuOptions& options = {});
+// Runs the launches (untouched PTX) under compute-sanitizer racecheck, then synccheck: one sanitizer
+// process per tool for all of them, its report split by launch. `program` must come from the GPU
+// backend's load(); the backend's sanitize() calls this with its own options.
+SanitizerOutcome sanitize_launches(const Program& program, const std::vector<LaunchRequest>& launches,
+                                   const GpuOptions& options = {});
 
 }  // namespace gpugrade

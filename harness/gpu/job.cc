@@ -198,8 +198,16 @@ std::string_view mode_name(JobMode mode) {
       return "time";
     case JobMode::kProbe:
       return "probe";
+    case JobMode::kSeries:
+      return "series";
   }
   return "probe";
+}
+
+JobMode mode_from_name(const std::string& name) {
+  for (JobMode mode : {JobMode::kLaunch, JobMode::kTime, JobMode::kSeries})
+    if (name == mode_name(mode)) return mode;
+  return JobMode::kProbe;
 }
 
 }  // namespace
@@ -210,24 +218,31 @@ bool write_job(const std::string& path, const Job& job, std::string* error) {
                  {"baseline", kernel_to_json(job.baseline)},
                  {"bytes_moved", job.bytes_moved},
                  {"warmup_launches", job.warmup_launches},
-                 {"timed_launches", job.timed_launches}};
+                 {"timed_launches", job.timed_launches},
+                 {"series", json::array()}};
   std::vector<const Buffer*> buffers;
   for (const Buffer& b : job.subject.launch.buffers) buffers.push_back(&b);
   for (const Buffer& b : job.baseline.launch.buffers) buffers.push_back(&b);
+  for (const LaunchRequest& launch : job.series) {
+    header["series"].push_back(launch_to_json(launch));
+    for (const Buffer& b : launch.buffers) buffers.push_back(&b);
+  }
   return write_file(path, header, buffers, error);
 }
 
 bool read_job(const std::string& path, Job* job, std::string* error) {
   return read_file(path, error, [&](const json& header, std::vector<Buffer*>* buffers) {
-    const std::string mode = header.at("mode").get<std::string>();
-    job->mode = mode == "launch" ? JobMode::kLaunch : mode == "time" ? JobMode::kTime : JobMode::kProbe;
+    job->mode = mode_from_name(header.at("mode").get<std::string>());
     job->subject = kernel_from_json(header.at("subject"));
     job->baseline = kernel_from_json(header.at("baseline"));
     job->bytes_moved = header.at("bytes_moved").get<uint64_t>();
     job->warmup_launches = header.at("warmup_launches").get<int>();
     job->timed_launches = header.at("timed_launches").get<int>();
+    for (const json& launch : header.at("series")) job->series.push_back(launch_from_json(launch));
     for (Buffer& b : job->subject.launch.buffers) buffers->push_back(&b);
     for (Buffer& b : job->baseline.launch.buffers) buffers->push_back(&b);
+    for (LaunchRequest& launch : job->series)
+      for (Buffer& b : launch.buffers) buffers->push_back(&b);
   });
 }
 

@@ -4,13 +4,19 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/backend.h"
 
 namespace gpugrade::gpu {
 
-enum class JobMode { kLaunch, kTime, kProbe };
+// kSeries launches the subject's kernel once per request of Job::series on one module, discarding the
+// outputs: for a tool wrapped around the launcher (compute-sanitizer), which then starts once, not once
+// per launch. Before each launch the launcher prints kSeriesMarker and the launch's index on stdout, so
+// the tool's reports can be told apart by launch.
+enum class JobMode { kLaunch, kTime, kProbe, kSeries };
+inline constexpr std::string_view kSeriesMarker = "gpugrade-launch: series launch ";
 
 // One kernel to run: its PTX (instrumented for correctness runs, untouched for timing), the sizes of its
 // parameters from the PTX (scalars are passed in exactly that many bytes), and the launch itself.
@@ -27,6 +33,7 @@ struct Job {
   uint64_t bytes_moved = 0;  // kTime only
   int warmup_launches = 0;
   int timed_launches = 0;
+  std::vector<LaunchRequest> series;  // kSeries only; the subject's own launch is not run
 };
 
 struct JobResult {

@@ -320,6 +320,24 @@ void run_launch(Session& session, Job& job, JobResult* result) {
   if (!o.completed) o.buffers.clear();
 }
 
+// The series on one module, a marker line on stdout before each launch (see JobMode::kSeries). The
+// launch synchronizes before the next marker, so a wrapping tool's report of a launch precedes it.
+void run_series(Session& session, Job& job, JobResult* result) {
+  Observations& o = result->observations;
+  o.completed = false;
+  CUmodule module = nullptr;
+  if (!session.load(job.subject.ptx, &module, &o.findings)) return;
+  for (size_t k = 0; k < job.series.size(); ++k) {
+    std::printf("%.*s%zu\n", static_cast<int>(kSeriesMarker.size()), kSeriesMarker.data(), k);
+    std::fflush(stdout);
+    KernelJob kernel{std::string(), job.subject.param_bytes, std::move(job.series[k])};
+    Prepared prepared;
+    if (!session.prepare(module, kernel, &prepared, &o.findings) || !session.run(kernel, prepared, &o.findings))
+      return;
+  }
+  o.completed = true;
+}
+
 Timing summarize(std::vector<float> ms, uint64_t bytes_moved) {
   Timing timing;
   if (ms.empty()) return timing;
@@ -390,6 +408,7 @@ int main_with(int argc, char** argv) {
     result.device = session.description();
     if (job.mode == JobMode::kLaunch) run_launch(session, job, &result);
     if (job.mode == JobMode::kTime) run_timing(session, job, &result);
+    if (job.mode == JobMode::kSeries) run_series(session, job, &result);
   } else {
     result.observations.completed = false;
   }

@@ -1,6 +1,8 @@
 // compute-sanitizer report parsing. See sanitizer_report.h.
 #include "harness/gpu/sanitizer_report.h"
 
+#include "harness/gpu/job.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -135,6 +137,22 @@ std::vector<Finding> parse_sanitizer_report(std::string_view text) {
     finding.details["tool"] = "synccheck";
     finding.details["threads"] = threads;
     findings.push_back(std::move(finding));
+  }
+  return findings;
+}
+
+std::vector<std::vector<Finding>> parse_sanitizer_series(std::string_view text, size_t launches) {
+  std::vector<std::vector<Finding>> findings(launches);
+  size_t at = text.find(kSeriesMarker);
+  while (at != std::string_view::npos) {
+    const size_t number = at + kSeriesMarker.size();
+    size_t index = 0, digits = number;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+      index = index * 10 + static_cast<size_t>(text[digits++] - '0');
+    const size_t next = text.find(kSeriesMarker, digits);
+    if (digits > number && index < launches)
+      findings[index] = parse_sanitizer_report(text.substr(digits, next == std::string_view::npos ? next : next - digits));
+    at = next;
   }
   return findings;
 }

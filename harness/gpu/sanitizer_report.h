@@ -1,6 +1,7 @@
 // Reads compute-sanitizer's text reports (racecheck, synccheck) into findings with source lines.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -12,5 +13,9 @@ namespace gpugrade::gpu {
 // in file.cu:14 [N hazards]", and `barrier-divergence` findings from "Barrier error detected. ...".
 // Lines that are neither are ignored.
 std::vector<Finding> parse_sanitizer_report(std::string_view text);
+
+// The report of a series of `launches` (JobMode::kSeries), one finding list per launch: what follows the
+// launcher's marker line for launch k, up to the next marker, belongs to launch k.
+std::vector<std::vector<Finding>> parse_sanitizer_series(std::string_view text, size_t launches);
 
 }  // namespace gpugrade::gpu
