@@ -392,6 +392,8 @@ TEST(GpuSanitizer, SeriesReportIsSplitByTheLaunchersMarkers) {
   EXPECT_EQ(findings[1][0].line, 4);
   EXPECT_EQ(findings[1][1].kind, FindingKind::kBarrierDivergence);
   EXPECT_TRUE(findings[2].empty());
+  EXPECT_EQ(gpu::series_launches_started(report), 3u);
+  EXPECT_EQ(gpu::series_launches_started(kSanitizerReport), 0u);
 }
 
 TEST(GpuSanitizer, CleanReportHasNoFindings) {
@@ -692,13 +694,17 @@ TEST_F(GpuDevice, SanitizerFindsTheRaceAndTheDivergedBarrier) {
   diverged.block = {64, 1, 1};
   diverged.buffers = {poisoned_buffer("out", 64)};
   diverged.args = {buffer_arg(0)};
-  SanitizerOutcome outcome = sanitize_launches(*program_, {diverged});
+  // synccheck stops the first launch at its barrier, and the context with it; the second launch is run
+  // in a series of its own and reported too.
+  SanitizerOutcome outcome = sanitize_launches(*program_, {diverged, diverged});
   ASSERT_TRUE(outcome.ran) << outcome.why_not;
-  ASSERT_EQ(outcome.findings.size(), 1u);
-  bool divergence = false;
-  for (const Finding& f : outcome.findings[0])
-    divergence |= f.kind == FindingKind::kBarrierDivergence && f.line == marked_line("DIVERGED");
-  EXPECT_TRUE(divergence);
+  ASSERT_EQ(outcome.findings.size(), 2u);
+  for (const std::vector<Finding>& launch : outcome.findings) {
+    bool divergence = false;
+    for (const Finding& f : launch)
+      divergence |= f.kind == FindingKind::kBarrierDivergence && f.line == marked_line("DIVERGED");
+    EXPECT_TRUE(divergence);
+  }
 }
 
 TEST_F(GpuDevice, HalfPrecisionAndBarArriveKernelsRun) {

@@ -319,18 +319,28 @@ SanitizerOutcome sanitize_launches(const Program& program, const std::vector<Lau
   const gpu::ChildLimits limits{options.sanitizer_seconds, options.sanitizer_seconds};
   outcome.findings.resize(launches.size());
   for (const char* tool : {"racecheck", "synccheck"}) {
-    std::string report;
-    std::optional<gpu::JobResult> result = run_job(job, options, limits, &failures, {sanitizer, "--tool", tool}, &report);
-    if (result && !result->observations.completed && !result->observations.findings.empty())
-      failures = result->observations.findings;
-    if (!result || !result->observations.completed) {
-      outcome.why_not = fmt::format("compute-sanitizer --tool {}: {}", tool,
-                                    failures.empty() ? "the launcher stopped early" : failures.front().message);
-      return outcome;
+    // synccheck stops a kernel at a diverged barrier, and its context with it: the launches after the one
+    // it stopped run in a new series.
+    for (size_t start = 0; start < launches.size();) {
+      job.series.assign(launches.begin() + static_cast<std::ptrdiff_t>(start), launches.end());
+      std::string report;
+      failures.clear();
+      std::optional<gpu::JobResult> result =
+          run_job(job, options, limits, &failures, {sanitizer, "--tool", tool}, &report);
+      if (result && !result->observations.completed) failures = result->observations.findings;
+      const size_t started = result ? gpu::series_launches_started(report) : 0;
+      std::vector<std::vector<Finding>> found = gpu::parse_sanitizer_series(report, job.series.size());
+      for (size_t k = 0; k < started && k < found.size(); ++k)
+        for (Finding& finding : found[k]) outcome.findings[start + k].push_back(std::move(finding));
+      if (result && result->observations.completed) break;
+      // A launch that failed with nothing reported by the tool failed for some other reason.
+      if (started == 0 || started > found.size() || found[started - 1].empty()) {
+        outcome.why_not = fmt::format("compute-sanitizer --tool {}: {}", tool,
+                                      failures.empty() ? "the launcher stopped early" : failures.front().message);
+        return outcome;
+      }
+      start += started;
     }
-    std::vector<std::vector<Finding>> found = gpu::parse_sanitizer_series(report, launches.size());
-    for (size_t k = 0; k < launches.size(); ++k)
-      for (Finding& finding : found[k]) outcome.findings[k].push_back(std::move(finding));
   }
   outcome.ran = true;
   return outcome;

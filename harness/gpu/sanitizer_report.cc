@@ -157,4 +157,11 @@ std::vector<std::vector<Finding>> parse_sanitizer_series(std::string_view text, 
   return findings;
 }
 
+size_t series_launches_started(std::string_view text) {
+  size_t count = 0;
+  for (size_t at = text.find(kSeriesMarker); at != std::string_view::npos; at = text.find(kSeriesMarker, at + 1))
+    ++count;
+  return count;
+}
+
 }  // namespace gpugrade::gpu

@@ -18,4 +18,7 @@ std::vector<Finding> parse_sanitizer_report(std::string_view text);
 // launcher's marker line for launch k, up to the next marker, belongs to launch k.
 std::vector<std::vector<Finding>> parse_sanitizer_series(std::string_view text, size_t launches);
 
+// How many launches of a series began: the launcher's marker lines in its output.
+size_t series_launches_started(std::string_view text);
+
 }  // namespace gpugrade::gpu
