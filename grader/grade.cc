@@ -500,13 +500,13 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
   result.metrics["throughput"] = {{"variant", variant.label}, {"size", perf.size.label()},
                                   {"subject", figures(timing->subject)}, {"baseline", figures(timing->baseline)},
                                   {"memcpy_dtod", figures(timing->memcpy_dtod)}, {"ratio", timing->ratio},
-                                  {"min_ratio", perf.min_ratio}};
+                                  {"min_ratio", perf.min_ratio}, {"baseline_exercise", perf.baseline}};
   if (timing->subject.gb_per_s > 0 && timing->ratio < perf.min_ratio) {
     Finding f = config_finding(
         FindingKind::kTooSlow,
-        fmt::format("{:.0f} GB/s is {:.2f} of the copy baseline's {:.0f} GB/s at {} ({}); the exercise asks for "
+        fmt::format("{:.0f} GB/s is {:.2f} of the {} baseline's {:.0f} GB/s at {} ({}); the exercise asks for "
                     "{:.2f} (cuMemcpyDtoD reached {:.0f} GB/s)",
-                    timing->subject.gb_per_s, timing->ratio, timing->baseline.gb_per_s, variant.label,
+                    timing->subject.gb_per_s, timing->ratio, perf.baseline, timing->baseline.gb_per_s, variant.label,
                     perf.size.label(), perf.min_ratio, timing->memcpy_dtod.gb_per_s),
         result.submission, 0);
     f.variant = variant.label;

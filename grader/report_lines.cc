@@ -39,6 +39,17 @@ std::string context_of(const Finding& finding) {
 
 }  // namespace
 
+std::string throughput_sentence(const Result& result) {
+  if (!result.metrics.contains("throughput")) return "";
+  const nlohmann::json& t = result.metrics["throughput"];
+  return fmt::format("{:.0f} GB/s at {} ({}): {:.2f} of the {} baseline's {:.0f} GB/s, the exercise asks for "
+                     "{:.2f}; cuMemcpyDtoD reached {:.0f} GB/s",
+                     t["subject"]["gb_per_s"].get<double>(), t["variant"].get<std::string>(),
+                     t["size"].get<std::string>(), t["ratio"].get<double>(), t["baseline_exercise"].get<std::string>(),
+                     t["baseline"]["gb_per_s"].get<double>(), t["min_ratio"].get<double>(),
+                     t["memcpy_dtod"]["gb_per_s"].get<double>());
+}
+
 std::string with_thousands(uint64_t value) {
   const std::string digits = std::to_string(value);
   std::string out;

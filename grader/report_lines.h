@@ -19,6 +19,11 @@ std::string message_with_context(const Finding& finding);
 // The wall time of all the result's runs (reports show it only when asked: it differs run to run).
 double total_seconds(const Result& result);
 
+// The GPU's throughput figures in a sentence, empty when the result has none: "1739 GB/s at 32x8
+// (rows=8192 cols=8192): 0.57 of the copy baseline's 3060 GB/s, the exercise asks for 0.45; cuMemcpyDtoD
+// reached 4169 GB/s"
+std::string throughput_sentence(const Result& result);
+
 // "2/3 exercises passed, 15/25 points"
 std::string tally(const std::vector<Result>& results);
 

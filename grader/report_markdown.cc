@@ -60,6 +60,8 @@ void write_findings(const Result& result, std::ostream& out) {
   }
   if (!result.note.empty())
     out << (note_is_the_failure(result) ? "- **error** " : "- ") << escape(result.note) << '\n';
+  if (std::string throughput = throughput_sentence(result); !throughput.empty())
+    out << "- throughput: " << escape(throughput) << '\n';
 }
 
 }  // namespace
@@ -79,7 +81,8 @@ void write_markdown(const std::vector<Result>& results, std::ostream& out, const
       out << '\n';
     }
     for (const Result& result : results) {
-      if (!result.findings.empty() || !result.note.empty()) write_findings(result, out);
+      if (!result.findings.empty() || !result.note.empty() || result.metrics.contains("throughput"))
+        write_findings(result, out);
     }
   }
   if (options.notices.empty()) return;

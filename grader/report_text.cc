@@ -79,6 +79,8 @@ void write_text(const std::vector<Result>& results, std::ostream& out, const Tex
     for (const Finding& finding : result.findings) warnings += finding.severity == Severity::kWarning;
     if (options.verbose || result.verdict == Verdict::kFail) write_runs(result, out);
     if (options.verbose) write_line_tables(result, out);
+    if (std::string throughput = throughput_sentence(result); !throughput.empty())
+      out << "throughput: " << throughput << '\n';
     if (!result.note.empty()) out << result.note << '\n';
     const bool pass = result.verdict == Verdict::kPass;
     std::string verdict = paint(pass ? "PASS" : "FAIL", pass ? "1;32" : "1;31", options.color);

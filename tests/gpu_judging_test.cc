@@ -53,6 +53,16 @@ class ScriptedGpu : public Backend {
 
 Timing gbps(double value) { return {1.0, value, 0.02}; }
 
+// The result of one timing at `ratio` of a 3000 GB/s baseline.
+TimingResult at_ratio(double ratio) {
+  TimingResult t;
+  t.subject = gbps(3000 * ratio);
+  t.baseline = gbps(3000);
+  t.memcpy_dtod = gbps(4100);
+  t.ratio = ratio;
+  return t;
+}
+
 class GpuJudgingTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -130,9 +140,7 @@ TEST_F(GpuJudgingTest, BelowTheRatioIsTooSlowWithTheFiguresThatDecidedIt) {
 }
 
 TEST_F(GpuJudgingTest, TimingRequestIsTheExercisesSizeAgainstCopysSolutionAtTheSameShape) {
-  gpu_->timing.subject = gbps(2000);
-  gpu_->timing.baseline = gbps(3000);
-  gpu_->timing.ratio = 2.0 / 3.0;
+  gpu_->timing = at_ratio(2.0 / 3.0);
   Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu");
   EXPECT_EQ(r.verdict, Verdict::kPass) << (r.findings.empty() ? "" : r.findings[0].message);
   EXPECT_TRUE(findings_of(r, FindingKind::kTooSlow).empty());
@@ -146,6 +154,15 @@ TEST_F(GpuJudgingTest, TimingRequestIsTheExercisesSizeAgainstCopysSolutionAtTheS
   EXPECT_NE(request.baseline_launch.entry.find("copy"), std::string::npos) << request.baseline_launch.entry;
   EXPECT_EQ(request.subject_launch.buffers[0].bytes.size(), request.baseline_launch.buffers[0].bytes.size());
   EXPECT_DOUBLE_EQ(r.metrics["throughput"]["ratio"].get<double>(), 2.0 / 3.0);
+  // A pass on a GPU still says how fast, in the text and in a pull request's comment.
+  const std::string sentence =
+      "2000 GB/s at 32x8 (rows=8192 cols=8192): 0.67 of the copy baseline's 3000 GB/s, the exercise asks for "
+      "0.45; cuMemcpyDtoD reached 4100 GB/s";
+  std::ostringstream text, markdown;
+  write_text({r}, text, {});
+  EXPECT_NE(text.str().find("throughput: " + sentence + "\n"), std::string::npos) << text.str();
+  write_markdown({r}, markdown, {});
+  EXPECT_NE(markdown.str().find("- throughput: 2000 GB/s at 32x8"), std::string::npos) << markdown.str();
 }
 
 TEST_F(GpuJudgingTest, AWrongKernelIsNotTimed) {
@@ -228,16 +245,6 @@ TEST_F(GpuJudgingTest, GpuSizesRunOnlyOnAGpu) {
   Result on_sim = sim.grade_exercise(copy, solution);
   EXPECT_EQ(on_sim.runs.size(), 16u);
   for (const gpugrade::Run& run : on_sim.runs) EXPECT_NE(run.size, "rows=45 cols=301");
-}
-
-// The result of one timing at `ratio` of a 3000 GB/s baseline.
-TimingResult at_ratio(double ratio) {
-  TimingResult t;
-  t.subject = gbps(3000 * ratio);
-  t.baseline = gbps(3000);
-  t.memcpy_dtod = gbps(4100);
-  t.ratio = ratio;
-  return t;
 }
 
 const CheckRow& row_of(const CheckReport& report, const std::string& submission) {
