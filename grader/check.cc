@@ -87,7 +87,7 @@ bool check_one(const Exercise& exercise, const fs::path& file, const std::string
   if (!text) {
     row.got = "missing";
     row.why = fmt::format("cannot read {}", file.string());
-    report.rows.push_back(row);
+    report.add(std::move(row));
     return true;
   }
   std::optional<Result> result = grade(exercise, {*text, file.string()}, toolchain, options, error);
@@ -103,11 +103,16 @@ bool check_one(const Exercise& exercise, const fs::path& file, const std::string
     row.why = fmt::format("expected {}, got {}", to_string(verdict), to_string(result->verdict));
   else if (!missing.empty())
     row.why = fmt::format("no {} finding", fmt::join(missing, " or "));
-  report.rows.push_back(row);
+  report.add(std::move(row));
   return true;
 }
 
 }  // namespace
+
+void CheckReport::add(CheckRow row) {
+  rows.push_back(std::move(row));
+  if (on_row) on_row(rows.back());
+}
 
 bool CheckReport::ok() const {
   return invalid.empty() && std::all_of(rows.begin(), rows.end(), [](const CheckRow& r) { return r.ok; });

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -62,6 +63,8 @@ struct InvalidExercise {
 struct CheckReport {
   std::vector<InvalidExercise> invalid;
   std::vector<CheckRow> rows;
+  std::function<void(const CheckRow&)> on_row;  // told of each row as it is decided (progress on a terminal)
+  void add(CheckRow row);
   bool ok() const;
 };
 

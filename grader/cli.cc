@@ -281,13 +281,19 @@ int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
   return exit_code(results);
 }
 
-int cmd_check(const Invocation& inv, std::ostream& out, std::ostream&) {
+int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
   Tools tools(inv);
   std::vector<fs::path> dirs;
   if (inv.exercises.empty()) dirs = list_exercises(root / "exercises");
   for (const std::string& id : inv.exercises) dirs.push_back(exercise_dir(root, id));
   CheckReport report;
+  // A check of a course takes minutes (on a GPU, several): a terminal sees each row as it is decided.
+  if (isatty(STDERR_FILENO)) {
+    report.on_row = [&err](const CheckRow& row) {
+      err << fmt::format("{} {}: {}{}\n", row.exercise, row.submission, row.got, row.ok ? "" : "  <-- " + row.why);
+    };
+  }
   for (const fs::path& dir : dirs) {
     std::vector<std::string> errors;
     std::optional<Exercise> exercise = load_exercise(dir, &errors, display(dir));

@@ -29,7 +29,11 @@ TEST(CheckTest, ScaffoldPassesCheckAsGenerated) {
   GradeOptions options;
   options.solutions_dir = root->path() / "solutions";
   CheckReport report;
+  std::vector<std::string> told;  // what a terminal sees while the check runs
+  report.on_row = [&](const CheckRow& row) { told.push_back(row.submission + ": " + row.got); };
   ASSERT_TRUE(check_exercise(*exercise, root->path(), grading.toolchain(), options, report, &error)) << error;
+  EXPECT_EQ(told, (std::vector<std::string>{"solution: pass", "stub: fail: unwritten-output",
+                                            "mutants/guard-off-by-one.cu: fail: out-of-bounds"}));
   ASSERT_EQ(report.rows.size(), 3u);  // solution, stub, one mutant
   for (const CheckRow& row : report.rows) EXPECT_TRUE(row.ok) << row.submission << ": " << row.got << " " << row.why;
   EXPECT_EQ(report.rows[2].submission, "mutants/guard-off-by-one.cu");
