@@ -365,10 +365,15 @@ struct Built {
 };
 
 // Compiles and loads one variant of `source`, and finds `exercise`'s kernel in it. Findings explain why
-// when nothing comes back.
+// when nothing comes back, and *stopped says at which step in a sentence.
 std::optional<Built> build_variant(const Exercise& exercise, const Variant& variant, const Submission& source,
                                    const std::vector<SourceFile>& headers, Toolchain& toolchain,
-                                   const std::string& arch, std::vector<Finding>& findings) {
+                                   const std::string& arch, std::vector<Finding>& findings,
+                                   std::string* stopped = nullptr) {
+  auto stop = [&](std::string why) -> std::optional<Built> {
+    if (stopped) *stopped = std::move(why);
+    return std::nullopt;
+  };
   CompileRequest request;
   request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), source.text};
   request.display_path = source.display_path;
@@ -381,17 +386,18 @@ std::optional<Built> build_variant(const Exercise& exercise, const Variant& vari
     f.variant = variant.label;
     findings.push_back(std::move(f));
   }
-  if (!compiled.ok()) return std::nullopt;
+  if (!compiled.ok()) return stop("The submission did not compile; nothing ran.");
   Loaded loaded = toolchain.backend.load(compiled.ptx);
   for (Finding& f : loaded.findings) {
     if (f.file.empty()) f.file = source.display_path;
     f.variant = variant.label;
     findings.push_back(std::move(f));
   }
-  if (!loaded.program) return std::nullopt;
+  if (!loaded.program)
+    return stop(fmt::format("It compiled, but the {} backend could not load it; nothing ran.", toolchain.backend_name));
   KernelMatch match = find_kernel(loaded.program->kernels(), expected_kernel(exercise), source.display_path);
   for (Finding& f : match.findings) findings.push_back(std::move(f));
-  if (!match.kernel) return std::nullopt;
+  if (!match.kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
   return Built{std::move(loaded.program), match.kernel};
 }
 
@@ -554,11 +560,9 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
   const size_t total_runs = exercise.variants.size() * sizes.size();
   bool requirements_checked = false;
   for (const Variant& variant : exercise.variants) {
-    std::optional<Built> built = build_variant(exercise, variant, submission, *headers, toolchain, options.arch, findings);
-    if (!built) {
-      result.note = "The submission did not compile or its kernel was not found; nothing ran.";
-      break;
-    }
+    std::optional<Built> built =
+        build_variant(exercise, variant, submission, *headers, toolchain, options.arch, findings, &result.note);
+    if (!built) break;
     if (!requirements_checked) {
       requirements_checked = true;
       for (Finding& f : check_requirements(exercise.requirements, *built->kernel, file)) findings.push_back(std::move(f));

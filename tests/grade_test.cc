@@ -70,6 +70,25 @@ TEST_F(CopyGradeTest, SyntaxErrorPointsAtTheLearnersLine) {
   EXPECT_EQ(errors[0].line, line_of(text, "missing semicolon") + 1);
   EXPECT_NE(errors[0].message.find("expected a \";\""), std::string::npos) << errors[0].message;
   EXPECT_TRUE(r.runs.empty());
+  EXPECT_EQ(r.note, "The submission did not compile; nothing ran.");
+}
+
+TEST_F(CopyGradeTest, HalfPrecisionIsRefusedAtTheLearnersLineWithTheWayToRunIt) {
+  std::string text = "#include <cuda_fp16.h>\n" +
+                     copy_kernel("    out[index] = __half2float(__float2half(in[index]));  // through a half");
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> refused = findings_of(r, FindingKind::kRuntimeError);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].file, "exercises/copy/copy.cu");
+  EXPECT_EQ(refused[0].line, line_of(text, "through a half"));  // not the header's line, nor the PTX's
+  EXPECT_EQ(refused[0].message.rfind("the simulator cannot run this kernel: unsupported type '.f16' in 'cvt.rn.f16.f32 ", 0),
+            0u)
+      << refused[0].message;
+  EXPECT_NE(refused[0].message.find("; a GPU can: grade it with --backend gpu"), std::string::npos)
+      << refused[0].message;
+  EXPECT_TRUE(r.runs.empty());
+  EXPECT_EQ(r.note, "It compiled, but the sim backend could not load it; nothing ran.");
 }
 
 TEST_F(CopyGradeTest, IncludeOutsideTheAllowListIsRejectedBeforeCompiling) {

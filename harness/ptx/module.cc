@@ -710,7 +710,9 @@ class Parser {
   void keep_unsupported(const Token& mnemonic, const std::vector<Parsed>& operands) {
     Unsupported kept;
     kept.line = mnemonic.line;
+    kept.loc = current_loc_;
     kept.statement = statement_;
+    kept.reason = refusal_;
     for (const Parsed& parsed : operands) {
       for (const Operand& part : parsed.parts) {
         bool seen = std::find(kept.symbols.begin(), kept.symbols.end(), part.symbol) != kept.symbols.end();

@@ -89,7 +89,9 @@ struct Call {
 // the decoder does not take), kept by a lenient parse with what kernel_traits needs from it.
 struct Unsupported {
   int line = 0;
+  uint32_t loc = 0;                      // index into Module::locs: the source line it came from
   std::string statement;                 // as written, blanks squeezed
+  std::string reason;                    // what the strict parse says of it: "unsupported type '.f16' in '...'"
   std::vector<uint32_t> symbols;         // Module::variables its operands name
   bool barrier = false;                  // bar.* / barrier.* other than bar.warp.sync: it waits for the block
 };

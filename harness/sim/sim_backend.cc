@@ -50,6 +50,33 @@ struct BlockFinding {
   Finding finding;
 };
 
+// Why the simulator refuses a module. When the PTX is valid but uses what the simulator does not run
+// (half precision, bar.arrive...), a lenient parse finds the learner's source line, and the finding says
+// that a GPU runs it; anything else is the parser's error as it is.
+Finding refusal(std::string_view ptx_text, const std::string& error) {
+  ptx::Module module;
+  std::string lenient_error;
+  if (ptx::parse_module(ptx_text, &module, &lenient_error, {.keep_unsupported = true})) {
+    for (const ptx::Function& function : module.functions) {
+      if (function.unsupported.empty()) continue;
+      const ptx::Unsupported& first = function.unsupported.front();
+      const ptx::SourceLoc& loc = module.locs[first.loc];
+      Finding finding = error_finding(
+          FindingKind::kRuntimeError,
+          fmt::format("the simulator cannot run this kernel: {} (PTX line {}); a GPU can: grade it with "
+                      "--backend gpu",
+                      first.reason, first.line));
+      if (loc.file > 0 && static_cast<size_t>(loc.file) < module.files.size()) {
+        finding.file = module.files[loc.file];
+        finding.line = loc.line;
+      }
+      finding.details = {{"ptx_line", first.line}, {"statement", first.statement}};
+      return finding;
+    }
+  }
+  return error_finding(FindingKind::kRuntimeError, error);
+}
+
 class SimBackend : public Backend {
  public:
   explicit SimBackend(SimOptions options) : options_(std::move(options)) {}
@@ -61,7 +88,7 @@ class SimBackend : public Backend {
     auto program = std::make_unique<SimProgram>();
     std::string error;
     if (!ptx::parse_module(ptx_text, &program->module, &error)) {
-      loaded.findings.push_back(error_finding(FindingKind::kRuntimeError, error));
+      loaded.findings.push_back(refusal(ptx_text, error));
       return loaded;
     }
     program->traits = ptx::kernel_traits(program->module);
