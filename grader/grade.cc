@@ -330,6 +330,8 @@ std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs) {
     Finding& f = out[index];
     if (runs.size() > 1) f.details["runs"] = runs.size();
     if (total_runs > 1 && runs.size() == total_runs) {
+      // The message's figures still come from one run: say which, so "1 of 1 elements" reads right.
+      f.details["figures_from"] = f.size.empty() ? f.variant : fmt::format("{}, {}", f.variant, f.size);
       f.variant.clear();
       f.size.clear();
     }

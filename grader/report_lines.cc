@@ -31,7 +31,13 @@ std::string context_of(const Finding& finding) {
   if (finding.details.contains("block")) parts.push_back("block " + coordinates(finding.details["block"]));
   if (!finding.variant.empty()) parts.push_back("variant " + finding.variant);
   if (!finding.size.empty()) parts.push_back(finding.size);
-  if (const auto runs = repeated(finding, "runs")) parts.push_back(fmt::format("in {} runs", *runs));
+  if (const auto runs = repeated(finding, "runs")) {
+    if (finding.details.contains("figures_from"))
+      parts.push_back(fmt::format("in all {} runs; figures from {}", *runs,
+                                  finding.details["figures_from"].get<std::string>()));
+    else
+      parts.push_back(fmt::format("in {} runs", *runs));
+  }
   if (const auto hazards = repeated(finding, "hazards"))
     parts.push_back(with_thousands(*hazards) + " like it");
   return parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, ", "));

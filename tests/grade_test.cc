@@ -2,6 +2,7 @@
 // untouched stub, and each kind of mistake, with its kind, line and message.
 #include <gtest/gtest.h>
 
+#include "grader/reporters.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {
@@ -56,6 +57,9 @@ TEST_F(CopyGradeTest, UntouchedStubLeavesEveryOutputUnwritten) {
   EXPECT_EQ(unwritten[0].file, "exercises/copy/copy.cu");
   EXPECT_EQ(unwritten[0].details["runs"], 16);
   EXPECT_EQ(unwritten[0].variant, "");  // seen in every run, so it names none
+  EXPECT_EQ(unwritten[0].details["figures_from"], "32x8, rows=1 cols=1");  // but says whose "1 of 1" it is
+  EXPECT_NE(finding_line(unwritten[0]).find("[in all 16 runs; figures from 32x8, rows=1 cols=1]"), std::string::npos)
+      << finding_line(unwritten[0]);
   EXPECT_EQ(unwritten[0].message.rfind("1 of 1 elements of 'out' were never written", 0), 0u) << unwritten[0].message;
 }
 
