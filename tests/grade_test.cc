@@ -78,15 +78,17 @@ TEST_F(CopyGradeTest, SyntaxErrorPointsAtTheLearnersLine) {
 }
 
 TEST_F(CopyGradeTest, HalfPrecisionIsRefusedAtTheLearnersLineWithTheWayToRunIt) {
+  // Conversions to and from half run on the simulator; arithmetic in half does not.
   std::string text = "#include <cuda_fp16.h>\n" +
-                     copy_kernel("    out[index] = __half2float(__float2half(in[index]));  // through a half");
+                     copy_kernel("    out[index] = __half2float(__hadd(__float2half(in[index]), __float2half(0.0f)));"
+                                 "  // through a half");
   Result r = grade(text);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   std::vector<Finding> refused = findings_of(r, FindingKind::kRuntimeError);
   ASSERT_EQ(refused.size(), 1u);
   EXPECT_EQ(refused[0].file, "exercises/copy/copy.cu");
   EXPECT_EQ(refused[0].line, line_of(text, "through a half"));  // not the header's line, nor the PTX's
-  EXPECT_EQ(refused[0].message.rfind("the simulator cannot run this kernel: unsupported type '.f16' in 'cvt.rn.f16.f32 ", 0),
+  EXPECT_EQ(refused[0].message.rfind("the simulator cannot run this kernel: unsupported type '.f16' in 'add.f16 ", 0),
             0u)
       << refused[0].message;
   EXPECT_NE(refused[0].message.find("; a GPU can: grade it with --backend gpu"), std::string::npos)

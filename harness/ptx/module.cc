@@ -912,8 +912,9 @@ class Parser {
     if (!types.empty()) instr->type = types[0];
     if (types.size() > 1) instr->type2 = types[1];
     if (types.size() > 2) return unsupported("type list");
+    // Half precision is converted (cvt), not computed in.
     for (Type type : types)
-      if (type == Type::kF16) return unsupported("type '.f16'");
+      if (type == Type::kF16 && instr->op != Op::kCvt) return unsupported("type '.f16'");
     if (instr->op == Op::kCvt && types.size() != 2) return unsupported("cvt without two types");
     return place_operands(mnemonic, operands, instr);
   }

@@ -14,7 +14,7 @@ enum class Op : uint8_t {
   kSt,           // st.space[.v2|.v4].type [addr], a
   kCvta,         // cvta.space d, a (space address to generic); cvta.to.space d, a (generic to space)
   kIsspacep,     // isspacep.space p, a — is the generic address a inside that space's window
-  kCvt,          // cvt[.rnd][.ftz][.sat].dtype.atype d, a — every integer and float width
+  kCvt,          // cvt[.rnd][.ftz][.sat].dtype.atype d, a — every integer and float width, .f16 included
   kAdd,          // add[.sat|.rnd|.ftz] d, a, b
   kSub,          // sub d, a, b
   kMul,          // mul.lo|.hi|.wide (integers) or mul[.rnd][.ftz][.sat] (floats) d, a, b
@@ -72,7 +72,8 @@ enum class Op : uint8_t {
 };
 
 // Value types. Registers hold any of them in 64 bits; narrower values sit in the low bits. The parser
-// refuses .f16 (half precision is not simulated) and anything wider than 64 bits.
+// takes .f16 only in cvt (conversions to and from half; no arithmetic in half precision: sim/half.h) and
+// refuses anything wider than 64 bits. A half NaN converts to the canonical 0x7FFF, assumed, not recorded.
 enum class Type : uint8_t {
   kNone, kPred, kB8, kB16, kB32, kB64, kU8, kU16, kU32, kU64, kS8, kS16, kS32, kS64, kF16, kF32, kF64
 };

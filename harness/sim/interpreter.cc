@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/sim/half.h"
+
 namespace gpugrade::sim {
 namespace {
 
@@ -953,6 +955,7 @@ struct BlockRunner::Impl {
     bool ftz = (in.flags & ptx::kFlagFtz) != 0, sat = (in.flags & ptx::kFlagSat) != 0;
     auto source_float = [&](uint64_t v) -> double {
       if (from == Type::kF32) return ftz ? flush(as_f32(v)) : as_f32(v);
+      if (from == Type::kF16) return half_to_double(static_cast<uint16_t>(v));
       return as_f64(v);
     };
     if (!ptx::is_float(to) && !ptx::is_float(from)) {
@@ -980,7 +983,11 @@ struct BlockRunner::Impl {
       RoundingScope scope(in.rounding);
       for_lanes(on, [&](uint32_t l) {
         uint64_t raw = a[l] & low_mask(from_bits);
-        if (to == Type::kF32) {
+        if (to == Type::kF16) {
+          // Exact below 2^53; anything larger overflows a half whichever way the double was rounded.
+          double x = from_signed ? static_cast<double>(sext(raw, from_bits)) : static_cast<double>(raw);
+          d[l] = double_to_half(sat ? saturate(x) : x, in.rounding);
+        } else if (to == Type::kF32) {
           float x = from_signed ? static_cast<float>(sext(raw, from_bits)) : static_cast<float>(raw);
           d[l] = from_f32(sat ? saturate(x) : x);
         } else {
@@ -1007,7 +1014,9 @@ struct BlockRunner::Impl {
     for_lanes(on, [&](uint32_t l) {
       double x = source_float(a[l]);
       if (integral) x = round_integral(x, in.rounding);
-      if (to == Type::kF32) {
+      if (to == Type::kF16) {
+        d[l] = double_to_half(sat ? saturate(x) : x, integral ? ptx::Rounding::kNone : in.rounding);
+      } else if (to == Type::kF32) {
         float r = static_cast<float>(x);
         if (ftz) r = flush(r);
         if (sat) r = saturate(r);

@@ -51,7 +51,7 @@ struct BlockFinding {
 };
 
 // Why the simulator refuses a module. When the PTX is valid but uses what the simulator does not run
-// (half precision, bar.arrive...), a lenient parse finds the learner's source line, and the finding says
+// (arithmetic in half precision, bar.arrive...), a lenient parse finds the learner's source line, and the finding says
 // that a GPU runs it; anything else is the parser's error as it is.
 Finding refusal(std::string_view ptx_text, const std::string& error) {
   ptx::Module module;
