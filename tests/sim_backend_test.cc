@@ -142,6 +142,12 @@ extern "C" __global__ void dynamic_shared(float* out) {
   __syncthreads();
   out[threadIdx.x] = window[blockDim.x - 1 - threadIdx.x];
 }
+extern "C" __global__ void left_neighbour(float* out) {
+  __shared__ float row[32];
+  row[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = row[threadIdx.x - 1];  // @left_neighbour
+}
 )";
 
 int line_of(const std::string& marker) {
@@ -251,11 +257,12 @@ TEST_F(SimBackendTest, OutOfBoundsNamesThreadBufferAndLine) {
     const Finding& finding = result.findings[0];
     EXPECT_EQ(finding.kind, FindingKind::kOutOfBounds);
     EXPECT_EQ(finding.line, line_of("fill"));
-    EXPECT_EQ(finding.message,
-              "thread (4,0,0) of block (3,0,0) writes 4 bytes at address 0x700000000190, 4 bytes past the end of "
-              "buffer 'out' (400 bytes)");
+    EXPECT_EQ(finding.message, "thread (4,0,0) of block (3,0,0) writes out[100], 1 element past the end of 'out' (100 elements)");
     EXPECT_EQ(finding.details["buffer"], "out");
+    EXPECT_EQ(finding.details["index"], 100);
+    EXPECT_EQ(finding.details["elements_past_end"], 1);
     EXPECT_EQ(finding.details["bytes_past_end"], 4);
+    EXPECT_FALSE(finding.details.contains("address"));
     EXPECT_TRUE(finding.file.ends_with("kernel.cu")) << finding.file;
   }
 }
@@ -434,8 +441,25 @@ TEST_F(SimBackendTest, DynamicSharedWindowHasTheLaunchSize) {
   ASSERT_EQ(small.findings.size(), 1u);
   EXPECT_EQ(small.findings[0].kind, FindingKind::kOutOfBounds);
   EXPECT_EQ(small.findings[0].message,
-            "thread (16,0,0) of block (0,0,0) writes 4 bytes at shared address 0x40, 4 bytes past the end of the "
-            "block's shared memory (64 bytes)");
+            "thread (16,0,0) of block (0,0,0) writes window[16], 1 element past the end of 'window' (16 elements)");
+}
+
+// A negative shared index wraps the address; the finding gives the index as a negative number.
+TEST_F(SimBackendTest, NegativeSharedIndexIsANegativeNumber) {
+  LaunchRequest r = request("left_neighbour", {1, 1, 1}, {32, 1, 1});
+  r.buffers = {make_buffer("out", std::vector<float>(32, 0.0f))};
+  r.args = {buffer_arg(0)};
+  Observations result = run(r);
+  EXPECT_FALSE(result.completed);
+  ASSERT_EQ(result.findings.size(), 1u);
+  const Finding& finding = result.findings[0];
+  EXPECT_EQ(finding.kind, FindingKind::kOutOfBounds);
+  EXPECT_EQ(finding.line, line_of("left_neighbour"));
+  EXPECT_EQ(finding.message, "thread (0,0,0) of block (0,0,0) reads row[-1], 1 element before the start of 'row' (32 elements)");
+  EXPECT_EQ(finding.details["buffer"], "row");
+  EXPECT_EQ(finding.details["index"], -1);
+  EXPECT_EQ(finding.details["offset"], -4);
+  EXPECT_EQ(finding.details["elements_before_start"], 1);
 }
 
 TEST_F(SimBackendTest, GenericPointersMixSpacesWithinAWarp) {

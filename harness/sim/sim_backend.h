@@ -13,7 +13,8 @@
 // - Addresses: global buffers live 2^36 bytes apart from 0x7000'0000'0000, so an overrun lands outside
 //   every allocation; the generic windows of shared, local, const and param space are in kernel.h. Every
 //   access is bounds- and alignment-checked; a bad one stops the launch with `out-of-bounds` (or a
-//   `runtime-error` for misalignment) naming the thread, block, address, nearest buffer and distance.
+//   `runtime-error` for misalignment) naming the thread, block, the nearest buffer or shared array, the
+//   element index in it (negative before its start) and how far outside it the access was; never an address.
 // - Observers see global, shared, local and const accesses (not kernel-parameter loads), once per warp
 //   instruction, before it is performed.
 // - Determinism: a fault stops the launch at the lowest-numbered faulting block whatever the number of
