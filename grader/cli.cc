@@ -19,14 +19,17 @@
 #include <thread>
 #include <sstream>
 
+#include "grader/access_samples.h"
 #include "grader/cache.h"
 #include "grader/check.h"
 #include "grader/compiler.h"
 #include "grader/exercise.h"
 #include "grader/git_source.h"
 #include "grader/grade.h"
+#include "grader/picture_facts.h"
 #include "grader/pr.h"
 #include "grader/progress.h"
+#include "grader/report_lines.h"
 #include "grader/reporters.h"
 #include "harness/gpu/gpu_backend.h"
 #include "harness/sim/hazards.h"
@@ -52,6 +55,7 @@ struct Invocation {
   bool timings = false;
   bool every = false;
   std::string base, head, repo = ".", exercises_dir;
+  std::string output;
 };
 
 // A configuration error: the message is printed as `gpugrade: error: ...` and the exit code is 2.
@@ -153,13 +157,21 @@ class Tools {
     if (name == "gpu") {
       backend_ = make_gpu_backend();
     } else {
+      // The simulator's accesses are also sampled for the HTML report's pictures.
       SimOptions options;
       options.worker_threads = 0;
-      options.make_observer = sim::hazard_observer_factory();
-      backend_ = make_sim_backend(std::move(options));
+      options.make_observer = samples_.observe_with(sim::hazard_observer_factory());
+      simulator_ = make_sim_backend(std::move(options));
+      backend_ = samples_.count_launches(*simulator_);
     }
     toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_, name});
     return *toolchain_;
+  }
+
+  // What the simulator's accesses showed since the last call, for the result's metrics.samples; null on a GPU.
+  nlohmann::json take_samples(const std::vector<Run>& runs) {
+    if (simulator_ == nullptr) return nullptr;
+    return samples_.take(runs);
   }
 
  private:
@@ -168,6 +180,8 @@ class Tools {
   std::unique_ptr<Cache> cache_;
   std::unique_ptr<NvccCompiler> nvcc_;
   std::unique_ptr<CachingCompiler> compiler_;
+  AccessSamples samples_;
+  std::unique_ptr<Backend> simulator_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Toolchain> toolchain_;
 };
@@ -180,7 +194,10 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   options.sanitize = inv.sanitize;
   std::string error;
   std::optional<Result> result = grade(exercise, submission, tools.toolchain(), options, &error);
+  nlohmann::json samples = tools.take_samples(result ? result->runs : std::vector<Run>{});
   if (!result) throw UsageError{error};
+  if (!samples.is_null()) result->metrics["samples"] = std::move(samples);
+  add_picture_facts(*result, exercise, submission);
   return *result;
 }
 
@@ -233,6 +250,8 @@ void write_report(const std::vector<Result>& results, const std::string& format,
     write_gradescope(results, out, options);
   } else if (format == "markdown") {
     write_markdown(results, out, options);
+  } else if (format == "html") {
+    write_html(results, out);
   } else {
     for (const Notice& n : notices) out << (n.file.empty() ? "gpugrade" : n.file) << ": warning: " << n.message << '\n';
     const bool tty = &out == &std::cout && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
@@ -240,7 +259,38 @@ void write_report(const std::vector<Result>& results, const std::string& format,
   }
 }
 
-const std::vector<std::string> kFormats = {"text", "json", "junit", "github", "gradescope", "markdown"};
+const std::vector<std::string> kFormats = {"text", "json", "junit", "github", "gradescope", "markdown", "html"};
+
+// The last grading, kept so that `gpugrade report` can draw it: <course root>/.gpugrade/last-grade.json.
+fs::path last_grade_file(const fs::path& root) { return root / ".gpugrade" / "last-grade.json"; }
+
+void save_last_grade(const fs::path& root, const std::vector<Result>& results, std::ostream& err) {
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const Result& result : results) all.push_back({{"result", to_json(result)}, {"source", result.source}});
+  std::error_code code;
+  fs::create_directories(last_grade_file(root).parent_path(), code);
+  // Written aside and renamed into place: a `report` running meanwhile reads the old grade or the new one.
+  const fs::path aside = last_grade_file(root).string() + fmt::format(".{}.tmp", getpid());
+  {
+    std::ofstream file(aside, std::ios::binary | std::ios::trunc);
+    file << all.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    if (!file) code = std::make_error_code(std::errc::io_error);
+  }
+  if (!code) fs::rename(aside, last_grade_file(root), code);
+  if (code) {
+    fs::remove(aside, code);
+    err << "gpugrade: warning: cannot write " << display(last_grade_file(root)) << "; `gpugrade report` will not have this grade\n";
+  }
+}
+
+// After a failing grade: the way to the next hint, and whether the same kind of problem led again.
+// `state` counts the kinds only for the learner's own file (`record`).
+std::string offer_hint(const Exercise& exercise, const Result& result, ProgressState& state, bool record) {
+  const std::vector<Problem> found = problems(result, false);
+  const std::string kind = result.verdict == Verdict::kFail && !found.empty() ? std::string(to_string(found.front().finding->kind)) : "";
+  const int in_a_row = record ? state.record_failure_kind(exercise.id, kind) : kind.empty() ? 0 : 1;
+  return kind.empty() ? "" : hint_offer(course_exercise(exercise), state, kind, in_a_row);
+}
 
 int cmd_list(const Invocation& inv, std::ostream& out, std::ostream&) {
   fs::path root = find_root(inv);
@@ -268,6 +318,7 @@ int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
   std::vector<fs::path> dirs = inv.all ? list_exercises(root / "exercises")
                                        : std::vector<fs::path>{exercise_dir(root, inv.exercise)};
   ProgressState state = load_progress(root);
+  std::string hints;
   for (const fs::path& dir : dirs) {
     Exercise exercise = load_or_throw(dir);
     fs::path file = inv.submission.empty() ? dir / exercise.kernel.file : fs::path(inv.submission);
@@ -275,9 +326,12 @@ int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
     results.push_back(grade_or_throw(exercise, submission, tools, root, inv));
     // Progress follows the learner's own file, not submissions graded from elsewhere.
     if (inv.submission.empty()) state.record_grade(exercise.id, git_blob_id(submission.text), results.back().verdict);
+    if (!inv.all) hints = offer_hint(exercise, results.back(), state, inv.submission.empty());
   }
   if (inv.submission.empty()) save_progress(state, err);
+  save_last_grade(root, results, err);
   write_report(results, inv.format, inv, {}, out, err);
+  if (inv.format == "text") out << hints;
   return exit_code(results);
 }
 
@@ -347,6 +401,29 @@ int cmd_pr(const Invocation& inv, std::ostream& out, std::ostream& err) {
   return exit_code(results);
 }
 
+int cmd_report(const Invocation& inv, std::ostream& out, std::ostream&) {
+  fs::path root = find_root(inv);
+  std::optional<std::string> text = read_text(last_grade_file(root));
+  if (!text) throw UsageError{"nothing graded yet: run `gpugrade grade EXERCISE`, then `gpugrade report`"};
+  std::vector<Result> results;
+  const nlohmann::json saved = nlohmann::json::parse(*text, nullptr, false);
+  for (const nlohmann::json& entry : saved.is_array() ? saved : nlohmann::json::array()) {
+    std::optional<Result> result = result_from_json(entry.value("result", nlohmann::json()));
+    if (!result) break;
+    result->source = entry.value("source", "");
+    results.push_back(std::move(*result));
+  }
+  if (results.empty() || results.size() != saved.size())
+    throw UsageError{fmt::format("{} is not a grade gpugrade can read; grade again to replace it",
+                                 display(last_grade_file(root)))};
+  const fs::path file = inv.output.empty() ? root / ".gpugrade" / "report.html" : fs::path(inv.output);
+  std::ofstream html(file, std::ios::binary | std::ios::trunc);
+  write_html(results, html);
+  if (!html) throw UsageError{fmt::format("cannot write {}", display(file))};
+  out << fmt::format("wrote {}: open it in a browser\n", display(file));
+  return kExitPass;
+}
+
 int cmd_status(const Invocation& inv, std::ostream& out, std::ostream&) {
   fs::path root = find_root(inv);
   ProgressState state = load_progress(root);
@@ -377,12 +454,15 @@ int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
                    [&](const CourseExercise& c, const std::string& text) -> std::optional<Verdict> {
                      Exercise e = load_or_throw(exercise_dir(root, c.id));
                      Result r = grade_or_throw(e, {text, c.display_path}, tools, root, inv);
+                     save_last_grade(root, {r}, err);
                      write_report({r}, "text", inv, {}, out, err);
+                     out << offer_hint(e, r, state, true);
                      out.flush();
                      return r.verdict;
                    },
                    [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); },
-                   [] { return interrupted == 0; }};
+                   [] { return interrupted == 0; },
+                   &out == &std::cout && isatty(STDOUT_FILENO)};
   std::string error;
   if (!watch(course(root), inv.exercise, state, hooks, out, &error)) throw UsageError{error};
   return kExitPass;
@@ -408,7 +488,7 @@ void add_sanitize(CLI::App& app, Invocation& inv) {
 }
 
 void add_format(CLI::App& app, Invocation& inv) {
-  app.add_option("--format", inv.format, "text, json, junit, github, gradescope or markdown")
+  app.add_option("--format", inv.format, "text, json, junit, github, gradescope, markdown or html")
       ->check(CLI::IsMember(kFormats));
   app.add_flag("--timings", inv.timings, "include timings in junit, gradescope and markdown reports");
 }
@@ -457,6 +537,11 @@ const std::vector<Command>& commands() {
        cmd_pr},
       {"status", "", "your progress: every exercise passed, failed or not started", [](CLI::App&, Invocation&) {},
        cmd_status},
+      {"report", "[--output FILE]", "the last grade as an HTML page with pictures (.gpugrade/report.html)",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("--output", inv.output, "write the page here instead");
+       },
+       cmd_report},
       {"watch", "[EXERCISE]", "re-grade on every save; move on to the next exercise when one passes",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercise", inv.exercise, "start here (default: the first not yet passed)");

@@ -26,6 +26,7 @@ namespace {
 
 // How many differing elements a wrong-output finding lists.
 constexpr size_t kListedMismatches = 5;
+constexpr size_t kPictureCells = 16384;
 
 uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -150,9 +151,13 @@ void compare_output(const BufferSpec& spec, const Buffer& got, const Buffer& wan
   size_t wrong = 0, unwritten = 0;
   nlohmann::json wrong_list = nlohmann::json::array(), unwritten_list = nlohmann::json::array();
   std::string first_wrong, first_unwritten;
+  // Every wrong and unwritten element (up to kPictureCells each), for the HTML report's heat map.
+  nlohmann::json wrong_cells = nlohmann::json::array(), unwritten_cells = nlohmann::json::array();
   for (size_t i = 0; i < count; ++i) {
     Element g = element_at(got, spec.type, i), w = element_at(want, spec.type, i);
     if (same(g, w, compare)) continue;
+    nlohmann::json& cells = is_output_poison(got, i) ? unwritten_cells : wrong_cells;
+    if (cells.size() < kPictureCells) cells.push_back(i);
     if (is_output_poison(got, i)) {
       if (unwritten++ < kListedMismatches) {
         unwritten_list.push_back({{"index", i}, {"expected", show(w)}});
@@ -176,7 +181,8 @@ void compare_output(const BufferSpec& spec, const Buffer& got, const Buffer& wan
     f.file = file;
     f.message = fmt::format("{} of {} elements of '{}' differ from the reference; the first is {}",
                             with_thousands(wrong), with_thousands(count), spec.name, first_wrong);
-    f.details = {{"buffer", spec.name}, {"mismatches", wrong}, {"elements", count}, {"first", wrong_list}};
+    f.details = {{"buffer", spec.name}, {"mismatches", wrong}, {"elements", count}, {"first", wrong_list},
+                 {"cells", std::move(wrong_cells)}};
     findings.push_back(std::move(f));
   }
   if (unwritten > 0) {
@@ -186,7 +192,8 @@ void compare_output(const BufferSpec& spec, const Buffer& got, const Buffer& wan
     f.message = fmt::format("{} of {} elements of '{}' were never written (they still hold the poison they "
                             "started with); the first is {}",
                             with_thousands(unwritten), with_thousands(count), spec.name, first_unwritten);
-    f.details = {{"buffer", spec.name}, {"unwritten", unwritten}, {"elements", count}, {"first", unwritten_list}};
+    f.details = {{"buffer", spec.name}, {"unwritten", unwritten}, {"elements", count}, {"first", unwritten_list},
+                 {"cells", std::move(unwritten_cells)}};
     findings.push_back(std::move(f));
   }
 }

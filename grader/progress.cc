@@ -66,6 +66,8 @@ std::optional<ProgressState> ProgressState::load(const std::filesystem::path& fi
     entry.graded_id = value.value("graded", "");
     entry.verdict = parse_verdict(value.value("verdict", ""));
     entry.hints_shown = value.value("hints_shown", 0);
+    entry.failure_kind = value.value("failure_kind", "");
+    entry.failures_in_a_row = value.value("failures_in_a_row", 0);
     state.entries_[id] = entry;
   }
   return state;
@@ -80,6 +82,10 @@ bool ProgressState::save(std::string* error) const {
     if (!entry.graded_id.empty()) value["graded"] = entry.graded_id;
     if (entry.verdict) value["verdict"] = to_string(*entry.verdict);
     value["hints_shown"] = entry.hints_shown;
+    if (!entry.failure_kind.empty()) {
+      value["failure_kind"] = entry.failure_kind;
+      value["failures_in_a_row"] = entry.failures_in_a_row;
+    }
     json["exercises"][id] = value;
   }
   std::error_code code;
@@ -113,6 +119,13 @@ std::optional<Verdict> ProgressState::verdict_for(const std::string& exercise,
   const auto entry = entries_.find(exercise);
   if (entry == entries_.end() || entry->second.graded_id != submission_id) return std::nullopt;
   return entry->second.verdict;
+}
+
+int ProgressState::record_failure_kind(const std::string& exercise, const std::string& kind) {
+  Entry& entry = entries_[exercise];
+  entry.failures_in_a_row = kind.empty() ? 0 : kind == entry.failure_kind ? entry.failures_in_a_row + 1 : 1;
+  entry.failure_kind = kind;
+  return entry.failures_in_a_row;
 }
 
 int ProgressState::hints_shown(const std::string& exercise) const {
@@ -210,6 +223,40 @@ std::string next_hints(const CourseExercise& exercise, ProgressState& state, boo
   return text;
 }
 
+std::string hint_offer(const CourseExercise& exercise, const ProgressState& state, const std::string& kind,
+                       int in_a_row) {
+  const int count = static_cast<int>(exercise.hints.size());
+  const int shown = std::min(state.hints_shown(exercise.id), count);
+  std::string again = in_a_row >= 2 && !kind.empty() ? fmt::format("{} again ({} gradings in a row); ", kind, in_a_row) : "";
+  if (count == 0) {
+    if (again.empty()) return "";
+    return fmt::format("{}the lesson explains it: `gpugrade show {}`\n", again, exercise.id);
+  }
+  if (shown == count)
+    return fmt::format("{}all {} hints shown: `gpugrade hint {} --all` shows them again\n",
+                       again.empty() ? "hint: " : again, count, exercise.id);
+  return fmt::format("{}`gpugrade hint {}` shows hint {} of {}\n", again.empty() ? "hint: " : again, exercise.id,
+                     shown + 1, count);
+}
+
+namespace {
+
+// "[##---] 2 of 5 passed; exercise 3 of 5: transpose-tiled (exercises/transpose-tiled/transpose.cu)"
+std::string course_position(const std::vector<CourseExercise>& exercises, size_t current, const ProgressState& state,
+                            Files& files) {
+  std::string bar;
+  size_t passed = 0;
+  for (size_t i = 0; i < exercises.size(); ++i) {
+    const bool done = standing_of(exercises[i], state, files) == Standing::kPassed;
+    passed += done;
+    bar += i == current ? '>' : done ? '#' : '-';
+  }
+  return fmt::format("[{}] {} of {} passed; exercise {} of {}: {} ({})\n", bar, passed, exercises.size(), current + 1,
+                     exercises.size(), exercises[current].id, exercises[current].display_path);
+}
+
+}  // namespace
+
 bool watch(const std::vector<CourseExercise>& exercises, const std::string& start, ProgressState& state,
            WatchHooks& hooks, std::ostream& out, std::string* error) {
   const auto passed = [&](size_t i) {
@@ -243,14 +290,17 @@ bool watch(const std::vector<CourseExercise>& exercises, const std::string& star
 
   std::optional<FileStamp> graded_stamp;
   bool graded_once = false;
-  out << fmt::format("Watching {}: save it to grade it again (Ctrl-C stops).\n",
-                     exercises[*current].display_path);
+  std::string passed_line;  // "copy passed.", shown above the next exercise's grading
   while (hooks.keep_going()) {
     const CourseExercise& exercise = exercises[*current];
     const std::optional<FileStamp> stamp = hooks.files.stamp(exercise.submission);
     if (!graded_once || stamp != graded_stamp) {
       graded_once = true;
       graded_stamp = stamp;
+      if (hooks.redraw) out << "\x1b[2J\x1b[H";  // clear, cursor home: each grading replaces the last
+      out << passed_line << course_position(exercises, *current, state, hooks.files);
+      passed_line.clear();
+      out.flush();
       const std::optional<std::string> text = hooks.files.read(exercise.submission);
       if (!text) {
         out << fmt::format("{} cannot be read; waiting for it to appear.\n", exercise.display_path);
@@ -268,11 +318,13 @@ bool watch(const std::vector<CourseExercise>& exercises, const std::string& star
             out << all_passed(exercises.size());
             return true;
           }
-          out << fmt::format("{} passed. Next: {}\n", exercise.id, exercises[*current].display_path);
+          passed_line = fmt::format("{} passed. Next: {}\n", exercise.id, exercises[*current].display_path);
           graded_once = false;  // grade the next one at once, so its task shows
           continue;
         }
       }
+      out << fmt::format("Watching {}: save it to grade it again (Ctrl-C stops).\n", exercise.display_path);
+      out.flush();
     }
     hooks.sleep(kWatchPoll);
   }

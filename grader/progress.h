@@ -45,6 +45,9 @@ class ProgressState {
   void record_grade(const std::string& exercise, const std::string& submission_id, Verdict verdict);
   // The verdict of the last grading, if it graded exactly this submission.
   std::optional<Verdict> verdict_for(const std::string& exercise, const std::string& submission_id) const;
+  // The kind of problem that led the last failing grade, and how many grades in a row it led: a learner
+  // stuck on one kind is offered a hint. An empty kind (a pass) starts the count over. Returns the count.
+  int record_failure_kind(const std::string& exercise, const std::string& kind);
   int hints_shown(const std::string& exercise) const;
   void set_hints_shown(const std::string& exercise, int count);
 
@@ -53,6 +56,8 @@ class ProgressState {
     std::string graded_id;
     std::optional<Verdict> verdict;
     int hints_shown = 0;
+    std::string failure_kind;
+    int failures_in_a_row = 0;
   };
   std::filesystem::path file_;
   std::map<std::string, Entry> entries_;
@@ -98,13 +103,21 @@ struct WatchHooks {
   std::function<std::optional<Verdict>(const CourseExercise&, const std::string& text)> grade;
   std::function<void(std::chrono::milliseconds)> sleep;
   std::function<bool()> keep_going;  // false ends the loop: Ctrl-C in the CLI, a bound in tests
+  bool redraw = false;               // a terminal: clear the screen before each grading
 };
+
+// What a failing grade ends with: the way to the exercise's next hint, and, when the same kind of problem
+// led `in_a_row` gradings (2 or more), that it did. Empty when there is nothing to offer.
+std::string hint_offer(const CourseExercise& exercise, const ProgressState& state, const std::string& kind,
+                       int in_a_row);
 
 inline constexpr std::chrono::milliseconds kWatchPoll{500};
 
 // `gpugrade watch [EXERCISE]`: grades the exercise (the first not passed when none is named), then again
-// each time its file changes; after a pass, moves on to the next exercise not passed. Records every
-// grading in `state` and saves it. Returns false (and why) when grading stops on an error.
+// each time its file changes; after a pass, moves on to the next exercise not passed, in the course's
+// order (the order of `exercises`). Each grading starts with where the learner is in the course (on a
+// terminal, on a cleared screen). Records every grading in `state` and saves it. Returns false (and why)
+// when grading stops on an error.
 bool watch(const std::vector<CourseExercise>& exercises, const std::string& start, ProgressState& state,
            WatchHooks& hooks, std::ostream& out, std::string* error);
 

@@ -1,5 +1,6 @@
-// The text report: compiler-style finding lines first (so editors and CI can jump to them), then a short
-// table of the runs, then the verdict.
+// The text report: one compiler-style line per problem, causes first (so editors and CI can jump to them),
+// a `note:` line for each second place, one line for the runs (the table with --verbose), then the verdict.
+// A learner's first failure has to fit on one screen: the full messages are in --format json.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,13 +19,28 @@ std::string paint(const std::string& text, const char* code, bool color) {
   return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
 }
 
-void write_finding(const Finding& finding, std::ostream& out, const TextOptions& options) {
-  std::string where = finding.file.empty() ? "gpugrade" : finding.file;
-  if (!finding.file.empty() && finding.line > 0) where += fmt::format(":{}", finding.line);
+// The run a finding's figures come from, and how many places like it: what the short line leaves out.
+std::string short_context(const Finding& finding) {
+  std::vector<std::string> parts;
+  if (!finding.variant.empty()) parts.push_back(finding.size.empty() ? finding.variant : finding.variant + " " + finding.size);
+  const auto hazards = finding.details.find("hazards");
+  if (hazards != finding.details.end() && hazards->is_number_integer() && hazards->get<int64_t>() > 1)
+    parts.push_back(with_thousands(hazards->get<uint64_t>()) + " like it");
+  return parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, "; "));
+}
+
+void write_problem(const Problem& problem, const Result& result, std::ostream& out, const TextOptions& options) {
+  const Finding& finding = *problem.finding;
+  const auto column = [&](const Finding& f, const std::string& file, int line) {
+    return file == result.submission ? column_of(f, line, result.source) : 0;
+  };
   const bool error = finding.severity == Severity::kError;
-  out << paint(where + ":", "1", options.color) << ' '
-      << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color) << ' '
-      << to_string(finding.kind) << ": " << message_with_context(finding) << '\n';
+  out << paint(place(finding.file, finding.line, column(finding, finding.file, finding.line)) + ":", "1", options.color)
+      << ' ' << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color) << ' '
+      << to_string(finding.kind) << ": " << headline(problem) << short_context(finding) << '\n';
+  for (const Note& note : notes_of(problem))
+    out << paint(place(note.file, note.line, column(finding, note.file, note.line)) + ":", "1", options.color) << ' '
+        << paint("note:", "1;36", options.color) << ' ' << note.message << '\n';
 }
 
 void write_runs(const Result& result, std::ostream& out) {
@@ -73,12 +89,15 @@ void write_line_tables(const Result& result, std::ostream& out) {
 
 void write_text(const std::vector<Result>& results, std::ostream& out, const TextOptions& options) {
   for (const Result& result : results) {
-    for (const Finding& finding : result.findings)
-      if (finding.severity == Severity::kError || options.verbose) write_finding(finding, out, options);
+    for (const Problem& problem : problems(result, options.verbose)) write_problem(problem, result, out, options);
     size_t warnings = 0;
     for (const Finding& finding : result.findings) warnings += finding.severity == Severity::kWarning;
-    if (options.verbose || result.verdict == Verdict::kFail) write_runs(result, out);
-    if (options.verbose) write_line_tables(result, out);
+    if (options.verbose) {
+      write_runs(result, out);
+      write_line_tables(result, out);
+    } else if (result.verdict == Verdict::kFail) {
+      if (std::string runs = run_summary(result); !runs.empty()) out << runs << "; --verbose lists them\n";
+    }
     if (std::string throughput = throughput_sentence(result); !throughput.empty())
       out << "throughput: " << throughput << '\n';
     if (!result.note.empty()) out << result.note << '\n';

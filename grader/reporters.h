@@ -47,6 +47,10 @@ void write_gradescope(const std::vector<Result>& results, std::ostream& out, con
 // A pull-request comment: a table of exercises with verdict and points, then findings per exercise.
 void write_markdown(const std::vector<Result>& results, std::ostream& out, const ReportOptions& options);
 
+// One self-contained HTML page (no network): per result, the problems with their source lines, and pictures
+// drawn from the simulator's data (grader/report_html.cc says which).
+void write_html(const std::vector<Result>& results, std::ostream& out);
+
 // Appends write_markdown's report to the file named by $GITHUB_STEP_SUMMARY, when that is set (GitHub
 // shows it on the run's page). Returns an error string naming the file when it cannot be written.
 std::string append_github_step_summary(const std::vector<Result>& results, const ReportOptions& options);

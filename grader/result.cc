@@ -44,4 +44,46 @@ nlohmann::ordered_json to_json(const Result& result) {
   return out;
 }
 
+std::optional<Result> result_from_json(const nlohmann::json& json) {
+  if (!json.is_object() || !json.contains("exercise") || !json.contains("findings") || !json["findings"].is_array())
+    return std::nullopt;
+  try {
+    Result result;
+    result.exercise = json.at("exercise").get<std::string>();
+    result.submission = json.value("submission", "");
+    result.backend = json.value("backend", "");
+    result.verdict = json.value("verdict", "fail") == "pass" ? Verdict::kPass : Verdict::kFail;
+    result.points = json.value("points", 0);
+    result.max_points = json.value("max_points", 0);
+    for (const nlohmann::json& f : json["findings"]) {
+      Finding finding;
+      const std::optional<FindingKind> kind = parse_finding_kind(f.value("kind", ""));
+      if (!kind) return std::nullopt;
+      finding.kind = *kind;
+      finding.severity = f.value("severity", "error") == "warning" ? Severity::kWarning : Severity::kError;
+      finding.message = f.value("message", "");
+      finding.file = f.value("file", "");
+      finding.line = f.value("line", 0);
+      finding.variant = f.value("variant", "");
+      finding.size = f.value("size", "");
+      finding.details = f.value("details", nlohmann::json::object());
+      result.findings.push_back(std::move(finding));
+    }
+    for (const nlohmann::json& r : json.value("runs", nlohmann::json::array())) {
+      Run run;
+      run.variant = r.value("variant", "");
+      run.size = r.value("size", "");
+      run.verdict = r.value("verdict", "fail") == "pass" ? Verdict::kPass : Verdict::kFail;
+      run.thread_instructions = r.value("thread_instructions", uint64_t{0});
+      run.seconds = r.value("seconds", 0.0);
+      result.runs.push_back(std::move(run));
+    }
+    result.metrics = json.value("metrics", nlohmann::json::object());
+    result.note = json.value("note", "");
+    return result;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // a field of the wrong type: not a result this version wrote
+  }
+}
+
 }  // namespace gpugrade

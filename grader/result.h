@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,15 @@ struct Result {
   std::vector<Run> runs;
   nlohmann::json metrics = nlohmann::json::object();  // per-line access tables, throughput figures
   std::string note;                 // a plain sentence for the user when grading stopped early
+  // The submission's text, for reports that quote it (a finding's column, the HTML report's source view).
+  // Not part of the JSON contract; empty when the grader was not given it.
+  std::string source;
 };
 
 nlohmann::ordered_json to_json(const Finding& finding);
 nlohmann::ordered_json to_json(const Result& result);
+// Reads what to_json wrote (for `gpugrade report`, which draws the last grade again); nullopt when the
+// JSON is not a result.
+std::optional<Result> result_from_json(const nlohmann::json& json);
 
 }  // namespace gpugrade

@@ -160,6 +160,29 @@ TEST_F(ProgressTest, HintsComeOneAtATime) {
             "bare has no hints; its README.md explains the task.\n");
 }
 
+TEST_F(ProgressTest, AFailureOffersTheNextHintAndSaysWhenTheSameKindRepeats) {
+  const CourseExercise copy = exercise("copy", {"Rows are contiguous.", "Check the bounds."});
+  EXPECT_EQ(state_.record_failure_kind("copy", "race"), 1);
+  EXPECT_EQ(hint_offer(copy, state_, "race", 1), "hint: `gpugrade hint copy` shows hint 1 of 2\n");
+  EXPECT_EQ(state_.record_failure_kind("copy", "race"), 2);
+  EXPECT_EQ(hint_offer(copy, state_, "race", 2), "race again (2 gradings in a row); `gpugrade hint copy` shows hint 1 of 2\n");
+  next_hints(copy, state_, false);
+  next_hints(copy, state_, false);
+  EXPECT_EQ(hint_offer(copy, state_, "race", 2),
+            "race again (2 gradings in a row); all 2 hints shown: `gpugrade hint copy --all` shows them again\n");
+  EXPECT_EQ(state_.record_failure_kind("copy", "wrong-output"), 1);  // another kind starts over
+  EXPECT_EQ(state_.record_failure_kind("copy", ""), 0);              // and so does a pass
+  EXPECT_EQ(hint_offer(exercise("bare"), state_, "race", 1), "");
+  EXPECT_EQ(hint_offer(exercise("bare"), state_, "race", 3), "race again (3 gradings in a row); the lesson explains it: `gpugrade show bare`\n");
+  // The count survives a save.
+  state_.record_failure_kind("copy", "race");
+  state_.record_failure_kind("copy", "race");
+  std::string error;
+  ASSERT_TRUE(state_.save(&error)) << error;
+  ProgressState loaded = reload();
+  EXPECT_EQ(loaded.record_failure_kind("copy", "race"), 3);
+}
+
 TEST_F(ProgressTest, AllHintsCountAsShown) {
   const CourseExercise copy = exercise("copy", {"one", "two"});
   next_hints(copy, state_, true);
@@ -189,12 +212,14 @@ class WatchTest : public ProgressTest {
               }
             },
         .keep_going = [&] { return sleeps_ < max_sleeps; },
+        .redraw = redraw_,
     };
     return watch(course, start, state_, hooks, out_, &error_);
   }
 
   std::vector<std::string> graded_;
   int sleeps_ = 0;
+  bool redraw_ = false;
   std::ostringstream out_;
   std::string error_;
 };
@@ -211,14 +236,36 @@ TEST_F(WatchTest, RegradesOnSaveAndMovesOnAfterAPass) {
   EXPECT_EQ(graded_, (std::vector<std::string>{"copy: // copy stub\n", "copy: // copy, tried\n",
                                                "copy: // copy, solved\n", "transpose: // transpose stub\n",
                                                "transpose: // transpose, solved\n"}));
-  EXPECT_EQ(out_.str(),
-            "Watching exercises/copy/copy.cu: save it to grade it again (Ctrl-C stops).\n"
-            "copy passed. Next: exercises/transpose/transpose.cu\n"
-            "All 2 exercises passed.\n");
+  // Each grading starts with where the learner stands in the course; a pass says so above the next one.
+  const std::string copy = "[>-] 0 of 2 passed; exercise 1 of 2: copy (exercises/copy/copy.cu)\n";
+  const std::string copy_again = "Watching exercises/copy/copy.cu: save it to grade it again (Ctrl-C stops).\n";
+  const std::string transpose = "[#>] 1 of 2 passed; exercise 2 of 2: transpose (exercises/transpose/transpose.cu)\n";
+  EXPECT_EQ(out_.str(), copy + copy_again + copy + copy_again + copy +
+                            "copy passed. Next: exercises/transpose/transpose.cu\n" + transpose +
+                            "Watching exercises/transpose/transpose.cu: save it to grade it again (Ctrl-C stops).\n" +
+                            transpose + "All 2 exercises passed.\n");
   EXPECT_EQ(sleeps_, 6);  // it stopped by itself once everything passed
   const ProgressState saved = reload();
   EXPECT_EQ(saved.verdict_for("copy", git_blob_id("// copy, solved\n")), Verdict::kPass);
   EXPECT_EQ(saved.verdict_for("transpose", git_blob_id("// transpose, solved\n")), Verdict::kPass);
+}
+
+TEST_F(WatchTest, ATerminalIsClearedBeforeEachGradingAndALogIsNot) {
+  const std::vector<CourseExercise> course = {exercise("copy"), exercise("transpose")};
+  ship(course);
+  redraw_ = true;
+  ASSERT_TRUE(run(course, "", {{2, {course[0].submission, "// copy, tried\n"}}}, 4)) << error_;
+  const std::string clear = "\x1b[2J\x1b[H";
+  EXPECT_EQ(out_.str().rfind(clear + "[>-] 0 of 2 passed; exercise 1 of 2: copy", 0), 0u) << out_.str();
+  size_t clears = 0;
+  for (size_t at = out_.str().find(clear); at != std::string::npos; at = out_.str().find(clear, at + 1)) ++clears;
+  EXPECT_EQ(clears, graded_.size());
+  EXPECT_EQ(graded_.size(), 2u);
+
+  out_.str("");
+  redraw_ = false;
+  ASSERT_TRUE(run(course, "", {}, 1)) << error_;
+  EXPECT_EQ(out_.str().find('\x1b'), std::string::npos) << out_.str();
 }
 
 TEST_F(WatchTest, GradesOnlyWhenTheFileChanges) {

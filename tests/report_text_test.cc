@@ -1,0 +1,98 @@
+// The text report exactly as a learner reads it, on a fixed result: the cause first in compiler form with
+// its column, the other racing line as a `note:`, one line for the runs, and the verdict.
+#include "grader/reporters.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "grader/report_lines.h"
+
+namespace gpugrade {
+namespace {
+
+const char* kSource =
+    "__global__ void transpose(float* out, const float* in, int rows, int cols) {\n"
+    "  __shared__ float tile[32][32];\n"
+    "  tile[threadIdx.y][threadIdx.x] = in[threadIdx.y * cols + threadIdx.x];\n"
+    "  out[threadIdx.y * rows + threadIdx.x] = tile[threadIdx.x][threadIdx.y];\n"
+    "}\n";
+
+Finding race(int line, int other_line, const char* index, const char* hazard, const char* message) {
+  Finding f;
+  f.kind = FindingKind::kRace;
+  f.file = "exercises/t/t.cu";
+  f.line = line;
+  f.variant = "32x8";
+  f.size = "rows=33 cols=31";
+  f.message = message;
+  f.details = {{"block", {0, 0, 0}},        {"thread", {0, 1, 0}},       {"other_thread", {1, 0, 0}},
+               {"other_line", other_line},  {"variable", "tile"},        {"index", index},
+               {"hazard", hazard},          {"hazards", 448}};
+  return f;
+}
+
+Result racy_result() {
+  Result r;
+  r.exercise = "t";
+  r.submission = "exercises/t/t.cu";
+  r.backend = "sim";
+  r.verdict = Verdict::kFail;
+  r.max_points = 10;
+  r.source = kSource;
+  Finding wrong;
+  wrong.kind = FindingKind::kWrongOutput;
+  wrong.file = "exercises/t/t.cu";
+  wrong.variant = "32x8";
+  wrong.size = "rows=33 cols=31";
+  wrong.message = "448 of 1,023 elements of 'out' differ from the reference; the first is out[1]: ...";
+  wrong.details = {{"buffer", "out"},
+                   {"mismatches", 448u},
+                   {"elements", 1023u},
+                   {"first", {{{"index", 1}, {"expected", "0.77314305"}, {"got", "NaN (0x7FC00001)"}}}}};
+  Finding unwritten;
+  unwritten.kind = FindingKind::kUnwrittenOutput;
+  unwritten.file = "exercises/t/t.cu";
+  unwritten.message = "3 of 1,023 elements of 'out' were never written ...";
+  unwritten.details = {{"buffer", "out"}, {"unwritten", 3u}, {"elements", 1023u}, {"first", {{{"index", 40}, {"expected", "0.5"}}}}};
+  r.findings = {wrong, unwritten,
+                race(3, 4, "tile[1][0]", "write-after-read",
+                     "thread (0,1,0) writes tile[1][0] read by thread (1,0,0) at line 4 with no __syncthreads() between them"),
+                race(4, 3, "tile[0][1]", "read-after-write",
+                     "thread (0,1,0) reads tile[0][1] written by thread (1,0,0) at line 3 with no __syncthreads() between them")};
+  for (const char* variant : {"32x8", "32x32", "32x1"})
+    for (const char* size : {"rows=1 cols=1", "rows=33 cols=31"})
+      r.runs.push_back({variant, size, std::string(variant) == "32x1" || std::string(size) == "rows=1 cols=1" ? Verdict::kPass : Verdict::kFail, 100, 0});
+  return r;
+}
+
+TEST(ReportTextTest, CauseFirstWithColumnNoteAndOneLineOfRuns) {
+  std::ostringstream out;
+  write_text({racy_result()}, out, TextOptions{});
+  EXPECT_EQ(out.str(),
+            "exercises/t/t.cu:3:3: error: race: thread (0,1,0) writes tile[1][0] read by thread (1,0,0) at line 4 with "
+            "no __syncthreads() between them [32x8 rows=33 cols=31; 448 like it]\n"
+            "exercises/t/t.cu:4:43: note: thread (1,0,0) reads tile[1][0] here\n"
+            "exercises/t/t.cu: error: wrong-output: 448 of 1,023 elements of 'out' are wrong and 3 never written; the "
+            "first is out[1]: expected 0.77314305, got NaN (0x7FC00001), unwritten shared memory [32x8 rows=33 cols=31]\n"
+            "runs: 2 of 6 failed: 32x8 at 1 of 2 sizes, 32x32 at 1 of 2 sizes; --verbose lists them\n"
+            "t: FAIL (0/10 points, 6 runs on sim)\n");
+}
+
+TEST(ReportTextTest, ColumnIsWhereTheNamedArrayStartsAWord) {
+  Finding f;
+  f.details = {{"variable", "tile"}};
+  EXPECT_EQ(column_of(f, 4, kSource), 43);  // the array, not the line's first subscript (`out[`)
+  EXPECT_EQ(column_of(f, 1, kSource), 0);   // no tile on the line: no column rather than a guess
+  EXPECT_EQ(column_of(f, 9, kSource), 0);   // no such line
+}
+
+TEST(ReportTextTest, VerboseListsEveryRunAndEveryFinding) {
+  std::ostringstream out;
+  write_text({racy_result()}, out, TextOptions{false, true});
+  EXPECT_NE(out.str().find("  32x1     rows=33 cols=31  pass"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("runs: "), std::string::npos) << out.str();
+}
+
+}  // namespace
+}  // namespace gpugrade
