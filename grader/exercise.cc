@@ -952,13 +952,37 @@ class Loader {
     std::optional<Size> size = size_field.present ? read_size(size_field) : std::nullopt;
     auto bytes = expression_site(fields.require("bytes"));
     auto baseline = read_string(diagnostics_, fields.require("baseline"));
-    auto min_ratio = read_number(diagnostics_, fields.require("min_ratio"), 0);
+    auto min_ratio = read_min_ratio(fields.require("min_ratio"), &gpu.min_ratio_by_device);
     if (!variant.present || !size || !bytes || !baseline || !min_ratio) return;
     gpu.size = std::move(*size);
     gpu.bytes = *bytes;
     gpu.baseline = *baseline;
     gpu.min_ratio = *min_ratio;
     exercise_->performance.gpu = std::move(gpu);
+  }
+
+  // min_ratio: a number, or a map of device names to numbers with a `default` for other devices
+  // (`{default: 0.45, "NVIDIA H200": 0.5}`), since one bar rarely suits every GPU.
+  std::optional<double> read_min_ratio(const Field& field, std::map<std::string, double>* by_device) {
+    if (!field.present || !field.value.IsMap()) return read_number(diagnostics_, field, 0);
+    std::optional<double> fallback;
+    bool ok = true;
+    for (const auto& entry : field.value) {
+      const std::string device = entry.first.Scalar();
+      Field value{fmt::format("{}.{}", field.path, device), entry.first, entry.second, true};
+      std::optional<double> ratio = read_number(diagnostics_, value, 0);
+      if (!ratio) {
+        ok = false;
+        continue;
+      }
+      if (device == "default")
+        fallback = ratio;
+      else
+        (*by_device)[device] = *ratio;
+    }
+    if (!fallback && ok)
+      diagnostics_->error(field, "min_ratio as a map needs a `default` entry: the bar on devices it does not name");
+    return ok ? fallback : std::nullopt;
   }
 
   // A variant by index or by label.

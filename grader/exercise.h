@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,7 +95,8 @@ struct GpuPerformance {
   Size size;
   Expr bytes;  // bytes moved per launch, for GB/s
   std::string baseline;
-  double min_ratio = 0;
+  double min_ratio = 0;                                 // the bar on any device without its own
+  std::map<std::string, double> min_ratio_by_device;    // bars per device name ("NVIDIA H200")
 };
 
 struct Performance {
