@@ -13,7 +13,10 @@
 // `check --backend gpu` requires instead, and `expect on gpu with --sanitize:` what it requires under
 // --sanitize (falling back to `expect on gpu:`). Without either, a GPU check requires `expect:`'s verdict
 // and those of its kinds a GPU reports (not bank-conflict, uncoalesced or uninitialized-shared-read; race
-// and barrier-divergence only under --sanitize).
+// and barrier-divergence only under --sanitize). Those lines concern --gpu-only: strict GPU grading (the
+// default on a GPU) runs the simulator's pass too, so `check --backend gpu` requires `expect:`'s kinds,
+// less bank-conflict and uncoalesced (the timing judges those), plus too-slow if `expect on gpu:` has it.
+// solutions/<id>/alternatives/*.cu are other correct solutions: each must pass.
 #pragma once
 
 #include <filesystem>
@@ -41,6 +44,9 @@ struct MutantSpec {
   std::optional<Expectation> expect_on_gpu; // the `expect on gpu:` line
   std::optional<Expectation> expect_on_gpu_sanitized;  // `expect on gpu with --sanitize:`
 };
+
+// The .cu files of `folder` (solutions/<id>/mutants, .../alternatives), sorted; none when it is missing.
+std::vector<std::filesystem::path> cu_files(const std::filesystem::path& folder);
 
 // Reads the `mutant:` and `expect:` lines. nullopt with *error as `file:line: message` when malformed.
 std::optional<MutantSpec> read_mutant_spec(const std::filesystem::path& file, const std::string& display_path,

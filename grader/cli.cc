@@ -21,6 +21,7 @@
 
 #include "grader/access_samples.h"
 #include "grader/cache.h"
+#include "grader/calibrate.h"
 #include "grader/check.h"
 #include "grader/compiler.h"
 #include "grader/exercise.h"
@@ -52,6 +53,8 @@ struct Invocation {
   bool verbose = false;
   bool all = false;
   bool sanitize = false;
+  bool gpu_only = false;
+  int repeats = 100;
   bool timings = false;
   bool every = false;
   std::string base, head, repo = ".", exercises_dir;
@@ -127,7 +130,8 @@ fs::path exercise_dir(const fs::path& root, const std::string& id) {
 // The compiler, cache and backend, made once per command on first use.
 class Tools {
  public:
-  explicit Tools(const Invocation& inv) : backend_choice_(inv.backend), sanitize_(inv.sanitize) {}
+  explicit Tools(const Invocation& inv)
+      : backend_choice_(inv.backend), sanitize_(inv.sanitize), gpu_only_(inv.gpu_only) {}
 
   Toolchain& toolchain() {
     if (toolchain_) return *toolchain_;
@@ -140,9 +144,11 @@ class Tools {
     nvcc_ = std::make_unique<NvccCompiler>(std::move(*nvcc));
     compiler_ = std::make_unique<CachingCompiler>(*nvcc_, *cache_);
     std::string name = backend_choice_;
+    std::unique_ptr<Backend> device;
     if (name == "auto" || name == "gpu") {
       std::string why_not;
-      const bool gpu = gpu_available(&why_not);
+      device = make_gpu_backend();
+      const bool gpu = gpu_backend_ready(*device, &why_not);
       if (name == "gpu" && !gpu) throw UsageError{"--backend gpu: " + why_not + " (--backend sim runs anywhere)"};
       name = gpu ? "gpu" : "sim";
       if (sanitize_ && !gpu)
@@ -154,8 +160,11 @@ class Tools {
       throw UsageError{"--sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers on "
                        "every run without it: drop --sanitize, or use --backend gpu"};
     if (std::string why_not; sanitize_ && !sanitizer_available(&why_not)) throw UsageError{"--sanitize: " + why_not};
+    if (gpu_only_ && name != "gpu")
+      throw UsageError{"--gpu-only grades on a GPU without the simulator's pass, and this run uses the simulator: "
+                       "drop --gpu-only, or use --backend gpu on a machine with a GPU"};
     if (name == "gpu") {
-      backend_ = make_gpu_backend();
+      backend_ = std::move(device);
     } else {
       // The simulator's accesses are also sampled for the HTML report's pictures.
       SimOptions options;
@@ -165,6 +174,15 @@ class Tools {
       backend_ = samples_.count_launches(*simulator_);
     }
     toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_, name});
+    // On a GPU, grading is as strict as the simulator's: its pass runs beside the device's, unless the
+    // kernel is one the simulator cannot run (--gpu-only).
+    if (name == "gpu" && !gpu_only_) {
+      SimOptions options;
+      options.worker_threads = 0;
+      options.make_observer = sim::hazard_observer_factory();
+      strict_simulator_ = make_sim_backend(std::move(options));
+      toolchain_->simulator = strict_simulator_.get();
+    }
     return *toolchain_;
   }
 
@@ -177,12 +195,14 @@ class Tools {
  private:
   std::string backend_choice_;
   bool sanitize_ = false;
+  bool gpu_only_ = false;
   std::unique_ptr<Cache> cache_;
   std::unique_ptr<NvccCompiler> nvcc_;
   std::unique_ptr<CachingCompiler> compiler_;
   AccessSamples samples_;
   std::unique_ptr<Backend> simulator_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Backend> strict_simulator_;  // strict GPU grading's simulator pass
   std::unique_ptr<Toolchain> toolchain_;
 };
 
@@ -192,6 +212,7 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   options.seed = inv.seed;
   options.solutions_dir = root / "solutions";
   options.sanitize = inv.sanitize;
+  options.gpu_only = inv.gpu_only;
   std::string error;
   std::optional<Result> result = grade(exercise, submission, tools.toolchain(), options, &error);
   nlohmann::json samples = tools.take_samples(result ? result->runs : std::vector<Run>{});
@@ -360,10 +381,32 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
     options.seed = inv.seed;
     options.solutions_dir = root / "solutions";
     options.sanitize = inv.sanitize;
+    options.gpu_only = inv.gpu_only;
     if (!check_exercise(*exercise, root, tools.toolchain(), options, report, &error)) throw UsageError{error};
   }
   write_check_report(report, out, inv.format == "json");
   return report.ok() ? kExitPass : kExitFail;
+}
+
+int cmd_calibrate(const Invocation& inv, std::ostream& out, std::ostream& err) {
+  fs::path root = find_root(inv);
+  Invocation on_gpu = inv;
+  if (on_gpu.backend == "auto") on_gpu.backend = "gpu";
+  if (on_gpu.backend != "gpu")
+    throw UsageError{"calibrate times kernels on a GPU; the simulator cannot (drop --backend sim)"};
+  Tools tools(on_gpu);
+  Exercise exercise = load_or_throw(exercise_dir(root, inv.exercise));
+  GradeOptions options;
+  options.seed = inv.seed;
+  options.solutions_dir = root / "solutions";
+  options.gpu_only = inv.gpu_only;
+  Calibration calibration;
+  std::string error;
+  if (isatty(STDERR_FILENO)) err << "timing each kernel " << inv.repeats << " times...\n";
+  if (!calibrate_exercise(exercise, root, tools.toolchain(), options, inv.repeats, &calibration, &error))
+    throw UsageError{error};
+  write_calibration(calibration, out);
+  return calibration.proposal.bar ? kExitPass : kExitFail;
 }
 
 int cmd_new(const Invocation& inv, std::ostream& out, std::ostream&) {
@@ -485,6 +528,8 @@ void add_backend(CLI::App& app, Invocation& inv) {
 void add_sanitize(CLI::App& app, Invocation& inv) {
   app.add_flag("--sanitize", inv.sanitize,
                "GPU only: also run each launch under compute-sanitizer (racecheck, synccheck)");
+  app.add_flag("--gpu-only", inv.gpu_only,
+               "GPU only: skip the simulator's pass, for kernels it cannot run (hazards are then not checked)");
 }
 
 void add_format(CLI::App& app, Invocation& inv) {
@@ -520,6 +565,16 @@ const std::vector<Command>& commands() {
          add_sanitize(app, inv);
        },
        cmd_check},
+      {"calibrate", "EXERCISE [--repeats N] [--gpu-only]",
+       "for instructors: time the solution, alternatives and too-slow mutants on this GPU and propose a speed bar",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("exercise", inv.exercise, "exercise id")->required();
+         app.add_option("--repeats", inv.repeats, "timed launches per kernel (default 100)")
+             ->check(CLI::Range(5, 10000));
+         app.add_flag("--gpu-only", inv.gpu_only, "skip the simulator's pass (faster; correctness on the GPU only)");
+         app.add_option("--backend", inv.backend, "gpu (the default here)")->check(CLI::IsMember({"gpu", "auto"}));
+       },
+       cmd_calibrate},
       {"new", "ID", "for instructors: scaffold a new exercise that passes `gpugrade check` as generated",
        [](CLI::App& app, Invocation& inv) { app.add_option("id", inv.exercise, "the new exercise's id")->required(); },
        cmd_new},

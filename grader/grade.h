@@ -28,6 +28,9 @@ struct Toolchain {
   const Cache& cache;
   Backend& backend;
   std::string backend_name;             // "sim" or "gpu", as results report it
+  // Strict GPU grading: the simulator, with its hazard checkers, whose pass at the exercise's `sizes`
+  // runs before the device's runs; the result holds the findings of both. Null: `backend` grades alone.
+  Backend* simulator = nullptr;
 };
 
 struct GradeOptions {
@@ -35,7 +38,12 @@ struct GradeOptions {
   std::filesystem::path solutions_dir;  // where the GPU baseline's solution lives: solutions/<id>/<file>
   std::string arch = "sm_90";
   bool sanitize = false;                // re-run each correctness launch under the backend's sanitizer
+  bool gpu_only = false;                // --gpu-only: the result says that hazards were not checked
+  int timed_launches = 0;               // timing repetitions; 0: the backend's default (calibrate asks more)
 };
+
+// The speed bar that applies on `device` (cuDeviceGetName's words): its own entry, else the default.
+double min_ratio_for(const GpuPerformance& performance, const std::string& device);
 
 // Grades `submission`. A problem of the exercise itself (its reference does not build) is a configuration
 // error: nullopt with *error set, which the CLI turns into exit code 2. Everything the submission does

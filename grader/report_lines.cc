@@ -31,6 +31,7 @@ std::optional<uint64_t> repeated(const Finding& finding, const char* key) {
 // The bracketed context after a message: where it happened and how often.
 std::string context_of(const Finding& finding) {
   std::vector<std::string> parts;
+  if (!finding.backend.empty()) parts.push_back("on " + finding.backend);  // strict GPU grading: who saw it
   if (finding.details.contains("block")) parts.push_back("block " + coordinates(finding.details["block"]));
   if (!finding.variant.empty()) parts.push_back("variant " + finding.variant);
   if (!finding.size.empty()) parts.push_back(finding.size);

@@ -105,6 +105,8 @@ void write_text(const std::vector<Result>& results, std::ostream& out, const Tex
     std::string verdict = paint(pass ? "PASS" : "FAIL", pass ? "1;32" : "1;31", options.color);
     out << fmt::format("{}: {} ({}/{} points, {} runs on {}", result.exercise, verdict, result.points,
                        result.max_points, result.runs.size(), result.backend);
+    if (result.metrics.contains("simulator"))
+      out << fmt::format(" and {} on the simulator", result.metrics["simulator"]["runs"].get<size_t>());
     if (result.metrics.contains("sanitizer"))
       out << fmt::format(", {} under compute-sanitizer", result.metrics["sanitizer"]["checked_runs"].get<size_t>());
     if (warnings > 0 && !options.verbose)

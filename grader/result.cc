@@ -15,6 +15,8 @@ nlohmann::ordered_json to_json(const Finding& finding) {
   out["line"] = finding.line;
   out["variant"] = finding.variant;
   out["size"] = finding.size;
+  // Strict GPU grading only: "sim", "gpu" or "sim+gpu". Absent when one backend graded.
+  if (!finding.backend.empty()) out["backend"] = finding.backend;
   out["details"] = finding.details;
   return out;
 }

@@ -53,6 +53,9 @@ struct Buffer {
   std::string name;                     // as the exercise names it: "in", "out"
   uint32_t element_size = 4;            // for messages: element index = byte offset / element_size
   std::vector<std::byte> bytes;
+  // Timing runs only, where contents do not matter and generating and copying gigabytes would cost more
+  // than the timing: when bytes is empty, a buffer of this many bytes that the backend fills itself.
+  uint64_t filled_by_backend = 0;
 };
 
 // One kernel argument: a pointer to a buffer, or a scalar's bits.
@@ -153,6 +156,7 @@ struct Timing {
 struct TimingResult {
   Timing subject, baseline, memcpy_dtod;
   double ratio = 0;                     // subject GB/s over baseline GB/s
+  std::string device;                   // the device's name as its driver says it ("NVIDIA H200")
   std::vector<Finding> findings;        // launch failures while timing
 };
 

@@ -47,6 +47,9 @@ struct Finding {
   int line = 0;           // 1-based; 0 when the finding has no line
   std::string variant;    // filled by the grader: the variant's label, e.g. "32x8"
   std::string size;       // filled by the grader: the size's label, e.g. "rows=33 cols=31"
+  // Strict GPU grading runs the simulator and the device: which of them saw it ("sim", "gpu" or "sim+gpu").
+  // Empty when one backend graded.
+  std::string backend;
   nlohmann::json details = nlohmann::json::object();  // the kind's own figures (threads, block, index...)
 };
 

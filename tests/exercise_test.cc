@@ -1,6 +1,7 @@
 // Tests of exercise.yaml loading: the exact messages an instructor sees for each kind of mistake, and the
 // shipped copy exercise's evaluated launches.
 #include "grader/exercise.h"
+#include "grader/grade.h"
 
 #include <gtest/gtest.h>
 
@@ -345,6 +346,30 @@ TEST_F(ExerciseTest, VariantLabelsAndGpuVariantByLabel) {
   EXPECT_EQ(
       errors_of(with_line(14, "  - {defines: {B: 32}, block: [B]}\n  - {defines: {C: 32}, block: [C]}")),
       Errors{"exercises/scale/exercise.yaml:15:5: 'variants[1]' defines C; the first variant defines B"});
+}
+
+TEST_F(ExerciseTest, SpeedBarsPerDeviceWithADefault) {
+  const std::string variants = with_line(14, "  - {defines: {B: 32}, block: [B]}");
+  auto with_bar = [&](const std::string& bar) {
+    return variants + "performance:\n  gpu: {variant: 0, size: {n: 4096}, bytes: 4*n, baseline: copy, min_ratio: " +
+           bar + "}\n";
+  };
+  ASSERT_EQ(errors_of(with_bar("{default: 0.45, \"NVIDIA H200\": 0.52}")), Errors{});
+  ASSERT_TRUE(loaded_->performance.gpu);
+  EXPECT_DOUBLE_EQ(loaded_->performance.gpu->min_ratio, 0.45);
+  EXPECT_EQ(loaded_->performance.gpu->min_ratio_by_device, (std::map<std::string, double>{{"NVIDIA H200", 0.52}}));
+  EXPECT_DOUBLE_EQ(min_ratio_for(*loaded_->performance.gpu, "NVIDIA H200"), 0.52);
+  EXPECT_DOUBLE_EQ(min_ratio_for(*loaded_->performance.gpu, "Tesla T4"), 0.45);
+  ASSERT_EQ(errors_of(with_bar("0.5")), Errors{});  // a plain number is every device's bar
+  EXPECT_TRUE(loaded_->performance.gpu->min_ratio_by_device.empty());
+  EXPECT_DOUBLE_EQ(min_ratio_for(*loaded_->performance.gpu, "NVIDIA H200"), 0.5);
+
+  EXPECT_EQ(errors_of(with_bar("{\"NVIDIA H200\": 0.5}")),
+            Errors{"exercises/scale/exercise.yaml:18:77: min_ratio as a map needs a `default` entry: the bar on "
+                   "devices it does not name"});
+  Errors negative = errors_of(with_bar("{default: 0.4, T4: -1}"));
+  ASSERT_EQ(negative.size(), 1u);
+  EXPECT_NE(negative[0].find("performance.gpu.min_ratio.T4"), std::string::npos) << negative[0];
 }
 
 TEST_F(ExerciseTest, EvaluateLaunchAtAnUnlistedSize) {

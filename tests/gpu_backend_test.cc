@@ -18,6 +18,7 @@
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/poison_prologue.h"
+#include "harness/gpu/red_zone.h"
 #include "harness/gpu/job.h"
 #include "harness/gpu/sanitizer_report.h"
 #include "harness/poison.h"
@@ -427,6 +428,137 @@ TEST(GpuChildProcess, ReportsAProgramThatCannotRun) {
   fs::remove(out);
 }
 
+// A shell script that speaks the serving launcher's protocol: one line in, one 'D' out; "hang" begins a
+// kernel that never ends; "quit" answers and exits, as the launcher does after a fault.
+constexpr const char* kServingScript =
+    "while read line; do case $line in "
+    "hang) printf B >&$0; sleep 30;; "
+    "quit) echo bye; printf X >&$0; exit 0;; "
+    "die) exit 3;; "
+    "*) echo \"got $line from $$\"; printf BE >&$0; printf D >&$0;; esac; done";
+
+TEST(GpuChildServer, OneChildServesManyRequests) {
+  fs::path out = fs::temp_directory_path() / fmt::format("gpugrade-server-{}", getpid());
+  fs::remove(out);
+  gpu::ChildServer server({"/bin/sh", "-c", kServingScript, "{heartbeat}"}, out.string());
+  gpu::ChildRun first = server.request("one", {.setup_seconds = 5, .kernel_seconds = 1});
+  gpu::ChildRun second = server.request("two", {.setup_seconds = 5, .kernel_seconds = 1});
+  EXPECT_EQ(first.end, gpu::ChildRun::End::kExited);
+  EXPECT_EQ(first.exit_code, 0);
+  EXPECT_EQ(second.end, gpu::ChildRun::End::kExited);
+  EXPECT_TRUE(first.output.starts_with("got one from ")) << first.output;
+  EXPECT_TRUE(second.output.starts_with("got two from ")) << second.output;  // its own output only
+  EXPECT_EQ(first.output.substr(13), second.output.substr(13));              // the same process
+  EXPECT_EQ(server.starts(), 1);
+  fs::remove(out);
+}
+
+TEST(GpuChildServer, AHungOrExitedChildIsReplacedForTheNextRequest) {
+  fs::path out = fs::temp_directory_path() / fmt::format("gpugrade-server-{}", getpid());
+  fs::remove(out);
+  gpu::ChildServer server({"/bin/sh", "-c", kServingScript, "{heartbeat}"}, out.string());
+  gpu::ChildRun hung = server.request("hang", {.setup_seconds = 5, .kernel_seconds = 0.3});
+  EXPECT_EQ(hung.end, gpu::ChildRun::End::kTimedOut);
+  EXPECT_TRUE(hung.in_kernel);
+  gpu::ChildRun after_hang = server.request("next", {.setup_seconds = 5, .kernel_seconds = 1});
+  EXPECT_EQ(after_hang.end, gpu::ChildRun::End::kExited);
+  EXPECT_EQ(after_hang.exit_code, 0);
+  EXPECT_EQ(server.starts(), 2);
+  gpu::ChildRun quit = server.request("quit", {.setup_seconds = 5, .kernel_seconds = 1});
+  EXPECT_EQ(quit.end, gpu::ChildRun::End::kExited);  // answered, then left
+  EXPECT_EQ(quit.exit_code, 0);
+  EXPECT_EQ(quit.output, "bye\n");
+  EXPECT_EQ(server.request("again", {.setup_seconds = 5, .kernel_seconds = 1}).exit_code, 0);
+  EXPECT_EQ(server.starts(), 3);
+  gpu::ChildRun died = server.request("die", {.setup_seconds = 5, .kernel_seconds = 1});
+  EXPECT_EQ(died.end, gpu::ChildRun::End::kExited);  // died without answering: a failure, not an answer
+  EXPECT_EQ(died.exit_code, 3);
+  EXPECT_EQ(server.request("last", {.setup_seconds = 5, .kernel_seconds = 1}).exit_code, 0);
+  EXPECT_EQ(server.starts(), 4);
+  fs::remove(out);
+}
+
+TEST(GpuRedZone, IntactGuardsAreNoFinding) {
+  const std::vector<std::byte> guard = gpu::red_zone_pattern();
+  ASSERT_EQ(guard.size(), gpu::kRedZoneBytes);
+  EXPECT_FALSE(gpu::check_red_zones("out", 4, 4000, guard, guard));
+  // Every guard word is a signalling NaN as a float: no arithmetic result, and not a plain value.
+  for (size_t k = 0; k < guard.size() / 4; k += 997) {
+    uint32_t word = 0;
+    std::memcpy(&word, guard.data() + k * 4, 4);
+    EXPECT_EQ(word & 0x7F800000u, 0x7F800000u);
+    EXPECT_EQ(word & 0x00400000u, 0u);
+    EXPECT_NE(word & 0x003FFFFFu, 0u);
+  }
+}
+
+TEST(GpuRedZone, AWriteOnePastTheEndNamesTheBufferTheSideAndTheElement) {
+  const std::vector<std::byte> guard = gpu::red_zone_pattern();
+  std::vector<std::byte> after = guard;
+  const float value = 1.5f;
+  std::memcpy(after.data(), &value, 4);  // out[1000] of a 1000-element buffer
+  std::optional<Finding> f = gpu::check_red_zones("out", 4, 4000, guard, after);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->kind, FindingKind::kOutOfBounds);
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(f->message,
+            "the kernel wrote past the end of 'out': out[1000] is 1 element beyond its last one, out[999] (1 element "
+            "of the guard after it changed); check the guard that keeps threads of the last block inside the "
+            "buffer");
+  EXPECT_EQ(f->details["buffer"], "out");
+  EXPECT_EQ(f->details["side"], "after");
+  EXPECT_EQ(f->details["element"], 1000);
+  // Further out, the nearest changed element is named.
+  after = guard;
+  std::memcpy(after.data() + 40, &value, 4);
+  std::memcpy(after.data() + 400, &value, 4);
+  f = gpu::check_red_zones("out", 4, 4000, guard, after);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->details["element"], 1010);
+  EXPECT_EQ(f->details["changed_elements"], 2);
+  EXPECT_NE(f->message.find("out[1010] is 11 elements beyond"), std::string::npos) << f->message;
+}
+
+TEST(GpuRedZone, AWriteBeforeTheStartIsANegativeElement) {
+  const std::vector<std::byte> guard = gpu::red_zone_pattern();
+  std::vector<std::byte> before = guard;
+  const double value = 2.0;
+  std::memcpy(before.data() + before.size() - 16, &value, 8);  // in[-2] of doubles
+  std::optional<Finding> f = gpu::check_red_zones("in", 8, 800, before, guard);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->kind, FindingKind::kOutOfBounds);
+  EXPECT_EQ(f->message,
+            "the kernel wrote before the start of 'in': in[-2] is 2 elements below in[0] (1 element of the guard "
+            "before it changed); an index went negative");
+  EXPECT_EQ(f->details["side"], "before");
+  EXPECT_EQ(f->details["element"], -2);
+}
+
+TEST(GpuJob, TimingBuffersTravelAsSizesAndTheDeviceNameComesBack) {
+  gpu::Job job;
+  job.mode = gpu::JobMode::kTime;
+  Buffer big{"in", 4, {}};
+  big.filled_by_backend = uint64_t{1} << 30;
+  job.subject.launch.buffers = {big};
+  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_timing_job_{}", getpid())).string();
+  std::string error;
+  ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
+  EXPECT_LT(fs::file_size(path), 4096u);  // a gigabyte's size, not its bytes
+  gpu::Job back;
+  ASSERT_TRUE(gpu::read_job(path, &back, &error)) << error;
+  ASSERT_EQ(back.subject.launch.buffers.size(), 1u);
+  EXPECT_EQ(back.subject.launch.buffers[0].filled_by_backend, uint64_t{1} << 30);
+  EXPECT_TRUE(back.subject.launch.buffers[0].bytes.empty());
+  gpu::JobResult result;
+  result.timing.device = "NVIDIA H200";
+  result.timing.ratio = 0.5;
+  ASSERT_TRUE(gpu::write_result(path, result, &error)) << error;
+  gpu::JobResult read;
+  ASSERT_TRUE(gpu::read_result(path, &read, &error)) << error;
+  EXPECT_EQ(read.timing.device, "NVIDIA H200");
+  fs::remove(path);
+}
+
 // ---- On a device ----
 
 bool device_ready(std::string* why_not) {
@@ -612,6 +744,52 @@ TEST_F(GpuDevice, IllegalAddressIsOutOfBounds) {
       << o.findings[0].message;
   EXPECT_NE(o.findings[0].message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos)
       << o.findings[0].message;
+}
+
+TEST_F(GpuDevice, OneLauncherServesEveryLaunchAndIsReplacedAfterAFaultOrATimeout) {
+  LaunchRequest copy;
+  copy.entry = "copy";
+  copy.grid = {4, 1, 1};
+  copy.block = {256, 1, 1};
+  copy.buffers = {poisoned_buffer("out", 1000), float_buffer("in", 1000, iota)};
+  copy.args = {buffer_arg(0), buffer_arg(1), scalar_arg(1000)};
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(backend_->launch(*program_, copy).completed);
+  EXPECT_EQ(launcher_starts(*backend_), 1);
+  LaunchRequest poke;
+  poke.entry = "poke";
+  poke.args = {scalar_arg(0x10)};
+  Observations faulted = backend_->launch(*program_, poke);
+  ASSERT_FALSE(faulted.completed);
+  EXPECT_EQ(faulted.findings.at(0).kind, FindingKind::kOutOfBounds);
+  Observations after_fault = backend_->launch(*program_, copy);
+  ASSERT_TRUE(after_fault.completed) << (after_fault.findings.empty() ? "" : after_fault.findings[0].message);
+  EXPECT_EQ(after_fault.buffers[0].bytes, copy.buffers[1].bytes);
+  EXPECT_EQ(launcher_starts(*backend_), 2);
+  LaunchRequest spin;
+  spin.entry = "spin";
+  spin.block = {32, 1, 1};
+  spin.buffers = {Buffer{"flag", 4, std::vector<std::byte>(4)}};
+  spin.args = {buffer_arg(0)};
+  spin.wall_seconds = 1;
+  EXPECT_EQ(backend_->launch(*program_, spin).findings.at(0).kind, FindingKind::kTimeout);
+  EXPECT_TRUE(backend_->launch(*program_, copy).completed);
+  EXPECT_EQ(launcher_starts(*backend_), 3);
+}
+
+TEST_F(GpuDevice, AWriteOnePastTheEndIsOutOfBoundsNamingTheBuffer) {
+  LaunchRequest request;
+  request.entry = "copy";
+  request.grid = {4, 1, 1};
+  request.block = {256, 1, 1};
+  request.buffers = {poisoned_buffer("out", 1000), float_buffer("in", 1001, iota)};
+  request.args = {buffer_arg(0), buffer_arg(1), scalar_arg(1001)};  // n one more than out holds
+  Observations o = backend_->launch(*program_, request);
+  ASSERT_TRUE(o.completed);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].kind, FindingKind::kOutOfBounds);
+  EXPECT_EQ(o.findings[0].details["buffer"], "out");
+  EXPECT_EQ(o.findings[0].details["side"], "after");
+  EXPECT_EQ(o.findings[0].details["element"], 1000);
 }
 
 TEST_F(GpuDevice, TooMuchDynamicSharedMemoryIsAResourceLimit) {

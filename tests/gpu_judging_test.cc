@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "grader/calibrate.h"
 #include "grader/check.h"
 #include "grader/reporters.h"
 #include "tests/grading_fixture.h"
@@ -135,7 +136,9 @@ TEST_F(GpuJudgingTest, BelowTheRatioIsTooSlowWithTheFiguresThatDecidedIt) {
   EXPECT_EQ(slow[0].size, "rows=8192 cols=8192");
   EXPECT_EQ(slow[0].message,
             "1000 GB/s is 0.33 of the copy baseline's 3000 GB/s at 32x8 (rows=8192 cols=8192); the exercise asks "
-            "for 0.45 (cuMemcpyDtoD reached 4100 GB/s)");
+            "for 0.45: 26% below the bar (cuMemcpyDtoD reached 4100 GB/s). The bar is the share of the baseline's "
+            "throughput, timed in the same process on equal buffers, that correct kernels moving memory the "
+            "intended way reach on this device");
   EXPECT_DOUBLE_EQ(r.metrics["throughput"]["min_ratio"].get<double>(), 0.45);
 }
 
@@ -256,9 +259,9 @@ const CheckRow& row_of(const CheckReport& report, const std::string& submission)
 }
 
 TEST_F(GpuJudgingTest, CheckOnAGpuHoldsMutantsToTheirExpectOnGpuLine) {
-  // copy checks its solution, its stub, then mutants/walks_columns.cu: only the first and the last
-  // compute the right output and are timed.
-  gpu_->timings = {at_ratio(1.0), at_ratio(0.2)};
+  // copy checks its solution, its stub, its two alternatives, then mutants/walks_columns.cu: all but the
+  // stub compute the right output and are timed.
+  gpu_->timings = {at_ratio(1.0), at_ratio(1.0), at_ratio(1.0), at_ratio(0.2)};
   CheckReport report = check_on_gpu("copy");
   EXPECT_TRUE(row_of(report, "solution").ok) << row_of(report, "solution").got;
   EXPECT_TRUE(row_of(report, "stub").ok) << row_of(report, "stub").got;
@@ -266,7 +269,7 @@ TEST_F(GpuJudgingTest, CheckOnAGpuHoldsMutantsToTheirExpectOnGpuLine) {
   EXPECT_EQ(mutant.expected, "fail too-slow");  // its `expect on gpu:` line; on the simulator: uncoalesced
   EXPECT_EQ(mutant.got, "fail: too-slow");
   EXPECT_TRUE(mutant.ok) << mutant.why;
-  EXPECT_EQ(gpu_->timed.size(), 2u);
+  EXPECT_EQ(gpu_->timed.size(), 4u);
 }
 
 TEST_F(GpuJudgingTest, CheckOnAGpuLeavesOutKindsOnlyTheSimulatorSees) {
@@ -288,6 +291,191 @@ TEST_F(GpuJudgingTest, WithoutSanitizeTheSanitizerIsNotAsked) {
   EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_TRUE(gpu_->sanitized.empty());
   EXPECT_FALSE(r.metrics.contains("sanitizer"));
+}
+
+// ---- Strict GPU grading: the simulator's pass beside the (scripted) device ----
+
+class StrictGpuJudgingTest : public GpuJudgingTest {
+ protected:
+  void SetUp() override {
+    GpuJudgingTest::SetUp();
+    grading_->strict(true);
+  }
+  void TearDown() override { grading_->strict(false); }
+};
+
+TEST_F(StrictGpuJudgingTest, TheSimulatorsRaceFailsAKernelTheGpuComputesRight) {
+  gpu_->timing = at_ratio(1.0);
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/mutants/no_barrier.cu");
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> races = findings_of(r, FindingKind::kRace);
+  ASSERT_FALSE(races.empty());
+  EXPECT_EQ(races[0].backend, "sim");
+  EXPECT_EQ(races[0].line, 9);  // the simulator names the write the unordered read races with
+  EXPECT_EQ(r.runs.size(), 16u);  // the GPU's runs; the simulator's are counted in the metrics
+  EXPECT_EQ(r.metrics["simulator"]["runs"], 16);
+  EXPECT_TRUE(gpu_->timed.empty());  // a kernel with errors is not timed
+  std::ostringstream json;
+  write_json({r}, json);
+  EXPECT_NE(json.str().find("\"backend\": \"sim\""), std::string::npos);
+  std::ostringstream text;
+  write_text({r}, text, {});
+  EXPECT_NE(text.str().find("error: race: "), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("[on sim, "), std::string::npos) << text.str();
+}
+
+TEST_F(StrictGpuJudgingTest, AFindingBothBackendsSawIsOneFindingSayingSo) {
+  // The scripted GPU computes on the simulator without its checkers: both compare outputs, so a wrong
+  // output is seen by both, once.
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/mutants/fixed_block_rows.cu");
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> unwritten = findings_of(r, FindingKind::kUnwrittenOutput);
+  ASSERT_EQ(unwritten.size(), 1u);
+  EXPECT_EQ(unwritten[0].backend, "sim+gpu");
+  std::vector<Finding> stray = findings_of(r, FindingKind::kOutOfBounds);
+  ASSERT_FALSE(stray.empty());
+  EXPECT_EQ(stray[0].backend.rfind("sim", 0), 0u) << stray[0].backend;  // the simulator names the line
+  EXPECT_GT(stray[0].line, 0);
+}
+
+TEST_F(StrictGpuJudgingTest, TheSolutionPassesAndIsTimed) {
+  gpu_->timing = at_ratio(0.6);
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu");
+  EXPECT_EQ(r.verdict, Verdict::kPass) << (r.findings.empty() ? "" : r.findings[0].message);
+  EXPECT_EQ(gpu_->timed.size(), 1u);
+  EXPECT_EQ(r.metrics["simulator"]["failed_runs"], 0);
+  EXPECT_TRUE(r.note.empty()) << r.note;
+}
+
+TEST_F(StrictGpuJudgingTest, CheckRequiresTheSimulatorsKindsAndTimesWhatItsFiguresStoodFor) {
+  gpu_->timings = {at_ratio(1.0), at_ratio(1.0), at_ratio(1.0), at_ratio(0.2)};
+  CheckReport report = check_on_gpu("copy");
+  const CheckRow& mutant = row_of(report, "mutants/walks_columns.cu");
+  EXPECT_EQ(mutant.expected, "fail too-slow (uncoalesced: timed instead)");
+  EXPECT_EQ(mutant.got, "fail: too-slow");
+  EXPECT_TRUE(mutant.ok) << mutant.why;
+  gpu_->timing = at_ratio(1.0);
+  gpu_->timings.clear();
+  report = check_on_gpu("transpose-tiled");
+  EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").expected, "fail race");  // no `expect on gpu:` excuse
+  EXPECT_TRUE(row_of(report, "mutants/no_barrier.cu").ok) << row_of(report, "mutants/no_barrier.cu").why;
+  EXPECT_EQ(row_of(report, "mutants/load_stops_early.cu").expected, "fail uninitialized-shared-read");
+  EXPECT_TRUE(row_of(report, "mutants/load_stops_early.cu").ok) << row_of(report, "mutants/load_stops_early.cu").got;
+  for (const char* alternative : {"alternatives/runtime_strides.cu", "alternatives/swizzled.cu", "alternatives/tile_1d.cu"})
+    EXPECT_TRUE(row_of(report, alternative).ok) << alternative << ": " << row_of(report, alternative).got;
+}
+
+TEST_F(GpuJudgingTest, GpuOnlySaysHazardsWereNotChecked) {
+  gpu_->timing = at_ratio(1.0);
+  Exercise exercise = grading_->exercise("copy");
+  exercise.gpu_sizes.clear();
+  GradeOptions options;
+  options.gpu_only = true;
+  Result r = grading_->grade_exercise(exercise, testing::read_file(testing::source_dir() / "solutions/copy/copy.cu"),
+                                      options);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  EXPECT_EQ(r.note,
+            "--gpu-only: the simulator did not run, so races, uninitialized shared reads, diverged barriers and "
+            "reads outside buffers were not checked.");
+}
+
+// ---- Fair bars ----
+
+TEST_F(GpuJudgingTest, ARatioWithinTheNoiseOfTheBarIsTimedAgainLonger) {
+  gpu_->timings = {at_ratio(0.452), at_ratio(0.43)};  // spreads of 2%: 0.452 is within noise of 0.45
+  Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu");
+  ASSERT_EQ(gpu_->timed.size(), 2u);
+  EXPECT_EQ(gpu_->timed[0].timed_launches, 20);
+  EXPECT_EQ(gpu_->timed[1].timed_launches, 100);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> slow = findings_of(r, FindingKind::kTooSlow);
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].message,
+            "1290 GB/s is 0.43 of the copy baseline's 3000 GB/s at 32x8 (rows=8192 cols=8192); the exercise asks "
+            "for 0.45: 4% below the bar (cuMemcpyDtoD reached 4100 GB/s). The bar is the share of the baseline's "
+            "throughput, timed in the same process on equal buffers, that correct kernels moving memory the "
+            "intended way reach on this device; timed twice, 20 then 100 launches, since the first ratio (0.452) "
+            "was within the timing's noise of the bar");
+  EXPECT_DOUBLE_EQ(r.metrics["throughput"]["first_ratio"].get<double>(), 0.452);
+  EXPECT_NEAR(r.metrics["throughput"]["margin"].get<double>(), 0.43 / 0.45 - 1, 1e-9);
+
+  gpu_->timed.clear();
+  gpu_->timings = {at_ratio(0.6)};
+  r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu");
+  EXPECT_EQ(gpu_->timed.size(), 1u);  // clear of the bar: one timing decides
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  EXPECT_NEAR(r.metrics["throughput"]["margin"].get<double>(), 0.6 / 0.45 - 1, 1e-9);
+}
+
+TEST_F(GpuJudgingTest, ADeviceWithItsOwnBarIsHeldToIt) {
+  Exercise exercise = grading_->exercise("transpose-tiled");
+  exercise.gpu_sizes.clear();
+  exercise.performance.gpu->min_ratio_by_device = {{"NVIDIA H200", 0.7}};
+  const std::string solution = testing::read_file(testing::source_dir() / "solutions/transpose-tiled/transpose.cu");
+  gpu_->timing = at_ratio(0.6);
+  gpu_->timing.device = "NVIDIA H200";
+  Result on_h200 = grading_->grade_exercise(exercise, solution);
+  EXPECT_EQ(on_h200.verdict, Verdict::kFail);
+  ASSERT_EQ(findings_of(on_h200, FindingKind::kTooSlow).size(), 1u);
+  EXPECT_NE(findings_of(on_h200, FindingKind::kTooSlow)[0].message.find("asks for 0.70 on NVIDIA H200: 14% below"),
+            std::string::npos)
+      << findings_of(on_h200, FindingKind::kTooSlow)[0].message;
+  gpu_->timing.device = "Tesla T4";
+  Result on_t4 = grading_->grade_exercise(exercise, solution);
+  EXPECT_EQ(on_t4.verdict, Verdict::kPass);
+  EXPECT_DOUBLE_EQ(on_t4.metrics["throughput"]["min_ratio"].get<double>(), 0.45);
+}
+
+TEST(ProposeBar, SitsBetweenTheSlowestCorrectAndTheFastestTooSlowKernel) {
+  BarProposal p = propose_bar({0.57, 0.45, 0.62}, {0.30, 0.36}, 0.01);
+  ASSERT_TRUE(p.bar);
+  EXPECT_DOUBLE_EQ(*p.bar, 0.40);  // sqrt(0.45 * 0.36) = 0.402
+  EXPECT_NEAR(p.correct_margin, 0.45 / 0.40 - 1, 1e-12);
+  ASSERT_TRUE(p.slow_margin);
+  EXPECT_NEAR(*p.slow_margin, 1 - 0.36 / 0.40, 1e-12);
+  EXPECT_FALSE(p.thin);
+  EXPECT_TRUE(propose_bar({0.45}, {0.449}, 0.01).thin);  // margins within the noise
+  BarProposal none = propose_bar({0.45}, {0.50}, 0.01);
+  EXPECT_FALSE(none.bar);
+  EXPECT_EQ(none.explanation,
+            "no bar exists: a too-slow mutant (0.500) is as fast as a correct kernel (0.450); make the mutant "
+            "slower or judge it another way");
+  BarProposal open = propose_bar({1.0, 0.9}, {}, 0.01);
+  ASSERT_TRUE(open.bar);
+  EXPECT_DOUBLE_EQ(*open.bar, 0.72);
+  EXPECT_FALSE(open.slow_margin);
+  EXPECT_FALSE(propose_bar({}, {0.2}, 0.01).bar);
+}
+
+TEST_F(GpuJudgingTest, CalibrateTimesTheSolutionItsAlternativesAndItsTooSlowMutants) {
+  // transpose-padded: the solution, alternatives runtime_strides, swizzled, tile_1d, then mutants/unpadded.
+  gpu_->timings = {at_ratio(1.15), at_ratio(1.10), at_ratio(1.16), at_ratio(1.14), at_ratio(0.57)};
+  for (TimingResult& t : gpu_->timings) t.device = "NVIDIA H200";
+  Exercise exercise = grading_->exercise("transpose-padded");
+  exercise.gpu_sizes.clear();
+  Calibration c;
+  std::string error;
+  GradeOptions options;
+  options.solutions_dir = testing::source_dir() / "solutions";
+  ASSERT_TRUE(calibrate_exercise(exercise, testing::source_dir(), grading_->toolchain(), options, 100, &c, &error))
+      << error;
+  ASSERT_EQ(c.samples.size(), 5u);
+  for (const TimingRequest& request : gpu_->timed) EXPECT_EQ(request.timed_launches, 100);
+  EXPECT_EQ(c.samples[1].submission, "alternatives/runtime_strides.cu");
+  EXPECT_EQ(c.samples[4].submission, "mutants/unpadded.cu");
+  EXPECT_FALSE(c.samples[4].should_pass);
+  EXPECT_EQ(c.samples[4].got, "fail: too-slow");
+  EXPECT_EQ(c.device, "NVIDIA H200");
+  ASSERT_TRUE(c.proposal.bar);
+  EXPECT_DOUBLE_EQ(*c.proposal.bar, 0.79);  // sqrt(1.10 * 0.57)
+  std::ostringstream out;
+  write_calibration(c, out);
+  EXPECT_NE(out.str().find("proposed min_ratio 0.79 on NVIDIA H200: between the slowest correct kernel (1.100) and "
+                           "the fastest too-slow one (0.570); correct kernels are at least 39% above it, too-slow "
+                           "ones at least 28% below"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("min_ratio: {default: 0.8, \"NVIDIA H200\": 0.79}"), std::string::npos) << out.str();
 }
 
 }  // namespace

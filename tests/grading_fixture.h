@@ -79,12 +79,25 @@ class Grading {
 
   Toolchain& toolchain() { return *toolchain_; }
 
+  // Strict GPU grading: a simulator with its checkers runs its pass beside the (scripted) GPU; `false`
+  // takes it away again (--gpu-only).
+  void strict(bool on) {
+    if (on && !simulator_) {
+      SimOptions options;
+      options.worker_threads = 2;
+      options.make_observer = sim::hazard_observer_factory();
+      simulator_ = make_sim_backend(std::move(options));
+    }
+    toolchain_->simulator = on ? simulator_.get() : nullptr;
+  }
+
  private:
   std::optional<ScratchDir> scratch_;
   std::unique_ptr<Cache> cache_;
   std::unique_ptr<NvccCompiler> nvcc_;
   std::unique_ptr<CachingCompiler> compiler_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Backend> simulator_;
   std::unique_ptr<Toolchain> toolchain_;
 };
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,12 +14,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace gpugrade::gpu {
 namespace {
 
+namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::string read_all(const std::string& path) {
@@ -30,6 +33,102 @@ std::string read_all(const std::string& path) {
 
 Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+}  // namespace
+
+namespace {
+
+// Starts argv with stdout and stderr on `output`, stdin on `input` (when >= 0), and the heartbeat pipe's
+// write end open under its own number, which replaces "{heartbeat}" in the arguments. The child gets its
+// own process group. Returns the pid, or -1 with *error set.
+pid_t spawn(const std::vector<std::string>& argv, int heartbeat_write, int output, int input,
+            std::string* error) {
+  // Everything the child needs is built before fork: between fork and exec only async-signal-safe calls.
+  std::vector<std::string> args = argv;
+  for (std::string& arg : args) {
+    size_t at = arg.find("{heartbeat}");
+    if (at != std::string::npos) arg.replace(at, 11, std::to_string(heartbeat_write));
+  }
+  std::vector<char*> raw;
+  for (std::string& arg : args) raw.push_back(arg.data());
+  raw.push_back(nullptr);
+  static constexpr char kExecFailed[] = "gpugrade: cannot execute the GPU launcher\n";
+  pid_t pid = fork();
+  if (pid < 0) {
+    *error = fmt::format("cannot fork: {}", std::strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    dup2(output, STDOUT_FILENO);
+    dup2(output, STDERR_FILENO);
+    if (input >= 0) dup2(input, STDIN_FILENO);
+    fcntl(heartbeat_write, F_SETFD, 0);
+    execv(raw[0], raw.data());
+    ssize_t ignored = write(STDERR_FILENO, kExecFailed, sizeof kExecFailed - 1);
+    (void)ignored;
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so that a kill right after fork reaches the group
+  return pid;
+}
+
+enum class Waited { kExited, kTimedOut, kServed, kServedExiting, kServedAndGone };
+
+// Watches the heartbeat until the child exits, a limit runs out, or (when serving) a request is answered.
+// The kernel limit applies between 'B' and 'E', the setup limit everywhere else.
+Waited watch(pid_t pid, int heartbeat, const ChildLimits& limits, bool serving, int* status, bool* in_kernel) {
+  bool pipe_open = true;
+  Clock::time_point deadline = after(limits.setup_seconds);
+  *in_kernel = false;
+  for (;;) {
+    if (waitpid(pid, status, WNOHANG) == pid) {
+      // A child that answered and then exited at once: its answer is still in the pipe.
+      char rest[64];
+      ssize_t got = 0;
+      pollfd pending{heartbeat, POLLIN, 0};
+      while (serving && pipe_open && poll(&pending, 1, 0) > 0 && (got = read(heartbeat, rest, sizeof rest)) > 0)
+        for (ssize_t i = 0; i < got; ++i)
+          if (rest[i] == kHeartbeatJobDone || rest[i] == kHeartbeatJobDoneExiting) return Waited::kServedAndGone;
+      return Waited::kExited;
+    }
+    if (Clock::now() >= deadline) return Waited::kTimedOut;
+    pollfd fd{heartbeat, POLLIN, 0};
+    int ready = poll(&fd, pipe_open ? 1 : 0, 20);
+    if (ready <= 0 || !pipe_open) continue;
+    char beats[64];
+    ssize_t got = read(heartbeat, beats, sizeof beats);
+    if (got <= 0) {
+      pipe_open = false;
+      continue;
+    }
+    for (ssize_t i = 0; i < got; ++i) {
+      if (serving && beats[i] == kHeartbeatJobDone) return Waited::kServed;
+      if (serving && beats[i] == kHeartbeatJobDoneExiting) return Waited::kServedExiting;
+      if (beats[i] == kHeartbeatKernelBegins) *in_kernel = true;
+      if (beats[i] == kHeartbeatKernelEnded) *in_kernel = false;
+    }
+    deadline = after(*in_kernel ? limits.kernel_seconds : limits.setup_seconds);
+  }
+}
+
+void record_end(int status, ChildRun* run) {
+  if (WIFEXITED(status)) {
+    run->end = ChildRun::End::kExited;
+    run->exit_code = WEXITSTATUS(status);
+  } else {
+    run->end = ChildRun::End::kSignaled;
+    run->signal = WTERMSIG(status);
+  }
+}
+
+std::string read_from(const std::string& path, std::streamoff offset) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(offset);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace
@@ -49,74 +148,141 @@ ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limi
     close(heartbeat[1]);
     return run;
   }
-
-  // Everything the child needs is built before fork: between fork and exec only async-signal-safe calls.
-  std::vector<std::string> args = argv;
-  for (std::string& arg : args) {
-    size_t at = arg.find("{heartbeat}");
-    if (at != std::string::npos) arg.replace(at, 11, std::to_string(heartbeat[1]));
-  }
-  std::vector<char*> raw;
-  for (std::string& arg : args) raw.push_back(arg.data());
-  raw.push_back(nullptr);
-  static constexpr char kExecFailed[] = "gpugrade: cannot execute the GPU launcher\n";
-
-  pid_t pid = fork();
-  if (pid < 0) {
-    run.error = fmt::format("cannot fork: {}", std::strerror(errno));
-    close(heartbeat[0]);
-    close(heartbeat[1]);
-    close(output);
-    return run;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    dup2(output, STDOUT_FILENO);
-    dup2(output, STDERR_FILENO);
-    fcntl(heartbeat[1], F_SETFD, 0);
-    execv(raw[0], raw.data());
-    ssize_t ignored = write(STDERR_FILENO, kExecFailed, sizeof kExecFailed - 1);
-    (void)ignored;
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also here, so that a kill right after fork reaches the group
+  pid_t pid = spawn(argv, heartbeat[1], output, -1, &run.error);
   close(heartbeat[1]);
   close(output);
-
-  bool pipe_open = true;
-  Clock::time_point deadline = after(limits.setup_seconds);
+  if (pid < 0) {
+    close(heartbeat[0]);
+    return run;
+  }
   int status = 0;
-  for (;;) {
-    if (waitpid(pid, &status, WNOHANG) == pid) break;
-    if (Clock::now() >= deadline) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      run.end = ChildRun::End::kTimedOut;
-      break;
-    }
-    pollfd fd{heartbeat[0], POLLIN, 0};
-    int ready = poll(&fd, pipe_open ? 1 : 0, 20);
-    if (ready <= 0 || !pipe_open) continue;
-    char beats[64];
-    ssize_t got = read(heartbeat[0], beats, sizeof beats);
-    if (got <= 0) {
-      pipe_open = false;
-      continue;
-    }
-    run.in_kernel = beats[got - 1] == kHeartbeatKernelBegins;
-    deadline = after(run.in_kernel ? limits.kernel_seconds : limits.setup_seconds);
+  if (watch(pid, heartbeat[0], limits, false, &status, &run.in_kernel) == Waited::kTimedOut) {
+    kill(-pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    run.end = ChildRun::End::kTimedOut;
+  } else {
+    record_end(status, &run);
   }
   close(heartbeat[0]);
-  if (run.end != ChildRun::End::kTimedOut) {
-    if (WIFEXITED(status)) {
-      run.end = ChildRun::End::kExited;
-      run.exit_code = WEXITSTATUS(status);
-    } else {
-      run.end = ChildRun::End::kSignaled;
-      run.signal = WTERMSIG(status);
+  run.output = read_all(output_path);
+  return run;
+}
+
+ChildServer::ChildServer(std::vector<std::string> argv, std::string output_path)
+    : argv_(std::move(argv)), output_path_(std::move(output_path)) {}
+
+ChildServer::~ChildServer() {
+  if (pid_ < 0) return;
+  // End of input asks the child to leave; a child that does not within a second is killed.
+  close(command_fd_);
+  command_fd_ = -1;
+  const Clock::time_point deadline = after(1.0);
+  int status = 0;
+  while (Clock::now() < deadline) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      break;
+    }
+    usleep(2000);
+  }
+  stop();
+}
+
+bool ChildServer::start(std::string* error) {
+  int heartbeat[2], command[2];
+  if (pipe2(heartbeat, O_CLOEXEC) != 0) {
+    *error = fmt::format("cannot create a pipe: {}", std::strerror(errno));
+    return false;
+  }
+  // A socket rather than a pipe for requests: a send to a child that died fails with EPIPE instead of
+  // killing the grader with SIGPIPE (MSG_NOSIGNAL).
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, command) != 0) {
+    *error = fmt::format("cannot create a socket pair: {}", std::strerror(errno));
+    close(heartbeat[0]);
+    close(heartbeat[1]);
+    return false;
+  }
+  int output = open(output_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (output < 0) {
+    *error = fmt::format("cannot write {}: {}", output_path_, std::strerror(errno));
+    for (int fd : {heartbeat[0], heartbeat[1], command[0], command[1]}) close(fd);
+    return false;
+  }
+  pid_t pid = spawn(argv_, heartbeat[1], output, command[1], error);
+  close(heartbeat[1]);
+  close(command[1]);
+  close(output);
+  if (pid < 0) {
+    close(heartbeat[0]);
+    close(command[0]);
+    return false;
+  }
+  pid_ = pid;
+  heartbeat_fd_ = heartbeat[0];
+  command_fd_ = command[0];
+  ++starts_;
+  return true;
+}
+
+void ChildServer::stop() {
+  if (pid_ >= 0) {
+    kill(-pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  for (int* fd : {&command_fd_, &heartbeat_fd_}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
+  pid_ = -1;
+}
+
+ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits) {
+  ChildRun run;
+  std::error_code size_error;
+  const auto offset = static_cast<std::streamoff>(fs::exists(output_path_, size_error)
+                                                      ? fs::file_size(output_path_, size_error)
+                                                      : 0);
+  const std::string message = line + "\n";
+  // A child that exited after its last answer (or died while idle) shows up here as a failed send: one
+  // fresh child gets the request then.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (pid_ < 0 && !start(&run.error)) return run;
+    if (send(command_fd_, message.data(), message.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(message.size()))
+      break;
+    stop();
+    if (attempt == 1) {
+      run.error = fmt::format("cannot send a request to the GPU launcher: {}", std::strerror(errno));
+      return run;
     }
   }
-  run.output = read_all(output_path);
+  int status = 0;
+  switch (watch(pid_, heartbeat_fd_, limits, true, &status, &run.in_kernel)) {
+    case Waited::kServed:
+      run.end = ChildRun::End::kExited;
+      break;
+    case Waited::kServedExiting:
+      run.end = ChildRun::End::kExited;
+      stop();
+      break;
+    case Waited::kServedAndGone:  // answered, then exited; already reaped
+      run.end = ChildRun::End::kExited;
+      pid_ = -1;
+      stop();
+      break;
+    case Waited::kTimedOut:
+      run.end = ChildRun::End::kTimedOut;
+      stop();
+      break;
+    case Waited::kExited:
+      record_end(status, &run);
+      // An exit of 0 without an answer is still a failure to serve: never report it as served.
+      if (run.end == ChildRun::End::kExited && run.exit_code == 0) run.exit_code = 1;
+      pid_ = -1;
+      stop();
+      break;
+  }
+  run.output = read_from(output_path_, offset);
   return run;
 }
 

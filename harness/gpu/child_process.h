@@ -11,6 +11,10 @@ namespace gpugrade::gpu {
 
 inline constexpr char kHeartbeatKernelBegins = 'B';
 inline constexpr char kHeartbeatKernelEnded = 'E';
+// A served child (ChildServer) ends each request with one of these: done and ready for the next, or done
+// and exiting (its CUDA context is unusable after a fault, so the next request starts a fresh child).
+inline constexpr char kHeartbeatJobDone = 'D';
+inline constexpr char kHeartbeatJobDoneExiting = 'X';
 
 struct ChildLimits {
   double setup_seconds = 120;  // context creation, PTX JIT, copies
@@ -32,6 +36,38 @@ struct ChildRun {
 // timeout. `output_path` receives the child's stdout and stderr.
 ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limits,
                    const std::string& output_path);
+
+// One child that serves many requests, so that a grade pays for process start, CUDA context creation and
+// module loading once instead of once per launch. Each request is one line on the child's stdin; the
+// child answers with kHeartbeatJobDone (or kHeartbeatJobDoneExiting) on the heartbeat pipe, under the same
+// limits as run_child. A child that times out is killed; one that dies or exits is noticed; either way the
+// next request starts a fresh one, so one bad launch never takes the grade's other launches with it.
+class ChildServer {
+ public:
+  // `argv` as for run_child; `output_path` receives every child's stdout and stderr, appended.
+  ChildServer(std::vector<std::string> argv, std::string output_path);
+  ~ChildServer();
+  ChildServer(const ChildServer&) = delete;
+  ChildServer& operator=(const ChildServer&) = delete;
+
+  // Sends `line` (no newline) and waits for the answer. kExited with exit code 0 means the request was
+  // served; `output` holds what the child printed while serving it.
+  ChildRun request(const std::string& line, const ChildLimits& limits);
+
+  // How many children were started so far (each restart after a fault or timeout adds one).
+  int starts() const { return starts_; }
+
+ private:
+  bool start(std::string* error);
+  void stop();  // kills the child's process group and reaps it
+
+  std::vector<std::string> argv_;
+  std::string output_path_;
+  int pid_ = -1;
+  int command_fd_ = -1;
+  int heartbeat_fd_ = -1;
+  int starts_ = 0;
+};
 
 // The path of the first executable `name` on PATH; empty when none.
 std::string find_on_path(const std::string& name);

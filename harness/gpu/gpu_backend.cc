@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <system_error>
 
 #include "harness/gpu/child_process.h"
@@ -177,6 +178,21 @@ class GpuBackend : public Backend {
  public:
   explicit GpuBackend(GpuOptions options) : options_(std::move(options)) {}
 
+  int launcher_starts() const { return server_ ? server_->starts() : 0; }
+
+  // The probe of gpu_available(), through the serving launcher: the context it opens is the one the
+  // grade's launches then use.
+  bool ready(std::string* why_not) {
+    gpu::Job job;
+    job.mode = gpu::JobMode::kProbe;
+    std::vector<Finding> findings;
+    std::optional<gpu::JobResult> result = serve(job, {options_.setup_seconds, options_.setup_seconds}, &findings);
+    if (result && !result->device.empty()) return true;
+    if (result && !result->observations.findings.empty()) findings = result->observations.findings;
+    *why_not = findings.empty() ? "the GPU launcher found no device" : findings.front().message;
+    return false;
+  }
+
   std::string_view name() const override { return "gpu"; }
 
   Loaded load(std::string_view ptx) override {
@@ -213,8 +229,7 @@ class GpuBackend : public Backend {
         kernel_job(program, gpu_program->poisoned(), request, &observations.findings);
     if (!kernel) return observations;
     job.subject = std::move(*kernel);
-    std::optional<gpu::JobResult> result =
-        run_job(job, options_, limits_for(request, options_), &observations.findings);
+    std::optional<gpu::JobResult> result = serve(job, limits_for(request, options_), &observations.findings);
     if (!result) return observations;
     return std::move(result->observations);
   }
@@ -240,8 +255,7 @@ class GpuBackend : public Backend {
     if (!s || !b) return timing;
     job.subject = std::move(*s);
     job.baseline = std::move(*b);
-    std::optional<gpu::JobResult> result =
-        run_job(job, options_, limits_for(request.subject_launch, options_), &timing.findings);
+    std::optional<gpu::JobResult> result = serve(job, limits_for(request.subject_launch, options_), &timing.findings);
     if (!result) return timing;
     return std::move(result->timing);
   }
@@ -251,7 +265,46 @@ class GpuBackend : public Backend {
   }
 
  private:
+  // Runs one job in the backend's serving launcher (started on first use, restarted after a fault or a
+  // timeout). On failure returns nullopt and appends why to *findings.
+  std::optional<gpu::JobResult> serve(const gpu::Job& job, const gpu::ChildLimits& limits,
+                                      std::vector<Finding>* findings) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!scratch_) scratch_ = std::make_unique<ScratchDir>();
+    if (!scratch_->ok()) {
+      findings->push_back(
+          gpu::make_finding(FindingKind::kRuntimeError, "cannot create a scratch folder for the GPU jobs"));
+      return std::nullopt;
+    }
+    const std::string launcher = launcher_path(options_);
+    if (!server_)
+      server_ = std::make_unique<gpu::ChildServer>(std::vector<std::string>{launcher, "--serve", "{heartbeat}"},
+                                                   scratch_->file("output"));
+    std::string error;
+    const std::string job_path = scratch_->file("job"), result_path = scratch_->file("result");
+    std::error_code ignored;
+    fs::remove(result_path, ignored);  // a launcher that dies must not leave the last job's answer behind
+    if (!gpu::write_job(job_path, job, &error)) {
+      findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
+      return std::nullopt;
+    }
+    ChildRun run = server_->request(job_path + "\t" + result_path, limits);
+    if (std::optional<Finding> ended = explain_child_end(run, launcher, limits)) {
+      findings->push_back(std::move(*ended));
+      return std::nullopt;
+    }
+    gpu::JobResult result;
+    if (!gpu::read_result(result_path, &result, &error)) {
+      findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
+      return std::nullopt;
+    }
+    return result;
+  }
+
   GpuOptions options_;
+  std::mutex mutex_;
+  std::unique_ptr<ScratchDir> scratch_;  // declared before server_: the launcher goes before its folder
+  std::unique_ptr<gpu::ChildServer> server_;
 };
 
 }  // namespace
@@ -270,6 +323,20 @@ bool gpu_available(std::string* why_not, const GpuOptions& options) {
 
 std::unique_ptr<Backend> make_gpu_backend(GpuOptions options) {
   return std::make_unique<GpuBackend>(std::move(options));
+}
+
+bool gpu_backend_ready(Backend& backend, std::string* why_not) {
+  auto* gpu_backend = dynamic_cast<GpuBackend*>(&backend);
+  if (!gpu_backend) {
+    *why_not = "not a GPU backend";
+    return false;
+  }
+  return gpu_backend->ready(why_not);
+}
+
+int launcher_starts(const Backend& backend) {
+  const auto* gpu_backend = dynamic_cast<const GpuBackend*>(&backend);
+  return gpu_backend ? gpu_backend->launcher_starts() : 0;
 }
 
 std::string poisoned_ptx(const Program& program) {

@@ -1,6 +1,9 @@
-// The GPU backend: runs kernels on a real device through the CUDA driver API. Every launch happens in a
-// child process (gpugrade-launch) with a wall-clock limit; correctness runs use PTX whose shared memory
-// is poisoned first, timing runs the untouched PTX. --sanitize re-runs launches under compute-sanitizer.
+// The GPU backend: runs kernels on a real device through the CUDA driver API, in a child process
+// (gpugrade-launch --serve) that the backend keeps for all its launches and timing runs, so the context
+// is created and each module loaded once; every launch keeps its wall-clock limit, and a launch that
+// faults or hangs costs only a restart of that process. Correctness runs use PTX whose shared memory is
+// poisoned first and buffers between red zones (red_zone.h); timing runs the untouched PTX.
+// --sanitize re-runs launches under compute-sanitizer, in a process of its own.
 #pragma once
 
 #include <memory>
@@ -23,6 +26,14 @@ struct GpuOptions {
 bool gpu_available(std::string* why_not, const GpuOptions& options = {});
 
 std::unique_ptr<Backend> make_gpu_backend(GpuOptions options = {});
+
+// gpu_available() through `backend` (a GPU backend) itself: its launcher opens the context that its
+// launches then use, so a grade creates one context, not two.
+bool gpu_backend_ready(Backend& backend, std::string* why_not);
+
+// How many launcher processes `backend` (a GPU backend) has started: 1 for a grade where nothing
+// faulted, one more after each fault or timeout. 0 for other backends.
+int launcher_starts(const Backend& backend);
 
 // The PTX a correctness launch of `program` runs (with the poison prologue); empty if `program` does
 // not come from the GPU backend. For inspecting what ran.

@@ -22,7 +22,10 @@ Dim3 dim_from_json(const json& j) {
 json buffers_to_json(const std::vector<Buffer>& buffers) {
   json out = json::array();
   for (const Buffer& b : buffers)
-    out.push_back({{"name", b.name}, {"element_size", b.element_size}, {"bytes", b.bytes.size()}});
+    out.push_back({{"name", b.name},
+                   {"element_size", b.element_size},
+                   {"bytes", b.bytes.size()},
+                   {"filled_by_backend", b.filled_by_backend}});
   return out;
 }
 
@@ -34,6 +37,7 @@ std::vector<Buffer> buffers_from_json(const json& j) {
     buffer.name = b.at("name").get<std::string>();
     buffer.element_size = b.at("element_size").get<uint32_t>();
     buffer.bytes.resize(b.at("bytes").get<size_t>());
+    buffer.filled_by_backend = b.value("filled_by_backend", uint64_t{0});
     buffers.push_back(std::move(buffer));
   }
   return buffers;
@@ -259,6 +263,7 @@ bool write_result(const std::string& path, const JobResult& result, std::string*
                    {"baseline", timing_to_json(t.baseline)},
                    {"memcpy_dtod", timing_to_json(t.memcpy_dtod)},
                    {"ratio", t.ratio},
+                   {"device_name", t.device},
                    {"findings", findings_to_json(t.findings)}}}};
   std::vector<const Buffer*> buffers;
   for (const Buffer& b : o.buffers) buffers.push_back(&b);
@@ -278,6 +283,7 @@ bool read_result(const std::string& path, JobResult* result, std::string* error)
     result->timing.baseline = timing_from_json(t.at("baseline"));
     result->timing.memcpy_dtod = timing_from_json(t.at("memcpy_dtod"));
     result->timing.ratio = t.at("ratio").get<double>();
+    result->timing.device = t.at("device_name").get<std::string>();
     result->timing.findings = findings_from_json(t.at("findings"));
     for (Buffer& b : o.buffers) buffers->push_back(&b);
   });

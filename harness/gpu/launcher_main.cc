@@ -1,6 +1,8 @@
 // gpugrade-launch: the child process in which the GPU backend talks to the CUDA driver. It reads a job
 // file (job.h), runs a launch, a timing run or a probe, and writes a result file; the grader's own
-// process never creates a CUDA context, so a hung or faulted context dies with this process.
+// process never creates a CUDA context, so a hung or faulted context dies with this process. With
+// --serve it stays up and serves one job per line of stdin, keeping its context and the modules it
+// loaded, until a job leaves the context unusable (then it says so and exits: see ChildServer).
 #include <cuda.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -8,6 +10,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +19,7 @@
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/job.h"
 #include "harness/gpu/launch_limits.h"
+#include "harness/gpu/red_zone.h"
 
 namespace gpugrade::gpu {
 namespace {
@@ -71,9 +76,12 @@ class Cuda {
   std::string message_;
 };
 
-// One kernel made ready to launch: its function, device buffers and argument block.
+// One kernel made ready to launch: its function, device buffers and argument block. Each buffer sits
+// between two red zones (red_zone.h) in one allocation: allocations[i] is its start minus kRedZoneBytes.
 struct Prepared {
   CUfunction function = nullptr;
+  std::vector<CUdeviceptr> allocations;
+  std::vector<size_t> sizes;
   std::vector<CUdeviceptr> buffers;
   std::vector<std::vector<std::byte>> arg_storage;
   std::vector<void*> args;
@@ -103,14 +111,31 @@ class Session {
                   "cuDeviceGetAttribute") ||
         !cuda_.ok(cuDriverGetVersion(&driver), "cuDriverGetVersion"))
       return fail(findings, "cannot open the GPU");
+    name_ = name;
     description_ =
         fmt::format("{} (sm_{}{}), CUDA driver {}.{}", name, major, minor, driver / 1000, driver % 1000 / 10);
     return true;
   }
 
   const std::string& description() const { return description_; }
+  const std::string& name() const { return name_; }
 
+  // Whether a call failed since the session opened: after a fault the context is unusable, and a serving
+  // launcher must not take another job in it.
+  bool failed() const { return cuda_.result() != CUDA_SUCCESS; }
+
+  // Loads each distinct PTX once per session: a grade launches one variant's module at every size.
   bool load(const std::string& ptx, CUmodule* module, std::vector<Finding>* findings) {
+    if (auto it = modules_.find(ptx); it != modules_.end()) {
+      *module = it->second;
+      return true;
+    }
+    if (!load_new(ptx, module, findings)) return false;
+    modules_.emplace(ptx, *module);
+    return true;
+  }
+
+  bool load_new(const std::string& ptx, CUmodule* module, std::vector<Finding>* findings) {
     std::vector<char> error_log(16384), info_log(16384);
     CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                               CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
@@ -141,14 +166,22 @@ class Session {
                                                   launch.args.size(), launch.entry, job.param_bytes.size())));
       return false;
     }
+    static const std::vector<std::byte> guard = red_zone_pattern();
     for (const Buffer& buffer : launch.buffers) {
-      CUdeviceptr pointer = 0;
-      // cuMemAlloc refuses 0 bytes; an empty buffer still needs an address to pass.
-      if (!cuda_.ok(cuMemAlloc(&pointer, std::max<size_t>(buffer.bytes.size(), 1)), "cuMemAlloc") ||
-          (!buffer.bytes.empty() &&
-           !cuda_.ok(cuMemcpyHtoD(pointer, buffer.bytes.data(), buffer.bytes.size()), "cuMemcpyHtoD")))
-        return fail(findings, fmt::format("cannot set up buffer '{}'", buffer.name));
+      const size_t bytes = buffer.bytes.empty() ? buffer.filled_by_backend : buffer.bytes.size();
+      CUdeviceptr allocation = 0;
+      if (!cuda_.ok(cuMemAlloc(&allocation, bytes + 2 * kRedZoneBytes), "cuMemAlloc"))
+        return fail(findings, fmt::format("cannot allocate buffer '{}' ({} bytes)", buffer.name, bytes));
+      prepared->allocations.push_back(allocation);
+      prepared->sizes.push_back(bytes);
+      const CUdeviceptr pointer = allocation + kRedZoneBytes;
       prepared->buffers.push_back(pointer);
+      if (!cuda_.ok(cuMemcpyHtoD(allocation, guard.data(), kRedZoneBytes), "cuMemcpyHtoD") ||
+          !cuda_.ok(cuMemcpyHtoD(pointer + bytes, guard.data(), kRedZoneBytes), "cuMemcpyHtoD") ||
+          (!buffer.bytes.empty() &&
+           !cuda_.ok(cuMemcpyHtoD(pointer, buffer.bytes.data(), buffer.bytes.size()), "cuMemcpyHtoD")) ||
+          (buffer.bytes.empty() && !fill(pointer, bytes)))
+        return fail(findings, fmt::format("cannot set up buffer '{}'", buffer.name));
     }
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const KernelArg& arg = launch.args[i];
@@ -189,6 +222,33 @@ class Session {
                  [&] { fail(findings, "the device-to-device copy failed"); }, findings);
   }
 
+  // Reads back each buffer's red zones; a changed guard is an out-of-bounds write into that buffer's.
+  bool check_red_zones(const Prepared& prepared, const std::vector<Buffer>& buffers,
+                       std::vector<Finding>* findings) {
+    std::vector<std::byte> before(kRedZoneBytes), after(kRedZoneBytes);
+    for (size_t i = 0; i < buffers.size() && i < prepared.allocations.size(); ++i) {
+      if (!cuda_.ok(cuMemcpyDtoH(before.data(), prepared.allocations[i], kRedZoneBytes), "cuMemcpyDtoH") ||
+          !cuda_.ok(cuMemcpyDtoH(after.data(), prepared.buffers[i] + prepared.sizes[i], kRedZoneBytes),
+                    "cuMemcpyDtoH"))
+        return fail(findings, fmt::format("cannot read back the guards of buffer '{}'", buffers[i].name));
+      if (std::optional<Finding> stray =
+              gpu::check_red_zones(buffers[i].name, buffers[i].element_size, prepared.sizes[i], before, after))
+        findings->push_back(std::move(*stray));
+    }
+    return true;
+  }
+
+  // A serving launcher frees what a job allocated; modules and the L2 flush buffer stay for the next.
+  void release(Prepared& prepared) {
+    for (CUdeviceptr allocation : prepared.allocations) cuMemFree(allocation);
+    prepared.allocations.clear();
+    prepared.buffers.clear();
+  }
+
+  void release(CUdeviceptr pointer) {
+    if (pointer) cuMemFree(pointer);
+  }
+
   bool copy_back(const Prepared& prepared, std::vector<Buffer>* buffers, std::vector<Finding>* findings) {
     for (size_t i = 0; i < buffers->size(); ++i) {
       std::vector<std::byte>& bytes = (*buffers)[i].bytes;
@@ -201,6 +261,7 @@ class Session {
 
   // A buffer written between timed launches so that no launch finds its inputs in L2 from the last one.
   bool make_l2_flush(std::vector<Finding>* findings) {
+    if (flush_) return true;
     int l2 = 0;
     if (!cuda_.ok(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_),
                   "cuDeviceGetAttribute"))
@@ -294,9 +355,32 @@ class Session {
     }
   }
 
+  // Fills a timing buffer with pseudo-random floats in [-1, 1) (never zeros, which can time faster than
+  // real data): one 16 MiB block made once, copied over the buffer.
+  bool fill(CUdeviceptr pointer, size_t bytes) {
+    static const std::vector<float> block = [] {
+      std::vector<float> values((size_t{16} << 20) / sizeof(float));
+      uint64_t state = 0x2545F4914F6CDD1Dull;
+      for (float& v : values) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        v = static_cast<float>(state >> 40) / static_cast<float>(1 << 23) - 1.0f;
+      }
+      return values;
+    }();
+    const size_t block_bytes = block.size() * sizeof(float);
+    for (size_t at = 0; at < bytes; at += block_bytes)
+      if (!cuda_.ok(cuMemcpyHtoD(pointer + at, block.data(), std::min(block_bytes, bytes - at)), "cuMemcpyHtoD"))
+        return false;
+    return true;
+  }
+
   Cuda cuda_;
+  std::map<std::string, CUmodule> modules_;
   CUdevice device_ = 0;
   std::string description_;
+  std::string name_;
   CUevent begin_ = nullptr, end_ = nullptr;
   bool events_ready_ = false;
   CUdeviceptr flush_ = 0;
@@ -310,14 +394,18 @@ void run_launch(Session& session, Job& job, JobResult* result) {
   CUmodule module = nullptr;
   Prepared prepared;
   if (!session.load(job.subject.ptx, &module, &o.findings) ||
-      !session.prepare(module, job.subject, &prepared, &o.findings))
+      !session.prepare(module, job.subject, &prepared, &o.findings)) {
+    session.release(prepared);
     return;
+  }
   std::optional<float> ms = session.run(job.subject, prepared, &o.findings);
   if (!ms) return;
   o.seconds = *ms / 1000.0;
   o.buffers = std::move(job.subject.launch.buffers);
-  o.completed = session.copy_back(prepared, &o.buffers, &o.findings);
+  o.completed = session.check_red_zones(prepared, o.buffers, &o.findings) &&
+                session.copy_back(prepared, &o.buffers, &o.findings);
   if (!o.completed) o.buffers.clear();
+  session.release(prepared);
 }
 
 // The series on one module, a marker line on stdout before each launch (see JobMode::kSeries). The
@@ -334,6 +422,7 @@ void run_series(Session& session, Job& job, JobResult* result) {
     Prepared prepared;
     if (!session.prepare(module, kernel, &prepared, &o.findings) || !session.run(kernel, prepared, &o.findings))
       return;
+    session.release(prepared);
   }
   o.completed = true;
 }
@@ -381,43 +470,82 @@ void run_timing(Session& session, const Job& job, JobResult* result) {
       return;
     if (timed) copy_ms.push_back(*ms);
   }
+  session.release(subject);
+  session.release(baseline);
+  session.release(copy_from);
+  session.release(copy_to);
   t.subject = summarize(subject_ms, job.bytes_moved);
   t.baseline = summarize(baseline_ms, job.bytes_moved);
   t.memcpy_dtod = summarize(copy_ms, job.bytes_moved);
   if (t.baseline.gb_per_s > 0) t.ratio = t.subject.gb_per_s / t.baseline.gb_per_s;
 }
 
-int main_with(int argc, char** argv) {
-  // gpugrade-launch JOB RESULT [HEARTBEAT_FD]
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: gpugrade-launch JOB RESULT [HEARTBEAT_FD]\n");
-    return 2;
-  }
-  if (argc > 3) heartbeat_fd = std::atoi(argv[3]);
+// Runs one job file into one result file. Returns 2 when the files cannot be read or written.
+int serve_one(Session& session, bool* opened, const std::string& job_path, const std::string& result_path) {
   Job job;
   std::string error;
-  if (!read_job(argv[1], &job, &error)) {
+  JobResult result;
+  if (!read_job(job_path, &job, &error)) {
     std::fprintf(stderr, "gpugrade-launch: %s\n", error.c_str());
     return 2;
   }
-  JobResult result;
-  Session session;
   std::vector<Finding>& findings =
       job.mode == JobMode::kTime ? result.timing.findings : result.observations.findings;
-  if (session.open(&findings)) {
+  if (*opened || session.open(&findings)) {
+    *opened = true;
     result.device = session.description();
+    result.timing.device = session.name();
     if (job.mode == JobMode::kLaunch) run_launch(session, job, &result);
     if (job.mode == JobMode::kTime) run_timing(session, job, &result);
     if (job.mode == JobMode::kSeries) run_series(session, job, &result);
   } else {
     result.observations.completed = false;
   }
-  if (!write_result(argv[2], result, &error)) {
+  if (!write_result(result_path, result, &error)) {
     std::fprintf(stderr, "gpugrade-launch: %s\n", error.c_str());
     return 2;
   }
   std::printf("%s\n", result.device.c_str());
   return job.mode == JobMode::kProbe && result.device.empty() ? 1 : 0;
+}
+
+// --serve: one "JOB RESULT" line per job on stdin, one heartbeat answer per job; ends at end of input,
+// or after a job whose CUDA call failed (a fault leaves the context unusable).
+int serve(Session& session) {
+  bool opened = false;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) {
+      std::fprintf(stderr, "gpugrade-launch: a request is 'JOB<tab>RESULT', not '%s'\n", line.c_str());
+      beat(kHeartbeatJobDoneExiting);
+      return 2;
+    }
+    const int code = serve_one(session, &opened, line.substr(0, tab), line.substr(tab + 1));
+    std::fflush(stdout);
+    if (code == 2 || session.failed()) {
+      beat(kHeartbeatJobDoneExiting);
+      return code;
+    }
+    beat(kHeartbeatJobDone);
+  }
+  return 0;
+}
+
+int main_with(int argc, char** argv) {
+  // gpugrade-launch JOB RESULT [HEARTBEAT_FD]    or    gpugrade-launch --serve HEARTBEAT_FD
+  Session session;
+  if (argc == 3 && std::string_view(argv[1]) == "--serve") {
+    heartbeat_fd = std::atoi(argv[2]);
+    return serve(session);
+  }
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: gpugrade-launch JOB RESULT [HEARTBEAT_FD] | gpugrade-launch --serve HEARTBEAT_FD\n");
+    return 2;
+  }
+  if (argc > 3) heartbeat_fd = std::atoi(argv[3]);
+  bool opened = false;
+  return serve_one(session, &opened, argv[1], argv[2]);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // mutant: guards with <= instead of <, so the last thread of each row and column reaches one past the matrix
 // expect: fail out-of-bounds
-// On the H200 the accesses one past a row stay inside the allocations, so nothing faults: they show as
-// wrong outputs instead.
-// expect on gpu: fail wrong-output
+// On a GPU the accesses one past a row stay inside the allocations, so nothing faults; the write past
+// the end of out lands in the red zone after it (the H200, 2026-12-01: out[1] of a 1-element out).
+// expect on gpu: fail out-of-bounds wrong-output
 __global__ void transpose(float* out, const float* in, int rows, int cols) {
   extern __shared__ float tile[];
   constexpr int kPitch = TILE_DIM + 1;
