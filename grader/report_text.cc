@@ -22,6 +22,7 @@ std::string paint(const std::string& text, const char* code, bool color) {
 // The run a finding's figures come from, and how many places like it: what the short line leaves out.
 std::string short_context(const Finding& finding) {
   std::vector<std::string> parts;
+  if (!finding.backend.empty()) parts.push_back("on " + finding.backend);  // strict GPU grading: who saw it
   if (!finding.variant.empty()) parts.push_back(finding.size.empty() ? finding.variant : finding.variant + " " + finding.size);
   const auto hazards = finding.details.find("hazards");
   if (hazards != finding.details.end() && hazards->is_number_integer() && hazards->get<int64_t>() > 1)
