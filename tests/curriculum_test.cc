@@ -1,7 +1,11 @@
 // The shipped curriculum proves itself, as `gpugrade check` does in CI: for every exercise the solution
-// passes, the untouched stub fails, and every mutant gets the verdict and finding kinds it declares.
+// passes, the untouched stub fails, and every mutant gets the verdict and finding kinds it declares. And
+// a correct kernel written in another style than the solution (solutions/<id>/alternatives/*.cu) passes
+// too, so an exercise does not grade its own solution's habits.
 #include <algorithm>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -10,6 +14,9 @@
 
 namespace gpugrade {
 namespace {
+
+const std::vector<std::string> kSeedExercises = {"copy",           "transpose-naive", "transpose-tiled",
+                                                 "transpose-dynamic", "transpose-padded", "sync-tile", "residue"};
 
 class CurriculumTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -45,14 +52,47 @@ TEST_P(CurriculumTest, SolutionPassesStubFailsMutantsGetTheirDiagnosis) {
                         << " (" << row.why << ")";
 }
 
+// Every alternative of the exercise passes with no error finding. The course's exercises ship at least one
+// each; the seed exercises are graded on whatever alternatives they have.
+TEST_P(CurriculumTest, AlternativeSolutionsPass) {
+  const std::string& id = GetParam();
+  std::filesystem::path folder = testing::source_dir() / "solutions" / id / "alternatives";
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::is_directory(folder))
+    for (const auto& entry : std::filesystem::directory_iterator(folder))
+      if (entry.path().extension() == ".cu") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  bool seed = std::find(kSeedExercises.begin(), kSeedExercises.end(), id) != kSeedExercises.end();
+  if (!seed) {
+    EXPECT_FALSE(files.empty()) << id << " has no solutions/" << id << "/alternatives/*.cu";
+  }
+  for (const std::filesystem::path& file : files) {
+    Result result = grading_->grade_text(id, testing::read_file(file));
+    std::string errors;
+    for (const Finding& f : result.findings)
+      if (f.severity == Severity::kError)
+        errors += "\n  " + std::string(to_string(f.kind)) + " line " + std::to_string(f.line) + ": " + f.message;
+    EXPECT_EQ(result.verdict, Verdict::kPass) << id << " " << file.filename().string() << errors;
+  }
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& param_info) {
+  std::string name = param_info.param;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
 INSTANTIATE_TEST_SUITE_P(Shipped, CurriculumTest,
-                         ::testing::Values("copy", "transpose-naive", "transpose-tiled", "transpose-dynamic",
-                                           "transpose-padded", "sync-tile", "residue"),
-                         [](const ::testing::TestParamInfo<std::string>& param_info) {
-                           std::string name = param_info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         ::testing::ValuesIn(kSeedExercises), test_name);
+
+// The course beyond the seed: the first-kernels ladder, the reduction ladder and the patterns.
+INSTANTIATE_TEST_SUITE_P(Course, CurriculumTest,
+                         ::testing::Values("map", "zip", "guard", "map-2d", "broadcast", "blocks", "blocks-2d",
+                                           "shared", "pooling", "dot", "prefix-sum", "scan-multiblock", "axis-sum", "matmul",
+                                           "reduce-interleaved", "reduce-sequential", "reduce-first-add",
+                                           "reduce-unrolled", "reduce-shuffle", "histogram", "softmax",
+                                           "stencil-2d", "matmul-tiled"),
+                         test_name);
 
 }  // namespace
 }  // namespace gpugrade

@@ -1,0 +1,15 @@
+// The prefix-sum solution: Hillis-Steele in one tile, a barrier between each step's reads and its writes.
+__global__ void prefix_sum(int* out, const int* in, int n, int chunk) {
+  __shared__ int tile[BLOCK];
+  int t = threadIdx.x;
+  int i = blockIdx.x * chunk + t;
+  tile[t] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (int offset = 1; offset < BLOCK; offset *= 2) {
+    int v = t >= offset ? tile[t - offset] : 0;
+    __syncthreads();
+    tile[t] += v;
+    __syncthreads();
+  }
+  if (i < n) out[i] = tile[t];
+}

@@ -1,0 +1,17 @@
+// The reduce-first-add solution: two coalesced loads a block apart, added in a register, then the
+// sequential-addressing tree.
+__global__ void reduce(float* sums, const float* in, int n, int tile) {
+  __shared__ float partial[BLOCK];
+  int t = threadIdx.x;
+  int first = blockIdx.x * tile;
+  float v = 0.0f;
+  if (first + t < n) v += in[first + t];
+  if (first + t + BLOCK < n) v += in[first + t + BLOCK];
+  partial[t] = v;
+  __syncthreads();
+  for (int s = BLOCK / 2; s > 0; s /= 2) {
+    if (t < s) partial[t] += partial[t + s];
+    __syncthreads();
+  }
+  if (t == 0) sums[blockIdx.x] = partial[0];
+}

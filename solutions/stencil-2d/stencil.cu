@@ -1,0 +1,21 @@
+// The stencil solution: each block loads its cells and a one-cell ring once into a shared tile (zeros
+// outside the grid), then every thread combines five tile cells.
+__device__ float cell(const float* in, int rows, int cols, int row, int column) {
+  return row >= 0 && row < rows && column >= 0 && column < cols ? in[row * cols + column] : 0.0f;
+}
+
+__global__ void stencil(float* out, const float* in, int rows, int cols) {
+  __shared__ float tile[BY + 2][BX + 2];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int column = blockIdx.x * BX + tx;
+  int row = blockIdx.y * BY + ty;
+  tile[ty + 1][tx + 1] = cell(in, rows, cols, row, column);
+  if (tx == 0) tile[ty + 1][0] = cell(in, rows, cols, row, column - 1);
+  if (tx == BX - 1) tile[ty + 1][BX + 1] = cell(in, rows, cols, row, column + 1);
+  if (ty == 0) tile[0][tx + 1] = cell(in, rows, cols, row - 1, column);
+  if (ty == BY - 1) tile[BY + 1][tx + 1] = cell(in, rows, cols, row + 1, column);
+  __syncthreads();
+  if (row < rows && column < cols)
+    out[row * cols + column] = 4.0f * tile[ty + 1][tx + 1] - tile[ty][tx + 1] - tile[ty + 2][tx + 1] -
+                               tile[ty + 1][tx] - tile[ty + 1][tx + 2];
+}
