@@ -2,12 +2,14 @@
 // passes, the untouched stub fails, and every mutant gets the verdict and finding kinds it declares. And
 // a correct kernel written in another style than the solution (solutions/<id>/alternatives/*.cu) passes
 // too, so an exercise does not grade its own solution's habits.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "grader/check.h"
 #include "tests/grading_fixture.h"
@@ -15,8 +17,9 @@
 namespace gpugrade {
 namespace {
 
-const std::vector<std::string> kSeedExercises = {"copy",           "transpose-naive", "transpose-tiled",
-                                                 "transpose-dynamic", "transpose-padded", "sync-tile", "residue"};
+const std::vector<std::string> kSeedExercises = {
+    "copy",      "transpose-naive", "transpose-tiled", "transpose-dynamic", "transpose-padded",
+    "sync-tile", "residue"};
 
 class CurriculumTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -71,8 +74,53 @@ TEST_P(CurriculumTest, AlternativeSolutionsPass) {
     std::string errors;
     for (const Finding& f : result.findings)
       if (f.severity == Severity::kError)
-        errors += "\n  " + std::string(to_string(f.kind)) + " line " + std::to_string(f.line) + ": " + f.message;
+        errors +=
+            "\n  " + std::string(to_string(f.kind)) + " line " + std::to_string(f.line) + ": " + f.message;
     EXPECT_EQ(result.verdict, Verdict::kPass) << id << " " << file.filename().string() << errors;
+  }
+}
+
+// A mutant line may end in `// expect here: KIND...`: the bug is on that line, and each KIND must be among
+// the error findings reported at it, so a mutant proves the lesson's point where the lesson makes it.
+TEST_P(CurriculumTest, MutantsFailAtTheirMarkedLines) {
+  const std::string& id = GetParam();
+  std::filesystem::path folder = testing::source_dir() / "solutions" / id / "mutants";
+  if (!std::filesystem::is_directory(folder)) return;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().extension() == ".cu") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  const std::string marker = "// expect here:";
+  size_t marked = 0;
+  for (const std::filesystem::path& file : files) {
+    std::string text = testing::read_file(file);
+    std::vector<std::pair<int, std::string>> expected;  // (line, kind)
+    std::istringstream lines(text);
+    std::string line;
+    for (int number = 1; std::getline(lines, line); ++number) {
+      size_t at = line.find(marker);
+      if (at == std::string::npos) continue;
+      std::istringstream kinds(line.substr(at + marker.size()));
+      for (std::string kind; kinds >> kind;) {
+        EXPECT_TRUE(parse_finding_kind(kind).has_value())
+            << file << ":" << number << ": unknown kind " << kind;
+        expected.emplace_back(number, kind);
+      }
+    }
+    if (expected.empty()) continue;
+    ++marked;
+    Result result = grading_->grade_text(id, text);
+    for (const auto& [number, kind] : expected) {
+      std::string seen;
+      bool found = false;
+      for (const Finding& f : result.findings) {
+        if (f.severity != Severity::kError) continue;
+        seen += " " + std::string(to_string(f.kind)) + "@" + std::to_string(f.line);
+        found = found || (to_string(f.kind) == kind && f.line == number);
+      }
+      EXPECT_TRUE(found) << id << " " << file.filename().string() << ": expected " << kind << " at line "
+                         << number << "; errors:" << seen;
+    }
   }
 }
 
@@ -82,16 +130,16 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& param_info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, CurriculumTest,
-                         ::testing::ValuesIn(kSeedExercises), test_name);
+INSTANTIATE_TEST_SUITE_P(Shipped, CurriculumTest, ::testing::ValuesIn(kSeedExercises), test_name);
 
 // The course beyond the seed: the first-kernels ladder, the reduction ladder and the patterns.
 INSTANTIATE_TEST_SUITE_P(Course, CurriculumTest,
-                         ::testing::Values("map", "zip", "guard", "map-2d", "broadcast", "blocks", "blocks-2d",
-                                           "shared", "pooling", "dot", "prefix-sum", "scan-multiblock", "axis-sum", "matmul",
-                                           "reduce-interleaved", "reduce-sequential", "reduce-first-add",
-                                           "reduce-unrolled", "reduce-shuffle", "histogram", "softmax",
-                                           "stencil-2d", "matmul-tiled"),
+                         ::testing::Values("map", "zip", "guard", "map-2d", "broadcast", "blocks",
+                                           "blocks-2d", "shared", "pooling", "dot", "prefix-sum",
+                                           "scan-multiblock", "axis-sum", "matmul", "reduce-interleaved",
+                                           "reduce-sequential", "reduce-first-add", "reduce-unrolled",
+                                           "reduce-shuffle", "histogram", "softmax", "stencil-2d",
+                                           "matmul-tiled"),
                          test_name);
 
 }  // namespace

@@ -7,7 +7,7 @@ __global__ void axis_sum(float* out, const float* in, int rows, int cols) {
   const float* row = in + blockIdx.x * cols;
   int piece = (cols + BLOCK - 1) / BLOCK;
   float sum = 0.0f;
-  for (int c = t * piece; c < (t + 1) * piece && c < cols; ++c) sum += row[c];
+  for (int c = t * piece; c < (t + 1) * piece && c < cols; ++c) sum += row[c];  // expect here: uncoalesced
   partial[t] = sum;
   __syncthreads();
   for (int s = BLOCK / 2; s > 0; s /= 2) {

@@ -9,7 +9,7 @@ __global__ void axis_sum(float* out, const float* in, int rows, int cols) {
   partial[t] = sum;
   __syncthreads();
   for (int s = BLOCK; s > 0; s /= 2) {
-    if (t < s) partial[t] += partial[t + s];
+    if (t < s) partial[t] += partial[t + s];  // expect here: out-of-bounds
     __syncthreads();
   }
   if (t == 0) out[blockIdx.x] = partial[0];

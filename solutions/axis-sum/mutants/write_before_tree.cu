@@ -7,7 +7,7 @@ __global__ void axis_sum(float* out, const float* in, int rows, int cols) {
   const float* row = in + blockIdx.x * cols;
   float sum = 0.0f;
   for (int c = t; c < cols; c += BLOCK) sum += row[c];
-  partial[t] = sum;
+  partial[t] = sum;  // expect here: race
   for (int s = BLOCK / 2; s > 0; s /= 2) {
     if (t < s) partial[t] += partial[t + s];
     __syncthreads();

@@ -5,6 +5,6 @@ __global__ void blocks_2d(float* out, const float* a, const float* b, int rows, 
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (column < cols) {
     int i = row * cols + column;
-    out[i] = a[i] + b[i];
+    out[i] = a[i] + b[i];  // expect here: out-of-bounds
   }
 }

@@ -7,6 +7,6 @@ __global__ void blocks_2d(float* out, const float* a, const float* b, int rows, 
   for (; column < cols; column += blockDim.y)
     if (row < rows) {
       int i = row * cols + column;
-      out[i] = a[i] + b[i];
+      out[i] = a[i] + b[i];  // expect here: uncoalesced
     }
 }

@@ -2,5 +2,5 @@
 // expect: fail out-of-bounds
 __global__ void blocks(float* out, const float* in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  out[i] = in[i] + 10.0f;
+  out[i] = in[i] + 10.0f;  // expect here: out-of-bounds
 }

@@ -4,5 +4,5 @@
 __global__ void broadcast(float* out, const float* a, const float* b, int rows, int cols) {
   int column = threadIdx.x;
   int row = threadIdx.y;
-  if (row < rows && column < cols) out[column * rows + row] = a[column] + b[row];
+  if (row < rows && column < cols) out[column * rows + row] = a[column] + b[row];  // expect here: uncoalesced
 }

@@ -3,5 +3,5 @@
 __global__ void broadcast(float* out, const float* a, const float* b, int rows, int cols) {
   int column = threadIdx.x;
   int row = threadIdx.y;
-  if (column < cols) out[row * cols + column] = a[column] + b[row];
+  if (column < cols) out[row * cols + column] = a[column] + b[row];  // expect here: out-of-bounds
 }

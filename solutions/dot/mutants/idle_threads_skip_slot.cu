@@ -8,7 +8,7 @@ __global__ void dot(float* out, const float* a, const float* b, int n) {
   if (t < n) partial[t] = sum;
   __syncthreads();
   for (int s = BLOCK / 2; s > 0; s /= 2) {
-    if (t < s) partial[t] += partial[t + s];
+    if (t < s) partial[t] += partial[t + s];  // expect here: uninitialized-shared-read
     __syncthreads();
   }
   if (t == 0) out[0] = partial[0];

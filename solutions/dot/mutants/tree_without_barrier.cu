@@ -9,6 +9,6 @@ __global__ void dot(float* out, const float* a, const float* b, int n) {
   partial[t] = sum;
   __syncthreads();
   for (int s = BLOCK / 2; s > 0; s /= 2)
-    if (t < s) partial[t] += partial[t + s];
+    if (t < s) partial[t] += partial[t + s];  // expect here: race
   if (t == 0) out[0] = partial[0];
 }

@@ -6,7 +6,7 @@ __global__ void histogram(unsigned* bins, const unsigned* in, int n, int count) 
   int t = threadIdx.x;
   for (int b = t; b < BINS; b += BLOCK) local[b] = 0;
   __syncthreads();
-  for (int i = blockIdx.x * BLOCK + t; i < n; i += gridDim.x * BLOCK) atomicAdd(&local[in[i] % count], 1u);
+  for (int i = blockIdx.x * BLOCK + t; i < n; i += gridDim.x * BLOCK) atomicAdd(&local[in[i] % count], 1u);  // expect here: race
   for (int b = t; b < BINS; b += BLOCK)
-    if (local[b] != 0) atomicAdd(&bins[b], local[b]);
+    if (local[b] != 0) atomicAdd(&bins[b], local[b]);  // expect here: race
 }

@@ -4,5 +4,5 @@
 __global__ void map_2d(float* out, const float* in, int rows, int cols) {
   int column = threadIdx.x;
   int row = threadIdx.y;
-  if (row < rows && column < cols) out[row * blockDim.x + column] = 2.0f * in[row * blockDim.x + column];
+  if (row < rows && column < cols) out[row * blockDim.x + column] = 2.0f * in[row * blockDim.x + column];  // expect here: out-of-bounds
 }

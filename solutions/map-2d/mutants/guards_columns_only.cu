@@ -3,5 +3,5 @@
 __global__ void map_2d(float* out, const float* in, int rows, int cols) {
   int column = threadIdx.x;
   int row = threadIdx.y;
-  if (column < cols) out[row * cols + column] = 2.0f * in[row * cols + column];
+  if (column < cols) out[row * cols + column] = 2.0f * in[row * cols + column];  // expect here: out-of-bounds
 }

@@ -3,5 +3,5 @@
 __global__ void map_2d(float* out, const float* in, int rows, int cols) {
   int row = threadIdx.x;
   int column = threadIdx.y;
-  if (row < rows && column < cols) out[row * cols + column] = 2.0f * in[row * cols + column];
+  if (row < rows && column < cols) out[row * cols + column] = 2.0f * in[row * cols + column];  // expect here: uncoalesced
 }

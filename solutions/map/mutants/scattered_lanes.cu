@@ -4,5 +4,5 @@
 __global__ void map(float* out, const float* in, int n, int k) {
   int t = threadIdx.x;
   int i = (t * 8) % n + (t * 8) / n;
-  out[i] = in[i] + k;
+  out[i] = in[i] + k;  // expect here: uncoalesced
 }

@@ -10,9 +10,9 @@ __global__ void matmul(float* c, const float* a, const float* b, int m, int k, i
   float sum = 0.0f;
   for (int p = 0; p < k; p += TILE) {
     a_tile[y][x] = row < m && p + x < k ? a[row * k + p + x] : 0.0f;
-    b_tile[x][y] = p + y < k && column < n ? b[(p + y) * n + column] : 0.0f;
+    b_tile[x][y] = p + y < k && column < n ? b[(p + y) * n + column] : 0.0f;  // expect here: bank-conflict
     __syncthreads();
-    for (int i = 0; i < TILE; ++i) sum += a_tile[y][i] * b_tile[x][i];
+    for (int i = 0; i < TILE; ++i) sum += a_tile[y][i] * b_tile[x][i];  // expect here: bank-conflict
     __syncthreads();
   }
   if (row < m && column < n) c[row * n + column] = sum;

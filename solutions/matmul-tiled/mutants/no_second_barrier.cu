@@ -9,9 +9,9 @@ __global__ void matmul(float* c, const float* a, const float* b, int m, int k, i
   float sum = 0.0f;
   for (int p = 0; p < k; p += TILE) {
     a_tile[y][x] = row < m && p + x < k ? a[row * k + p + x] : 0.0f;
-    b_tile[y][x] = p + y < k && column < n ? b[(p + y) * n + column] : 0.0f;
+    b_tile[y][x] = p + y < k && column < n ? b[(p + y) * n + column] : 0.0f;  // expect here: race
     __syncthreads();
-    for (int i = 0; i < TILE; ++i) sum += a_tile[y][i] * b_tile[i][x];
+    for (int i = 0; i < TILE; ++i) sum += a_tile[y][i] * b_tile[i][x];  // expect here: race
   }
   if (row < m && column < n) c[row * n + column] = sum;
 }

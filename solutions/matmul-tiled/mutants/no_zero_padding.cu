@@ -11,7 +11,7 @@ __global__ void matmul(float* c, const float* a, const float* b, int m, int k, i
     if (row < m && p + x < k) a_tile[y][x] = a[row * k + p + x];
     if (p + y < k && column < n) b_tile[y][x] = b[(p + y) * n + column];
     __syncthreads();
-    for (int i = 0; i < TILE; ++i) sum += a_tile[y][i] * b_tile[i][x];
+    for (int i = 0; i < TILE; ++i) sum += a_tile[y][i] * b_tile[i][x];  // expect here: uninitialized-shared-read
     __syncthreads();
   }
   if (row < m && column < n) c[row * n + column] = sum;

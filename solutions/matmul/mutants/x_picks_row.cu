@@ -6,7 +6,7 @@ __global__ void matmul(float* c, const float* a, const float* b, int m, int k, i
   for (; row < m; row += gridDim.x * blockDim.x)
     for (int col = column; col < n; col += gridDim.y * blockDim.y) {
       float sum = 0.0f;
-      for (int i = 0; i < k; ++i) sum += a[row * k + i] * b[i * n + col];
-      c[row * n + col] = sum;
+      for (int i = 0; i < k; ++i) sum += a[row * k + i] * b[i * n + col];  // expect here: uncoalesced
+      c[row * n + col] = sum;  // expect here: uncoalesced
     }
 }

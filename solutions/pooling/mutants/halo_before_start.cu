@@ -5,7 +5,7 @@ __global__ void pooling(float* out, const float* in, int n) {
   int t = threadIdx.x;
   int i = blockIdx.x * BLOCK + t;
   tile[t + 2] = i < n ? in[i] : 0.0f;
-  if (t < 2) tile[t] = i - 2 < n ? in[i - 2] : 0.0f;
+  if (t < 2) tile[t] = i - 2 < n ? in[i - 2] : 0.0f;  // expect here: out-of-bounds
   __syncthreads();
   if (i < n) out[i] = tile[t] + tile[t + 1] + tile[t + 2];
 }

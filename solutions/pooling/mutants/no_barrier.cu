@@ -7,5 +7,5 @@ __global__ void pooling(float* out, const float* in, int n) {
   int i = blockIdx.x * BLOCK + t;
   tile[t + 2] = i < n ? in[i] : 0.0f;
   if (t < 2) tile[t] = i - 2 >= 0 && i - 2 < n ? in[i - 2] : 0.0f;
-  if (i < n) out[i] = tile[t] + tile[t + 1] + tile[t + 2];
+  if (i < n) out[i] = tile[t] + tile[t + 1] + tile[t + 2];  // expect here: race
 }

@@ -8,7 +8,7 @@ __global__ void prefix_sum(int* out, const int* in, int n, int chunk) {
   tile[t] = i < n ? in[i] : 0;
   __syncthreads();
   for (int offset = 1; offset < BLOCK; offset *= 2) {
-    if (t >= offset) tile[t] += tile[t - offset];
+    if (t >= offset) tile[t] += tile[t - offset];  // expect here: race
     __syncthreads();
   }
   if (i < n) out[i] = tile[t];

@@ -7,7 +7,7 @@ __global__ void prefix_sum(int* out, const int* in, int n, int chunk) {
   tile[t] = i < n ? in[i] : 0;
   __syncthreads();
   for (int offset = 1; offset < BLOCK; offset *= 2) {
-    int v = tile[t - offset];
+    int v = tile[t - offset];  // expect here: out-of-bounds
     __syncthreads();
     tile[t] += v;
     __syncthreads();

@@ -5,8 +5,8 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   int t = threadIdx.x;
   int first = blockIdx.x * tile;
   float v = 0.0f;
-  if (first + 2 * t < n) v += in[first + 2 * t];
-  if (first + 2 * t + 1 < n) v += in[first + 2 * t + 1];
+  if (first + 2 * t < n) v += in[first + 2 * t];  // expect here: uncoalesced
+  if (first + 2 * t + 1 < n) v += in[first + 2 * t + 1];  // expect here: uncoalesced
   partial[t] = v;
   __syncthreads();
   for (int s = BLOCK / 2; s > 0; s /= 2) {

@@ -5,7 +5,7 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   int t = threadIdx.x;
   int first = blockIdx.x * tile;
   float v = 0.0f;
-  if (first + t < n) v = in[first + t] + in[first + t + BLOCK];
+  if (first + t < n) v = in[first + t] + in[first + t + BLOCK];  // expect here: out-of-bounds
   partial[t] = v;
   __syncthreads();
   for (int s = BLOCK / 2; s > 0; s /= 2) {

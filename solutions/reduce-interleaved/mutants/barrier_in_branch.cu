@@ -10,7 +10,7 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
     int index = 2 * s * t;
     if (index < BLOCK) {
       partial[index] += partial[index + s];
-      __syncthreads();
+      __syncthreads();  // expect here: barrier-divergence
     }
   }
   if (t == 0) sums[blockIdx.x] = partial[0];

@@ -9,7 +9,7 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   __syncthreads();
   for (int s = 1; s < BLOCK; s *= 2) {
     int index = 2 * s * t;
-    if (index < BLOCK) partial[index] += partial[index + s];
+    if (index < BLOCK) partial[index] += partial[index + s];  // expect here: race
   }
   if (t == 0) sums[blockIdx.x] = partial[0];
 }

@@ -9,7 +9,7 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   __syncthreads();
   for (int s = 1; s < BLOCK; s *= 2) {
     int index = 2 * s * t;
-    if (t < BLOCK / 2) partial[index] += partial[index + s];
+    if (t < BLOCK / 2) partial[index] += partial[index + s];  // expect here: out-of-bounds
     __syncthreads();
   }
   if (t == 0) sums[blockIdx.x] = partial[0];

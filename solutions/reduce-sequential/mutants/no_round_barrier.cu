@@ -7,6 +7,6 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   partial[t] = i < n ? in[i] : 0.0f;
   __syncthreads();
   for (int s = BLOCK / 2; s > 0; s /= 2)
-    if (t < s) partial[t] += partial[t + s];
+    if (t < s) partial[t] += partial[t + s];  // expect here: race
   if (t == 0) sums[blockIdx.x] = partial[0];
 }

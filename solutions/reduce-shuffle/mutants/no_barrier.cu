@@ -10,7 +10,7 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   if (first + t < n) v += in[first + t];
   if (first + t + BLOCK < n) v += in[first + t + BLOCK];
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-  if (lane == 0) warp_sums[warp] = v;
+  if (lane == 0) warp_sums[warp] = v;  // expect here: race
   if (warp == 0) {
     v = lane < BLOCK / 32 ? warp_sums[lane] : 0.0f;
     for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);

@@ -14,7 +14,7 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   if (lane == 0) warp_sums[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    v = warp_sums[lane];
+    v = warp_sums[lane];  // expect here: out-of-bounds
     for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
     if (lane == 0) sums[blockIdx.x] = v;
   }

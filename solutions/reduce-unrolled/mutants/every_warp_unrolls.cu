@@ -16,7 +16,7 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   v = partial[t] + (t + 32 < BLOCK ? partial[t + 32] : 0.0f);
   for (int offset = 16; offset > 0; offset /= 2) {
     __syncwarp();
-    partial[t] = v;
+    partial[t] = v;  // expect here: race
     __syncwarp();
     v += t + offset < BLOCK ? partial[t + offset] : 0.0f;
   }

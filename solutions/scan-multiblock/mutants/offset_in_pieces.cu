@@ -7,7 +7,7 @@ __global__ void scan(int* out, const int* in, int n) {
   int first = blockIdx.x * BLOCK;
   int before = 0;
   // first is a whole number of chunks, so each thread takes blockIdx.x consecutive elements.
-  for (int j = t * blockIdx.x; j < (t + 1) * blockIdx.x; ++j) before += in[j];
+  for (int j = t * blockIdx.x; j < (t + 1) * blockIdx.x; ++j) before += in[j];  // expect here: uncoalesced
   tile[t] = before;
   __syncthreads();
   for (int s = BLOCK / 2; s > 0; s /= 2) {

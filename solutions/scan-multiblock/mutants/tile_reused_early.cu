@@ -12,7 +12,7 @@ __global__ void scan(int* out, const int* in, int n) {
     if (t < s) tile[t] += tile[t + s];
     __syncthreads();
   }
-  int offset = tile[0];
+  int offset = tile[0];  // expect here: race
   int i = first + t;
   tile[t] = i < n ? in[i] : 0;
   __syncthreads();

@@ -4,6 +4,6 @@
 __global__ void reverse_chunks(float* out, const float* in, int n, int chunk) {
   __shared__ float tile[BLOCK];
   int first = blockIdx.x * chunk;
-  tile[threadIdx.x] = in[first + threadIdx.x];
-  out[first + threadIdx.x] = tile[BLOCK - 1 - threadIdx.x];
+  tile[threadIdx.x] = in[first + threadIdx.x];  // expect here: race
+  out[first + threadIdx.x] = tile[BLOCK - 1 - threadIdx.x];  // expect here: race
 }

@@ -5,5 +5,5 @@ __global__ void reverse_chunks(float* out, const float* in, int n, int chunk) {
   int first = blockIdx.x * chunk;
   tile[threadIdx.x] = in[first + threadIdx.x];
   __syncthreads();
-  out[first + threadIdx.x] = tile[BLOCK - threadIdx.x];
+  out[first + threadIdx.x] = tile[BLOCK - threadIdx.x];  // expect here: out-of-bounds
 }

@@ -5,7 +5,7 @@ __device__ float block_reduce(float* partial, float v, bool is_max, bool has_val
   if (has_value) partial[t] = v;
   __syncthreads();
   for (int s = BLOCK / 2; s > 0; s /= 2) {
-    if (t < s) partial[t] = is_max ? fmaxf(partial[t], partial[t + s]) : partial[t] + partial[t + s];
+    if (t < s) partial[t] = is_max ? fmaxf(partial[t], partial[t + s]) : partial[t] + partial[t + s];  // expect here: uninitialized-shared-read
     __syncthreads();
   }
   float result = partial[0];

@@ -13,7 +13,7 @@ __global__ void stencil(float* out, const float* in, int rows, int cols) {
   tile[ty + 1][tx + 1] = cell(in, rows, cols, row, column);
   if (tx == 0) tile[ty + 1][0] = cell(in, rows, cols, row, column - 1);
   if (tx == BX - 1) tile[ty + 1][BX + 1] = cell(in, rows, cols, row, column + 1);
-  if (ty == 0) tile[0][tx + 1] = column < cols ? in[(row - 1) * cols + column] : 0.0f;
+  if (ty == 0) tile[0][tx + 1] = column < cols ? in[(row - 1) * cols + column] : 0.0f;  // expect here: out-of-bounds
   if (ty == BY - 1) tile[BY + 1][tx + 1] = cell(in, rows, cols, row + 1, column);
   __syncthreads();
   if (row < rows && column < cols)

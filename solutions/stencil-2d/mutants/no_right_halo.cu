@@ -17,5 +17,5 @@ __global__ void stencil(float* out, const float* in, int rows, int cols) {
   __syncthreads();
   if (row < rows && column < cols)
     out[row * cols + column] = 4.0f * tile[ty + 1][tx + 1] - tile[ty][tx + 1] - tile[ty + 2][tx + 1] -
-                               tile[ty + 1][tx] - tile[ty + 1][tx + 2];
+                               tile[ty + 1][tx] - tile[ty + 1][tx + 2];  // expect here: uninitialized-shared-read
 }

@@ -2,5 +2,5 @@
 // expect: fail out-of-bounds
 __global__ void zip(float* out, const float* a, const float* b, int n) {
   int i = threadIdx.x;
-  out[i] = a[i] + b[i + 1];
+  out[i] = a[i] + b[i + 1];  // expect here: out-of-bounds
 }
