@@ -16,11 +16,7 @@ __global__ void reduce(float* sums, const float* in, int n, int tile) {
   if (t < 32) {
     volatile float* warp = partial;
     warp[t] += warp[t + 32];
-    warp[t] += warp[t + 16];  // expect here: race
-    warp[t] += warp[t + 8];  // expect here: race
-    warp[t] += warp[t + 4];  // expect here: race
-    warp[t] += warp[t + 2];  // expect here: race
-    warp[t] += warp[t + 1];  // expect here: race
+    for (int offset = 16; offset > 0; offset /= 2) warp[t] += warp[t + offset];  // expect here: race
     if (t == 0) sums[blockIdx.x] = warp[0];
   }
 }
