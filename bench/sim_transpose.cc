@@ -1,20 +1,17 @@
 // Prints how fast the simulator runs the seed's tiled transpose (32x8 blocks, tile[32][33], a barrier) at
 // 2003 x 3001 on one core: elements/s and thread-instructions/s, median of 5 runs, without and with the
-// checkers (harness/sim/hazards) attached. Usage: sim_transpose [nvcc] [rows cols]
+// checkers (harness/sim/hazards) attached, beside a tiled transpose compiled natively.
+// Usage: sim_transpose [nvcc] [rows cols]
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "harness/sim/hazards.h"
-#include "harness/sim/sim_backend.h"
+#include "bench/driver/sim_bench.h"
 
 namespace {
 
@@ -36,69 +33,33 @@ __global__ void transpose(float *odata, const float *idata, int rows, int cols)
 }
 )";
 
-// nvcc -ptx into a temporary directory; empty on failure.
-std::string compile(const std::string& nvcc) {
-  std::string pattern = (std::filesystem::temp_directory_path() / "sim-transpose-XXXXXX").string();
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  if (mkdtemp(name.data()) == nullptr) return "";
-  std::filesystem::path dir(name.data());
-  std::ofstream(dir / "transpose.cu") << kTranspose;
-  std::string command = nvcc + " -ptx -lineinfo -O3 -arch=sm_90 " + (dir / "transpose.cu").string() + " -o " +
-                        (dir / "transpose.ptx").string();
-  int status = std::system(command.c_str());
-  std::stringstream ptx;
-  ptx << std::ifstream(dir / "transpose.ptx").rdbuf();
-  std::filesystem::remove_all(dir);
-  return status == 0 ? ptx.str() : "";
-}
-
-struct Figures {
-  double elements_per_second = 0;
-  double instructions_per_second = 0;
-  bool ok = false;
-};
-
-Figures measure(const std::string& ptx, gpugrade::SimOptions options, uint32_t rows, uint32_t cols) {
-  auto backend = gpugrade::make_sim_backend(std::move(options));
-  gpugrade::Loaded loaded = backend->load(ptx);
-  if (loaded.program == nullptr) {
-    std::fprintf(stderr, "load failed: %s\n", loaded.findings.empty() ? "" : loaded.findings[0].message.c_str());
-    return {};
-  }
-  gpugrade::LaunchRequest request;
-  request.entry = "_Z9transposePfPKfii";
-  request.block = {32, 8, 1};
-  request.grid = {(cols + 31) / 32, (rows + 31) / 32, 1};
+gpugrade::bench::KernelBench transpose(uint32_t rows, uint32_t cols) {
   std::vector<float> in(static_cast<size_t>(rows) * cols);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
-  gpugrade::Buffer out_buffer{"out", 4, std::vector<std::byte>(in.size() * 4)};
+  gpugrade::bench::KernelBench bench;
+  bench.title = fmt::format("tiled transpose {}x{}, 32x8 blocks", rows, cols);
   gpugrade::Buffer in_buffer{"in", 4, std::vector<std::byte>(in.size() * 4)};
   std::memcpy(in_buffer.bytes.data(), in.data(), in_buffer.bytes.size());
-  request.buffers = {std::move(out_buffer), std::move(in_buffer)};
-  request.args = {{gpugrade::KernelArg::Kind::kBuffer, 0, 0}, {gpugrade::KernelArg::Kind::kBuffer, 1, 0},
-                  {gpugrade::KernelArg::Kind::kScalar, 0, rows}, {gpugrade::KernelArg::Kind::kScalar, 0, cols}};
-  std::vector<double> seconds;
-  uint64_t instructions = 0;
-  for (int run = 0; run < 5; ++run) {
-    gpugrade::Observations result = backend->launch(*loaded.program, request);
-    if (!result.completed) {
-      std::fprintf(stderr, "launch failed: %s\n", result.findings.empty() ? "" : result.findings[0].message.c_str());
-      return {};
-    }
-    const float* out = reinterpret_cast<const float*>(result.buffers[0].bytes.data());
-    for (uint32_t y = 0; y < rows; y += 97)
-      for (uint32_t x = 0; x < cols; x += 89)
-        if (out[static_cast<size_t>(x) * rows + y] != in[static_cast<size_t>(y) * cols + x]) {
-          std::fprintf(stderr, "wrong output at (%u, %u)\n", y, x);
-          return {};
-        }
-    seconds.push_back(result.seconds);
-    instructions = result.thread_instructions;
-  }
-  std::sort(seconds.begin(), seconds.end());
-  double median = seconds[seconds.size() / 2];
-  return {static_cast<double>(rows) * cols / median, static_cast<double>(instructions) / median, true};
+  bench.request.block = {32, 8, 1};
+  bench.request.grid = {(cols + 31) / 32, (rows + 31) / 32, 1};
+  bench.request.buffers = {{"out", 4, std::vector<std::byte>(in.size() * 4)}, std::move(in_buffer)};
+  bench.request.args = {{gpugrade::KernelArg::Kind::kBuffer, 0, 0},
+                        {gpugrade::KernelArg::Kind::kBuffer, 1, 0},
+                        {gpugrade::KernelArg::Kind::kScalar, 0, rows},
+                        {gpugrade::KernelArg::Kind::kScalar, 0, cols}};
+  bench.elements = static_cast<double>(rows) * cols;
+  // The CPU's own tiled transpose: 32x32 tiles, so that both the rows read and the columns written stay
+  // in cache.
+  bench.native = [in, rows, cols](std::vector<std::byte>& bytes) {
+    constexpr uint32_t kTile = 32;
+    auto* out = reinterpret_cast<float*>(bytes.data());
+    for (uint32_t y0 = 0; y0 < rows; y0 += kTile)
+      for (uint32_t x0 = 0; x0 < cols; x0 += kTile)
+        for (uint32_t y = y0; y < std::min(y0 + kTile, rows); ++y)
+          for (uint32_t x = x0; x < std::min(x0 + kTile, cols); ++x)
+            out[static_cast<size_t>(x) * rows + y] = in[static_cast<size_t>(y) * cols + x];
+  };
+  return bench;
 }
 
 }  // namespace
@@ -107,21 +68,13 @@ int main(int argc, char** argv) {
   std::string nvcc = argc > 1 ? argv[1] : "/usr/local/cuda/bin/nvcc";
   uint32_t rows = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[2])) : 2003;
   uint32_t cols = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 3001;
-  std::string ptx = compile(nvcc);
+  std::string error;
+  std::string ptx = gpugrade::bench::compile_ptx(nvcc, kTranspose, &error);
   if (ptx.empty()) {
-    std::fprintf(stderr, "nvcc failed (%s)\n", nvcc.c_str());
+    std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
-  gpugrade::SimOptions plain;
-  plain.worker_threads = 1;
-  gpugrade::SimOptions checked = plain;
-  checked.make_observer = gpugrade::sim::hazard_observer_factory();
-  fmt::print("tiled transpose {}x{}, 32x8 blocks, one worker thread, median of 5 runs\n", rows, cols);
-  for (const auto& [label, options] : {std::pair{"interpreter alone", plain}, std::pair{"with checkers", checked}}) {
-    Figures figures = measure(ptx, options, rows, cols);
-    if (!figures.ok) return 1;
-    fmt::print("  {:<18} {:>12.0f} elements/s  {:>14.0f} thread-instructions/s\n", label, figures.elements_per_second,
-               figures.instructions_per_second);
-  }
-  return 0;
+  gpugrade::bench::KernelBench bench = transpose(rows, cols);
+  bench.ptx = std::move(ptx);
+  return gpugrade::bench::run_kernel_bench(std::move(bench)) ? 0 : 1;
 }
