@@ -178,7 +178,7 @@ void compare_output(const BufferSpec& spec, const Buffer& got, const Buffer& wan
       std::string note;
       if (g.floating && spec.type == ElementType::kFloat && is_poison_word(static_cast<uint32_t>(g.bits)))
         note = fmt::format(", the poison of a shared-memory word no thread of block {} wrote",
-                           (g.bits & 0xFFFF) - 1);
+                           poison_block(static_cast<uint32_t>(g.bits)));
       wrong_list.push_back({{"index", i}, {"expected", show(w)}, {"got", show(g)}});
       if (first_wrong.empty())
         first_wrong = fmt::format("{}[{}]: expected {}, got {}{}", spec.name, i, show(w), show(g), note);

@@ -51,8 +51,4 @@ double min_ratio_for(const GpuPerformance& performance, const std::string& devic
 std::optional<Result> grade(const Exercise& exercise, const Submission& submission, Toolchain& toolchain,
                             const GradeOptions& options, std::string* error);
 
-// The bit pattern output buffers hold before a launch, so that elements the kernel never wrote show up.
-// It is a signalling NaN as a float (0x7FA5A5A5): no arithmetic produces it.
-inline constexpr uint32_t kOutputPoisonWord = 0x7FA5A5A5u;
-
 }  // namespace gpugrade

@@ -119,6 +119,8 @@ struct Observations {
   std::vector<SharedLineStats> shared_lines;
   std::vector<GlobalLineStats> global_lines;
   uint64_t thread_instructions = 0;     // executed, summed over active lanes
+  uint64_t warp_instructions = 0;       // issued, one per warp per instruction (the simulator's; 0 on a GPU):
+                                        // thread_instructions / (32 x this) is the warps' mean occupancy
   double seconds = 0;                   // wall time of the launch as the backend measured it
   bool completed = true;                // false when the launch stopped early (timeout, fault)
 };

@@ -1,5 +1,6 @@
-// The poison both backends put in memory nobody has written yet: shared memory at block start (the
-// simulator in its shadow, the GPU backend through a PTX prologue) and output buffers before a launch.
+// The one definition of poison: what both backends put in shared memory at block start (the simulator
+// when it sets a block up, the GPU backend through a PTX prologue), and what the grader puts in output
+// buffers before a launch.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,14 @@ constexpr uint32_t poison_word(uint64_t block_linear) {
 constexpr bool is_poison_word(uint32_t word) {
   return (word & 0xFFFF0000u) == kPoisonBase && (word & 0xFFFFu) != 0;
 }
+
+// The block a shared-memory poison word names (modulo kPoisonBlocks).
+constexpr uint64_t poison_block(uint32_t word) { return (word & 0xFFFFu) - 1; }
+
+// What output buffers hold before a launch, so that elements the kernel never wrote show up. It is a
+// signalling NaN as a float (0x7FA5A5A5): no arithmetic produces it, and it is no shared-memory poison.
+inline constexpr uint32_t kOutputPoisonWord = 0x7FA5A5A5u;
+static_assert(!is_poison_word(kOutputPoisonWord));
 
 // Fills bytes that start at `address` (a shared-window offset or a buffer offset) so that every aligned
 // 4-byte word reads as `word`, whatever the start's alignment.

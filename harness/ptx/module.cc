@@ -170,23 +170,16 @@ std::optional<Special> parse_special(std::string_view word) {
 }
 
 std::optional<Op> parse_opcode(std::string_view word) {
-  static const std::map<std::string_view, Op> kOps = {
-      {"mov", Op::kMov},     {"ld", Op::kLd},         {"ldu", Op::kLd},        {"st", Op::kSt},
-      {"cvta", Op::kCvta},   {"isspacep", Op::kIsspacep}, {"cvt", Op::kCvt},   {"add", Op::kAdd},
-      {"sub", Op::kSub},     {"mul", Op::kMul},       {"mad", Op::kMad},       {"mul24", Op::kMul24},
-      {"mad24", Op::kMad24}, {"fma", Op::kFma},       {"div", Op::kDiv},       {"rem", Op::kRem},
-      {"neg", Op::kNeg},     {"abs", Op::kAbs},       {"min", Op::kMin},       {"max", Op::kMax},
-      {"and", Op::kAnd},     {"or", Op::kOr},         {"xor", Op::kXor},       {"not", Op::kNot},
-      {"cnot", Op::kCnot},   {"shl", Op::kShl},       {"shr", Op::kShr},       {"bfe", Op::kBfe},
-      {"bfi", Op::kBfi},     {"prmt", Op::kPrmt},     {"popc", Op::kPopc},     {"clz", Op::kClz},
-      {"brev", Op::kBrev},   {"lop3", Op::kLop3},     {"setp", Op::kSetp},     {"selp", Op::kSelp},
-      {"slct", Op::kSlct},   {"bra", Op::kBra},       {"call", Op::kCall},     {"ret", Op::kRet},
-      {"exit", Op::kExit},   {"bar", Op::kBar},       {"barrier", Op::kBar},   {"membar", Op::kMembar},
-      {"fence", Op::kMembar}, {"atom", Op::kAtom},    {"red", Op::kRed},       {"shfl", Op::kShfl},
-      {"vote", Op::kVote},   {"activemask", Op::kActivemask}, {"sqrt", Op::kSqrt}, {"rsqrt", Op::kRsqrt},
-      {"rcp", Op::kRcp},     {"ex2", Op::kEx2},       {"lg2", Op::kLg2},       {"sin", Op::kSin},
-      {"cos", Op::kCos},     {"tanh", Op::kTanh},     {"shf", Op::kShf},       {"copysign", Op::kCopysign},
-      {"bfind", Op::kBfind}};
+  static const std::map<std::string_view, Op> kOps = [] {
+    std::map<std::string_view, Op> ops;
+#define PTX_OP(name, mnemonic, shape, origin) \
+  if (Origin::origin == Origin::kParsed) ops.emplace(mnemonic, Op::name);
+#define PTX_ALIAS(mnemonic, name) ops.emplace(mnemonic, Op::name);
+#include "harness/ptx/instructions.def"
+#undef PTX_ALIAS
+#undef PTX_OP
+    return ops;
+  }();
   return lookup_word(kOps, word);
 }
 
@@ -926,19 +919,17 @@ class Parser {
     };
     auto push_dst = [&](const Operand& operand) { instr->dst[instr->ndst++] = operand; };
     auto push_src = [&](const Operand& operand) { instr->src[instr->nsrc++] = operand; };
-    switch (instr->op) {
-      case Op::kBra: {
+    switch (op_info(instr->op).shape) {
+      case OperandShape::kBranch: {
         if (operands.size() != 1 || operands[0].label.empty()) return wrong_operands();
         label_uses_.emplace_back(function_->code.size(), *label_token_);
         instr->nsrc = 1;
         return true;
       }
-      case Op::kCall: return place_call(mnemonic, operands, instr);
-      case Op::kRet:
-      case Op::kExit:
-      case Op::kMembar:
-      case Op::kActivemask:
-        if (instr->op == Op::kActivemask) {
+      case OperandShape::kCall: return place_call(mnemonic, operands, instr);
+      case OperandShape::kNoOperands:
+      case OperandShape::kDestination:
+        if (op_info(instr->op).shape == OperandShape::kDestination) {
           if (operands.size() != 1 || !single(0) || single(0)->kind != Operand::Kind::kReg) return wrong_operands();
           push_dst(*single(0));
         } else if (!operands.empty()) {
@@ -950,8 +941,9 @@ class Parser {
     for (const Parsed& parsed : operands)
       if (!parsed.label.empty()) return fail(mnemonic.line, fmt::format("unknown name '{}' in '{}'", parsed.label, statement_));
     size_t index = 0;
-    bool writes = !(instr->op == Op::kSt || instr->op == Op::kRed || instr->op == Op::kBar ||
-                    instr->op == Op::kBarWarpSync);
+    const OperandShape shape = op_info(instr->op).shape;
+    bool writes = !(shape == OperandShape::kStore || shape == OperandShape::kReduction ||
+                    shape == OperandShape::kBarrier || shape == OperandShape::kWarpSync);
     if (instr->op == Op::kBar && instr->mode != static_cast<uint8_t>(BarKind::kSync)) writes = true;
     if (writes) {
       if (operands.empty()) return wrong_operands();
@@ -979,39 +971,32 @@ class Parser {
   bool check_shape(const std::vector<Parsed>& operands, const Instr& instr) {
     auto is_addr = [&](int i) { return instr.src[i].kind == Operand::Kind::kAddr; };
     int dsts = instr.ndst, srcs = instr.nsrc;
-    bool ok;
-    switch (instr.op) {
-      case Op::kLd: ok = dsts == instr.vec && srcs == 1 && is_addr(0); break;
-      case Op::kSt: ok = srcs == 1 + instr.vec && is_addr(0) && operands.size() == 2; break;
-      case Op::kMov: ok = (dsts == 1 && (srcs == 1 || srcs == 2 || srcs == 4)) || (srcs == 1 && (dsts == 2 || dsts == 4)); break;
-      case Op::kClock: ok = dsts == 1; break;
-      case Op::kCvta: case Op::kIsspacep: case Op::kCvt: case Op::kNeg: case Op::kAbs: case Op::kNot:
-      case Op::kCnot: case Op::kPopc: case Op::kClz: case Op::kBfind: case Op::kBrev: case Op::kSqrt: case Op::kRsqrt:
-      case Op::kRcp: case Op::kEx2: case Op::kLg2: case Op::kSin: case Op::kCos: case Op::kTanh:
-        ok = dsts == 1 && srcs == 1;
-        break;
-      case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kMul24: case Op::kDiv: case Op::kRem: case Op::kCopysign:
-      case Op::kMin: case Op::kMax: case Op::kAnd: case Op::kOr: case Op::kXor: case Op::kShl: case Op::kShr:
-        ok = dsts == 1 && srcs == 2;
-        break;
-      case Op::kMad: case Op::kMad24: case Op::kFma: case Op::kBfe: case Op::kPrmt: case Op::kSelp: case Op::kSlct:
-      case Op::kShf:
-        ok = dsts == 1 && srcs == 3;
-        break;
-      case Op::kBfi: case Op::kLop3: ok = dsts == 1 && srcs == 4; break;
-      case Op::kSetp: ok = (dsts == 1 || dsts == 2) && srcs == (instr.combine == BoolOp::kNone ? 2 : 3); break;
-      case Op::kAtom:
+    bool ok = false;
+    switch (op_info(instr.op).shape) {
+      case OperandShape::kLoad: ok = dsts == instr.vec && srcs == 1 && is_addr(0); break;
+      case OperandShape::kStore: ok = srcs == 1 + instr.vec && is_addr(0) && operands.size() == 2; break;
+      case OperandShape::kMove: ok = (dsts == 1 && (srcs == 1 || srcs == 2 || srcs == 4)) || (srcs == 1 && (dsts == 2 || dsts == 4)); break;
+      case OperandShape::kDestination: ok = dsts == 1; break;
+      case OperandShape::kUnary: ok = dsts == 1 && srcs == 1; break;
+      case OperandShape::kBinary: ok = dsts == 1 && srcs == 2; break;
+      case OperandShape::kTernary: ok = dsts == 1 && srcs == 3; break;
+      case OperandShape::kQuaternary: ok = dsts == 1 && srcs == 4; break;
+      case OperandShape::kSetp: ok = (dsts == 1 || dsts == 2) && srcs == (instr.combine == BoolOp::kNone ? 2 : 3); break;
+      case OperandShape::kAtomic:
         ok = dsts == 1 && is_addr(0) && srcs == (instr.mode == static_cast<uint8_t>(AtomOp::kCas) ? 3 : 2);
         break;
-      case Op::kRed: ok = srcs == 2 && is_addr(0); break;
-      case Op::kShfl: ok = (dsts == 1 || dsts == 2) && srcs == 4; break;
-      case Op::kVote: ok = dsts == 1 && srcs == 2; break;
-      case Op::kBar:
+      case OperandShape::kReduction: ok = srcs == 2 && is_addr(0); break;
+      case OperandShape::kShuffle: ok = (dsts == 1 || dsts == 2) && srcs == 4; break;
+      case OperandShape::kVote: ok = dsts == 1 && srcs == 2; break;
+      case OperandShape::kBarrier:
         ok = instr.mode == static_cast<uint8_t>(BarKind::kSync) ? (srcs == 0 || srcs == 1 || srcs == 2)
                                                                  : (dsts == 1 && (srcs == 2 || srcs == 3));
         break;
-      case Op::kBarWarpSync: ok = srcs == 1; break;
-      default: ok = true; break;
+      case OperandShape::kWarpSync: ok = srcs == 1; break;
+      // Placed and checked by place_operands and place_call.
+      case OperandShape::kBranch:
+      case OperandShape::kCall:
+      case OperandShape::kNoOperands: ok = true; break;
     }
     if (!ok) return wrong_operands();
     for (int i = 0; i < srcs; ++i) {

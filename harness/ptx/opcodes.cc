@@ -3,71 +3,18 @@
 
 namespace gpugrade::ptx {
 
-std::string_view to_string(Op op) {
-  switch (op) {
-    case Op::kMov: return "mov";
-    case Op::kLd: return "ld";
-    case Op::kSt: return "st";
-    case Op::kCvta: return "cvta";
-    case Op::kIsspacep: return "isspacep";
-    case Op::kCvt: return "cvt";
-    case Op::kAdd: return "add";
-    case Op::kSub: return "sub";
-    case Op::kMul: return "mul";
-    case Op::kMad: return "mad";
-    case Op::kMul24: return "mul24";
-    case Op::kMad24: return "mad24";
-    case Op::kFma: return "fma";
-    case Op::kDiv: return "div";
-    case Op::kRem: return "rem";
-    case Op::kNeg: return "neg";
-    case Op::kAbs: return "abs";
-    case Op::kMin: return "min";
-    case Op::kMax: return "max";
-    case Op::kAnd: return "and";
-    case Op::kOr: return "or";
-    case Op::kXor: return "xor";
-    case Op::kNot: return "not";
-    case Op::kCnot: return "cnot";
-    case Op::kShl: return "shl";
-    case Op::kShr: return "shr";
-    case Op::kBfe: return "bfe";
-    case Op::kBfi: return "bfi";
-    case Op::kPrmt: return "prmt";
-    case Op::kShf: return "shf";
-    case Op::kCopysign: return "copysign";
-    case Op::kPopc: return "popc";
-    case Op::kClz: return "clz";
-    case Op::kBfind: return "bfind";
-    case Op::kBrev: return "brev";
-    case Op::kLop3: return "lop3";
-    case Op::kSetp: return "setp";
-    case Op::kSelp: return "selp";
-    case Op::kSlct: return "slct";
-    case Op::kBra: return "bra";
-    case Op::kCall: return "call";
-    case Op::kRet: return "ret";
-    case Op::kExit: return "exit";
-    case Op::kBar: return "bar";
-    case Op::kBarWarpSync: return "bar.warp.sync";
-    case Op::kMembar: return "membar";
-    case Op::kAtom: return "atom";
-    case Op::kRed: return "red";
-    case Op::kShfl: return "shfl";
-    case Op::kVote: return "vote";
-    case Op::kActivemask: return "activemask";
-    case Op::kSqrt: return "sqrt";
-    case Op::kRsqrt: return "rsqrt";
-    case Op::kRcp: return "rcp";
-    case Op::kEx2: return "ex2";
-    case Op::kLg2: return "lg2";
-    case Op::kSin: return "sin";
-    case Op::kCos: return "cos";
-    case Op::kTanh: return "tanh";
-    case Op::kClock: return "clock";
-  }
-  return "?";
+const OpInfo& op_info(Op op) {
+  static constexpr OpInfo kInfo[] = {
+#define PTX_OP(name, mnemonic, shape, origin) {mnemonic, OperandShape::shape, Origin::origin},
+#define PTX_ALIAS(mnemonic, name)
+#include "harness/ptx/instructions.def"
+#undef PTX_ALIAS
+#undef PTX_OP
+  };
+  return kInfo[static_cast<size_t>(op)];
 }
+
+std::string_view to_string(Op op) { return op_info(op).mnemonic; }
 
 std::string_view to_string(Type type) {
   switch (type) {

@@ -1,6 +1,5 @@
-// The PTX instruction set gpugrade understands: the single list of what is supported. The parser rejects
-// anything not named here with `ptx:LINE: unsupported instruction`; the simulator's switch covers every entry.
-// Operands are written d (destinations), a b c (sources), [addr] (a register plus an offset, or a symbol).
+// The PTX opcodes, types and modifiers gpugrade understands. The opcodes come from instructions.def, the one
+// list of what is supported: the parser rejects anything not named there with `unsupported instruction`.
 #pragma once
 
 #include <cstdint>
@@ -8,68 +7,47 @@
 
 namespace gpugrade::ptx {
 
+// One enumerator per line of instructions.def, in its order; each line there documents the operands.
 enum class Op : uint8_t {
-  kMov,          // mov d, a — also a symbol's address, and {a,b} packing / unpacking of b64 and b32
-  kLd,           // ld.space[.v2|.v4].type d, [addr] — cache, eviction and ordering modifiers accepted
-  kSt,           // st.space[.v2|.v4].type [addr], a
-  kCvta,         // cvta.space d, a (space address to generic); cvta.to.space d, a (generic to space)
-  kIsspacep,     // isspacep.space p, a — is the generic address a inside that space's window
-  kCvt,          // cvt[.rnd][.ftz][.sat].dtype.atype d, a — every integer and float width, .f16 included
-  kAdd,          // add[.sat|.rnd|.ftz] d, a, b
-  kSub,          // sub d, a, b
-  kMul,          // mul.lo|.hi|.wide (integers) or mul[.rnd][.ftz][.sat] (floats) d, a, b
-  kMad,          // mad.lo|.hi|.wide d, a, b, c — floats: a fused multiply-add like fma
-  kMul24,        // mul24.lo|.hi d, a, b — the low 24 bits of a and b, 48-bit product
-  kMad24,        // mad24.lo|.hi d, a, b, c
-  kFma,          // fma.rnd[.ftz][.sat] d, a, b, c — one rounding
-  kDiv,          // div d, a, b — integers: x/0 is all ones (-1), as on the H200; INT_MIN/-1 = INT_MIN
-  kRem,          // rem d, a, b — integers: x%0 = x; INT_MIN%-1 = 0
-  kNeg,          // neg d, a
-  kCopysign,     // copysign.f32|f64 d, a, b — b's magnitude with a's sign
-  kAbs,          // abs d, a — abs(INT_MIN) = INT_MIN
-  kMin,          // min d, a, b — floats: the non-NaN operand when one is NaN
-  kMax,          // max d, a, b — floats: the non-NaN operand when one is NaN
-  kAnd,          // and.type d, a, b — also on predicates
-  kOr,           // or d, a, b
-  kXor,          // xor d, a, b
-  kNot,          // not d, a
-  kCnot,         // cnot d, a — 1 when a is 0, else 0
-  kShl,          // shl d, a, b — b >= width gives 0
-  kShr,          // shr d, a, b — b >= width gives 0 (unsigned) or the sign fill (signed)
-  kBfe,          // bfe d, a, pos, len — pos and len from the low 8 bits, clamped to the width
-  kBfi,          // bfi d, f, b, pos, len — insert the low len bits of f into b at pos
-  kPrmt,         // prmt.b32[.f4e|.b4e|.rc8|.ecl|.ecr|.rc16] d, a, b, selector — byte permute of {b, a}
-  kShf,          // shf.l|r.wrap|clamp.b32 d, a, b, n — funnel shift of {b, a}
-  kPopc,         // popc d, a
-  kClz,          // clz d, a
-  kBfind,        // bfind[.shiftamt] d, a — the highest bit unlike the sign (or its distance from the top); all ones if none
-  kBrev,         // brev d, a
-  kLop3,         // lop3.b32 d, a, b, c, lut — any three-input logic function
-  kSetp,         // setp.cmp[.and|.or|.xor].type p[|q], a, b[, c] — every comparison, ordered and unordered
-  kSelp,         // selp.type d, a, b, p — p ? a : b
-  kSlct,         // slct.dtype.ctype d, a, b, c — c >= 0 ? a : b
-  kBra,          // bra[.uni] label
-  kCall,         // call[.uni] (ret), func, (args) — .func bodies are inlined when the kernel is linked
-  kRet,          // ret — from a .func: back to the call; from an .entry: like exit
-  kExit,         // exit — the thread ends
-  kBar,          // bar.sync|barrier.sync|bar.red.popc|and|or [id[, count]] — block-wide barrier
-  kBarWarpSync,  // bar.warp.sync mask — __syncwarp
-  kMembar,       // membar.level / fence.* — memory ordering only; the simulator is sequentially consistent
-  kAtom,         // atom.space.op.type d, [addr], a[, b] — add min max exch cas and or xor inc dec; f32/f64 add
-  kRed,          // red.space.op.type [addr], a — atom without the result
-  kShfl,         // shfl.sync.up|down|bfly|idx.b32 d[|p], a, b, c, membermask
-  kVote,         // vote.sync.all|any|uni.pred p, q, mask; vote.sync.ballot.b32 d, q, mask
-  kActivemask,   // activemask.b32 d
-  kSqrt,         // sqrt.approx|.rn d, a — .rn exact; .approx within 1 ulp of exact (computed exactly)
-  kRsqrt,        // rsqrt.approx d, a — computed as 1/sqrt(a) in double, rounded: within 1 ulp of the GPU
-  kRcp,          // rcp.approx|.rn d, a
-  kEx2,          // ex2.approx d, a — computed with exp2 in double: within 2 ulp of the GPU
-  kLg2,          // lg2.approx d, a — computed with log2 in double: within 2 ulp of the GPU
-  kSin,          // sin.approx d, a — computed with sin in double: the GPU's error is 2^-20.9 absolute
-  kCos,          // cos.approx d, a — as sin
-  kTanh,         // tanh.approx d, a — computed with tanh in double: the GPU's error is 2^-11 relative
-  kClock,        // mov d, %clock / %clock64 / %globaltimer — the warp's instruction count, so it is deterministic
+#define PTX_OP(name, mnemonic, shape, origin) name,
+#define PTX_ALIAS(mnemonic, name)
+#include "harness/ptx/instructions.def"
+#undef PTX_ALIAS
+#undef PTX_OP
 };
+
+// The operands an opcode takes, as the parser checks them (instructions.def's shape column).
+enum class OperandShape : uint8_t {
+  kUnary,        // d, a
+  kBinary,       // d, a, b
+  kTernary,      // d, a, b, c
+  kQuaternary,   // d, a, b, c, e
+  kMove,         // d, a; or d, {a, b[, c, e]}; or {d, e[, f, g]}, a
+  kLoad,         // d or {d...} matching .v2/.v4, then [addr]
+  kStore,        // [addr], then a or {a...} matching .v2/.v4
+  kSetp,         // p[|q], a, b[, c] with .and/.or/.xor
+  kAtomic,       // d, [addr], a[, b for cas]
+  kReduction,    // [addr], a
+  kShuffle,      // d[|p], a, b, c, mask
+  kVote,         // d, q, mask
+  kBarrier,      // [id[, count]]; bar.red: d, id[, count], p
+  kWarpSync,     // mask
+  kBranch,       // label
+  kCall,         // (returns), function, (arguments)
+  kNoOperands,   // nothing
+  kDestination,  // d
+};
+
+// Whether the parser looks the mnemonic up, or produces the opcode from another form (bar.warp.sync from
+// bar, clock from a mov of %clock).
+enum class Origin : uint8_t { kParsed, kDerived };
+
+struct OpInfo {
+  std::string_view mnemonic;
+  OperandShape shape;
+  Origin origin;
+};
+const OpInfo& op_info(Op op);
 
 // Value types. Registers hold any of them in 64 bits; narrower values sit in the low bits. The parser
 // takes .f16 only in cvt (conversions to and from half; no arithmetic in half precision: sim/half.h) and

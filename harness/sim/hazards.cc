@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -34,7 +35,22 @@ struct BankCost {
 // Nsight Compute's model: 32 banks of 4-byte words; distinct words in one bank serialize, one word is
 // broadcast to every lane that asks for it. Accesses wider than 4 bytes run in phases of 128 bytes:
 // 8-byte accesses as two phases of 16 lanes, 16-byte accesses as four phases of 8.
+// The common request in closed form: 32 lanes of 4-byte words a constant stride of s words apart. Lane l
+// uses bank (w0 + l*s) mod 32, so each bank used serves gcd(s, 32) distinct words; s = 0 is one broadcast.
+std::optional<BankCost> strided_bank_cost(const WarpAccess& access) {
+  if (access.bytes_per_lane != 4 || access.active_mask != 0xFFFFFFFFu) return std::nullopt;
+  const uint64_t stride = access.address[1] - access.address[0];
+  for (uint32_t lane = 2; lane < kWarpSize; ++lane)
+    if (access.address[lane] - access.address[lane - 1] != stride) return std::nullopt;
+  const int64_t words = static_cast<int64_t>(stride) / 4;
+  if (static_cast<int64_t>(stride) % 4 != 0) return std::nullopt;
+  const uint64_t magnitude = static_cast<uint64_t>(words < 0 ? -words : words);
+  const uint32_t ways = magnitude == 0 ? 1 : static_cast<uint32_t>(std::gcd(magnitude, uint64_t{kBanks}));
+  return BankCost{ways, ways};
+}
+
 BankCost bank_cost(const WarpAccess& access) {
+  if (std::optional<BankCost> strided = strided_bank_cost(access)) return *strided;
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   const uint32_t words_per_lane = std::max<uint32_t>(bytes / 4, 1);
   const uint32_t lanes_per_phase = bytes <= 4 ? kWarpSize : kWarpSize * 4 / bytes;
@@ -73,6 +89,18 @@ struct SectorCost {
 };
 
 SectorCost sector_cost(const WarpAccess& access) {
+  // The common request in closed form: every lane, each right after the one before.
+  const uint64_t width = access.bytes_per_lane;
+  if (access.active_mask == 0xFFFFFFFFu && width > 0) {
+    bool contiguous = true;
+    for (uint32_t lane = 1; lane < kWarpSize && contiguous; ++lane)
+      contiguous = access.address[lane] - access.address[lane - 1] == width;
+    if (contiguous) {
+      const uint64_t begin = access.address[0], end = begin + kWarpSize * width;
+      return {static_cast<uint32_t>((end - 1) / kSectorBytes - begin / kSectorBytes + 1),
+              static_cast<uint32_t>((kWarpSize * width + kSectorBytes - 1) / kSectorBytes)};
+    }
+  }
   std::array<uint64_t, kWarpSize> starts;
   uint32_t n = 0;
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
@@ -266,6 +294,14 @@ void record_writer(uint64_t& lowest, uint64_t& highest, uint64_t value) {
   }
 }
 
+// record_writer for a launch with one worker: the same result without lock-prefixed instructions.
+void record_writer_alone(uint64_t& lowest, uint64_t& highest, uint64_t value) {
+  const uint64_t seen = lowest;
+  if (seen == 0 || value < seen) lowest = value;
+  if (seen == 0) return;
+  highest = std::max({highest, seen, value});
+}
+
 struct FreeDeleter {
   void operator()(uint64_t* p) const { std::free(p); }
 };
@@ -395,6 +431,7 @@ class HazardObserver final : public AccessObserver {
   uint64_t block_ = 0;     // linear index of the current block
   uint64_t sequence_ = 0;  // hazards so far in the block
   bool check_globals_ = false;
+  bool alone_ = false;  // the launch's only worker: global write shadows need no atomics
   size_t last_buffer_ = 0;  // most global writes of a warp land in the buffer the last one did
 
   std::vector<Group> groups_;
@@ -405,6 +442,10 @@ class HazardObserver final : public AccessObserver {
 void HazardObserver::begin_block(const BlockContext& context) {
   std::call_once(state_.layout_once, [&] { state_.learn_layout(context); });
   check_globals_ = !state_.buffers.empty();
+  {
+    std::lock_guard lock(state_.workers_mutex);
+    alone_ = state_.workers.size() == 1;
+  }
   block_ = linear(context.block_index, state_.grid);
   sequence_ = 0;
   window_ = context.shared_bytes;
@@ -597,7 +638,8 @@ void HazardObserver::record_global_writes(const WarpAccess& access) {
     const uint64_t packed = pack_writer(block_, access.line, access.warp * kWarpSize + lane);
     const uint64_t last = std::min((address + bytes - 1 - buffer.range.address) / size, buffer.elements - 1);
     for (uint64_t e = (address - buffer.range.address) / size; e <= last; ++e) {
-      record_writer(buffer.lowest[e], buffer.highest[e], packed);
+      if (alone_) record_writer_alone(buffer.lowest[e], buffer.highest[e], packed);
+      else record_writer(buffer.lowest[e], buffer.highest[e], packed);
     }
   }
 }

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/poison.h"
 #include "harness/sim/half.h"
 #include "harness/sim/hazards.h"
 
@@ -178,8 +179,8 @@ struct BlockRunner::Impl {
                    static_cast<uint32_t>((linear / launch.grid.x) % launch.grid.y),
                    static_cast<uint32_t>(linear / (uint64_t{launch.grid.x} * launch.grid.y))};
     threads = static_cast<uint32_t>(launch.block.count());
-    // Quiet NaNs whose payload names the block: a float read of unwritten shared memory shows 0x7FC.....
-    uint32_t poison = 0x7FC00000u | static_cast<uint32_t>((linear + 1) & 0x3FFFFF);
+    // Quiet NaNs whose payload names the block: a float read of unwritten shared memory shows 0x7FC0....
+    const uint32_t poison = poison_word(linear);
     for (size_t i = 0; i + 4 <= shared.size(); i += 4) std::memcpy(&shared[i], &poison, 4);
     std::fill(local.begin(), local.end(), std::byte{0});
     uint32_t warp_count = static_cast<uint32_t>(warps.size());
@@ -191,11 +192,13 @@ struct BlockRunner::Impl {
       w.upc = 0;
       w.uniform = true;
       w.clock = 0;
-      std::fill(w.regs + static_cast<size_t>(kZeroSlot + 1) * 32, w.regs + static_cast<size_t>(kernel.slots) * 32, 0);
-      for (const auto& [slot, value] : kernel.constants) std::fill_n(w.regs + slot * 32, 32, value);
+      for (uint32_t slot : kernel.read_before_written) std::fill_n(w.regs + static_cast<size_t>(slot) * 32, 32, 0);
+      if (kernel.specials_read == 0) continue;
       for (uint32_t lane = 0; lane < 32; ++lane) {
         Dim3 t = thread_of(w, lane);
-        auto set = [&](ptx::Special special, uint64_t value) { w.regs[static_cast<size_t>(special) * 32 + lane] = value; };
+        auto set = [&](ptx::Special special, uint64_t value) {
+          if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) w.regs[static_cast<size_t>(special) * 32 + lane] = value;
+        };
         set(ptx::Special::kTidX, t.x);
         set(ptx::Special::kTidY, t.y);
         set(ptx::Special::kTidZ, t.z);
@@ -410,6 +413,10 @@ struct BlockRunner::Impl {
       }
       return true;
     }
+    if ((space == ptx::Space::kGlobal || space == ptx::Space::kShared) && hit_path(space, on, bytes, addresses, host)) {
+      announce(w, in, on, space, kind, bytes, addresses);
+      return true;
+    }
     bool write = kind != AccessKind::kRead;
     uint32_t misaligned = 0, outside = 0;
     for_lanes(on, [&](uint32_t lane) { misaligned |= static_cast<uint32_t>((addresses[lane] & (bytes - 1)) != 0) << lane; });
@@ -445,6 +452,72 @@ struct BlockRunner::Impl {
       memory_fault(w, lane, in, space, write, addresses[lane], bytes, (misaligned >> lane) & 1);
       return false;
     }
+    announce(w, in, on, space, kind, bytes, addresses);
+    return true;
+  }
+
+  // The warp-wide hit path: every active lane aligned and inside one allocation (global) or inside the
+  // block's window (shared), decided with one range check for the warp; *origin is then the host address
+  // of device address 0, so a lane's host address is origin + its address. Anything else takes the
+  // per-lane path, which finds the lane at fault and words the finding.
+  bool warp_origin(ptx::Space space, uint32_t on, uint32_t bytes, const uint64_t* addresses, uintptr_t* origin) {
+    uint64_t low = ~uint64_t{0}, high = 0, bits = 0;
+    for_lanes(on, [&](uint32_t lane) {
+      low = std::min(low, addresses[lane]);
+      high = std::max(high, addresses[lane]);
+      bits |= addresses[lane];
+    });
+    if ((bits & (bytes - 1)) != 0) return false;
+    if (space == ptx::Space::kShared) {
+      if (high > shared.size() || shared.size() - high < bytes) return false;
+      *origin = reinterpret_cast<uintptr_t>(shared.data());
+      return true;
+    }
+    const Allocation* allocation = find_allocation(low, high - low + bytes);
+    if (allocation == nullptr) return false;
+    *origin = reinterpret_cast<uintptr_t>(allocation->data) - allocation->base;
+    return true;
+  }
+
+  bool hit_path(ptx::Space space, uint32_t on, uint32_t bytes, const uint64_t* addresses, std::byte** host) {
+    uintptr_t origin = 0;
+    if (!warp_origin(space, on, bytes, addresses, &origin)) return false;
+    for_lanes(on, [&](uint32_t lane) { host[lane] = reinterpret_cast<std::byte*>(origin + addresses[lane]); });
+    return true;
+  }
+
+  // A plain ld/st of one 4- or 8-byte element per lane on the hit path; a signed 4-byte load is
+  // sign-extended into the register, as the general path does.
+  void copy_lanes(Warp& w, const Inst& in, uint32_t on, uint32_t element, bool store, uintptr_t origin,
+                  const uint64_t* addresses) {
+    auto at = [&](uint32_t lane) { return reinterpret_cast<std::byte*>(origin + addresses[lane]); };
+    if (store) {
+      const uint64_t* source = reg(w, in.src[1]);
+      if (element == 4) for_lanes(on, [&](uint32_t lane) { std::memcpy(at(lane), &source[lane], 4); });
+      else for_lanes(on, [&](uint32_t lane) { std::memcpy(at(lane), &source[lane], 8); });
+      return;
+    }
+    uint64_t* target = reg(w, in.dst[0]);
+    if (element == 4 && ptx::is_signed(in.type)) {
+      for_lanes(on, [&](uint32_t lane) {
+        int32_t value;
+        std::memcpy(&value, at(lane), 4);
+        target[lane] = static_cast<uint64_t>(int64_t{value});
+      });
+    } else if (element == 4) {
+      for_lanes(on, [&](uint32_t lane) {
+        uint32_t value;
+        std::memcpy(&value, at(lane), 4);
+        target[lane] = value;
+      });
+    } else {
+      for_lanes(on, [&](uint32_t lane) { std::memcpy(&target[lane], at(lane), 8); });
+    }
+  }
+
+  // Shows the checkers one warp-level access that is about to happen.
+  void announce(const Warp& w, const Inst& in, uint32_t on, ptx::Space space, AccessKind kind, uint32_t bytes,
+                const uint64_t* addresses) {
     if (observer != nullptr && space != ptx::Space::kParam) {
       access.space = space == ptx::Space::kGlobal ? Space::kGlobal
                      : space == ptx::Space::kShared ? Space::kShared
@@ -454,23 +527,35 @@ struct BlockRunner::Impl {
       access.bytes_per_lane = bytes;
       access.warp = w.index;
       access.active_mask = on;
-      for_lanes(on, [&](uint32_t lane) { access.address[lane] = addresses[lane]; });
+      if (addresses != access.address.data()) for_lanes(on, [&](uint32_t lane) { access.address[lane] = addresses[lane]; });
       access.file = static_cast<int>(in.file);
       access.line = static_cast<int>(in.line);
       observer->on_access(access);
     }
-    return true;
   }
 
   bool load_store(Warp& w, const Inst& in, uint32_t on) {
     uint32_t element = std::max<uint32_t>(1, ptx::type_bits(in.type) / 8);
     uint32_t bytes = element * in.vec;
     const uint64_t* base = reg(w, in.src[0]);
-    uint64_t addresses[32];
+    const bool explicit_space = in.space == ptx::Space::kGlobal || in.space == ptx::Space::kShared;
+    // An explicit space's addresses are computed where the checkers read them; a generic access's are
+    // converted by window first, so they need a place of their own.
+    uint64_t generic_addresses[32];
+    uint64_t* addresses = explicit_space ? access.address.data() : generic_addresses;
     std::byte* host[32];
     for_lanes(on, [&](uint32_t lane) { addresses[lane] = base[lane] + static_cast<uint64_t>(in.offset); });
     bool store = in.op == Op::kSt;
-    if (!resolve(w, in, on, in.space, store ? AccessKind::kWrite : AccessKind::kRead, bytes, addresses, host)) return false;
+    AccessKind kind = store ? AccessKind::kWrite : AccessKind::kRead;
+    if (explicit_space && in.vec == 1 && (element == 4 || element == 8)) {
+      uintptr_t origin = 0;
+      if (warp_origin(in.space, on, bytes, addresses, &origin)) {
+        announce(w, in, on, in.space, kind, bytes, addresses);
+        copy_lanes(w, in, on, element, store, origin, addresses);
+        return true;
+      }
+    }
+    if (!resolve(w, in, on, in.space, kind, bytes, addresses, host)) return false;
     bool sign = ptx::is_signed(in.type);
     for (uint32_t v = 0; v < in.vec; ++v) {
       if (store) {
@@ -792,9 +877,19 @@ struct BlockRunner::Impl {
       case Op::kMax: {
         bool max = in.op == Op::kMax;
         // Between -0 and +0, min picks -0 and max +0, as the GPU does.
+        // One NaN: the other operand. Two NaNs: the second, quieted, as the H200 recordings show (f32 results
+        // are made canonical later).
+        // Spelled out rather than left to fmax, whose choice between two NaNs depends on how it is compiled.
         auto pick = [&](auto x, auto y) {
+          using T = decltype(x);
+          if (std::isnan(x) || std::isnan(y)) {
+            if (!std::isnan(x)) return x;
+            if (!std::isnan(y)) return y;
+            if constexpr (sizeof(T) == 8) return std::bit_cast<double>(std::bit_cast<uint64_t>(y) | (uint64_t{1} << 51));
+            else return std::bit_cast<float>(std::bit_cast<uint32_t>(y) | (uint32_t{1} << 22));
+          }
           if (x == y) return (std::signbit(x) != max) ? x : y;
-          return max ? std::fmax(x, y) : std::fmin(x, y);
+          return max ? (x > y ? x : y) : (x < y ? x : y);
         };
         if (f32) {
           for_lanes(on, [&](uint32_t l) { d[l] = fout32(pick(fin32(a[l]), fin32(b[l]))); });
@@ -1285,8 +1380,73 @@ struct BlockRunner::Impl {
         for_lanes(mask, [&](uint32_t lane) { bits |= static_cast<uint32_t>(guard[lane] & 1) << lane; });
         on = in.guard_negate ? mask & ~bits : mask & bits;
       }
-      switch (in.op) {
-        case Op::kBra: {
+      switch (in.handler) {
+        case Handler::kIntAdd: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x + y) & m; }); break;
+        case Handler::kIntSub: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x - y) & m; }); break;
+        case Handler::kIntMulLo: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x * y) & m; }); break;
+        case Handler::kIntAnd: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x & y) & m; }); break;
+        case Handler::kIntOr: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x | y) & m; }); break;
+        case Handler::kIntXor: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x ^ y) & m; }); break;
+        case Handler::kIntShl: {
+          const uint64_t bits = ptx::type_bits(in.type);
+          lanes2(w, in, on, [m = in.mask, bits](uint64_t x, uint64_t y) {
+            const uint64_t amount = y & 0xFFFFFFFFu;
+            return amount >= bits ? 0 : (x << amount) & m;
+          });
+          break;
+        }
+        case Handler::kIntShrUnsigned: {
+          const uint64_t bits = ptx::type_bits(in.type);
+          lanes2(w, in, on, [m = in.mask, bits](uint64_t x, uint64_t y) {
+            const uint64_t amount = y & 0xFFFFFFFFu;
+            return amount >= bits ? 0 : (x & m) >> amount;
+          });
+          break;
+        }
+        case Handler::kIntMadLo: {
+          uint64_t* d = reg(w, in.dst[0]);
+          const uint64_t *a = reg(w, in.src[0]), *b = reg(w, in.src[1]), *c = reg(w, in.src[2]);
+          const uint64_t m = in.mask;
+          for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l] + c[l]) & m; });
+          break;
+        }
+        case Handler::kMulWideS32:
+          lanes2(w, in, on, [](uint64_t x, uint64_t y) {
+            return static_cast<uint64_t>(int64_t{static_cast<int32_t>(x)} * int64_t{static_cast<int32_t>(y)});
+          });
+          break;
+        case Handler::kMulWideU32:
+          lanes2(w, in, on, [](uint64_t x, uint64_t y) { return (x & 0xFFFFFFFFu) * (y & 0xFFFFFFFFu); });
+          break;
+        case Handler::kMove: {
+          uint64_t* d = reg(w, in.dst[0]);
+          const uint64_t* a = reg(w, in.src[0]);
+          const uint64_t m = in.mask;
+          for_lanes(on, [&](uint32_t l) { d[l] = a[l] & m; });
+          break;
+        }
+        case Handler::kSetpSigned: set_predicates(w, in, on, compare_signed(w, in, on)); break;
+        case Handler::kSetpUnsigned: set_predicates(w, in, on, compare_unsigned(w, in, on)); break;
+        case Handler::kSelp: {
+          uint64_t* d = reg(w, in.dst[0]);
+          const uint64_t *a = reg(w, in.src[0]), *b = reg(w, in.src[1]), *c = reg(w, in.src[2]);
+          const uint64_t m = in.mask, pick = in.negate_src[2] ? 0 : 1;
+          for_lanes(on, [&](uint32_t l) { d[l] = ((c[l] & 1) == pick ? a[l] : b[l]) & m; });
+          break;
+        }
+        case Handler::kAddF32:
+          lanes2(w, in, on, [](uint64_t x, uint64_t y) { return canonical_f32(as_f32(x) + as_f32(y)); });
+          break;
+        case Handler::kMulF32:
+          lanes2(w, in, on, [](uint64_t x, uint64_t y) { return canonical_f32(as_f32(x) * as_f32(y)); });
+          break;
+        case Handler::kFmaF32: {
+          uint64_t* d = reg(w, in.dst[0]);
+          const uint64_t *a = reg(w, in.src[0]), *b = reg(w, in.src[1]), *c = reg(w, in.src[2]);
+          for_lanes(on, [&](uint32_t l) { d[l] = canonical_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l]))); });
+          break;
+        }
+        case Handler::kBranch: {
           uint32_t target = static_cast<uint32_t>(in.offset);
           if (on == mask) {
             advance(w, mask, target);
@@ -1298,12 +1458,11 @@ struct BlockRunner::Impl {
           }
           continue;
         }
-        case Op::kExit:
-        case Op::kRet:
+        case Handler::kExit:
           w.live &= ~on;
           advance(w, mask & ~on, pc + 1);
           continue;
-        case Op::kBar:
+        case Handler::kBarrier:
           if (on != 0) {
             diverge(w);
             w.waiting |= on;
@@ -1311,42 +1470,78 @@ struct BlockRunner::Impl {
           advance(w, mask, pc + 1);
           if (on != 0) return Stop::kBlocked;
           continue;
-        case Op::kBarWarpSync:
+        case Handler::kWarpSync:
           if (on != 0 && observer != nullptr) {
             observer->on_warp_sync(w.index, static_cast<uint32_t>(reg(w, in.src[0])[std::countr_zero(on)]) & w.live);
           }
-          advance(w, mask, pc + 1);
-          continue;
-        case Op::kMembar:
-          advance(w, mask, pc + 1);
-          continue;
-        case Op::kLd:
-        case Op::kSt:
+          break;
+        case Handler::kNothing: break;
+        case Handler::kLoadStore:
           if (on != 0 && !load_store(w, in, on)) return Stop::kFault;
-          advance(w, mask, pc + 1);
-          continue;
-        case Op::kAtom:
-        case Op::kRed:
+          break;
+        case Handler::kAtomic:
           if (on != 0 && !atomic(w, in, on)) return Stop::kFault;
-          advance(w, mask, pc + 1);
-          continue;
-        case Op::kShfl:
+          break;
+        case Handler::kShuffle:
           if (on != 0) shuffle(w, in, on);
-          advance(w, mask, pc + 1);
-          continue;
-        case Op::kVote:
+          break;
+        case Handler::kVote:
           if (on != 0) vote(w, in, on);
-          advance(w, mask, pc + 1);
-          continue;
-        case Op::kActivemask:
+          break;
+        case Handler::kActiveMask:
           for_lanes(on, [&](uint32_t lane) { reg(w, in.dst[0])[lane] = mask; });
-          advance(w, mask, pc + 1);
-          continue;
-        default:
+          break;
+        case Handler::kGeneral:
           if (on != 0 && !alu(w, in, on)) return Stop::kFault;
-          advance(w, mask, pc + 1);
-          continue;
+          break;
       }
+      advance(w, mask, pc + 1);
+    }
+  }
+
+  // d = f(a, b) for the active lanes of a two-source instruction.
+  template <class F>
+  [[gnu::always_inline]] void lanes2(Warp& w, const Inst& in, uint32_t on, F&& f) {
+    uint64_t* d = reg(w, in.dst[0]);
+    const uint64_t* a = reg(w, in.src[0]);
+    const uint64_t* b = reg(w, in.src[1]);
+    for_lanes(on, [&](uint32_t l) { d[l] = f(a[l], b[l]); });
+  }
+
+  // The f32 result's bits; the GPU's f32 arithmetic returns the canonical NaN 0x7FFFFFFF, whatever NaN went in.
+  static uint64_t canonical_f32(float x) { return std::isnan(x) ? uint64_t{0x7FFFFFFFu} : from_f32(x); }
+
+  template <class T, class Widen>
+  static uint32_t compare_lanes(uint32_t on, ptx::Cmp cmp, const uint64_t* a, const uint64_t* b, Widen widen) {
+    switch (cmp) {
+      case ptx::Cmp::kEq: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) == widen(b[l]); });
+      case ptx::Cmp::kNe: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) != widen(b[l]); });
+      case ptx::Cmp::kLt: case ptx::Cmp::kLo: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) < widen(b[l]); });
+      case ptx::Cmp::kLe: case ptx::Cmp::kLs: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) <= widen(b[l]); });
+      case ptx::Cmp::kGt: case ptx::Cmp::kHi: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) > widen(b[l]); });
+      case ptx::Cmp::kGe: case ptx::Cmp::kHs: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) >= widen(b[l]); });
+      default: return 0;
+    }
+  }
+
+  uint32_t compare_signed(Warp& w, const Inst& in, uint32_t on) {
+    const uint32_t shift = 64 - ptx::type_bits(in.type);
+    return compare_lanes<int64_t>(on, static_cast<ptx::Cmp>(in.mode), reg(w, in.src[0]), reg(w, in.src[1]),
+                                  [shift](uint64_t v) { return static_cast<int64_t>(v << shift) >> shift; });
+  }
+
+  uint32_t compare_unsigned(Warp& w, const Inst& in, uint32_t on) {
+    return compare_lanes<uint64_t>(on, static_cast<ptx::Cmp>(in.mode), reg(w, in.src[0]), reg(w, in.src[1]),
+                                   [m = in.mask](uint64_t v) { return v & m; });
+  }
+
+  // setp's results: p for the lanes where the comparison holds, q (when asked for) where it does not.
+  void set_predicates(Warp& w, const Inst& in, uint32_t on, uint32_t truth) {
+    uint64_t* p = reg(w, in.dst[0]);
+    for_lanes(on, [&](uint32_t l) { p[l] = (truth >> l) & 1; });
+    if (in.ndst > 1) {
+      uint64_t* q = reg(w, in.dst[1]);
+      for_lanes(on, [&](uint32_t l) { q[l] = (~truth >> l) & 1; });
     }
   }
 
@@ -1477,6 +1672,9 @@ struct BlockRunner::Impl {
     }
     if (observer != nullptr) observer->end_block();
     launch.instructions.fetch_add(executed);
+    uint64_t issued = 0;
+    for (const Warp& w : warps) issued += w.clock;
+    launch.warp_instructions.fetch_add(issued);
     return std::nullopt;
   }
 };

@@ -38,6 +38,7 @@ struct LaunchState {
   std::vector<uint8_t> params;               // the kernel's parameter block
   uint64_t budget = 0;
   std::atomic<uint64_t> instructions{0};     // thread-instructions of finished blocks
+  std::atomic<uint64_t> warp_instructions{0};  // warp-instructions issued by finished blocks
   std::atomic<bool> budget_exhausted{false};
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -60,7 +61,94 @@ class Linker {
     end.guard = kNoGuard;
     kernel_->code.push_back(end);
     kernel_->slots = next_slot_;
+    place_constants_first();
+    find_reads_before_writes();
+    for (Inst& inst : kernel_->code) choose_handler(&inst);
     return true;
+  }
+
+  // A forward "definitely written" analysis over the code's control flow, one bit per register: what a
+  // thread has surely written when it reaches each instruction (the intersection over the ways in). A
+  // guarded instruction may write nothing, so only unguarded writes count. A read of a register not
+  // surely written is a read that could see the block's initial value.
+  void find_reads_before_writes() {
+    const std::vector<Inst>& code = kernel_->code;
+    const uint32_t first = kernel_->first_register_slot;
+    const size_t registers = kernel_->slots - first, words = (registers + 63) / 64;
+    if (registers == 0 || code.empty()) return;
+    auto bit = [&](std::vector<uint64_t>& set, uint32_t slot) -> bool {
+      return slot >= first && (set[(slot - first) / 64] >> ((slot - first) % 64) & 1) != 0;
+    };
+    // written[pc]: surely written on entry to pc; starts as "everything" except at the entry.
+    std::vector<std::vector<uint64_t>> written(code.size(), std::vector<uint64_t>(words, ~uint64_t{0}));
+    std::fill(written[0].begin(), written[0].end(), 0);
+    std::vector<uint64_t> out(words);
+    auto flows_on = [&](size_t pc) {
+      const Inst& in = code[pc];
+      const bool unconditional = in.guard == kNoGuard;
+      return !(unconditional && (in.op == ptx::Op::kBra || in.op == ptx::Op::kExit || in.op == ptx::Op::kRet));
+    };
+    auto meet = [&](size_t target, bool* changed) {
+      for (size_t i = 0; i < words; ++i) {
+        const uint64_t next = written[target][i] & out[i];
+        if (next != written[target][i]) {
+          written[target][i] = next;
+          *changed = true;
+        }
+      }
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t pc = 0; pc < code.size(); ++pc) {
+        const Inst& in = code[pc];
+        out = written[pc];
+        if (in.guard == kNoGuard)
+          for (int i = 0; i < in.ndst; ++i)
+            if (in.dst[i] >= first) out[(in.dst[i] - first) / 64] |= uint64_t{1} << ((in.dst[i] - first) % 64);
+        if (in.op == ptx::Op::kBra && static_cast<size_t>(in.offset) < code.size()) meet(static_cast<size_t>(in.offset), &changed);
+        if (flows_on(pc) && pc + 1 < code.size()) meet(pc + 1, &changed);
+      }
+    }
+    std::vector<uint64_t> needed(words, 0);
+    for (size_t pc = 0; pc < code.size(); ++pc) {
+      const Inst& in = code[pc];
+      auto note = [&](uint32_t slot) {
+        if (slot >= first && slot < kernel_->slots && !bit(written[pc], slot))
+          needed[(slot - first) / 64] |= uint64_t{1} << ((slot - first) % 64);
+      };
+      if (in.guard != kNoGuard) note(in.guard);
+      if (in.op == ptx::Op::kBra) continue;
+      for (int i = 0; i < in.nsrc; ++i) note(in.src[i]);
+      // A shuffle reads other lanes' registers, which lanes that exited or took another path never wrote.
+      if (in.op == ptx::Op::kShfl && in.src[0] >= first)
+        needed[(in.src[0] - first) / 64] |= uint64_t{1} << ((in.src[0] - first) % 64);
+    }
+    for (uint32_t slot = first; slot < kernel_->slots; ++slot)
+      if (bit(needed, slot)) kernel_->read_before_written.push_back(slot);
+  }
+
+  // Renumbers the slots so that the constants sit together below the registers (see Kernel::constants),
+  // and notes which specials the code reads.
+  void place_constants_first() {
+    std::vector<uint32_t> renumbered(kernel_->slots);
+    for (uint32_t s = 0; s < kZeroSlot; ++s) renumbered[s] = s;
+    uint32_t next = kZeroSlot;
+    for (auto& [slot, value] : kernel_->constants) {
+      renumbered[slot] = next;
+      slot = next++;
+    }
+    kernel_->first_register_slot = next;
+    for (uint32_t s = kZeroSlot; s < kernel_->slots; ++s)
+      if (!is_constant_.count(s)) renumbered[s] = next++;
+    for (Inst& inst : kernel_->code) {
+      if (inst.guard != kNoGuard) inst.guard = renumbered[inst.guard];
+      for (int i = 0; i < inst.ndst; ++i) inst.dst[i] = renumbered[inst.dst[i]];
+      if (inst.op == ptx::Op::kBra) continue;  // its source is the label, already a pc
+      for (int i = 0; i < inst.nsrc; ++i) {
+        inst.src[i] = renumbered[inst.src[i]];
+        if (inst.src[i] < kSpecialSlots) kernel_->specials_read |= uint32_t{1} << inst.src[i];
+      }
+    }
   }
 
   struct Frame {
@@ -128,6 +216,7 @@ class Linker {
     auto [it, fresh] = constant_slots_.emplace(value, next_slot_);
     if (fresh) {
       kernel_->constants.push_back({next_slot_, value});
+      is_constant_.insert(next_slot_);
       ++next_slot_;
     }
     return it->second;
@@ -298,6 +387,7 @@ class Linker {
   std::string error_;
   uint32_t next_slot_ = 0;
   std::unordered_map<uint64_t, uint32_t> constant_slots_;
+  std::unordered_set<uint32_t> is_constant_;
   std::map<uint32_t, uint64_t> shared_offset_, const_offset_, global_address_;
 };
 

@@ -25,6 +25,34 @@ inline constexpr uint64_t kBufferBase = 0x0000'7000'0000'0000;
 inline constexpr uint32_t kSpecialSlots = static_cast<uint32_t>(ptx::Special::kCount);
 inline constexpr uint32_t kZeroSlot = kSpecialSlots;
 
+// What the interpreter runs for an instruction, chosen once when the kernel is linked (decode.cc): the
+// forms nvcc emits most get a handler of their own that does no decoding at run time; the rest run their
+// family's general code, which reads the instruction's type and modifiers.
+enum class Handler : uint8_t {
+  // Integer arithmetic on any width (predicates included), d = result & mask: no .sat, no .hi/.wide.
+  kIntAdd, kIntSub, kIntMulLo, kIntMadLo, kIntAnd, kIntOr, kIntXor, kIntShl, kIntShrUnsigned,
+  kMove,          // mov d, a of one register or constant
+  kMulWideS32,    // mul.wide.s32
+  kMulWideU32,    // mul.wide.u32
+  kSetpSigned,    // setp.cmp.s* p[|q], a, b without .and/.or/.xor
+  kSetpUnsigned,  // setp.cmp.u*/b* p[|q], a, b without .and/.or/.xor
+  kSelp,          // selp.type d, a, b, p on integers and floats (bits are copied)
+  kAddF32,        // add.f32 / add.rn.f32 without .ftz/.sat
+  kMulF32,        // mul.f32 / mul.rn.f32 without .ftz/.sat
+  kFmaF32,        // fma.rn.f32 / mad.rn.f32 without .ftz/.sat
+  kLoadStore,     // ld / st: a warp-wide hit path inside one allocation or window, per lane otherwise
+  kAtomic,        // atom / red
+  kBranch,        // bra
+  kExit,          // exit, and ret from the entry
+  kBarrier,       // bar.sync / bar.red
+  kWarpSync,      // bar.warp.sync
+  kNothing,       // membar / fence: the simulator is sequentially consistent
+  kShuffle,       // shfl.sync
+  kVote,          // vote.sync
+  kActiveMask,    // activemask
+  kGeneral,       // every other form: the arithmetic, conversion and comparison families' general code
+};
+
 // A decoded instruction. Every operand is a slot; addresses are slot + offset.
 struct Inst {
   ptx::Op op = ptx::Op::kMov;
@@ -45,7 +73,12 @@ struct Inst {
   int64_t offset = 0;            // address offset (src[0] is the base), or the branch target
   uint32_t file = 0, line = 0;   // source position from .loc
   int ptx_line = 0;
+  Handler handler = Handler::kGeneral;
+  uint64_t mask = 0;             // the integer handlers' result mask: the low `bits of the type` bits
 };
+
+// Chooses `inst`'s handler from its opcode, type, modifiers and operands (decode.cc).
+void choose_handler(Inst* inst);
 
 inline constexpr uint32_t kNoGuard = 0xFFFFFFFFu;
 
@@ -60,7 +93,14 @@ struct Kernel {
   std::string name;
   std::vector<Inst> code;
   uint32_t slots = 0;
+  // Slots are laid out as specials, constants (the zero slot first), then registers: a block's setup
+  // zeroes the registers and writes only the specials the code reads; constants never change.
   std::vector<std::pair<uint32_t, uint64_t>> constants;  // slot, value
+  uint32_t first_register_slot = 0;
+  uint32_t specials_read = 0;                            // bit s: the code reads ptx::Special s
+  // Registers some path may read before writing them: only these are zeroed when a block starts (as the
+  // simulator promises: registers start at zero), not the hundreds nvcc's code always writes first.
+  std::vector<uint32_t> read_before_written;
   std::vector<SharedRange> shared;                       // static first; the .extern window last, bytes 0
   uint64_t static_shared_bytes = 0;
   uint64_t dynamic_shared_offset = 0;                    // where the dynamic window starts

@@ -192,6 +192,7 @@ class SimBackend : public Backend {
 
     run_blocks(state, request, &out);
     out.thread_instructions = state.instructions.load();
+    out.warp_instructions = state.warp_instructions.load();
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }

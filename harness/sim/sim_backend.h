@@ -7,9 +7,9 @@
 //   (a __syncthreads() in a branch, or after an early return), or whose threads wait at different bar
 //   instructions, is a `barrier-divergence` error (CUDA calls it undefined), once per line, naming the
 //   line and how many threads of how many arrived. bar.sync with a thread count (named barriers) is refused.
-// - Shared memory is poisoned before each block with 32-bit words 0x7FC00000 | ((block + 1) & 0x3FFFFF),
-//   block being the linear block index: a float read of unwritten shared memory is a quiet NaN whose
-//   payload names the block. Local memory and registers start at zero, so runs are deterministic.
+// - Shared memory is poisoned before each block with harness/poison.h's poison_word(block), block being
+//   the linear block index: a float read of unwritten shared memory is a quiet NaN whose payload names
+//   the block (modulo 65,535), the same words a GPU's poison prologue writes. Local memory and registers start at zero, so runs are deterministic.
 // - Addresses: global buffers live 2^36 bytes apart from 0x7000'0000'0000, so an overrun lands outside
 //   every allocation; the generic windows of shared, local, const and param space are in kernel.h. Every
 //   access is bounds- and alignment-checked; a bad one stops the launch with `out-of-bounds` (or a
