@@ -259,9 +259,9 @@ const CheckRow& row_of(const CheckReport& report, const std::string& submission)
 }
 
 TEST_F(GpuJudgingTest, CheckOnAGpuHoldsMutantsToTheirExpectOnGpuLine) {
-  // copy checks its solution, its stub, its two alternatives, then mutants/walks_columns.cu: all but the
-  // stub compute the right output and are timed.
-  gpu_->timings = {at_ratio(1.0), at_ratio(1.0), at_ratio(1.0), at_ratio(0.2)};
+  // copy checks its solution, its stub, its three alternatives, then mutants/walks_columns.cu: all but
+  // the stub compute the right output and are timed.
+  gpu_->timings = {at_ratio(1.0), at_ratio(1.0), at_ratio(1.0), at_ratio(1.0), at_ratio(0.2)};
   CheckReport report = check_on_gpu("copy");
   EXPECT_TRUE(row_of(report, "solution").ok) << row_of(report, "solution").got;
   EXPECT_TRUE(row_of(report, "stub").ok) << row_of(report, "stub").got;
@@ -269,7 +269,7 @@ TEST_F(GpuJudgingTest, CheckOnAGpuHoldsMutantsToTheirExpectOnGpuLine) {
   EXPECT_EQ(mutant.expected, "fail too-slow");  // its `expect on gpu:` line; on the simulator: uncoalesced
   EXPECT_EQ(mutant.got, "fail: too-slow");
   EXPECT_TRUE(mutant.ok) << mutant.why;
-  EXPECT_EQ(gpu_->timed.size(), 4u);
+  EXPECT_EQ(gpu_->timed.size(), 5u);
 }
 
 TEST_F(GpuJudgingTest, CheckOnAGpuLeavesOutKindsOnlyTheSimulatorSees) {
@@ -348,7 +348,8 @@ TEST_F(StrictGpuJudgingTest, TheSolutionPassesAndIsTimed) {
 }
 
 TEST_F(StrictGpuJudgingTest, CheckRequiresTheSimulatorsKindsAndTimesWhatItsFiguresStoodFor) {
-  gpu_->timings = {at_ratio(1.0), at_ratio(1.0), at_ratio(1.0), at_ratio(0.2)};
+  // The solution, three alternatives, then the too-slow mutant.
+  gpu_->timings = {at_ratio(1.0), at_ratio(1.0), at_ratio(1.0), at_ratio(1.0), at_ratio(0.2)};
   CheckReport report = check_on_gpu("copy");
   const CheckRow& mutant = row_of(report, "mutants/walks_columns.cu");
   EXPECT_EQ(mutant.expected, "fail too-slow (uncoalesced: timed instead)");
@@ -448,8 +449,9 @@ TEST(ProposeBar, SitsBetweenTheSlowestCorrectAndTheFastestTooSlowKernel) {
 }
 
 TEST_F(GpuJudgingTest, CalibrateTimesTheSolutionItsAlternativesAndItsTooSlowMutants) {
-  // transpose-padded: the solution, alternatives runtime_strides, swizzled, tile_1d, then mutants/unpadded.
-  gpu_->timings = {at_ratio(1.15), at_ratio(1.10), at_ratio(1.16), at_ratio(1.14), at_ratio(0.57)};
+  // transpose-padded: the solution, alternatives diagonal_skew, runtime_strides, swizzled, tile_1d, then
+  // mutants/unpadded.
+  gpu_->timings = {at_ratio(1.15), at_ratio(1.12), at_ratio(1.10), at_ratio(1.16), at_ratio(1.14), at_ratio(0.57)};
   for (TimingResult& t : gpu_->timings) t.device = "NVIDIA H200";
   Exercise exercise = grading_->exercise("transpose-padded");
   exercise.gpu_sizes.clear();
@@ -459,12 +461,12 @@ TEST_F(GpuJudgingTest, CalibrateTimesTheSolutionItsAlternativesAndItsTooSlowMuta
   options.solutions_dir = testing::source_dir() / "solutions";
   ASSERT_TRUE(calibrate_exercise(exercise, testing::source_dir(), grading_->toolchain(), options, 100, &c, &error))
       << error;
-  ASSERT_EQ(c.samples.size(), 5u);
+  ASSERT_EQ(c.samples.size(), 6u);
   for (const TimingRequest& request : gpu_->timed) EXPECT_EQ(request.timed_launches, 100);
-  EXPECT_EQ(c.samples[1].submission, "alternatives/runtime_strides.cu");
-  EXPECT_EQ(c.samples[4].submission, "mutants/unpadded.cu");
-  EXPECT_FALSE(c.samples[4].should_pass);
-  EXPECT_EQ(c.samples[4].got, "fail: too-slow");
+  EXPECT_EQ(c.samples[2].submission, "alternatives/runtime_strides.cu");
+  EXPECT_EQ(c.samples[5].submission, "mutants/unpadded.cu");
+  EXPECT_FALSE(c.samples[5].should_pass);
+  EXPECT_EQ(c.samples[5].got, "fail: too-slow");
   EXPECT_EQ(c.device, "NVIDIA H200");
   ASSERT_TRUE(c.proposal.bar);
   EXPECT_DOUBLE_EQ(*c.proposal.bar, 0.79);  // sqrt(1.10 * 0.57)
