@@ -30,6 +30,10 @@ bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char
 bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The parser recurses once per '(' , function call and unary '-'; a hostile or generated exercise.yaml
+// with tens of thousands of them would exhaust the stack. No real expression nests deeper than a few.
+constexpr int kMaxNesting = 100;
+
 // Grammar, lowest precedence first:
 //   sum     := product (('+' | '-') product)*
 //   product := unary (('*' | '/' | '%') unary)*
@@ -92,8 +96,11 @@ class Parser {
     skip_space();
     if (!at('-')) return primary();
     int op_column = column();
+    if (!enter(op_column)) return false;
     ++pos_;
-    if (!unary()) return false;
+    bool parsed = unary();
+    --depth_;
+    if (!parsed) return false;
     emit(Kind::kNegate, op_column);
     return true;
   }
@@ -105,9 +112,11 @@ class Parser {
     char c = text_[pos_];
     if (is_digit(c)) return literal();
     if (c == '(') {
+      if (!enter(start)) return false;
       ++pos_;
-      if (!sum()) return false;
-      return expect(')');
+      bool parsed = sum() && expect(')');
+      --depth_;
+      return parsed;
     }
     if (!is_identifier_start(c)) return fail(fmt::format("unexpected '{}'", c), start);
     size_t name_start = pos_;
@@ -127,6 +136,7 @@ class Parser {
     if (function == std::end(kFunctions)) {
       return fail(fmt::format("unknown function '{}' (there are ceil_div, min and max)", name), name_column);
     }
+    if (!enter(name_column)) return false;
     ++pos_;  // '('
     int args = 0;
     for (;;) {
@@ -137,6 +147,7 @@ class Parser {
       ++pos_;
     }
     if (!expect(')')) return false;
+    --depth_;
     if (function->max_args == function->min_args && args != function->min_args) {
       return fail(fmt::format("{} takes {} arguments, got {}", name, function->min_args, args), name_column);
     }
@@ -172,6 +183,13 @@ class Parser {
     return true;
   }
 
+  // Counts one more level of nesting at at_column, or fails when that is one too many.
+  bool enter(int at_column) {
+    if (++depth_ <= kMaxNesting) return true;
+    return fail(fmt::format("nested more than {} levels deep (parentheses, calls and unary '-')", kMaxNesting),
+                at_column);
+  }
+
   bool fail(std::string message, int at_column) {
     error_ = {std::move(message), at_column};
     return false;
@@ -186,6 +204,7 @@ class Parser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
   std::vector<Expr::Op> ops_;
   ExprError error_;
 };

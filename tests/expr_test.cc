@@ -123,6 +123,20 @@ TEST(ExprTest, FunctionErrors) {
   EXPECT_EQ(parse_error("max()"), "unexpected ')' at column 5");
 }
 
+TEST(ExprTest, NestingDeeperThanTheLimitIsAnErrorNotACrash) {
+  std::string deep_but_allowed = std::string(100, '(') + "rows" + std::string(100, ')');
+  EXPECT_EQ(value_of(deep_but_allowed), 33);
+  std::string parentheses = std::string(30000, '(') + "rows" + std::string(30000, ')');
+  EXPECT_EQ(parse_error(parentheses),
+            "nested more than 100 levels deep (parentheses, calls and unary '-') at column 101");
+  EXPECT_EQ(parse_error(std::string(30000, '-') + "rows"),
+            "nested more than 100 levels deep (parentheses, calls and unary '-') at column 101");
+  std::string calls;
+  for (int i = 0; i < 30000; ++i) calls += "min(1,";
+  EXPECT_EQ(parse_error(calls + "rows"),
+            "nested more than 100 levels deep (parentheses, calls and unary '-') at column 601");
+}
+
 TEST(ExprTest, VariablesInOrderOfFirstUse) {
   std::string error;
   std::optional<Expr> expr = Expr::parse("ceil_div(cols, TILE_DIM) * cols + rows", &error);
