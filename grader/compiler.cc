@@ -2,24 +2,27 @@
 // and the cache in front of any Compiler.
 #include "grader/compiler.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
-#include <regex>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "grader/file_bytes.h"
 #include "grader/process.h"
+#include "grader/sandbox.h"
 #include "grader/scratch_dir.h"
+#include "grader/text_escape.h"
 
 namespace gpugrade {
 namespace {
 
 bool is_identifier(std::string_view name) {
-  static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(name.begin(), name.end(), kIdentifier);
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+         std::all_of(name.begin(), name.end(), word_char);
 }
 
 // A plain name in the folder: nothing that could place a file outside the temporary folder.
@@ -83,36 +86,96 @@ std::optional<CompileOutput> from_cache_json(const std::string& text) {
   return output;
 }
 
+// One diagnostic line's parts, pointing into the line.
+struct DiagnosticLine {
+  std::string_view file, line, severity, message;
+};
+
+size_t digits_at(std::string_view text, size_t pos) {
+  size_t end = pos;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+  return end - pos;
+}
+
+// Removes `prefix` from the front of *text when it is there.
+bool take(std::string_view* text, std::string_view prefix) {
+  if (!text->starts_with(prefix)) return false;
+  text->remove_prefix(prefix.size());
+  return true;
+}
+
+// The first of `words` that *text starts with, removed from it; empty when none.
+std::string_view take_any(std::string_view* text, std::initializer_list<std::string_view> words) {
+  for (std::string_view word : words)
+    if (take(text, word)) return word;
+  return {};
+}
+
+// The line readers below are written by hand, not with std::regex: its matcher recurses once per character,
+// and a 40,000-character source line, echoed by the compiler under an error, overflowed the stack. A file
+// name may itself hold parentheses and colons, so each takes the rightmost place where its pattern fits,
+// as a greedy `(.+)` would. Each candidate is rejected within a few characters, so a line costs O(length).
+
+// nvcc's front end: `path(12): error: text`, `path(3): warning #177-D: text`, `catastrophic error`, `remark`.
+std::optional<DiagnosticLine> read_nvcc_line(std::string_view line) {
+  for (size_t open = line.rfind('('); open != std::string_view::npos && open > 0; open = line.rfind('(', open - 1)) {
+    size_t digits = digits_at(line, open + 1);
+    if (digits == 0) continue;
+    std::string_view rest = line.substr(open + 1 + digits);
+    if (!take(&rest, "): ")) continue;
+    std::string_view severity = take_any(&rest, {"catastrophic error", "error", "warning", "remark"});
+    if (severity.empty()) continue;
+    if (rest.starts_with(" #")) {  // a diagnostic number, `#177-D`, up to its colon
+      size_t space = std::min(rest.find(' ', 2), rest.size());
+      if (space > 3 && rest[space - 1] == ':' && space < rest.size()) rest.remove_prefix(space - 1);
+    }
+    if (!take(&rest, ": ")) continue;
+    return DiagnosticLine{line.substr(0, open), line.substr(open + 1, digits), severity, rest};
+  }
+  return std::nullopt;
+}
+
+// gcc (the host preprocessor behind nvcc, and the host compiler): `path:12:5: error: text`.
+std::optional<DiagnosticLine> read_gcc_line(std::string_view line) {
+  for (size_t colon = line.rfind(':'); colon != std::string_view::npos && colon > 0;
+       colon = line.rfind(':', colon - 1)) {
+    size_t line_digits = digits_at(line, colon + 1);
+    if (line_digits == 0) continue;
+    std::string_view rest = line.substr(colon + 1 + line_digits);
+    if (!take(&rest, ":")) continue;
+    size_t column_digits = digits_at(rest, 0);
+    if (column_digits == 0) continue;
+    rest.remove_prefix(column_digits);
+    if (!take(&rest, ": ")) continue;
+    std::string_view severity = take_any(&rest, {"fatal error", "error", "warning", "note"});
+    if (severity.empty() || !take(&rest, ": ")) continue;
+    return DiagnosticLine{line.substr(0, colon), line.substr(colon + 1, line_digits), severity, rest};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths) {
-  // nvcc's front end: `path(12): error: text`, `path(3): warning #177-D: text`, `catastrophic error`.
-  static const std::regex kNvcc(R"(^(.+)\((\d+)\): (catastrophic error|error|warning|remark)( #\S+)?: (.*)$)");
-  // gcc (the host preprocessor behind nvcc, and the host compiler): `path:12:5: error: text`.
-  static const std::regex kGcc(R"(^(.+):(\d+):(\d+): (fatal error|error|warning|note): (.*)$)");
   std::vector<Finding> findings;
-  std::istringstream lines{std::string(output)};
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::smatch m;
-    std::string file, line_text, severity, message;
-    if (std::regex_match(line, m, kNvcc)) {
-      file = m[1], line_text = m[2], severity = m[3], message = m[5];
-    } else if (std::regex_match(line, m, kGcc)) {
-      file = m[1], line_text = m[2], severity = m[4], message = m[5];
-    } else {
-      continue;  // source echoes, carets, "1 error detected", notes' context lines
-    }
-    if (severity == "remark" || severity == "note") continue;
-    bool is_warning = severity == "warning";
+  while (!output.empty()) {
+    size_t end = std::min(output.find('\n'), output.size());
+    std::string_view line = output.substr(0, end);
+    output.remove_prefix(std::min(end + 1, output.size()));
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::optional<DiagnosticLine> read = read_nvcc_line(line);
+    if (!read) read = read_gcc_line(line);
+    if (!read) continue;  // source echoes, carets, "1 error detected", notes' context lines
+    if (read->severity == "remark" || read->severity == "note") continue;
+    bool is_warning = read->severity == "warning";
+    std::string file(read->file);
     auto mapped = std::find_if(paths.begin(), paths.end(), [&](const auto& p) { return p.first == file; });
     if (mapped != paths.end()) file = mapped->second;
     else if (is_warning) continue;
-    Finding finding = compile_error(message, file);
+    Finding finding = compile_error(escape_invalid_utf8(read->message), escape_invalid_utf8(file));
     finding.kind = kind;
     finding.severity = is_warning ? Severity::kWarning : Severity::kError;
-    std::from_chars(line_text.data(), line_text.data() + line_text.size(), finding.line);  // 0 if absurd
+    std::from_chars(read->line.data(), read->line.data() + read->line.size(), finding.line);  // 0 if absurd
     findings.push_back(std::move(finding));
   }
   return findings;
@@ -128,7 +191,9 @@ std::string find_nvcc() {
 std::optional<NvccCompiler> NvccCompiler::create(const std::string& nvcc_path, std::string* error) {
   std::optional<std::string> version = tool_version(nvcc_path, error);
   if (!version) return std::nullopt;
-  return NvccCompiler(nvcc_path, *version);
+  NvccCompiler compiler(nvcc_path, *version);
+  compiler.bwrap_ = find_sandbox(&compiler.unsandboxed_because_);
+  return compiler;
 }
 
 CompileOutput NvccCompiler::compile(const CompileRequest& request) {
@@ -155,12 +220,20 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   if (!write_file_bytes(source, request.source.bytes)) return fail("cannot copy the submission for nvcc");
 
   std::filesystem::path ptx = dir->path() / "gpugrade-output.ptx";
-  std::vector<std::string> argv = {path_, "-ptx", "-lineinfo", "-O3", "-arch=" + request.arch};
+  std::error_code ec;
+  std::filesystem::path nvcc = bwrap_ ? std::filesystem::canonical(path_, ec) : std::filesystem::path(path_);
+  if (ec) return fail(fmt::format("cannot find nvcc at {}: {}", path_, ec.message()));
+  std::vector<std::string> argv = {nvcc.string(), "-ptx", "-lineinfo", "-O3", "-arch=" + request.arch};
   for (const Define& define : request.defines) {
     if (!is_identifier(define.name)) return fail(fmt::format("'{}' cannot be a macro name", define.name));
     argv.push_back(fmt::format("-D{}={}", define.name, define.value));
   }
   argv.insert(argv.end(), {"-o", ptx.string(), source.string()});
+  if (bwrap_) {
+    SandboxView view{dir->path(), {}};
+    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty()) view.read_only.push_back(root);
+    argv = sandboxed_argv(*bwrap_, argv, view);
+  }
   ProcessResult run = run_process(argv, {.working_directory = dir->path(),
                                          .time_limit_seconds = request.time_limit_seconds,
                                          .memory_limit_bytes = request.memory_limit_bytes,

@@ -53,16 +53,21 @@ std::string find_nvcc();
 
 class NvccCompiler : public Compiler {
  public:
-  // Runs `nvcc --version` (once per process and path); nullopt with *error when nvcc cannot run.
+  // Runs `nvcc --version` (once per process and path); nullopt with *error when nvcc cannot run. Compiles
+  // run in the sandbox of grader/sandbox.h where bwrap works here, else with time and memory limits only.
   static std::optional<NvccCompiler> create(const std::string& nvcc_path, std::string* error);
 
   CompileOutput compile(const CompileRequest& request) override;
   std::string identity() const override { return version_; }
+  // Why compiles run without a sandbox ("bwrap is not installed ..."); empty when they run in one.
+  const std::string& unsandboxed_because() const { return unsandboxed_because_; }
 
  private:
   NvccCompiler(std::string path, std::string version) : path_(std::move(path)), version_(std::move(version)) {}
   std::string path_;
   std::string version_;
+  std::optional<std::string> bwrap_;
+  std::string unsandboxed_because_;
 };
 
 // Looks each request up in the cache before asking `inner`; stores what inner returns, failures included.

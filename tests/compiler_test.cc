@@ -191,5 +191,53 @@ TEST(Cache, KeysSeparateTheirParts) {
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+// The diagnostics reader on what nvcc and gcc print, without running them.
+TEST(Diagnostics, ReadsNvccAndGccLinesAndMapsTheirPaths) {
+  const PathMap paths = {{"/tmp/x/copy.cu", "exercises/copy/copy.cu"}};
+  std::vector<Finding> findings = parse_diagnostics(
+      "/tmp/x/copy.cu(6): error: expected a \";\"\n"
+      "/tmp/x/copy.cu(4): warning #177-D: variable \"unused\" was declared but never referenced\r\n"
+      "/tmp/x/copy.cu:3:10: fatal error: nosuch.h: No such file or directory\n"
+      "/usr/include/x.h(2): warning: dropped, outside the learner's files\n"
+      "/tmp/x/copy.cu(9): remark: dropped\n"
+      "   int x = ;\n            ^\n",
+      FindingKind::kCompileError, paths);
+  ASSERT_EQ(findings.size(), 3u);
+  EXPECT_EQ(findings[0].file, "exercises/copy/copy.cu");
+  EXPECT_EQ(findings[0].line, 6);
+  EXPECT_EQ(findings[0].message, "expected a \";\"");
+  EXPECT_EQ(findings[1].severity, Severity::kWarning);
+  EXPECT_EQ(findings[1].line, 4);
+  EXPECT_EQ(findings[1].message, "variable \"unused\" was declared but never referenced");
+  EXPECT_EQ(findings[2].line, 3);
+  EXPECT_EQ(findings[2].message, "nosuch.h: No such file or directory");
+}
+
+TEST(Diagnostics, AFileNameMayHoldParenthesesAndColons) {
+  std::vector<Finding> findings = parse_diagnostics("a(1)/b:2:3/k.cu(12): error: x\na(1)/b:2:3/k.cu:7:1: error: y\n",
+                                                    FindingKind::kCompileError, {});
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].file, "a(1)/b:2:3/k.cu");
+  EXPECT_EQ(findings[0].line, 12);
+  EXPECT_EQ(findings[1].file, "a(1)/b:2:3/k.cu");
+  EXPECT_EQ(findings[1].line, 7);
+}
+
+TEST(Diagnostics, AnUnboundedLineIsReadInLinearTimeWithoutRecursion) {
+  std::string echo(2000000, '(');  // a source line echoed under an error: no pattern fits it
+  std::string error = "k.cu(3): error: " + std::string(1000000, 'x');
+  std::vector<Finding> findings = parse_diagnostics(echo + "\n" + error + "\n", FindingKind::kCompileError, {});
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].line, 3);
+  EXPECT_EQ(findings[0].message.size(), 1000000u);
+}
+
+TEST(Diagnostics, InvalidUtf8InAMessageIsEscaped) {
+  std::vector<Finding> findings =
+      parse_diagnostics("k.cu(3): error: identifier \"caf\xE9\" is undefined\n", FindingKind::kCompileError, {});
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].message, "identifier \"caf\\xE9\" is undefined");
+}
+
 }  // namespace
 }  // namespace gpugrade
