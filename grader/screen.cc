@@ -105,7 +105,9 @@ class Screen {
         i = end;
       } else {
         at_line_start = false;
-        i = skip_token(s, i);
+        size_t end = skip_token(s, i);
+        judge_word(std::string_view(s).substr(i, end - i), spliced.line_of[i]);
+        i = end;
       }
     }
     return std::move(findings_);
@@ -187,16 +189,56 @@ class Screen {
     findings_.push_back(std::move(finding));
   }
 
+  // Words that let a submission learn about the grading machine's files, or run a pragma the screen never
+  // sees as a directive. (Token pasting can still spell them; the compiler's sandbox is the wall behind this.)
+  void judge_word(std::string_view word, int line) {
+    if (word == "_Pragma") {
+      reject(line,
+             "_Pragma is not allowed: the screen cannot judge a pragma made inside code or a macro; write the "
+             "#pragma on a line of its own instead",
+             "");
+    } else if (word == "__has_include" || word == "__has_include_next") {
+      reject(line,
+             fmt::format("{} is not allowed: it asks whether a file exists on the grading machine; include the "
+                         "headers you need directly",
+                         word),
+             "");
+    }
+  }
+
+  // judge_word for each identifier of a directive's text, outside its string and character literals.
+  void judge_directive_words(std::string_view text, int line) {
+    for (size_t i = 0; i < text.size();) {
+      if (text[i] == '"' || text[i] == '\'') {
+        char quote = text[i++];
+        while (i < text.size() && text[i] != quote) i += text[i] == '\\' ? 2 : 1;
+        ++i;
+      } else if (is_identifier_char(text[i])) {
+        size_t start = i;
+        while (i < text.size() && is_identifier_char(text[i])) ++i;
+        judge_word(text.substr(start, i - start), line);
+      } else {
+        ++i;
+      }
+    }
+  }
+
   void judge_directive(std::string_view text, int line) {
     text = trim(text);
     size_t name_end = 0;
     while (name_end < text.size() && is_identifier_char(text[name_end])) ++name_end;
     std::string_view name = text.substr(0, name_end);
     std::string_view rest = trim(text.substr(name_end));
+    judge_directive_words(rest, line);
     if (name == "include" || name == "include_next" || name == "import") {
       judge_include(name, rest, line);
     } else if (name == "line") {
       reject(line, "#line is not allowed: it would make findings point at the wrong file and line; remove it",
+             "");
+    } else if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0]))) {
+      reject(line,
+             "a line marker (`# 12 \"file\"`) is not allowed: it would make findings point at another file and "
+             "line; remove it",
              "");
     } else if (name == "pragma" && rest.starts_with("GCC") && trim(rest.substr(3)).starts_with("dependency")) {
       reject(line, "#pragma GCC dependency is not allowed: it reads another file; remove it", "");

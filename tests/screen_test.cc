@@ -96,6 +96,45 @@ TEST(Screen, RejectsComputedIncludesLineAndPragmaDependency) {
   EXPECT_EQ(findings[2].message, "#pragma GCC dependency is not allowed: it reads another file; remove it");
 }
 
+TEST(Screen, RejectsLineMarkersWhichPointFindingsElsewhere) {
+  std::vector<Finding> findings = screen("__global__ void k() {}\n# 1 \"/tmp/other.cu\"\n#123\n%: 7 \"x.cu\" 2\n");
+  ASSERT_EQ(findings.size(), 3u);
+  const std::string message =
+      "a line marker (`# 12 \"file\"`) is not allowed: it would make findings point at another file and line; "
+      "remove it";
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(findings[i].kind, FindingKind::kRejectedSource);
+    EXPECT_EQ(findings[i].line, static_cast<int>(i) + 2);
+    EXPECT_EQ(findings[i].message, message);
+  }
+}
+
+TEST(Screen, RejectsPragmaOperatorAndHasIncludeWhereverTheyAppear) {
+  std::vector<Finding> findings = screen(
+      "#define P _Pragma(\"GCC dependency \\\"/etc/passwd\\\"\")\n"
+      "#if __has_include(</etc/shadow>)\n#endif\n"
+      "__global__ void k() {\n  _Pragma(\"unroll\") for (;;) {}\n}\n"
+      "#define Q __has_include_next\n"
+      "// _Pragma in a comment, \"_Pragma\" in a string and my_Pragma are fine\n"
+      "const char* s = \"__has_include\"; int my_Pragma;\n");
+  ASSERT_EQ(findings.size(), 4u);
+  const std::string pragma =
+      "_Pragma is not allowed: the screen cannot judge a pragma made inside code or a macro; write the #pragma "
+      "on a line of its own instead";
+  EXPECT_EQ(findings[0].line, 1);
+  EXPECT_EQ(findings[0].message, pragma);
+  EXPECT_EQ(findings[1].line, 2);
+  EXPECT_EQ(findings[1].message,
+            "__has_include is not allowed: it asks whether a file exists on the grading machine; include the "
+            "headers you need directly");
+  EXPECT_EQ(findings[2].line, 5);
+  EXPECT_EQ(findings[2].message, pragma);
+  EXPECT_EQ(findings[3].line, 7);
+  EXPECT_EQ(findings[3].message,
+            "__has_include_next is not allowed: it asks whether a file exists on the grading machine; include "
+            "the headers you need directly");
+}
+
 TEST(Screen, ScreensTheFolderHeadersAsWell) {
   std::vector<Finding> findings =
       screen_submission({"copy.cu", "#include \"common.h\"\n"}, kPath,
