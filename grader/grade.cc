@@ -712,6 +712,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     if (!requirements_checked) {
       requirements_checked = true;
       for (Finding& f : check_requirements(exercise.requirements, *built->kernel, file)) findings.push_back(std::move(f));
+      for (Finding& f : check_static_shared_limit(*built->kernel, submission.text, file)) findings.push_back(std::move(f));
     }
     Bindings defines;
     for (const auto& [name, value] : variant.defines) defines[name] = value;

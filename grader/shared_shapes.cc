@@ -7,8 +7,11 @@
 #include <cstring>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
+
+#include <fmt/format.h>
+
+#include "harness/sim/hazards.h"
 
 namespace gpugrade {
 namespace {
@@ -111,23 +114,112 @@ std::optional<int64_t> evaluate(const std::vector<std::string>& tokens, const Bi
   return expr->eval(bindings, &error);
 }
 
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+// The type words a `const`/`constexpr` integer constant may be declared with.
+bool is_constant_type_word(std::string_view word) {
+  static constexpr std::string_view kWords[] = {
+      "static", "unsigned", "signed", "long", "short", "int", "size_t", "auto", "int8_t", "int16_t",
+      "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+  return std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
+}
+
+// A scanner of the two forms an integer constant takes: `#define NAME body` (at a line's start) and
+// `const[expr] TYPE... NAME = value;`. Hand-written rather than std::regex, whose matcher recurses once per
+// character: a `#define` of a megabyte (or a 40,000-character line) overflowed the stack.
+class ConstantScanner {
+ public:
+  explicit ConstantScanner(std::string_view text) : text_(text) {}
+
+  // The next constant's name and value text at or after the scanner's position; false at the end.
+  bool next(std::string_view* name, std::string_view* value) {
+    while (pos_ < text_.size()) {
+      const size_t line_start = pos_;
+      if (at_line_start_ && read_define(name, value)) return true;
+      pos_ = line_start;
+      const char c = text_[pos_];
+      at_line_start_ = c == '\n';
+      if (is_identifier_start(c) && (pos_ == 0 || !is_identifier_char(text_[pos_ - 1]))) {
+        const size_t word_start = pos_;
+        const std::string_view word = identifier();
+        if ((word == "const" || word == "constexpr") && read_const(name, value)) return true;
+        pos_ = word_start + word.size();
+      } else {
+        ++pos_;
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::string_view identifier() {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && is_identifier_char(text_[pos_])) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  size_t skip(bool (*what)(char)) {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && what(text_[pos_])) ++pos_;
+    return pos_ - start;
+  }
+  static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+  // `[ \t]*#[ \t]*define[ \t]+NAME[ \t]+body` up to the end of the line (the body kept whole).
+  bool read_define(std::string_view* name, std::string_view* value) {
+    skip(is_blank);
+    if (pos_ >= text_.size() || text_[pos_] != '#') return false;
+    ++pos_;
+    skip(is_blank);
+    if (identifier() != "define" || skip(is_blank) == 0) return false;
+    if (pos_ >= text_.size() || !is_identifier_start(text_[pos_])) return false;
+    *name = identifier();
+    if (skip(is_blank) == 0) return false;
+    const size_t end = std::min(text_.find('\n', pos_), text_.size());
+    if (end == pos_) return false;
+    *value = text_.substr(pos_, end - pos_);
+    pos_ = end;
+    return true;
+  }
+
+  // After `const` or `constexpr`: one or more type words, NAME, `=`, a value without `;,{}`, then `;`.
+  bool read_const(std::string_view* name, std::string_view* value) {
+    int type_words = 0;
+    for (;;) {
+      if (skip(is_space) == 0) return false;
+      if (pos_ >= text_.size() || !is_identifier_start(text_[pos_])) return false;
+      const std::string_view word = identifier();
+      const size_t after_word = pos_;
+      skip(is_space);
+      if (pos_ < text_.size() && text_[pos_] == '=') {
+        if (type_words == 0) return false;
+        *name = word;
+        break;
+      }
+      if (!is_constant_type_word(word)) return false;
+      ++type_words;
+      pos_ = after_word;
+    }
+    const size_t start = ++pos_;  // after '='
+    while (pos_ < text_.size() && std::strchr(";,{}", text_[pos_]) == nullptr) ++pos_;
+    if (pos_ >= text_.size() || text_[pos_] != ';' || pos_ == start) return false;
+    *value = text_.substr(start, pos_ - start);
+    ++pos_;
+    return true;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  bool at_line_start_ = true;
+};
+
 // The file's own integer constants, in source order, each evaluated over what precedes it. A name the
 // variant defines keeps the variant's value.
 void add_source_constants(const std::string& text, Bindings& bindings) {
-  static const std::regex kConstant(
-      R"((?:^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]+))|)"
-      R"((?:\b(?:constexpr|const)\s+(?:(?:static|unsigned|signed|long|short|int|size_t|auto|u?int(?:8|16|32|64)_t)\s+)+)"
-      R"(([A-Za-z_]\w*)\s*=\s*([^;,{}]+);))",
-      std::regex::multiline);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kConstant); it != std::sregex_iterator();
-       ++it) {
-    const std::smatch& match = *it;
-    const bool is_define = match[1].matched;
-    const std::string name = is_define ? match[1].str() : match[3].str();
+  ConstantScanner scanner(text);
+  std::string_view name, value;
+  while (scanner.next(&name, &value)) {
     if (bindings.count(name) != 0) continue;
-    if (std::optional<int64_t> value =
-            evaluate(tokenize(is_define ? match[2].str() : match[4].str()), bindings))
-      bindings[name] = *value;
+    if (std::optional<int64_t> result = evaluate(tokenize(value), bindings)) bindings[std::string(name)] = *result;
   }
 }
 
@@ -139,16 +231,18 @@ std::optional<uint32_t> element_size(const std::vector<std::string>& words) {
       {"ptrdiff_t", 8}, {"half", 2},          {"__half", 2},  {"__nv_bfloat16", 2}, {"half2", 4},
       {"__half2", 4},   {"__nv_bfloat162", 4}};
   // CUDA's vector types: a base and a count from 1 to 4.
-  static const std::regex kVector(R"((u?char|u?short|u?int|u?long|u?longlong|float|double)([1-4]))");
   static const std::map<std::string, uint32_t, std::less<>> kVectorBase = {
       {"char", 1}, {"uchar", 1}, {"short", 2},    {"ushort", 2},    {"int", 4},   {"uint", 4},
       {"long", 8}, {"ulong", 8}, {"longlong", 8}, {"ulonglong", 8}, {"float", 4}, {"double", 8}};
 
   if (words.size() == 1) {
     if (const auto named = kNamed.find(words[0]); named != kNamed.end()) return named->second;
-    std::smatch match;
-    if (std::regex_match(words[0], match, kVector))
-      return kVectorBase.at(match[1].str()) * static_cast<uint32_t>(std::stoul(match[2].str()));
+    const std::string_view word = words[0];
+    const char count = word.empty() ? '\0' : word.back();
+    if (count >= '1' && count <= '4') {
+      if (const auto base = kVectorBase.find(word.substr(0, word.size() - 1)); base != kVectorBase.end())
+        return base->second * static_cast<uint32_t>(count - '0');
+    }
   }
   int longs = 0;
   std::optional<uint32_t> size;
@@ -287,6 +381,50 @@ std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindi
     return std::find(ambiguous.begin(), ambiguous.end(), s.variable) != ambiguous.end();
   });
   return shapes;
+}
+
+int shared_declaration_line(std::string_view source, std::string_view variable) {
+  const auto is_word_at = [&](size_t at, std::string_view word) {
+    return source.compare(at, word.size(), word) == 0 && (at == 0 || !is_identifier_char(source[at - 1])) &&
+           (at + word.size() >= source.size() || !is_identifier_char(source[at + word.size()]));
+  };
+  constexpr std::string_view kShared = "__shared__";
+  for (size_t at = source.find(kShared); at != std::string_view::npos; at = source.find(kShared, at + 1)) {
+    if (!is_word_at(at, kShared)) continue;
+    const size_t end = std::min(source.find(';', at), source.size());
+    for (size_t name = source.find(variable, at); name < end; name = source.find(variable, name + 1)) {
+      if (is_word_at(name, variable))
+        return 1 + static_cast<int>(std::count(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(name), '\n'));
+    }
+  }
+  return 0;
+}
+
+std::vector<Finding> check_static_shared_limit(const KernelTraits& kernel, std::string_view source,
+                                               const std::string& display_path) {
+  if (kernel.static_shared_bytes <= kMaxStaticSharedBytes) return {};
+  const SharedVariable* largest = nullptr;
+  for (const SharedVariable& variable : kernel.shared)
+    if (!variable.dynamic && (largest == nullptr || variable.bytes > largest->bytes)) largest = &variable;
+  Finding finding;
+  finding.kind = FindingKind::kResourceLimit;
+  finding.file = display_path;
+  finding.line = kernel.line;
+  std::string largest_text;
+  if (largest != nullptr) {
+    const std::string name = sim::shared_source_name(largest->name);
+    if (int line = shared_declaration_line(source, name); line > 0) finding.line = line;
+    largest_text = fmt::format(" ('{}' alone takes {})", name, largest->bytes);
+    finding.details["variable"] = name;
+  }
+  finding.message = fmt::format(
+      "the kernel declares {} bytes of static shared memory{}, more than the {} bytes (48 KiB) that ptxas "
+      "accepts on any GPU; make the arrays smaller, or declare the tile `extern __shared__` so that the "
+      "launch sizes it as dynamic shared memory",
+      kernel.static_shared_bytes, largest_text, kMaxStaticSharedBytes);
+  finding.details["static_shared_bytes"] = kernel.static_shared_bytes;
+  finding.details["limit_bytes"] = kMaxStaticSharedBytes;
+  return {finding};
 }
 
 }  // namespace gpugrade

@@ -107,5 +107,36 @@ __global__ void d() { __shared__ int same[4]; }
   EXPECT_EQ(shapes_of(source), Shapes{"same:4:[4]"});
 }
 
+TEST(SharedShapesTest, AMegabyteDefineAndAFortyThousandCharacterLineAreRead) {
+  std::string sum;
+  while (sum.size() < 1000000) sum += "1+";
+  std::string line(40000, ' ');
+  std::string source = "#define HUGE " + sum + "1\n#define SIDE 16\n__global__ void k() {\n" + line +
+                       "__shared__ float tile[SIDE][SIDE + 1];" + line + "\n}\n";
+  EXPECT_EQ(shapes_of(source), (Shapes{"tile:4:[16,17]"}));
+  EXPECT_EQ(shared_declaration_line(source, "tile"), 4);
+}
+
+TEST(SharedShapesTest, StaticSharedOver48KiBIsAResourceLimitAtTheDeclaration) {
+  const std::string source = "__global__ void k(float* out) {\n  __shared__ float small[16];\n"
+                             "  __shared__ float\n    big[16384];\n}\n";
+  KernelTraits kernel;
+  kernel.line = 1;
+  kernel.shared = {{"_ZZ1kPfE5small", 64, 4, false}, {"_ZZ1kPfE3big", 65536, 4, false}};
+  kernel.static_shared_bytes = 65600;
+  std::vector<Finding> findings = check_static_shared_limit(kernel, source, "exercises/demo/k.cu");
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kResourceLimit);
+  EXPECT_EQ(findings[0].severity, Severity::kError);
+  EXPECT_EQ(findings[0].file, "exercises/demo/k.cu");
+  EXPECT_EQ(findings[0].line, 4);
+  EXPECT_EQ(findings[0].message,
+            "the kernel declares 65600 bytes of static shared memory ('big' alone takes 65536), more than the "
+            "49152 bytes (48 KiB) that ptxas accepts on any GPU; make the arrays smaller, or declare the tile "
+            "`extern __shared__` so that the launch sizes it as dynamic shared memory");
+  kernel.static_shared_bytes = 49152;  // exactly the limit is allowed
+  EXPECT_TRUE(check_static_shared_limit(kernel, source, "exercises/demo/k.cu").empty());
+}
+
 }  // namespace
 }  // namespace gpugrade
