@@ -32,6 +32,8 @@
 #include "grader/progress.h"
 #include "grader/report_lines.h"
 #include "grader/reporters.h"
+#include "grader/submission_file.h"
+#include "grader/text_escape.h"
 #include "harness/gpu/gpu_backend.h"
 #include "harness/sim/hazards.h"
 #include "harness/sim/sim_backend.h"
@@ -192,6 +194,9 @@ class Tools {
     return samples_.take(runs);
   }
 
+  // For --verbose: why nvcc ran without its sandbox; empty when it ran in one or did not run.
+  std::string unsandboxed_because() const { return nvcc_ ? nvcc_->unsandboxed_because() : ""; }
+
  private:
   std::string backend_choice_;
   bool sanitize_ = false;
@@ -223,9 +228,10 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
 }
 
 Submission read_submission(const fs::path& path) {
-  std::optional<std::string> text = read_text(path);
-  if (!text) throw UsageError{fmt::format("cannot read the submission {}", display(path))};
-  return {*text, display(path)};
+  std::string error;
+  std::optional<std::string> text = read_submission_file(path, display(path), &error);
+  if (!text) throw UsageError{error};
+  return {*text, escape_invalid_utf8(display(path))};
 }
 
 ProgressState load_progress(const fs::path& root) {
@@ -351,6 +357,8 @@ int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
   }
   if (inv.submission.empty()) save_progress(state, err);
   save_last_grade(root, results, err);
+  if (std::string why = tools.unsandboxed_because(); inv.verbose && !why.empty())
+    err << "gpugrade: note: nvcc ran without a sandbox, with time and memory limits only: " << why << '\n';
   write_report(results, inv.format, inv, {}, out, err);
   if (inv.format == "text") out << hints;
   return exit_code(results);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "grader/git_source.h"
+#include "grader/submission_file.h"
 
 namespace gpugrade {
 namespace {
@@ -120,7 +121,8 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
                 .change = PrItem::Change::kEdited,
                 .submission_text = {},
                 .renamed_to = {},
-                .points = facts->points};
+                .points = facts->points,
+                .bytes = 0};
     for (const std::string& path : paths) {
       if (path == item.submission_path) continue;
       plan.notices.push_back({path, fmt::format("{} changed in this pull request; it is graded with {}", path,
@@ -128,7 +130,12 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
     }
     if (!paths.contains(item.submission_path)) continue;  // only its definition changed
     if (std::optional<std::string> text = repository->read(*head, item.submission_path)) {
-      item.submission_text = std::move(*text);
+      if (text->size() > kMaxSubmissionBytes) {
+        item.change = PrItem::Change::kTooLarge;
+        item.bytes = text->size();
+      } else {
+        item.submission_text = std::move(*text);
+      }
     } else if (auto rename = renamed_to.find(item.submission_path); rename != renamed_to.end()) {
       item.change = PrItem::Change::kRenamed;
       item.renamed_to = rename->second;
@@ -154,12 +161,16 @@ std::vector<Result> grade_pr(const PrPlan& plan, const std::function<Result(cons
     result.submission = item.submission_path;
     result.verdict = Verdict::kFail;
     result.max_points = item.points;
-    result.note =
-        item.change == PrItem::Change::kDeleted
-            ? fmt::format("{} was deleted in this pull request; restore it and edit it in place",
-                          item.submission_path)
-            : fmt::format("{} was renamed to {} in this pull request; gpugrade grades {}, so move it back",
-                          item.submission_path, item.renamed_to, item.submission_path);
+    if (item.change == PrItem::Change::kDeleted) {
+      result.note = fmt::format("{} was deleted in this pull request; restore it and edit it in place",
+                                item.submission_path);
+    } else if (item.change == PrItem::Change::kTooLarge) {
+      result.note = fmt::format("{} is {} bytes in this pull request; a submission may be at most {} bytes (1 MiB)",
+                                item.submission_path, item.bytes, kMaxSubmissionBytes);
+    } else {
+      result.note = fmt::format("{} was renamed to {} in this pull request; gpugrade grades {}, so move it back",
+                                item.submission_path, item.renamed_to, item.submission_path);
+    }
     results.push_back(std::move(result));
   }
   return results;

@@ -39,6 +39,7 @@ struct PrItem {
     kEdited,   // added or modified: graded
     kDeleted,  // the submission is gone: a fail
     kRenamed,  // moved away from where the exercise expects it: a fail
+    kTooLarge,  // larger than kMaxSubmissionBytes: a fail, never read into a grade
   };
   std::string exercise;              // the id
   std::filesystem::path definition;  // the definition folder to grade with (never the head's)
@@ -47,6 +48,7 @@ struct PrItem {
   std::string submission_text;  // the head revision's file (kEdited only)
   std::string renamed_to;       // the head's path (kRenamed only)
   int points = 0;
+  size_t bytes = 0;             // the head's file size (kTooLarge only)
 };
 
 struct PrPlan {

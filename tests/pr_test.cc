@@ -45,9 +45,10 @@ std::string commit_course(ScratchRepo& repo) {
 std::vector<std::string> describe(const PrPlan& plan) {
   std::vector<std::string> lines;
   for (const PrItem& item : plan.items) {
-    const char* change = item.change == PrItem::Change::kEdited    ? "edited"
-                         : item.change == PrItem::Change::kDeleted ? "deleted"
-                                                                   : "renamed";
+    const char* change = item.change == PrItem::Change::kEdited     ? "edited"
+                         : item.change == PrItem::Change::kDeleted  ? "deleted"
+                         : item.change == PrItem::Change::kTooLarge ? "too-large"
+                                                                    : "renamed";
     lines.push_back(fmt::format("{} {} {} {}pts", item.exercise, change, item.submission_path, item.points));
   }
   for (const Notice& notice : plan.notices) lines.push_back("notice " + notice.file + ": " + notice.message);
@@ -153,6 +154,27 @@ TEST(PrTest, DeletedAndRenamedSubmissionsFailWithAClearNote) {
       results[1].note,
       "exercises/transpose/transpose.cu was renamed to exercises/transpose/mine.cu in this pull request; "
       "gpugrade grades exercises/transpose/transpose.cu, so move it back");
+}
+
+TEST(PrTest, ASubmissionOverOneMebibyteFailsUnreadWithItsSize) {
+  ScratchRepo repo;
+  const std::string base = commit_course(repo);
+  repo.write("exercises/copy/copy.cu", std::string((1 << 20) + 1, ' '));
+  const std::string head = repo.commit("huge");
+  std::string error;
+  const std::optional<PrPlan> plan = plan_pr(
+      {.repository = repo.work_tree(), .base = base, .head = head, .exercises = {}}, read_facts, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(describe(*plan), (std::vector<std::string>{"copy too-large exercises/copy/copy.cu 10pts"}));
+  const std::vector<Result> results = grade_pr(*plan, [](const PrItem&) -> Result {
+    ADD_FAILURE() << "an oversized submission was graded";
+    return {};
+  });
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, Verdict::kFail);
+  EXPECT_EQ(results[0].note,
+            "exercises/copy/copy.cu is 1048577 bytes in this pull request; a submission may be at most 1048576 "
+            "bytes (1 MiB)");
 }
 
 TEST(PrTest, TrustedExercisesFolderReplacesTheBaseDefinitions) {
