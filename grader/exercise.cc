@@ -3,6 +3,7 @@
 #include "grader/exercise.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -22,6 +23,9 @@ namespace fs = std::filesystem;
 constexpr std::string_view kExerciseFile = "exercise.yaml";
 constexpr int64_t kMaxGridDim = std::numeric_limits<int32_t>::max();
 constexpr int64_t kMaxBlockThreads = 1024;  // every CUDA GPU since compute capability 2.0
+// The grader holds a launch's buffers three times (initial, the reference's, the kernel's): a larger
+// exercise size is a configuration error at load, not an allocation failure in the middle of a grade.
+constexpr uint64_t kMaxLaunchBufferBytes = uint64_t{2} << 30;
 
 // ---------------------------------------------------------------------------------------------------
 // Evaluation, shared by evaluate_launch() and the loader's check of every listed variant and size.
@@ -100,10 +104,21 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
                            std::numeric_limits<uint32_t>::max(), failure);
   if (!shared) return std::nullopt;
   shape.dynamic_shared_bytes = static_cast<uint32_t>(*shared);
+  uint64_t launch_bytes = 0;
   for (const BufferSpec& buffer : exercise.buffers) {
     auto count = eval_field(buffer.count, bindings, count_field(buffer), 0,
                             std::numeric_limits<int64_t>::max() / element_size(buffer.type), failure);
     if (!count) return std::nullopt;
+    const uint64_t bytes = static_cast<uint64_t>(*count) * element_size(buffer.type);
+    launch_bytes += bytes;
+    if (launch_bytes > kMaxLaunchBufferBytes) {
+      *failure = {count_field(buffer),
+                  fmt::format("is {} ({} bytes of {}), which brings the buffers of one launch to {} bytes; they "
+                              "may hold at most {} bytes (2 GiB) in all",
+                              *count, bytes, to_string(buffer.type), launch_bytes, kMaxLaunchBufferBytes),
+                  0, buffer.count.text()};
+      return std::nullopt;
+    }
     shape.buffer_counts.push_back(static_cast<uint64_t>(*count));
   }
   for (size_t i = 0; i < exercise.kernel.params.size(); ++i) {
@@ -1125,6 +1140,11 @@ std::optional<Exercise> load_exercise(const fs::path& dir, std::vector<std::stri
   try {
     YAML::Node root = YAML::Load(text.str());
     Loader(&diagnostics, &exercise).load(root);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file", which sends an instructor looking in the wrong place.
+    diagnostics.error(e.mark, fmt::format("nested {} levels deep, past the YAML reader's limit; an exercise "
+                                          "needs only a few levels",
+                                          e.depth()));
   } catch (const YAML::Exception& e) {
     diagnostics.error(e.mark, e.msg);
   }
