@@ -6,9 +6,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <sstream>
 
 namespace gpugrade {
@@ -147,6 +147,26 @@ bool CheckReport::ok() const {
   return invalid.empty() && std::all_of(rows.begin(), rows.end(), [](const CheckRow& r) { return r.ok; });
 }
 
+// `// name: value` with name one of a mutant's fields, both trimmed; nullopt for any other line. Read by
+// hand, not with std::regex, whose matcher recurses per character: a long comment line overflowed the stack.
+std::optional<std::pair<std::string, std::string>> comment_field(std::string_view line) {
+  auto trim_front = [](std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+    return text;
+  };
+  line = trim_front(line);
+  if (!line.starts_with("//")) return std::nullopt;
+  line = trim_front(line.substr(2));
+  size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view name = line.substr(0, colon);
+  if (name != "mutant" && name != "expect" && name != "expect on gpu" && name != "expect on gpu with --sanitize")
+    return std::nullopt;
+  std::string_view value = trim_front(line.substr(colon + 1));
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
+  return std::pair(std::string(name), std::string(value));
+}
+
 std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::string& display_path, std::string* error) {
   std::optional<std::string> text = read_text(file);
   if (!text) {
@@ -157,28 +177,28 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
   spec.file = file;
   std::istringstream lines(*text);
   std::string line;
-  static const std::regex kField(R"(^\s*//\s*(mutant|expect|expect on gpu|expect on gpu with --sanitize):\s*(.*?)\s*$)");
   bool expect_seen = false;
   for (int number = 1; std::getline(lines, line); ++number) {
-    std::smatch m;
-    if (!std::regex_match(line, m, kField)) {
+    std::optional<std::pair<std::string, std::string>> field = comment_field(line);
+    if (!field) {
       if (line.rfind("//", 0) == 0 || line.empty()) continue;
       break;  // the declarations live in the leading comment
     }
-    if (m[1] == "mutant") {
-      spec.description = m[2];
+    const auto& [name, value] = *field;
+    if (name == "mutant") {
+      spec.description = value;
       continue;
     }
-    expect_seen = expect_seen || m[1] == "expect";
-    Expectation& expect = m[1] == "expect"          ? spec.expect
-                          : m[1] == "expect on gpu" ? spec.expect_on_gpu.emplace()
+    expect_seen = expect_seen || name == "expect";
+    Expectation& expect = name == "expect"          ? spec.expect
+                          : name == "expect on gpu" ? spec.expect_on_gpu.emplace()
                                                     : spec.expect_on_gpu_sanitized.emplace();
-    std::istringstream words(m[2]);
+    std::istringstream words(value);
     std::string word;
     words >> word;
     if (word != "pass" && word != "fail") {
       *error = fmt::format("{}:{}: expected `// {}: pass|fail KIND...`, got verdict '{}'", display_path, number,
-                           m[1].str(), word);
+                           name, word);
       return std::nullopt;
     }
     expect.verdict = word == "pass" ? Verdict::kPass : Verdict::kFail;
@@ -262,8 +282,11 @@ void write_check_report(const CheckReport& report, std::ostream& out, bool json)
 
 bool scaffold_exercise(const fs::path& root, const std::string& id, std::vector<std::string>* created,
                        std::string* error) {
-  static const std::regex kId("[a-z][a-z0-9-]*");
-  if (!std::regex_match(id, kId)) {
+  const bool is_id = !id.empty() && id[0] >= 'a' && id[0] <= 'z' &&
+                     std::all_of(id.begin(), id.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                     });
+  if (!is_id) {
     *error = fmt::format("'{}' is not an exercise id: use lowercase letters, digits and '-', starting with a letter",
                          id);
     return false;
