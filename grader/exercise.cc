@@ -105,19 +105,20 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
   if (!shared) return std::nullopt;
   shape.dynamic_shared_bytes = static_cast<uint32_t>(*shared);
   uint64_t launch_bytes = 0;
+  std::optional<EvalFailure> too_large;  // said after the scalars, whose own range errors come first
   for (const BufferSpec& buffer : exercise.buffers) {
     auto count = eval_field(buffer.count, bindings, count_field(buffer), 0,
                             std::numeric_limits<int64_t>::max() / element_size(buffer.type), failure);
     if (!count) return std::nullopt;
     const uint64_t bytes = static_cast<uint64_t>(*count) * element_size(buffer.type);
-    launch_bytes += bytes;
-    if (launch_bytes > kMaxLaunchBufferBytes) {
-      *failure = {count_field(buffer),
-                  fmt::format("is {} ({} bytes of {}), which brings the buffers of one launch to {} bytes; they "
-                              "may hold at most {} bytes (2 GiB) in all",
-                              *count, bytes, to_string(buffer.type), launch_bytes, kMaxLaunchBufferBytes),
-                  0, buffer.count.text()};
-      return std::nullopt;
+    if (!too_large) launch_bytes += bytes;  // at most 2 GiB plus one count's bytes: no overflow
+    if (launch_bytes > kMaxLaunchBufferBytes && !too_large) {
+      too_large = EvalFailure{
+          count_field(buffer),
+          fmt::format("is {} ({} bytes of {}), which brings the buffers of one launch to {} bytes; they may hold "
+                      "at most {} bytes (2 GiB) in all",
+                      *count, bytes, to_string(buffer.type), launch_bytes, kMaxLaunchBufferBytes),
+          0, buffer.count.text()};
     }
     shape.buffer_counts.push_back(static_cast<uint64_t>(*count));
   }
@@ -134,6 +135,10 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
       arg.bits = scalar_bits(param.element, *value);
     }
     shape.args.push_back(arg);
+  }
+  if (too_large) {
+    *failure = *too_large;
+    return std::nullopt;
   }
   return shape;
 }
