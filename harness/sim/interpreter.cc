@@ -1190,20 +1190,6 @@ struct BlockRunner::Impl {
     return result;
   }
 
-  // Integer comparisons on values already widened to T (int64_t or uint64_t).
-  template <class T, class Widen>
-  static uint32_t compare_integers(uint32_t on, ptx::Cmp cmp, Widen&& widen) {
-    switch (cmp) {
-      case ptx::Cmp::kEq: return lanes_where(on, [&](uint32_t l) { return widen(0, l) == widen(1, l); });
-      case ptx::Cmp::kNe: return lanes_where(on, [&](uint32_t l) { return widen(0, l) != widen(1, l); });
-      case ptx::Cmp::kLt: case ptx::Cmp::kLo: return lanes_where(on, [&](uint32_t l) { return widen(0, l) < widen(1, l); });
-      case ptx::Cmp::kLe: case ptx::Cmp::kLs: return lanes_where(on, [&](uint32_t l) { return widen(0, l) <= widen(1, l); });
-      case ptx::Cmp::kGt: case ptx::Cmp::kHi: return lanes_where(on, [&](uint32_t l) { return widen(0, l) > widen(1, l); });
-      case ptx::Cmp::kGe: case ptx::Cmp::kHs: return lanes_where(on, [&](uint32_t l) { return widen(0, l) >= widen(1, l); });
-      default: return 0;
-    }
-  }
-
   static uint32_t compare_floats(uint32_t on, ptx::Cmp cmp, const double* x, const double* y) {
     auto unordered = [&](uint32_t l) { return std::isnan(x[l]) || std::isnan(y[l]); };
     switch (cmp) {
@@ -1227,7 +1213,6 @@ struct BlockRunner::Impl {
 
   bool compare(Warp& w, const Inst& in, uint32_t on) {
     Type type = in.type;
-    uint32_t bits = ptx::type_bits(type);
     const uint64_t* a = reg(w, in.src[0]);
     const uint64_t* b = reg(w, in.src[1]);
     auto cmp = static_cast<ptx::Cmp>(in.mode);
@@ -1248,14 +1233,10 @@ struct BlockRunner::Impl {
     } else if (cmp > ptx::Cmp::kHs) {
       runtime_error(in, "unordered comparison on an integer type");
       return false;
-    } else if (ptx::is_signed(type) && cmp != ptx::Cmp::kLo && cmp != ptx::Cmp::kLs && cmp != ptx::Cmp::kHi &&
-               cmp != ptx::Cmp::kHs) {
-      const uint64_t* operands[2] = {a, b};
-      truth = compare_integers<int64_t>(on, cmp, [&](int i, uint32_t l) { return sext(operands[i][l], bits); });
+    } else if (ptx::is_signed(type) && cmp < ptx::Cmp::kLo) {  // lo/ls/hi/hs compare unsigned
+      truth = compare_signed(w, in, on);
     } else {
-      const uint64_t* operands[2] = {a, b};
-      uint64_t m = low_mask(bits);
-      truth = compare_integers<uint64_t>(on, cmp, [&](int i, uint32_t l) { return operands[i][l] & m; });
+      truth = compare_unsigned(w, in, on);
     }
     uint32_t falsity = on & ~truth;
     if (in.combine != ptx::BoolOp::kNone) {
