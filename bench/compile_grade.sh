@@ -13,28 +13,30 @@ submission=${3:-solutions/$exercise/transpose.cu}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# Seconds of one grade, with the compile cache in $1.
+# "wall cpu" seconds of one grade with the compile cache in $1; cpu is user + system time of gpugrade and
+# everything it started (the compile worker, nvcc, the host compiler), which a loaded machine does not inflate.
 grade_seconds() {
-  local cache=$1 file=$2 compiler=$3 start end
-  start=$(date +%s.%N)
-  GPUGRADE_CACHE_DIR=$cache "$bin" grade "$exercise" --submission "$file" --backend sim --compiler "$compiler" \
-    --format json >/dev/null || [ $? -eq 1 ]
-  end=$(date +%s.%N)
-  awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b - a}'
+  local cache=$1 file=$2 compiler=$3 TIMEFORMAT='%R %U %S'
+  { time GPUGRADE_CACHE_DIR=$cache "$bin" grade "$exercise" --submission "$file" --backend sim \
+      --compiler "$compiler" --format json >/dev/null 2>&1 || [ $? -eq 1 ]; } 2>&1 | awk '{printf "%s %.3f\n", $1, $2 + $3}'
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# The median of column $1 of the lines on stdin.
+median() { awk -v c="$1" '{print $c}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-printf '%-8s %22s %30s\n' compiler "fully cold (median s)" "reference built (median s)"
+echo "cold grade of $exercise ($submission), median of 5 runs each; load average: $(cut -d' ' -f1 /proc/loadavg)"
+printf '%-8s %26s %26s\n' compiler "fully cold: wall / cpu s" "reference built: wall / cpu s"
 for compiler in nvcc nvrtc; do
-  cold=() warm=()
+  cold="" warm=""
   for run in 1 2 3 4 5; do
     cache=$scratch/$compiler-$run
-    cold+=("$(grade_seconds "$cache" "$submission" "$compiler")")
+    cold+="$(grade_seconds "$cache" "$submission" "$compiler")"$'\n'
     # The same cache now holds the reference; a submission it has not seen compiles cold.
     fresh=$scratch/$compiler-$run-$(basename "$submission")
     { echo "// run $run"; cat "$submission"; } >"$fresh"
-    warm+=("$(grade_seconds "$cache" "$fresh" "$compiler")")
+    warm+="$(grade_seconds "$cache" "$fresh" "$compiler")"$'\n'
   done
-  printf '%-8s %22s %30s\n' "$compiler" "$(printf '%s\n' "${cold[@]}" | median)" "$(printf '%s\n' "${warm[@]}" | median)"
+  printf '%-8s %26s %26s\n' "$compiler" \
+    "$(printf '%s' "$cold" | median 1) / $(printf '%s' "$cold" | median 2)" \
+    "$(printf '%s' "$warm" | median 1) / $(printf '%s' "$warm" | median 2)"
 done

@@ -50,7 +50,8 @@ std::string definition_hash(const fs::path& course, const Exercise& e) {
 
 std::optional<std::vector<CourseExercise>> load_course(const BatchOptions& options, std::string* error) {
   std::vector<CourseExercise> out;
-  std::set<std::string> wanted(options.exercises.begin(), options.exercises.end());
+  const std::set<std::string> wanted(options.exercises.begin(), options.exercises.end());
+  std::set<std::string> unknown = wanted;
   for (const fs::path& dir : list_exercises(options.course / "exercises")) {
     std::vector<std::string> errors;
     std::optional<Exercise> e = load_exercise(dir, &errors, fs::path("exercises") / dir.filename());
@@ -59,11 +60,12 @@ std::optional<std::vector<CourseExercise>> load_course(const BatchOptions& optio
                            errors.empty() ? "" : errors.front());
       return std::nullopt;
     }
-    if (!wanted.empty() && !wanted.erase(e->id)) continue;
+    unknown.erase(e->id);
+    if (!wanted.empty() && !wanted.count(e->id)) continue;
     out.push_back({e->id, fs::path(e->kernel.file).filename().string(), e->points, definition_hash(options.course, *e)});
   }
-  if (!wanted.empty()) {
-    *error = fmt::format("no exercise '{}' in {}", *wanted.begin(), (options.course / "exercises").string());
+  if (!unknown.empty()) {
+    *error = fmt::format("no exercise '{}' in {}", *unknown.begin(), (options.course / "exercises").string());
     return std::nullopt;
   }
   for (CourseExercise& a : out)
@@ -105,13 +107,13 @@ Result empty_result(const CourseExercise& e) {
 }
 
 // One grade to run: an exercise and a submission's bytes, named by the hash of everything its result
-// depends on. Students who handed in identical bytes share it.
+// depends on. Students who handed in identical bytes share it. A result the grader produced is kept in
+// out/results/<key>.json for later runs; a timeout or crash of this run is not.
 struct Job {
   const CourseExercise* exercise = nullptr;
   std::string bytes;
   std::string key;
   std::optional<Result> result;
-  bool keep = false;  // a result the grader produced (not a timeout or crash of this run) is kept for re-runs
 };
 
 class Pool {
@@ -174,7 +176,9 @@ class Pool {
       nlohmann::json json = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
       if (std::optional<Result> r = result_from_json(json, &error)) {
         job.result = std::move(*r);
-        job.keep = true;
+        // Kept at once, so that a batch stopped halfway resumes where it was.
+        std::string ignored;  // an unwritable result only costs a re-grade next time
+        write_atomically(options_.out / "results" / (job.key + ".json"), to_json(*job.result).dump(1), &ignored);
         return;
       }
     }
@@ -243,7 +247,7 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
                               .add(cell.file.bytes)
                               .hex();
         Job& job = jobs[key];
-        if (job.key.empty()) job = {&e, cell.file.bytes, key, std::nullopt, false};
+        if (job.key.empty()) job = {&e, cell.file.bytes, key, std::nullopt};
         cell.job = &job;
         ++report->grades;
       }
@@ -274,11 +278,6 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
   pool.run();
   report->graded = pool.graded();
   fs::remove(options.out / "work", ec);
-  for (Job* job : to_grade) {
-    if (!job->keep) continue;
-    std::string ignored;  // an unwritable result only costs a re-grade next time
-    write_atomically(options.out / "results" / (job->key + ".json"), to_json(*job->result).dump(1), &ignored);
-  }
 
   for (const auto& [student, row] : table) {
     StudentResults results{student->id, {}};

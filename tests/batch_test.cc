@@ -47,7 +47,10 @@ class BatchTest : public ::testing::Test {
 
   ProcessResult gpugrade(std::vector<std::string> args) {
     args.insert(args.begin(), GPUGRADE_BINARY);
-    return run_process(args, {.working_directory = scratch_->path(), .time_limit_seconds = 300});
+    return run_process(args, {.working_directory = scratch_->path(),
+                              .time_limit_seconds = 300,
+                              .memory_limit_bytes = 0,
+                              .extra_environment = {}});
   }
 
   std::optional<ScratchDir> scratch_;
@@ -109,12 +112,13 @@ TEST_F(BatchTest, GradebookMatchesEachStudentsGrade) {
             std::string::npos)
       << summary;
 
-  // A re-run grades nothing again; a changed file is the only one graded.
+  // A re-run grades nothing again; a changed file is the only one graded (bytes nobody else handed in: the
+  // same bytes as alice's would reuse her grade).
   report = BatchReport{};
   ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
   EXPECT_EQ(report.graded, 0u);
   EXPECT_EQ(report.reused, 4u);
-  write(student("bob") / "copy/copy.cu", shipped("solutions/copy/copy.cu"));
+  write(student("bob") / "copy/copy.cu", shipped("solutions/copy/copy.cu") + "// bob's own now\n");
   report = BatchReport{};
   ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
   EXPECT_EQ(report.graded, 1u);

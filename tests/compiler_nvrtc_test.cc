@@ -85,7 +85,7 @@ TEST(Nvrtc, CompilesToPtxNamingTheLearnersFile) {
   EXPECT_NE(output.ptx.find(".target sm_90"), std::string::npos);
 }
 
-TEST(Nvrtc, FolderHeadersComeFromTheRequestAndDefinesReachTheCode) {
+TEST(Nvrtc, FolderHeadersComeFromTheRequest) {
   Compilers c;
   std::string dir = std::string(GPUGRADE_SOURCE_DIR) + "/tests/data/compile/";
   CompileRequest request = request_of("with_header.cu", read_file_bytes(dir + "with_header.cu").value_or(""),
@@ -94,7 +94,7 @@ TEST(Nvrtc, FolderHeadersComeFromTheRequestAndDefinesReachTheCode) {
   CompileOutput output = c.nvrtc.compile(request);
   ASSERT_TRUE(output.ok()) << describe(output.findings);
   EXPECT_EQ(c.fallback.calls, 0);
-  EXPECT_NE(output.ptx.find("\"exercises/demo/common.h\""), std::string::npos);
+  EXPECT_NE(output.ptx.find("4242"), std::string::npos) << output.ptx;  // the header's constant
 }
 
 TEST(Nvrtc, CompileErrorsAreNvccsFindingsAtTheLearnersLine) {
@@ -153,21 +153,30 @@ TEST(Nvrtc, TheMemoryLimitHoldsTheWorker) {
   EXPECT_EQ(c.fallback.calls, 0);
 }
 
-// Every shipped source (solutions, stubs, mutants) graded with nvcc and with NVRTC: the same verdict, points
-// and findings, word for word, at the same lines, variants and sizes, and the same runs with the same
-// verdicts. The PTX itself differs in register numbering and in how shared addresses are formed (nvcc's
-// are 32-bit); what the grader reads from it (kernels, parameters, lines, what each access touches) does not.
+// Every shipped source (solutions, stubs, mutants) graded with nvcc and with NVRTC, compared on what grading
+// decides: the verdict, points and note; every run's verdict; and every finding's kind, severity, file, line,
+// variant, size, message and details. The PTX differs (register numbering; nvcc computes shared-memory
+// addresses in 32 bits, NVRTC in 64), and two things follow from that and are left out: the address (and the
+// distance past the end) in an out-of-bounds shared access's message, which is the same access printed at
+// another width; and where a timeout's instruction budget runs out (which variant, which lines, how many
+// runs), since the two PTX spend the budget at different rates. Run times, instruction counts and metrics
+// tables are left out too.
 class NvrtcCurriculumTest : public ::testing::TestWithParam<std::string> {};
 
-// What grading decided: the verdict, points, note and every finding with its details. Left out: each run's
-// wall time and instruction count, and the metrics (timings, per-line tables), which follow the PTX's own
-// instructions rather than what the kernel does.
 std::string grading_of(const Result& result) {
   nlohmann::ordered_json json = to_json(result);
   json.erase("metrics");
   for (auto& run : json["runs"]) {
     run.erase("seconds");
     run.erase("thread_instructions");
+  }
+  for (auto& finding : json["findings"]) {
+    if (finding["kind"] == "timeout") {
+      for (const char* key : {"message", "line", "variant", "size", "details"}) finding.erase(key);
+    } else if (finding["kind"] == "out-of-bounds" && finding["details"].value("space", "") == "shared") {
+      finding.erase("message");
+      finding["details"].erase("address");
+    }
   }
   return json.dump(1);
 }

@@ -115,7 +115,7 @@ TEST(GradeWorkflow, APullRequestThatRewritesTheRulesIsGradedByTheBase) {
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("::error file=exercises/copy/copy.cu"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("gpugrade: 0/1 exercises passed"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("gpugrade: 0/1 exercise passed, 0/5 points"), std::string::npos) << run.out;
 }
 
 }  // namespace
