@@ -23,4 +23,12 @@ if(NOT GPUGRADE_CUDA_INCLUDE OR NOT GPUGRADE_CUDA_DRIVER_STUB)
   message(FATAL_ERROR "gpugrade needs cuda.h and the libcuda stub under ${GPUGRADE_CUDA_ROOT} "
                       "(a complete CUDA toolkit)")
 endif()
-message(STATUS "nvcc: ${GPUGRADE_NVCC}")
+# NVRTC, the toolkit's runtime compiler, beside nvcc: the compile worker links it (grader/compile_worker.*).
+find_path(GPUGRADE_NVRTC_INCLUDE nvrtc.h HINTS "${GPUGRADE_CUDA_ROOT}/include" NO_DEFAULT_PATH)
+find_library(GPUGRADE_NVRTC_LIBRARY nvrtc HINTS "${GPUGRADE_CUDA_ROOT}/lib64"
+             "${GPUGRADE_CUDA_ROOT}/targets/x86_64-linux/lib" NO_DEFAULT_PATH)
+if(NOT GPUGRADE_NVRTC_INCLUDE OR NOT GPUGRADE_NVRTC_LIBRARY)
+  message(FATAL_ERROR "gpugrade needs NVRTC (nvrtc.h and libnvrtc.so) under ${GPUGRADE_CUDA_ROOT}, beside nvcc "
+                      "(install the toolkit's cuda-nvrtc-dev package, or point CUDACXX at a complete toolkit)")
+endif()
+message(STATUS "nvcc: ${GPUGRADE_NVCC}; nvrtc: ${GPUGRADE_NVRTC_LIBRARY}")

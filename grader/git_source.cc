@@ -198,6 +198,13 @@ std::optional<std::string> GitRepository::read(const GitTree& tree, const std::s
   return blob_contents(blob.get());
 }
 
+bool GitRepository::is_link(const GitTree& tree, const std::string& path) const {
+  git_tree_entry* raw_entry = nullptr;
+  if (git_tree_entry_bypath(&raw_entry, tree.tree_, path.c_str()) != 0) return false;
+  const TreeEntryPtr entry(raw_entry);
+  return git_tree_entry_filemode(entry.get()) == GIT_FILEMODE_LINK;
+}
+
 std::optional<std::string> GitRepository::first_version_id(const std::string& path) const {
   git_revwalk* raw_walk = nullptr;
   if (git_revwalk_new(&raw_walk, repository_) != 0) return std::nullopt;

@@ -53,6 +53,8 @@ class GitRepository {
                                               std::string* error) const;
   // The contents of the file at `path` in `tree`; nullopt when no file is there.
   std::optional<std::string> read(const GitTree& tree, const std::string& path) const;
+  // Whether `path` in `tree` is a symbolic link (whose blob is the link's target, not a file's bytes).
+  bool is_link(const GitTree& tree, const std::string& path) const;
   // The blob id of `path` in the earliest commit reachable from HEAD that holds it: the file as first
   // committed (in a course repository, the stub as shipped). nullopt when no commit holds it.
   std::optional<std::string> first_version_id(const std::string& path) const;

@@ -33,6 +33,27 @@ std::set<std::string> paths_of(const TreeChange& change) {
   return paths;
 }
 
+// A change outside exercises/ and solutions/: never a submission. The grader, its build and the workflow that
+// runs it come from the base revision, so a pull request that edits them is still graded by the base's rules;
+// the notice says so, so that a reviewer looks at the edit.
+std::string outside_the_course(const std::string& path) {
+  const auto under = [&](std::initializer_list<std::string_view> prefixes) {
+    return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return path.starts_with(p); });
+  };
+  std::string what;
+  if (under({".github/workflows/"})) what = "a workflow";
+  else if (under({".github/"})) what = "GitHub configuration";
+  else if (under({".ci/"})) what = "a CI script";
+  else if (under({"grader/", "harness/", "cmake/", "tests/", "bench/"}) || path == "CMakeLists.txt" ||
+           path == "CMakePresets.json")
+    what = "the grader's source";
+  if (what.empty())
+    return fmt::format("{} changed in this pull request; it is not a submission file and is not graded", path);
+  return fmt::format("{} changed in this pull request: it is {}, not a submission; grading uses the base "
+                     "revision's grader and workflow, so this edit does not change how the pull request is graded",
+                     path, what);
+}
+
 // Where the definitions come from, in the words the notices use.
 struct DefinitionSource {
   std::string definition;  // "the base revision's definition"
@@ -97,6 +118,8 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
       } else if (path.starts_with(kExercises) || path.starts_with(kSolutions)) {
         plan.notices.push_back(
             {path, fmt::format("{} changed in this pull request; {}", path, source.other)});
+      } else {
+        plan.notices.push_back({path, outside_the_course(path)});
       }
     }
   }

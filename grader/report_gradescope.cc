@@ -42,4 +42,13 @@ void write_gradescope(const std::vector<Result>& results, std::ostream& out, con
   out << report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 
+void write_gradescope_error(const std::string& error, std::ostream& out) {
+  nlohmann::ordered_json report;
+  report["score"] = 0;
+  report["output"] = "gpugrade could not grade this submission: " + error + '\n';
+  report["output_format"] = "text";
+  report["tests"] = nlohmann::ordered_json::array();
+  out << report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+}
+
 }  // namespace gpugrade

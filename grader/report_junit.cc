@@ -148,9 +148,10 @@ std::string time_attribute(const ReportOptions& options, std::optional<double> s
 }
 
 void write_test(const Result& result, const TestCase& test, const ReportOptions& options, std::ostream& out) {
-  out << fmt::format("    <testcase classname=\"{}\" name=\"{}\" file=\"{}\"{}", xml(result.exercise, true),
-                     xml(test.name, true), xml(result.submission, true),
-                     time_attribute(options, test.seconds));
+  // No `file` attribute: the common JUnit schema has none. Each failure's text starts with its findings'
+  // "path:line:" lines, which is where JUnit consumers look for a location.
+  out << fmt::format("    <testcase classname=\"{}\" name=\"{}\"{}", xml(result.exercise, true),
+                     xml(test.name, true), time_attribute(options, test.seconds));
   if (!test.failed() && test.warnings.empty()) {
     out << "/>\n";
     return;
@@ -202,6 +203,15 @@ void write_junit(const std::vector<Result>& results, std::ostream& out, const Re
     if (!result.note.empty() && !note_shown) {
       out << "    <system-out>" << xml(result.note + '\n', false) << "</system-out>\n";
     }
+    out << "  </testsuite>\n";
+  }
+  // A pull request's notices (edits that do not count) in a suite of their own with no tests: the schema
+  // has no other place for text that belongs to no exercise.
+  if (!options.notices.empty()) {
+    std::string lines;
+    for (const Notice& notice : options.notices) lines += "warning: " + notice.message + '\n';
+    out << "  <testsuite name=\"pull request\" tests=\"0\" failures=\"0\" errors=\"0\" skipped=\"0\">\n";
+    out << "    <system-out>" << xml(lines, false) << "</system-out>\n";
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";

@@ -44,6 +44,9 @@ void write_junit(const std::vector<Result>& results, std::ostream& out, const Re
 void write_github(const std::vector<Result>& results, std::ostream& out, const ReportOptions& options);
 // Gradescope autograder results.json: one test per exercise, worth the exercise's points.
 void write_gradescope(const std::vector<Result>& results, std::ostream& out, const ReportOptions& options);
+// Gradescope's results.json when grading could not start (a configuration error): score 0, no tests, and
+// the error in `output`, so that the student sees why instead of an empty autograder result.
+void write_gradescope_error(const std::string& error, std::ostream& out);
 // A pull-request comment: a table of exercises with verdict and points, then findings per exercise.
 void write_markdown(const std::vector<Result>& results, std::ostream& out, const ReportOptions& options);
 

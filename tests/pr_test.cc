@@ -76,6 +76,8 @@ TEST(PrTest, GradesChangedSubmissionsWithHeadTextAndBaseDefinitions) {
       (std::vector<std::string>{
           "copy edited exercises/copy/copy.cu 10pts",
           "transpose edited exercises/transpose/transpose.cu 10pts",
+          "notice README.md: README.md changed in this pull request; it is not a submission file and is not "
+          "graded",
           "notice exercises/copy/exercise.yaml: exercises/copy/exercise.yaml changed in this pull request; "
           "it is graded with the base revision's definition",
           "notice exercises/reduce/reference.cpp: exercises/reduce/reference.cpp changed in this pull "

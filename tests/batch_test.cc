@@ -1,0 +1,202 @@
+// `gpugrade batch` on a small class: the gradebook matches each student's grade as `gpugrade grade` gives it,
+// links and missing files are findings, a re-run grades only what changed, and the roster layouts read.
+#include "grader/batch.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "grader/file_bytes.h"
+#include "grader/process.h"
+#include "grader/scratch_dir.h"
+#include "tests/grading_fixture.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string shipped(const std::string& relative) { return testing::read_file(testing::source_dir() / relative); }
+
+class BatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    scratch_ = ScratchDir::create("batch-test", nullptr);
+    ASSERT_TRUE(scratch_);
+    setenv("GPUGRADE_CACHE_DIR", (scratch_->path() / "cache").c_str(), 1);
+    setenv("XDG_STATE_HOME", (scratch_->path() / "state").c_str(), 1);
+    options_.course = testing::source_dir();
+    options_.roster = scratch_->path() / "class";
+    options_.out = scratch_->path() / "out";
+    options_.exercises = {"copy", "transpose-naive"};
+    options_.grade_flags = {"--backend", "sim"};
+    options_.program = GPUGRADE_BINARY;
+    options_.jobs = 2;
+  }
+
+  fs::path student(const std::string& id) { return options_.roster / id / "exercises"; }
+
+  ProcessResult gpugrade(std::vector<std::string> args) {
+    args.insert(args.begin(), GPUGRADE_BINARY);
+    return run_process(args, {.working_directory = scratch_->path(),
+                              .time_limit_seconds = 300,
+                              .memory_limit_bytes = 0,
+                              .extra_environment = {}});
+  }
+
+  std::optional<ScratchDir> scratch_;
+  BatchOptions options_;
+};
+
+TEST_F(BatchTest, GradebookMatchesEachStudentsGrade) {
+  write(student("alice") / "copy/copy.cu", shipped("solutions/copy/copy.cu"));
+  write(student("alice") / "transpose-naive/transpose.cu", shipped("solutions/transpose-naive/mutants/skips_last_row.cu"));
+  write(student("bob") / "copy/copy.cu", shipped("exercises/copy/copy.cu"));
+  fs::create_directories(student("bob") / "transpose-naive");
+  fs::create_symlink("/etc/passwd", student("bob") / "transpose-naive/transpose.cu");
+  write(student("carol") / "transpose-naive/transpose.cu", shipped("solutions/transpose-naive/transpose.cu"));
+  // What carol may not replace: the exercise's own definition. It is ignored.
+  write(student("carol") / "transpose-naive/exercise.yaml", "id: transpose-naive\npoints: 1000\n");
+
+  BatchReport report;
+  std::string error;
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  EXPECT_EQ(report.students, 3u);
+  EXPECT_EQ(report.grades, 4u);
+  EXPECT_EQ(report.graded, 4u);
+
+  // Each submission graded alone, as `gpugrade grade --submission` does.
+  auto points = [&](const std::string& id, const fs::path& file) {
+    ProcessResult run = gpugrade({"--root", testing::source_dir().string(), "grade", id, "--submission",
+                                  file.string(), "--format", "json", "--backend", "sim"});
+    nlohmann::json json = nlohmann::json::parse(run.out, nullptr, false);
+    EXPECT_TRUE(json.is_object()) << run.out << run.err;
+    return json.is_object() ? json["points"].get<int>() : -1;
+  };
+  int alice_copy = points("copy", student("alice") / "copy/copy.cu");
+  int alice_naive = points("transpose-naive", student("alice") / "transpose-naive/transpose.cu");
+  int bob_copy = points("copy", student("bob") / "copy/copy.cu");
+  int carol_naive = points("transpose-naive", student("carol") / "transpose-naive/transpose.cu");
+  EXPECT_EQ(alice_copy, 5);
+  EXPECT_EQ(alice_naive, 0);
+  EXPECT_EQ(bob_copy, 0);
+  EXPECT_EQ(carol_naive, 5);
+  EXPECT_EQ(read_file_bytes(options_.out / "gradebook.csv").value_or(""),
+            fmt::format("student,copy,transpose-naive,total\nalice,{},{},{}\nbob,{},0,{}\ncarol,0,{},{}\n", alice_copy,
+                        alice_naive, alice_copy + alice_naive, bob_copy, bob_copy, carol_naive, carol_naive));
+
+  nlohmann::json bob = nlohmann::json::parse(read_file_bytes(options_.out / "students/bob.json").value_or(""));
+  const nlohmann::json& link = bob["results"][1];
+  EXPECT_EQ(link["verdict"], "fail");
+  EXPECT_EQ(link["findings"][0]["kind"], "rejected-source");
+  EXPECT_EQ(link["findings"][0]["message"],
+            "exercises/transpose-naive/transpose.cu is (or lies behind) a symbolic link; submit the file itself");
+  nlohmann::json carol = nlohmann::json::parse(read_file_bytes(options_.out / "students/carol.json").value_or(""));
+  EXPECT_EQ(carol["results"][0]["note"], "Not submitted: no exercises/copy/copy.cu among the student's files.");
+  EXPECT_EQ(carol["points"], 5);
+  EXPECT_EQ(carol["max_points"], 10);
+  std::string markdown = read_file_bytes(options_.out / "students/alice.md").value_or("");
+  EXPECT_EQ(markdown.rfind("# alice: 5 of 10 points\n", 0), 0u) << markdown;
+  std::string summary = read_file_bytes(options_.out / "summary.md").value_or("");
+  EXPECT_NE(summary.find("| copy | 2 | 1 | 1.7 of 5 |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("- **unwritten-output**: 1 student, e.g. `exercises/transpose-naive/transpose.cu"),
+            std::string::npos)
+      << summary;
+
+  // A re-run grades nothing again; a changed file is the only one graded (bytes nobody else handed in: the
+  // same bytes as alice's would reuse her grade).
+  report = BatchReport{};
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  EXPECT_EQ(report.graded, 0u);
+  EXPECT_EQ(report.reused, 4u);
+  write(student("bob") / "copy/copy.cu", shipped("solutions/copy/copy.cu") + "// bob's own now\n");
+  report = BatchReport{};
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  EXPECT_EQ(report.graded, 1u);
+  EXPECT_NE(read_file_bytes(options_.out / "gradebook.csv").value_or("").find("\nbob,5,0,5\n"), std::string::npos);
+}
+
+TEST_F(BatchTest, ShardsWriteReportsAndCollectMergesThem) {
+  write(student("alice") / "copy/copy.cu", shipped("solutions/copy/copy.cu"));
+  write(student("bob") / "copy/copy.cu", shipped("exercises/copy/copy.cu"));
+  options_.exercises = {"copy"};
+  options_.shards = 2;
+  std::string error;
+  BatchReport report;
+  options_.shard = 0;
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  EXPECT_EQ(report.students, 1u);
+  EXPECT_FALSE(collect_batch(options_, &error));
+  EXPECT_NE(error.find("1 student have no complete report"), std::string::npos) << error;
+  EXPECT_NE(error.find("(bob)"), std::string::npos) << error;
+  options_.shard = 1;
+  report = BatchReport{};
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  ASSERT_TRUE(collect_batch(options_, &error)) << error;
+  EXPECT_EQ(read_file_bytes(options_.out / "gradebook.csv").value_or(""), "student,copy,total\nalice,5,5\nbob,0,0\n");
+}
+
+TEST(Roster, CsvRowsNameFoldersOrRepositoriesAndErrorsNameTheLine) {
+  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
+  fs::create_directories(dir->path() / "a");
+  write(dir->path() / "ok.csv", "student,path\nalice,a\n");
+  std::string error;
+  std::optional<Roster> roster = read_roster(dir->path() / "ok.csv", &error);
+  ASSERT_TRUE(roster) << error;
+  EXPECT_EQ(roster->students.at(0).id, "alice");
+  EXPECT_EQ(roster->students.at(0).folder, dir->path() / "a");
+  write(dir->path() / "twice.csv", "student,path\nalice,a\nalice,a\n");
+  EXPECT_FALSE(read_roster(dir->path() / "twice.csv", &error));
+  EXPECT_EQ(error, (dir->path() / "twice.csv").string() + ":3: student 'alice' appears twice; give each student one row");
+  write(dir->path() / "bad.csv", "name,file\n");
+  EXPECT_FALSE(read_roster(dir->path() / "bad.csv", &error));
+  EXPECT_EQ(error, (dir->path() / "bad.csv").string() +
+                       ":1: the header must name the columns student and path, or student, repository and revision "
+                       "(it reads: name,file)");
+}
+
+TEST(Roster, GradescopeExportsAndClassroomClonesNameStudentsAsThoseToolsDo) {
+  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
+  fs::path export_dir = dir->path() / "assignment_export";
+  fs::create_directories(export_dir / "submission_101");
+  fs::create_directories(export_dir / "submission_102");
+  write(export_dir / "submission_metadata.yml",
+        "submission_101:\n  :submitters:\n  - :name: Ada L\n    :sid: '9001'\n    :email: ada@example.edu\n"
+        "submission_102:\n  :submitters:\n  - :name: Bo K\n    :email: bo@example.edu\n");
+  std::string error;
+  std::optional<Roster> roster = read_roster(export_dir, &error);
+  ASSERT_TRUE(roster) << error;
+  EXPECT_EQ(roster->layout, "gradescope");
+  ASSERT_EQ(roster->students.size(), 2u);
+  EXPECT_EQ(roster->students[0].id, "9001");
+  EXPECT_EQ(roster->students[1].id, "bo@example.edu");
+
+  fs::path clones = dir->path() / "cuda-lab-submissions";
+  fs::create_directories(clones / "cuda-lab-octocat");
+  roster = read_roster(clones, &error);
+  ASSERT_TRUE(roster) << error;
+  EXPECT_EQ(roster->layout, "github-classroom");
+  EXPECT_EQ(roster->students.at(0).id, "octocat");
+}
+
+TEST(Roster, SubmissionsOverTheSizeLimitAreRefusedUnread) {
+  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
+  write(dir->path() / "s/exercises/copy/copy.cu", std::string(kMaxSubmissionBytes + 1, ' '));
+  Student s{"s", dir->path() / "s", {}, {}, "s"};
+  std::string error;
+  SubmittedFile file = find_submission(s, {"copy", "copy.cu", true}, &error);
+  EXPECT_EQ(file.status, SubmittedFile::Status::kRefused);
+  EXPECT_EQ(file.refusal, "exercises/copy/copy.cu is 1048577 bytes; a submission may be at most 1048576 bytes");
+}
+
+}  // namespace
+}  // namespace gpugrade
