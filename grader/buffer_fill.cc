@@ -59,7 +59,8 @@ double draw(const RandomSpec& spec, ElementType type, uint64_t bits) {
     const auto span = static_cast<uint64_t>(hi - lo) + 1;
     value = lo + static_cast<double>(bits % span);
   }
-  if (spec.hot_value && unit(splitmix64(bits ^ 0x5bd1e995u)) < spec.hot_fraction) value = *spec.hot_value;
+  if (spec.hot_value && spec.hot_count == 0 && unit(splitmix64(bits ^ 0x5bd1e995u)) < spec.hot_fraction)
+    value = *spec.hot_value;
   return value;
 }
 
@@ -107,6 +108,17 @@ Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uin
       const uint64_t stream = splitmix64(seed ^ (uint64_t{buffer_index} << 48));
       std::vector<double> values(count * t.lanes);
       for (uint64_t k = 0; k < values.size(); ++k) values[k] = draw(fill.random, spec.type, splitmix64(stream + k));
+      // `hot: {count: N}`: exactly N values (all, when N covers the buffer), at places a seeded partial
+      // Fisher-Yates shuffle picks.
+      if (fill.random.hot_value && fill.random.hot_count > 0) {
+        std::vector<uint64_t> places(values.size());
+        for (uint64_t k = 0; k < places.size(); ++k) places[k] = k;
+        const uint64_t hot = std::min<uint64_t>(fill.random.hot_count, places.size());
+        for (uint64_t k = 0; k < hot; ++k) {
+          std::swap(places[k], places[k + splitmix64(stream ^ ~k) % (places.size() - k)]);
+          values[places[k]] = *fill.random.hot_value;
+        }
+      }
       if (fill.random.order == RandomSpec::Order::kAscending) std::sort(values.begin(), values.end());
       if (fill.random.order == RandomSpec::Order::kDescending) std::sort(values.rbegin(), values.rend());
       for (uint64_t k = 0; k < values.size(); ++k) {

@@ -621,14 +621,23 @@ class Loader {
     if (Field order = fields.get("order"); order.present)
       spec.order = read_choice(diagnostics_, order, kOrders).value_or(spec.order);
     if (Field hot = fields.get("hot"); hot.present) {
-      Fields hot_fields(diagnostics_, hot, {"value", "fraction"});
+      Fields hot_fields(diagnostics_, hot, {"value", "fraction", "count"});
       if (hot_fields.valid()) {
         spec.hot_value = read_value(hot_fields.require("value"), type);
-        auto fraction = read_number(diagnostics_, hot_fields.require("fraction"), 0);
-        if (fraction && *fraction > 1)
-          diagnostics_->error(hot_fields.get("fraction"),
-                              fmt::format("'{}.fraction' must be at most 1, got {}", hot.path, *fraction));
-        spec.hot_fraction = fraction.value_or(0);
+        Field fraction = hot_fields.get("fraction");
+        Field count = hot_fields.get("count");
+        if (fraction.present == count.present) {
+          diagnostics_->error(hot, fmt::format("'{}' takes one of 'fraction' (of the elements) or 'count' (exactly "
+                                               "that many)",
+                                               hot.path));
+        } else if (count.present) {
+          spec.hot_count =
+              static_cast<uint64_t>(read_integer(diagnostics_, count, 1, std::numeric_limits<int64_t>::max()).value_or(1));
+        } else if (auto share = read_number(diagnostics_, fraction, 0); share && *share > 1) {
+          diagnostics_->error(fraction, fmt::format("'{}' must be at most 1, got {}", fraction.path, *share));
+        } else {
+          spec.hot_fraction = share.value_or(0);
+        }
       }
     }
     if (diagnostics_->count() != errors_before) return std::nullopt;
@@ -1331,7 +1340,9 @@ std::string Fill::summary() const {
         text += fmt::format(" [{}, {}]", random.min ? fmt::format("{}", *random.min) : "",
                             random.max ? fmt::format("{}", *random.max) : "");
       }
-      if (random.hot_value) text += fmt::format(" hot {} at {}", *random.hot_value, random.hot_fraction);
+      if (random.hot_value && random.hot_count > 0) text += fmt::format(" with {} x {}", random.hot_count, *random.hot_value);
+      if (random.hot_value && random.hot_count == 0)
+        text += fmt::format(" hot {} at {}", *random.hot_value, random.hot_fraction);
       if (random.order == RandomSpec::Order::kAscending) text += " ascending";
       if (random.order == RandomSpec::Order::kDescending) text += " descending";
       return text;

@@ -32,8 +32,9 @@ struct RandomSpec {
   double mean = 0, stddev = 1;     // normal
   std::vector<double> values;      // when given, each element is one of these (duplicates, few bins)
   Order order = Order::kNone;      // sorted after drawing
-  std::optional<double> hot_value;  // this value at about hot_fraction of the elements (one hot bin)
-  double hot_fraction = 0;
+  std::optional<double> hot_value;  // this value at about hot_fraction of the elements (one hot bin),
+  double hot_fraction = 0;          // or at exactly hot_count of them (one huge value)
+  uint64_t hot_count = 0;
 };
 
 // Everything `init` can say; a size may override it per buffer.
@@ -97,7 +98,7 @@ struct Stage {
 // One variable assignment of `sizes`, in the order the YAML wrote it.
 struct Size {
   std::vector<std::pair<std::string, int64_t>> values;
-  std::vector<std::pair<std::string, Fill>> fills;  // format 2: `init:` overrides at this size, by buffer
+  std::vector<std::pair<std::string, Fill>> fills = {};  // format 2: `init:` overrides here, by buffer
   std::string label() const;  // "rows=33 cols=31", and "rows=33 cols=31 in=random [80, 100]" with fills
 };
 

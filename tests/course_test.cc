@@ -7,10 +7,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "grader/process.h"
+#include "grader/progress.h"
 #include "grader/scratch_dir.h"
 
 namespace gpugrade {
@@ -39,6 +41,29 @@ TEST(CourseTest, ShippedCourseFollowsItsLessons) {
   for (const CourseEntry& entry : course.entries) EXPECT_TRUE(entry.exercise) << entry.id;
   EXPECT_EQ(course.entries[3].chapter, "Shared memory tiles");
   EXPECT_EQ(course.entries[3].after, std::vector<std::string>{"transpose-tiled"});
+}
+
+// Files that do not exist: every exercise is "missing", none passed.
+class NoFiles : public Files {
+ public:
+  std::optional<FileStamp> stamp(const fs::path&) override { return std::nullopt; }
+  std::optional<std::string> read(const fs::path&) override { return std::nullopt; }
+};
+
+TEST(CourseStatusTest, NextIsTheFirstWhosePrerequisitesArePassed) {
+  std::vector<CourseExercise> exercises(2);
+  exercises[0].id = "scan";
+  exercises[0].display_path = "exercises/scan/scan.cu";
+  exercises[0].after = {"map"};
+  exercises[1].id = "map";
+  exercises[1].display_path = "exercises/map/map.cu";
+  std::string error;
+  std::optional<ProgressState> state = ProgressState::load("/nonexistent/state.json", &error);
+  ASSERT_TRUE(state) << error;
+  NoFiles files;
+  std::ostringstream out;
+  write_status(exercises, *state, files, out);
+  EXPECT_NE(out.str().find("next: edit exercises/map/map.cu"), std::string::npos) << out.str();
 }
 
 class CourseFolderTest : public ::testing::Test {

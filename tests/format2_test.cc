@@ -12,6 +12,7 @@
 #include "grader/buffer_compare.h"
 #include "grader/buffer_fill.h"
 #include "grader/exercise.h"
+#include "grader/process.h"
 
 namespace gpugrade {
 namespace {
@@ -143,6 +144,31 @@ TEST_F(Format2Test, RandomSpecMistakes) {
                    "uniform, normal, got \"gauss\""});
 }
 
+// tests/data/exercises/format2 uses every format 2 field: the loader and exercises/schema.json both accept it.
+TEST(Format2SchemaTest, LoaderAndSchemaAcceptEveryField) {
+  const fs::path dir = fs::path(GPUGRADE_SOURCE_DIR) / "tests/data/exercises/format2";
+  std::vector<std::string> errors;
+  std::optional<Exercise> e = load_exercise(dir, &errors, "tests/data/exercises/format2");
+  ASSERT_TRUE(e) << ::testing::PrintToString(errors);
+  EXPECT_EQ(e->pipeline.size(), 1u);
+  EXPECT_TRUE(e->reference_sees_launch);
+  EXPECT_EQ(e->nvcc_flags, (std::vector<std::string>{"-use_fast_math", "-maxrregcount=64"}));
+  EXPECT_TRUE(e->requirements.warp_shuffle);
+  EXPECT_EQ(e->requirements.min_barriers, 1);
+  EXPECT_EQ(e->sizes[1].label(), "rows=8 cols=8 x=random of {1, 2} descending bytes=random [0, 15] with 1 x 3");
+  std::vector<std::string> reference;
+  for (const ParamSpec* p : reference_params(*e)) reference.push_back(p->name);
+  EXPECT_EQ(reference, (std::vector<std::string>{"out", "x", "keys", "bytes", "a", "n", "sum"}));
+
+  std::optional<std::string> python = find_program("python3");
+  if (!python) GTEST_SKIP() << "python3 is not on PATH";
+  ProcessResult r = run_process({*python, (fs::path(GPUGRADE_SOURCE_DIR) / "tests/validate_schema.py").string(),
+                                 (fs::path(GPUGRADE_SOURCE_DIR) / "exercises/schema.json").string(),
+                                 (dir / "exercise.yaml").string()});
+  if (r.exit_code == 77) GTEST_SKIP() << r.out;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
 // ------------------------------------------------------------------------------------------------------
 // What the fills draw.
 
@@ -198,6 +224,14 @@ TEST(BufferFillTest, RangeSortedAndHot) {
   const auto sevens = std::count(bins.begin(), bins.end(), 7);
   EXPECT_GT(sevens, 8800);
   EXPECT_LT(sevens, 9200);
+
+  Fill huge;  // one huge value among ordinary ones, as a softmax's overflow test wants
+  huge.init = BufferInit::kRandom;
+  huge.random.hot_value = 1e30;
+  huge.random.hot_count = 1;
+  std::vector<float> row = values_of<float>(make_buffer(spec_of(ElementType::kFloat), huge, 1000, 5, 0));
+  EXPECT_EQ(std::count(row.begin(), row.end(), 1e30f), 1);
+  EXPECT_EQ(std::count_if(row.begin(), row.end(), [](float x) { return x >= -1 && x < 1; }), 999);
 
   Fill set;
   set.init = BufferInit::kRandom;
