@@ -3,7 +3,6 @@
 #include "grader/technique.h"
 
 #include <cctype>
-#include <cstdlib>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -74,6 +73,18 @@ bool starts_with_any(std::string_view op, std::initializer_list<std::string_view
   return false;
 }
 
+// "1 6 5" -> (1, 6): a file index and a line, as .loc writes them.
+std::pair<int, int> file_and_line(std::string_view text) {
+  int numbers[2] = {0, 0};
+  size_t pos = 0;
+  for (int& number : numbers) {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])))
+      number = number * 10 + (text[pos++] - '0');
+  }
+  return {numbers[0], numbers[1]};
+}
+
 }  // namespace
 
 Technique technique_of(std::string_view ptx, const std::vector<std::string_view>& entries) {
@@ -92,14 +103,20 @@ Technique technique_of(std::string_view ptx, const std::vector<std::string_view>
     std::vector<std::pair<size_t, size_t>> loops;   // [label line, branch line]
     std::vector<std::pair<size_t, int>> global_atomics;  // line index, source line
     int source_line = 0;
+    int own_file = -1;
     for (size_t i = open; i <= close && i < lines.size(); ++i) {
       const std::string_view line = trim(lines[i]);
       if (line.starts_with(".loc")) {
-        // .loc FILE LINE COLUMN
-        size_t pos = 4;
-        while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
-        while (pos < line.size() && std::isdigit(static_cast<unsigned char>(line[pos]))) ++pos;
-        source_line = std::atoi(std::string(line.substr(pos)).c_str());
+        // `.loc FILE LINE COLUMN`, and for code inlined from a header (atomicAdd, min) `..., inlined_at FILE
+        // LINE COLUMN`: the learner's line is the one in the entry's own file (that of its first .loc).
+        auto [file, at] = file_and_line(line.substr(4));
+        if (own_file < 0) own_file = file;
+        if (file == own_file) {
+          source_line = at;
+        } else if (size_t inlined = line.find("inlined_at"); inlined != std::string_view::npos) {
+          auto [call_file, call_line] = file_and_line(line.substr(inlined + 10));
+          if (call_file == own_file) source_line = call_line;
+        }
         continue;
       }
       if (!line.empty() && line.back() == ':' && is_label_char(line.front())) {

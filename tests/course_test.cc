@@ -73,6 +73,7 @@ class CourseFolderTest : public ::testing::Test {
     scratch_ = ScratchDir::create("course-test", &error);
     ASSERT_TRUE(scratch_) << error;
     root_ = scratch_->path();
+    fs::create_directories(root_ / "exercises");
     for (const char* id : {"copy", "transpose-naive"})
       fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises" / id, root_ / "exercises" / id, fs::copy_options::recursive);
   }

@@ -91,11 +91,11 @@ TEST_F(Format2Test, SaxpyLoadsWithAFloatScalar) {
 
 TEST_F(Format2Test, NothingIsSilentlyTruncated) {
   EXPECT_EQ(errors_of(with("value: 2.5", "value: \"5 / 2\"")),
-            Errors{"exercises/saxpy/exercise.yaml:11:42: 'kernel.params[2].value' divides integers (\"5 / 2\" "
+            Errors{"exercises/saxpy/exercise.yaml:11:37: 'kernel.params[2].value' divides integers (\"5 / 2\" "
                    "truncates as C's int division does), but 'a' is float: write the number (2.5) or an "
                    "expression without '/' and '%'"});
   EXPECT_EQ(errors_of(with("value: rows*cols", "value: 2.5")),
-            Errors{"exercises/saxpy/exercise.yaml:12:40: 'kernel.params[3].value' is 2.5, but 'n' is int: give "
+            Errors{"exercises/saxpy/exercise.yaml:12:35: 'kernel.params[3].value' is 2.5, but 'n' is int: give "
                    "an integer expression"});
   EXPECT_EQ(errors_of(with("min: 80", "min: 80.5")), Errors{});  // a float buffer's bounds may have fractions
 }
@@ -105,7 +105,7 @@ TEST_F(Format2Test, IntegerBuffersTakeWholeValuesInRange) {
                           "x:   {type: uchar, count: rows*cols, init: {random: {min: 0, max: 300}}}");
   const std::string param = "type: \"const float*\", buffer: x";
   yaml.replace(yaml.find(param), param.size(), "type: \"const unsigned char*\", buffer: x");
-  EXPECT_EQ(errors_of(yaml), Errors{"exercises/saxpy/exercise.yaml:14:74: 'buffers.x.init.random.max' is 300, not a "
+  EXPECT_EQ(errors_of(yaml), Errors{"exercises/saxpy/exercise.yaml:14:69: 'buffers.x.init.random.max' is 300, not a "
                                     "value of uchar (whole, 0 to 255)"});
 }
 
@@ -117,15 +117,15 @@ TEST_F(Format2Test, Format2FieldsInAVersion1FileSayWhatTheyNeed) {
   at = yaml.find("value: 2.5");
   yaml.replace(at, 10, "value: 2");
   EXPECT_EQ(errors_of(yaml),
-            (Errors{"exercises/saxpy/exercise.yaml:14:82: field 'shape' in 'buffers.out' is format 2: put `format: 2` "
+            (Errors{"exercises/saxpy/exercise.yaml:14:68: field 'shape' in 'buffers.out' is format 2: put `format: 2` "
                     "at the top of the file",
-                    "exercises/saxpy/exercise.yaml:14:99: field 'compare' in 'buffers.out' is format 2: put `format: "
+                    "exercises/saxpy/exercise.yaml:14:89: field 'compare' in 'buffers.out' is format 2: put `format: "
                     "2` at the top of the file"}));
 }
 
 TEST_F(Format2Test, ShapeMustHoldTheBuffer) {
   EXPECT_EQ(errors_of(with("shape: [rows, cols]", "shape: [rows, cols + 1]")),
-            Errors{"exercises/saxpy/exercise.yaml:14:89: 'buffers.out.shape' is [1, 2], 2 elements, but the "
+            Errors{"exercises/saxpy/exercise.yaml:15:75: 'buffers.out.shape' is [1, 2], 2 elements, but the "
                    "buffer's count is 1 at variant 32, size rows=1 cols=1"});
 }
 
@@ -136,11 +136,11 @@ TEST_F(Format2Test, SizeOverrideNamesAKnownBuffer) {
 
 TEST_F(Format2Test, RandomSpecMistakes) {
   EXPECT_EQ(errors_of(with("{min: 80, max: 100}", "{min: 100, max: 80}")),
-            Errors{"exercises/saxpy/exercise.yaml:14:53: 'buffers.x.init.random' has min 100 above max 80"});
+            Errors{"exercises/saxpy/exercise.yaml:14:55: 'buffers.x.init.random' has min 100 above max 80"});
   EXPECT_EQ(errors_of(with("{min: 80, max: 100}", "{mean: 3}")),
-            Errors{"exercises/saxpy/exercise.yaml:14:54: 'buffers.x.init.random.mean' is for 'distribution: normal'"});
+            Errors{"exercises/saxpy/exercise.yaml:14:56: 'buffers.x.init.random.mean' is for 'distribution: normal'"});
   EXPECT_EQ(errors_of(with("{min: 80, max: 100}", "{distribution: gauss}")),
-            Errors{"exercises/saxpy/exercise.yaml:14:68: 'buffers.x.init.random.distribution' must be one of "
+            Errors{"exercises/saxpy/exercise.yaml:14:70: 'buffers.x.init.random.distribution' must be one of "
                    "uniform, normal, got \"gauss\""});
 }
 
