@@ -89,10 +89,28 @@ Expectation expectation_for(const MutantSpec& spec, const Toolchain& toolchain, 
   return expect;
 }
 
+// "race at line 12" not found among the result's error findings: why the row fails, or "" when all are.
+std::string missing_at(const Result& result, const std::vector<ExpectedAt>& at) {
+  std::vector<std::string> missing;
+  for (const ExpectedAt& want : at) {
+    std::vector<int> lines;
+    for (const Finding& f : result.findings)
+      if (f.kind == want.kind && f.severity == Severity::kError) lines.push_back(f.line);
+    if (std::find(lines.begin(), lines.end(), want.line) != lines.end()) continue;
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    missing.push_back(lines.empty() ? fmt::format("expected {} at line {}, got none", to_string(want.kind), want.line)
+                                    : fmt::format("expected {} at line {}, got {} at line{} {}", to_string(want.kind),
+                                                  want.line, to_string(want.kind), lines.size() == 1 ? "" : "s",
+                                                  fmt::join(lines, ", ")));
+  }
+  return fmt::format("{}", fmt::join(missing, "; "));
+}
+
 // Grades one file and compares the result with what it should get.
 bool check_one(const Exercise& exercise, const fs::path& file, const std::string& label, const Expectation& expect,
                const std::vector<std::string>& dropped, Toolchain& toolchain, const GradeOptions& options,
-               CheckReport& report, std::string* error) {
+               CheckReport& report, std::string* error, const std::vector<ExpectedAt>& at = {}) {
   const Verdict verdict = expect.verdict;
   const std::vector<FindingKind>& kinds = expect.kinds;
   CheckRow row;
@@ -118,11 +136,14 @@ bool check_one(const Exercise& exercise, const fs::path& file, const std::string
     if (std::none_of(result->findings.begin(), result->findings.end(),
                      [&](const Finding& f) { return f.kind == k && f.severity == Severity::kError; }))
       missing.emplace_back(to_string(k));
-  row.ok = result->verdict == verdict && missing.empty();
+  const std::string misplaced = missing_at(*result, at);
+  row.ok = result->verdict == verdict && missing.empty() && misplaced.empty();
   if (result->verdict != verdict)
     row.why = fmt::format("expected {}, got {}", to_string(verdict), to_string(result->verdict));
   else if (!missing.empty())
     row.why = fmt::format("no {} finding", fmt::join(missing, " or "));
+  else if (!misplaced.empty())
+    row.why = misplaced;
   report.add(std::move(row));
   return true;
 }
@@ -167,6 +188,21 @@ std::optional<std::pair<std::string, std::string>> comment_field(std::string_vie
   return std::pair(std::string(name), std::string(value));
 }
 
+// `CODE // expect here: KINDS`: whether CODE is blank (the marker stands alone, so it names the next line)
+// and the KINDS text; nullopt for any other line. Read by hand, like comment_field.
+std::optional<std::pair<bool, std::string>> expect_here(std::string_view line) {
+  constexpr std::string_view kMarker = "expect here:";
+  for (size_t slash = line.find("//"); slash != std::string_view::npos; slash = line.find("//", slash + 2)) {
+    std::string_view rest = line.substr(slash + 2);
+    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
+    if (!rest.starts_with(kMarker)) continue;
+    rest.remove_prefix(kMarker.size());
+    const bool alone = line.substr(0, slash).find_first_not_of(" \t") == std::string_view::npos;
+    return std::pair(alone, std::string(rest));
+  }
+  return std::nullopt;
+}
+
 std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::string& display_path, std::string* error) {
   std::optional<std::string> text = read_text(file);
   if (!text) {
@@ -178,11 +214,37 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
   std::istringstream lines(*text);
   std::string line;
   bool expect_seen = false;
+  bool leading = true;  // the declarations live in the leading comment; markers anywhere
   for (int number = 1; std::getline(lines, line); ++number) {
+    if (std::optional<std::pair<bool, std::string>> here = expect_here(line)) {
+      const bool alone = here->first;
+      std::istringstream words(here->second);
+      std::string word;
+      bool any = false;
+      while (words >> word) {
+        std::optional<FindingKind> kind = parse_finding_kind(word);
+        if (!kind) {
+          *error = fmt::format("{}:{}: '{}' is not a finding kind (docs/result-contract.md lists them)", display_path,
+                               number, word);
+          return std::nullopt;
+        }
+        spec.at.push_back({alone ? number + 1 : number, *kind});
+        any = true;
+      }
+      if (!any) {
+        *error = fmt::format("{}:{}: `// expect here:` names the finding kinds this line must get", display_path,
+                             number);
+        return std::nullopt;
+      }
+      if (!alone) leading = false;
+      continue;
+    }
+    if (!leading) continue;
     std::optional<std::pair<std::string, std::string>> field = comment_field(line);
     if (!field) {
       if (line.rfind("//", 0) == 0 || line.empty()) continue;
-      break;  // the declarations live in the leading comment
+      leading = false;
+      continue;
     }
     const auto& [name, value] = *field;
     if (name == "mutant") {
@@ -241,8 +303,11 @@ bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& t
     if (!spec) return false;
     std::vector<std::string> dropped;
     const Expectation expect = expectation_for(*spec, toolchain, options, &dropped);
+    std::vector<ExpectedAt> at;
+    for (const ExpectedAt& marker : spec->at)
+      if (toolchain.backend_name != "gpu" || gpu_reports(marker.kind, options.sanitize)) at.push_back(marker);
     if (!check_one(exercise, file, "mutants/" + file.filename().string(), expect, dropped, toolchain, options,
-                   report, error))
+                   report, error, at))
       return false;
   }
   return true;
@@ -300,6 +365,8 @@ bool scaffold_exercise(const fs::path& root, const std::string& id, std::vector<
   const std::vector<std::pair<fs::path, std::string>> files = {
       {exercise / "exercise.yaml",
        fmt::format(R"yaml(# yaml-language-server: $schema=../schema.json
+# docs/exercise-format.md describes every field; the commented lines show more of what format 2 can say.
+format: 2
 id: {0}
 title: Scale a vector (edit me)
 points: 1
@@ -309,12 +376,14 @@ kernel:
   params:
     - {{name: out, type: "float*",       buffer: out}}
     - {{name: in,  type: "const float*", buffer: in}}
-    - {{name: n,   type: int,            value: n}}
+    - {{name: a,   type: float,          value: 2.5}}  # a number, for float and double parameters
+    - {{name: n,   type: int,            value: n}}    # an integer expression over sizes and defines
 buffers:
-  in:  {{type: float, count: n, init: random}}
-  out: {{type: float, count: n, init: poison, output: true}}
-reference: reference.cpp
-compare: {{exact: true}}
+  in:  {{type: float, count: n, init: {{random: {{min: -10, max: 10}}}}}}  # also normal, values, hot, order
+  out: {{type: float, count: n, init: poison, output: true, compare: {{ulp: 1}}}}
+  # A matrix output names elements out[3][17] with shape: [rows, cols]; an accumulator starts at
+  # init: zero; a buffer only the kernels pass between them is intermediate: true.
+reference: reference.cpp  # {{file: reference.cpp, launch: true}} gives it the defines and the launch
 variants:
   - {{defines: {{BLOCK: 128}}, block: [BLOCK]}}
   - {{defines: {{BLOCK: 32}},  block: [BLOCK]}}
@@ -322,6 +391,12 @@ grid: ["ceil_div(n, BLOCK)"]
 sizes:
   - {{n: 1}}
   - {{n: 1000}}
+  - {{n: 4096, init: {{in: {{random: {{values: [0, 1]}}}}}}}}  # a size may fill an input its own way
+# requires: {{warp_shuffle: {{message: "Use __shfl_down_sync."}}, shared_atomics: true,
+#            no_global_atomics_in_loop: true, barriers: {{min: 1}}}}
+# pipeline:  # further kernels of the same file, launched in order on the same buffers
+#   - {{name: second_pass, params: [...], grid: [1], block: [32]}}
+# nvcc_flags: [-use_fast_math]
 performance:
   sim: {{max_sector_ratio: 2.0}}
 hints:
@@ -329,14 +404,14 @@ hints:
 )yaml",
                    id)},
       {exercise / (id + ".cu"),
-       "// The stub learners edit: out[i] = 2 * in[i] for every i < n. README.md explains the task.\n"
-       "__global__ void scale(float* out, const float* in, int n) {\n"
+       "// The stub learners edit: out[i] = a * in[i] for every i < n. README.md explains the task.\n"
+       "__global__ void scale(float* out, const float* in, float a, int n) {\n"
        "  // TODO: compute this thread's element and scale it; guard against i >= n.\n"
        "}\n"},
       {exercise / "reference.cpp",
        "// What the kernel must compute, run on the host by the grader.\n"
-       "void scale(float* out, const float* in, int n) {\n"
-       "  for (int i = 0; i < n; ++i) out[i] = 2.0f * in[i];\n"
+       "void scale(float* out, const float* in, float a, int n) {\n"
+       "  for (int i = 0; i < n; ++i) out[i] = a * in[i];\n"
        "}\n"},
       {exercise / "README.md",
        fmt::format("# {}\n\nWrite the lesson here: what the learner does, and why the hardware rewards it.\n\n"
@@ -344,16 +419,16 @@ hints:
                    id, id)},
       {solution / (id + ".cu"),
        "// The solution: one thread per element, guarded against the last block's extra threads.\n"
-       "__global__ void scale(float* out, const float* in, int n) {\n"
+       "__global__ void scale(float* out, const float* in, float a, int n) {\n"
        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  if (i < n) out[i] = 2.0f * in[i];\n"
+       "  if (i < n) out[i] = a * in[i];\n"
        "}\n"},
       {solution / "mutants" / "guard-off-by-one.cu",
        "// mutant: the guard lets the thread just past the end through\n"
        "// expect: fail out-of-bounds\n"
-       "__global__ void scale(float* out, const float* in, int n) {\n"
+       "__global__ void scale(float* out, const float* in, float a, int n) {\n"
        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  if (i <= n) out[i] = 2.0f * in[i];\n"
+       "  if (i <= n) out[i] = a * in[i];\n"
        "}\n"},
   };
   for (const auto& [path, text] : files) {

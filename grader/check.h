@@ -8,7 +8,9 @@
 //   // expect on gpu: fail wrong-output
 //   // expect on gpu with --sanitize: fail race wrong-output
 // `expect:` takes the verdict, then finding kinds that must all be among the result's findings (others
-// may appear too: a missing barrier can also leave outputs unwritten). A GPU cannot see everything the
+// may appear too: a missing barrier can also leave outputs unwritten). A line of the mutant ending in
+// `// expect here: race` (or a line holding only that marker, for the line below it) must carry an error
+// finding of that kind; on a GPU, markers of kinds a GPU cannot report are left out as in `expect:`. A GPU cannot see everything the
 // simulator's checkers see, nor the simulator what a GPU times: `expect on gpu:`, when present, is what
 // `check --backend gpu` requires instead, and `expect on gpu with --sanitize:` what it requires under
 // --sanitize (falling back to `expect on gpu:`). Without either, a GPU check requires `expect:`'s verdict
@@ -37,10 +39,18 @@ struct Expectation {
   std::vector<FindingKind> kinds;
 };
 
+// A line of the mutant that must carry an error finding of `kind`: the mutant marks it with a trailing
+// `// expect here: race` (or a marker alone on the line above it).
+struct ExpectedAt {
+  int line = 0;
+  FindingKind kind = FindingKind::kWrongOutput;
+};
+
 struct MutantSpec {
   std::filesystem::path file;
   std::string description;                  // the `mutant:` line
   Expectation expect;                       // the `expect:` line
+  std::vector<ExpectedAt> at;               // the `expect here:` markers
   std::optional<Expectation> expect_on_gpu; // the `expect on gpu:` line
   std::optional<Expectation> expect_on_gpu_sanitized;  // `expect on gpu with --sanitize:`
 };

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "grader/check.h"
 #include "grader/compiler.h"
 #include "grader/compiler_nvrtc.h"
+#include "grader/course.h"
 #include "grader/exercise.h"
 #include "grader/git_source.h"
 #include "grader/grade.h"
@@ -120,6 +122,7 @@ fs::path find_root(const Invocation& inv) {
                    "or pass --root DIR"};
 }
 
+// The exercise in `dir` (exercises/<id>), with the points the course (course.yaml beside exercises/) gives it.
 Exercise load_or_throw(const fs::path& dir) {
   std::vector<std::string> errors;
   std::optional<Exercise> exercise = load_exercise(dir, &errors, display(dir));
@@ -128,6 +131,7 @@ Exercise load_or_throw(const fs::path& dir) {
     for (const std::string& e : errors) message += "\n" + e;
     throw UsageError{message};
   }
+  apply_course_points(dir.parent_path().parent_path(), &*exercise);
   return *exercise;
 }
 
@@ -273,9 +277,27 @@ CourseExercise course_exercise(const Exercise& e) {
   return {e.id, e.dir / e.kernel.file, display(e.dir / e.kernel.file), "", e.hints};
 }
 
-std::vector<CourseExercise> course(const fs::path& root) {
+// The course in its order (course.yaml's, see grader/course.h). What is broken is said on `err` as a
+// warning with its file:line:col, and the rest of the course goes on without it.
+Course load_course_warning(const fs::path& root, std::ostream& err) {
+  Course course = load_course(root, [](const fs::path& p) { return display(p); });
+  for (const std::string& problem : course.problems) err << "gpugrade: warning: " << problem << '\n';
+  for (const CourseEntry& entry : course.entries) {
+    if (entry.exercise) continue;
+    err << fmt::format("gpugrade: warning: exercise '{}' is skipped: its definition has errors\n", entry.id);
+    for (const std::string& e : entry.errors) err << e << '\n';
+  }
+  return course;
+}
+
+std::vector<CourseExercise> course(const fs::path& root, std::ostream& err) {
   std::vector<CourseExercise> out;
-  for (const fs::path& dir : list_exercises(root / "exercises")) out.push_back(course_exercise(load_or_throw(dir)));
+  for (const CourseEntry& entry : load_course_warning(root, err).entries) {
+    if (!entry.exercise) continue;
+    CourseExercise exercise = course_exercise(*entry.exercise);
+    exercise.after = entry.after;
+    out.push_back(std::move(exercise));
+  }
   find_shipped_stubs(out, root);  // an untouched stub is "not started", from the course's git history
   return out;
 }
@@ -344,11 +366,24 @@ std::string offer_hint(const Exercise& exercise, const Result& result, ProgressS
   return kind.empty() ? "" : hint_offer(course_exercise(exercise), state, kind, in_a_row);
 }
 
-int cmd_list(const Invocation& inv, std::ostream& out, std::ostream&) {
+int cmd_list(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
-  for (const fs::path& dir : list_exercises(root / "exercises")) {
-    Exercise e = load_or_throw(dir);
-    out << fmt::format("{:<20} {:>3} points  {}\n", e.id, e.points, e.title);
+  const Course course = load_course_warning(root, err);
+  if (!course.title.empty()) out << course.title << '\n';
+  std::string chapter;
+  for (const CourseEntry& entry : course.entries) {
+    if (course.has_manifest && entry.chapter != chapter) {
+      chapter = entry.chapter;
+      out << fmt::format("\n{}\n", chapter.empty() ? "Not in any chapter" : chapter);
+    }
+    if (!entry.exercise) {
+      out << fmt::format("{:<20} {:>3}         (its exercise.yaml has errors: gpugrade check {})\n", entry.id, "-",
+                         entry.id);
+      continue;
+    }
+    const Exercise& e = *entry.exercise;
+    std::string after = entry.after.empty() ? "" : fmt::format("  (after {})", fmt::join(entry.after, ", "));
+    out << fmt::format("{:<20} {:>3} points  {}{}\n", e.id, e.points, e.title, after);
   }
   return kExitPass;
 }
@@ -367,12 +402,20 @@ int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
   if (inv.all && !inv.submission.empty()) throw UsageError{"--submission grades one exercise; drop --all"};
   Tools tools(inv);
   std::vector<Result> results;
-  std::vector<fs::path> dirs = inv.all ? list_exercises(root / "exercises")
-                                       : std::vector<fs::path>{exercise_dir(root, inv.exercise)};
+  std::vector<Exercise> exercises;
+  bool broken = false;  // --all grades the rest of the course, and then exits 2 for the broken ones
+  if (inv.all) {
+    for (CourseEntry& entry : load_course_warning(root, err).entries) {
+      if (entry.exercise) exercises.push_back(std::move(*entry.exercise));
+      broken = broken || !entry.exercise;
+    }
+  } else {
+    exercises.push_back(load_or_throw(exercise_dir(root, inv.exercise)));
+  }
   ProgressState state = load_progress(root);
   std::string hints;
-  for (const fs::path& dir : dirs) {
-    Exercise exercise = load_or_throw(dir);
+  for (const Exercise& exercise : exercises) {
+    const fs::path& dir = exercise.dir;
     fs::path file = inv.submission.empty() ? dir / exercise.kernel.file : fs::path(inv.submission);
     Submission submission = read_submission(file);
     results.push_back(grade_or_throw(exercise, submission, tools, root, inv));
@@ -386,14 +429,17 @@ int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
     err << "gpugrade: note: nvcc ran without a sandbox, with time and memory limits only: " << why << '\n';
   write_report(results, inv.format, inv, {}, out, err);
   if (inv.format == "text") out << hints;
-  return exit_code(results);
+  return broken ? kExitUsage : exit_code(results);
 }
 
 int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
   Tools tools(inv);
   std::vector<fs::path> dirs;
-  if (inv.exercises.empty()) dirs = list_exercises(root / "exercises");
+  if (inv.exercises.empty()) {
+    for (const CourseEntry& entry : load_course(root, [](const fs::path& p) { return display(p); }).entries)
+      dirs.push_back(entry.dir);
+  }
   for (const std::string& id : inv.exercises) dirs.push_back(exercise_dir(root, id));
   CheckReport report;
   // A check of a course takes minutes (on a GPU, several): a terminal sees each row as it is decided.
@@ -418,6 +464,9 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
     if (!check_exercise(*exercise, root, tools.toolchain(), options, report, &error)) throw UsageError{error};
   }
   write_check_report(report, out, inv.format == "json");
+  // An invalid definition is a configuration error (exit 2), as for every command; the valid exercises
+  // were still checked and reported.
+  if (!report.invalid.empty()) return kExitUsage;
   return report.ok() ? kExitPass : kExitFail;
 }
 
@@ -500,11 +549,11 @@ int cmd_report(const Invocation& inv, std::ostream& out, std::ostream&) {
   return kExitPass;
 }
 
-int cmd_status(const Invocation& inv, std::ostream& out, std::ostream&) {
+int cmd_status(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
   ProgressState state = load_progress(root);
   DiskFiles files;
-  write_status(course(root), state, files, out);
+  write_status(course(root, err), state, files, out);
   return kExitPass;
 }
 
@@ -540,7 +589,7 @@ int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
                    [] { return interrupted == 0; },
                    &out == &std::cout && isatty(STDOUT_FILENO)};
   std::string error;
-  if (!watch(course(root), inv.exercise, state, hooks, out, &error)) throw UsageError{error};
+  if (!watch(course(root, err), inv.exercise, state, hooks, out, &error)) throw UsageError{error};
   return kExitPass;
 }
 

@@ -228,6 +228,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
     if (!is_identifier(define.name)) return fail(fmt::format("'{}' cannot be a macro name", define.name));
     argv.push_back(fmt::format("-D{}={}", define.name, define.value));
   }
+  argv.insert(argv.end(), request.flags.begin(), request.flags.end());
   argv.insert(argv.end(), {"-o", ptx.string(), source.string()});
   if (bwrap_) {
     SandboxView view{dir->path(), {}};
@@ -268,6 +269,7 @@ CompileOutput CachingCompiler::compile(const CompileRequest& request) {
   key.add(std::to_string(request.headers.size()));
   for (const SourceFile& header : request.headers) key.add(header.name).add(header.bytes);
   for (const Define& define : request.defines) key.add(define.name).add(define.value);
+  for (const std::string& flag : request.flags) key.add(flag);
   std::string hex = key.hex();
   if (std::optional<std::string> hit = cache_.get(hex))
     if (std::optional<CompileOutput> output = from_cache_json(*hit)) return std::move(*output);

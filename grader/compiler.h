@@ -27,6 +27,7 @@ struct CompileRequest {
   std::vector<SourceFile> headers;    // the exercise folder's headers, copied beside the submission
   std::string headers_display_dir;    // how findings name their folder: "exercises/transpose-tiled"
   std::vector<Define> defines;
+  std::vector<std::string> flags;     // the exercise's nvcc_flags (from the loader's allowed list)
   std::string arch = "sm_90";
   double time_limit_seconds = 60;
   uint64_t memory_limit_bytes = uint64_t{4} << 30;

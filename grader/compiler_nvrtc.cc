@@ -57,6 +57,9 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   job.options = {"-arch=" + virtual_arch(request.arch), "-lineinfo", "-std=c++17", "--no-source-include",
                  "--display-error-number", "-I" + cuda_include_dir_};
   for (const Define& d : request.defines) job.options.push_back(fmt::format("-D{}={}", d.name, d.value));
+  // The exercise's nvcc_flags: every flag the loader allows (-use_fast_math, -ftz=, -maxrregcount=, ...) is
+  // spelled the same way for NVRTC.
+  job.options.insert(job.options.end(), request.flags.begin(), request.flags.end());
 
   CompileOutput output;
   WorkerOutcome outcome = worker_.compile(job, request.time_limit_seconds, request.memory_limit_bytes);

@@ -2,6 +2,8 @@
 // `file:line:column: message`, and evaluates an exercise's expressions for one launch.
 #include "grader/exercise.h"
 
+#include "grader/yaml_fields.h"
+
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -9,6 +11,8 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -23,6 +27,7 @@ namespace fs = std::filesystem;
 constexpr std::string_view kExerciseFile = "exercise.yaml";
 constexpr int64_t kMaxGridDim = std::numeric_limits<int32_t>::max();
 constexpr int64_t kMaxBlockThreads = 1024;  // every CUDA GPU since compute capability 2.0
+constexpr int64_t kNewestFormat = 2;
 // The grader holds a launch's buffers three times (initial, the reference's, the kernel's): a larger
 // exercise size is a configuration error at load, not an allocation failure in the middle of a grade.
 constexpr uint64_t kMaxLaunchBufferBytes = uint64_t{2} << 30;
@@ -57,37 +62,98 @@ std::optional<int64_t> eval_field(const Expr& expr, const Bindings& bindings, co
   return value;
 }
 
-// A scalar argument's bits as the kernel's parameter holds them.
+// A scalar argument's bits as the kernel's parameter holds them, little-endian in its own width.
 uint64_t scalar_bits(ElementType type, int64_t value) {
-  switch (type) {
-    case ElementType::kFloat:
-      return std::bit_cast<uint32_t>(static_cast<float>(value));
-    case ElementType::kDouble:
-      return std::bit_cast<uint64_t>(static_cast<double>(value));
-    case ElementType::kInt:
-      return static_cast<uint32_t>(static_cast<int32_t>(value));
-    case ElementType::kUnsigned:
-      return static_cast<uint32_t>(value);
-  }
-  return 0;
+  std::byte bytes[8] = {};
+  write_lane_integer(bytes, type, 0, value);
+  uint64_t bits = 0;
+  std::memcpy(&bits, bytes, element_size(type));
+  return bits;
 }
 
+uint64_t scalar_bits(ElementType type, double value) {
+  std::byte bytes[8] = {};
+  write_lane(bytes, type, 0, value);
+  uint64_t bits = 0;
+  std::memcpy(&bits, bytes, element_size(type));
+  return bits;
+}
+
+// The values an integer expression may take for a parameter of `type`; floating types take any.
 std::pair<int64_t, int64_t> scalar_range(ElementType type) {
-  switch (type) {
-    case ElementType::kInt:
-      return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-    case ElementType::kUnsigned:
-      return {0, std::numeric_limits<uint32_t>::max()};
-    default:
-      return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+  const ElementInfo& t = info(type);
+  if (t.floating || t.bytes == 8) {
+    if (type == ElementType::kULong) return {0, std::numeric_limits<int64_t>::max()};
+    return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
   }
+  if (type == ElementType::kBool) return {0, 1};
+  const int bits = static_cast<int>(t.bytes * 8);
+  if (t.is_signed) return {-(int64_t{1} << (bits - 1)), (int64_t{1} << (bits - 1)) - 1};
+  return {0, (int64_t{1} << bits) - 1};
 }
 
 std::string grid_field(size_t dim) { return fmt::format("grid[{}]", dim); }
 std::string count_field(const BufferSpec& buffer) { return fmt::format("buffers.{}.count", buffer.name); }
-std::string value_field(size_t param) { return fmt::format("kernel.params[{}].value", param); }
 constexpr std::string_view kSharedBytesField = "shared_bytes";
 constexpr std::string_view kGpuBytesField = "performance.gpu.bytes";
+
+std::string shape_field(const BufferSpec& buffer, size_t dim) {
+  return fmt::format("buffers.{}.shape[{}]", buffer.name, dim);
+}
+
+// A buffer's shape must hold exactly its elements, or the names in messages would point elsewhere.
+bool check_shape(const BufferSpec& buffer, const Bindings& bindings, int64_t count, EvalFailure* failure) {
+  int64_t product = 1;
+  std::vector<std::string> dims;
+  for (size_t d = 0; d < buffer.shape.size(); ++d) {
+    auto dim = eval_field(buffer.shape[d], bindings, shape_field(buffer, d), 1,
+                          std::numeric_limits<int32_t>::max(), failure);
+    if (!dim) return false;
+    product = product > std::numeric_limits<int64_t>::max() / *dim ? std::numeric_limits<int64_t>::max()
+                                                                      : product * *dim;
+    dims.push_back(fmt::format("{}", *dim));
+  }
+  if (product == count) return true;
+  *failure = {fmt::format("buffers.{}.shape", buffer.name),
+              fmt::format("is [{}], {} elements, but the buffer's count is {}", join(dims), product, count), 0,
+              buffer.shape[0].text()};
+  return false;
+}
+
+// One kernel's arguments; `path` names its YAML ("kernel", "pipeline[0]") in messages.
+std::optional<std::vector<KernelArg>> evaluate_args(const KernelSpec& kernel, const std::string& path,
+                                                    const Bindings& bindings, EvalFailure* failure) {
+  std::vector<KernelArg> args;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ParamSpec& param = kernel.params[i];
+    KernelArg arg;
+    if (param.buffer) {
+      arg.kind = KernelArg::Kind::kBuffer;
+      arg.buffer = *param.buffer;
+    } else if (param.number) {
+      arg.bits = scalar_bits(param.element, *param.number);
+    } else {
+      auto [min, max] = scalar_range(param.element);
+      auto value = eval_field(*param.value, bindings, fmt::format("{}.params[{}].value", path, i), min, max, failure);
+      if (!value) return std::nullopt;
+      arg.bits = scalar_bits(param.element, *value);
+    }
+    args.push_back(arg);
+  }
+  return args;
+}
+
+bool evaluate_dims(const std::vector<Expr>& exprs, const std::string& path, const Bindings& bindings, int64_t max,
+                   Dim3* dims, EvalFailure* failure) {
+  uint32_t* dim[] = {&dims->x, &dims->y, &dims->z};
+  *dims = Dim3{};
+  for (size_t d = 0; d < exprs.size(); ++d) {
+    auto value = eval_field(exprs[d], bindings, fmt::format("{}[{}]", path, d), 1, max, failure);
+    if (!value) return false;
+    *dim[d] = static_cast<uint32_t>(*value);
+  }
+  return true;
+}
 
 std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& variant, const Size& size,
                                     EvalFailure* failure) {
@@ -121,20 +187,45 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
           0, buffer.count.text()};
     }
     shape.buffer_counts.push_back(static_cast<uint64_t>(*count));
+    if (!buffer.shape.empty() && !check_shape(buffer, bindings, *count, failure)) return std::nullopt;
   }
-  for (size_t i = 0; i < exercise.kernel.params.size(); ++i) {
-    const ParamSpec& param = exercise.kernel.params[i];
-    KernelArg arg;
-    if (param.buffer) {
-      arg.kind = KernelArg::Kind::kBuffer;
-      arg.buffer = *param.buffer;
-    } else {
-      auto [min, max] = scalar_range(param.element);
-      auto value = eval_field(*param.value, bindings, value_field(i), min, max, failure);
-      if (!value) return std::nullopt;
-      arg.bits = scalar_bits(param.element, *value);
+  std::optional<std::vector<KernelArg>> args = evaluate_args(exercise.kernel, "kernel", bindings, failure);
+  if (!args) return std::nullopt;
+  shape.args = std::move(*args);
+  for (size_t k = 0; k < exercise.pipeline.size(); ++k) {
+    const Stage& stage = exercise.pipeline[k];
+    const std::string path = fmt::format("pipeline[{}]", k);
+    LaunchShape::StageShape& s = shape.stages.emplace_back();
+    if (!evaluate_dims(stage.grid, path + ".grid", bindings, kMaxGridDim, &s.grid, failure)) return std::nullopt;
+    s.block = variant.block;
+    if (!stage.block.empty() &&
+        !evaluate_dims(stage.block, path + ".block", bindings, kMaxBlockThreads, &s.block, failure))
+      return std::nullopt;
+    if (s.block.count() > kMaxBlockThreads) {
+      *failure = {path + ".block[0]",
+                  fmt::format("makes a block of {} threads; CUDA allows at most {}", s.block.count(), kMaxBlockThreads),
+                  0, stage.block[0].text()};
+      return std::nullopt;
     }
-    shape.args.push_back(arg);
+    auto stage_shared = eval_field(stage.shared_bytes, bindings, path + ".shared_bytes", 0,
+                                   std::numeric_limits<uint32_t>::max(), failure);
+    if (!stage_shared) return std::nullopt;
+    s.dynamic_shared_bytes = static_cast<uint32_t>(*stage_shared);
+    std::optional<std::vector<KernelArg>> stage_args = evaluate_args(stage.kernel, path, bindings, failure);
+    if (!stage_args) return std::nullopt;
+    s.args = std::move(*stage_args);
+  }
+  // The reference's arguments: each of its parameters' argument, from the kernel that has it.
+  for (const ParamSpec* param : reference_params(exercise)) {
+    auto find_in = [&](const KernelSpec& kernel, const std::vector<KernelArg>& kernel_args) -> const KernelArg* {
+      for (size_t i = 0; i < kernel.params.size(); ++i)
+        if (&kernel.params[i] == param) return &kernel_args[i];
+      return nullptr;
+    };
+    const KernelArg* arg = find_in(exercise.kernel, shape.args);
+    for (size_t k = 0; arg == nullptr && k < exercise.pipeline.size(); ++k)
+      arg = find_in(exercise.pipeline[k].kernel, shape.stages[k].args);
+    if (arg != nullptr) shape.reference_args.push_back(*arg);
   }
   if (too_large) {
     *failure = *too_large;
@@ -143,286 +234,15 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
   return shape;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Reading YAML.
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
+// The buffer types a file of `format` may name: format 1's four, or every type (and `uint` for unsigned).
+std::vector<std::pair<std::string_view, ElementType>> type_choices(int format) {
+  std::vector<std::pair<std::string_view, ElementType>> choices;
+  for (const ElementInfo& t : element_types())
+    if (format >= 2 || t.version1) choices.emplace_back(t.name, t.type);
+  if (format >= 2) choices.emplace_back("uint", ElementType::kUnsigned);
+  return choices;
 }
 
-// " (did you mean 'title'?)" when one candidate is a likely typo of name, else "".
-template <typename Names>
-std::string did_you_mean(std::string_view name, const Names& candidates) {
-  std::string_view best;
-  size_t best_distance = std::min<size_t>(3, name.size());
-  for (std::string_view candidate : candidates) {
-    size_t distance = edit_distance(name, candidate);
-    if (distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", best);
-}
-
-bool is_identifier(std::string_view name) {
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-         std::all_of(name.begin(), name.end(), word);
-}
-
-// One value in the YAML with the path that names it in messages ("kernel.params[1].type").
-struct Field {
-  std::string path;
-  YAML::Node key;  // the key's node; the value itself for a list item
-  YAML::Node value;
-  bool present = false;
-
-  // Where to point for a problem with the value: an empty value (`title:`) has no position of its own.
-  YAML::Mark mark() const { return value.IsNull() ? key.Mark() : value.Mark(); }
-};
-
-// How a value reads in a message: a scalar as written, anything else by its kind.
-std::string describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar:
-      return fmt::format("\"{}\"", node.Scalar());
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a map";
-    default:
-      return "nothing";
-  }
-}
-
-// Collects messages for one file.
-class Diagnostics {
- public:
-  Diagnostics(std::string file, std::string source, std::vector<std::string>* errors)
-      : file_(std::move(file)), source_(std::move(source)), errors_(errors) {}
-
-  void error(const YAML::Mark& mark, std::string_view message) {
-    if (mark.is_null()) {
-      errors_->push_back(fmt::format("{}: {}", file_, message));
-    } else {
-      errors_->push_back(fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, message));
-    }
-    ++count_;
-  }
-  void error(const Field& field, std::string_view message) { error(field.mark(), message); }
-
-  // Reports an expression's error at its column in the file when the scalar's text is there verbatim
-  // (plain, or quoted without escapes); otherwise at the scalar, naming the column in the expression.
-  void expression_error(const Field& field, const ExprError& error, std::string_view suffix) {
-    std::string message = fmt::format("{} in '{}'{}", error.message, field.path, suffix);
-    YAML::Mark mark = field.mark();
-    std::optional<int> offset = text_offset(field.value);
-    if (error.column > 0 && offset) {
-      mark.column += *offset + error.column - 1;
-    } else if (error.column > 0) {
-      message += fmt::format(" (column {} of \"{}\")", error.column, field.value.Scalar());
-    }
-    this->error(mark, message);
-  }
-
-  int count() const { return count_; }
-
- private:
-  // How far into the source the scalar's own text starts: 0 if plain, 1 if quoted without escapes.
-  std::optional<int> text_offset(const YAML::Node& node) const {
-    if (!node.IsScalar() || node.Mark().is_null()) return std::nullopt;
-    size_t pos = static_cast<size_t>(node.Mark().pos);
-    const std::string& text = node.Scalar();
-    if (source_.compare(pos, text.size(), text) == 0) return 0;
-    bool quoted = pos < source_.size() && (source_[pos] == '"' || source_[pos] == '\'');
-    size_t close = pos + 1 + text.size();
-    if (quoted && source_.compare(pos + 1, text.size(), text) == 0 && close < source_.size() &&
-        source_[close] == source_[pos]) {
-      return 1;
-    }
-    return std::nullopt;
-  }
-
-  std::string file_;
-  std::string source_;
-  std::vector<std::string>* errors_;
-  int count_ = 0;
-};
-
-// The entries of one YAML map, checked against the keys it may have.
-class Fields {
- public:
-  Fields(Diagnostics* diagnostics, const Field& map, std::initializer_list<std::string_view> known)
-      : diagnostics_(diagnostics), map_(map) {
-    if (!map.value.IsMap()) {
-      diagnostics->error(map, fmt::format("'{}' must be a map, got {}", map.path, describe(map.value)));
-      return;
-    }
-    valid_ = true;
-    std::string in = map.path.empty() ? "" : fmt::format(" in '{}'", map.path);
-    for (auto it = map.value.begin(); it != map.value.end(); ++it) {
-      std::string key = it->first.Scalar();
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        diagnostics->error(it->first.Mark(),
-                           fmt::format("unknown field '{}'{}{}", key, in, did_you_mean(key, known)));
-        continue;
-      }
-      if (entries_.contains(key)) {
-        diagnostics->error(it->first.Mark(), fmt::format("duplicate field '{}'{}", key, in));
-        continue;
-      }
-      entries_[key] = {map.path.empty() ? key : fmt::format("{}.{}", map.path, key), it->first, it->second,
-                       true};
-    }
-  }
-
-  bool valid() const { return valid_; }
-
-  Field get(std::string_view key) const {
-    auto found = entries_.find(key);
-    if (found != entries_.end()) return found->second;
-    return {map_.path.empty() ? std::string(key) : fmt::format("{}.{}", map_.path, key), map_.key, {}, false};
-  }
-
-  Field require(std::string_view key) const {
-    Field field = get(key);
-    if (!field.present && valid_) {
-      std::string in = map_.path.empty() ? "" : fmt::format(" in '{}'", map_.path);
-      diagnostics_->error(map_.value.Mark(), fmt::format("missing field '{}'{}", key, in));
-    }
-    return field;
-  }
-
- private:
-  Diagnostics* diagnostics_;
-  Field map_;
-  bool valid_ = false;
-  std::map<std::string, Field, std::less<>> entries_;
-};
-
-// The items of a YAML list as fields named path[i].
-std::optional<std::vector<Field>> items(Diagnostics* diagnostics, const Field& list, size_t min_items,
-                                        size_t max_items) {
-  if (!list.value.IsSequence()) {
-    diagnostics->error(list, fmt::format("'{}' must be a list, got {}", list.path, describe(list.value)));
-    return std::nullopt;
-  }
-  if (list.value.size() < min_items || list.value.size() > max_items) {
-    std::string expected = min_items == max_items ? fmt::format("{}", min_items)
-                           : max_items == std::numeric_limits<size_t>::max()
-                               ? fmt::format("at least {}", min_items)
-                               : fmt::format("{} to {}", min_items, max_items);
-    diagnostics->error(
-        list, fmt::format("'{}' must have {} items, got {}", list.path, expected, list.value.size()));
-    return std::nullopt;
-  }
-  std::vector<Field> result;
-  for (size_t i = 0; i < list.value.size(); ++i) {
-    YAML::Node item = list.value[i];
-    result.push_back({fmt::format("{}[{}]", list.path, i), item, item, true});
-  }
-  return result;
-}
-
-// Plain (unquoted) scalars only for numbers and booleans, as the schema says: "10" is a string.
-bool is_plain_scalar(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
-
-std::optional<std::string> read_string(Diagnostics* diagnostics, const Field& field) {
-  if (!field.present) return std::nullopt;  // Fields::require() has said so
-  if (!field.value.IsScalar()) {
-    diagnostics->error(field,
-                       fmt::format("'{}' must be a string, got {}", field.path, describe(field.value)));
-    return std::nullopt;
-  }
-  return field.value.Scalar();
-}
-
-std::optional<int64_t> read_integer(Diagnostics* diagnostics, const Field& field, int64_t min, int64_t max) {
-  if (!field.present) return std::nullopt;  // Fields::require() has said so
-  int64_t value = 0;
-  if (!is_plain_scalar(field.value) || !YAML::convert<int64_t>::decode(field.value, value)) {
-    diagnostics->error(field,
-                       fmt::format("'{}' must be an integer, got {}", field.path, describe(field.value)));
-    return std::nullopt;
-  }
-  if (value < min || value > max) {
-    diagnostics->error(field,
-                       fmt::format("'{}' must be between {} and {}, got {}", field.path, min, max, value));
-    return std::nullopt;
-  }
-  return value;
-}
-
-std::optional<double> read_number(Diagnostics* diagnostics, const Field& field, double min) {
-  if (!field.present) return std::nullopt;  // Fields::require() has said so
-  double value = 0;
-  if (!is_plain_scalar(field.value) || !YAML::convert<double>::decode(field.value, value)) {
-    diagnostics->error(field,
-                       fmt::format("'{}' must be a number, got {}", field.path, describe(field.value)));
-    return std::nullopt;
-  }
-  if (!(value >= min)) {
-    diagnostics->error(field, fmt::format("'{}' must be at least {}, got {}", field.path, min, value));
-    return std::nullopt;
-  }
-  return value;
-}
-
-std::optional<bool> read_bool(Diagnostics* diagnostics, const Field& field) {
-  if (!field.present) return std::nullopt;  // Fields::require() has said so
-  bool value = false;
-  if (!is_plain_scalar(field.value) || !YAML::convert<bool>::decode(field.value, value)) {
-    diagnostics->error(field,
-                       fmt::format("'{}' must be true or false, got {}", field.path, describe(field.value)));
-    return std::nullopt;
-  }
-  return value;
-}
-
-std::optional<Expr> read_expression(Diagnostics* diagnostics, const Field& field) {
-  if (!field.present) return std::nullopt;  // Fields::require() has said so
-  if (!field.value.IsScalar()) {
-    diagnostics->error(
-        field, fmt::format("'{}' must be an integer expression, got {}", field.path, describe(field.value)));
-    return std::nullopt;
-  }
-  ExprError error;
-  std::optional<Expr> expr = Expr::parse(field.value.Scalar(), &error);
-  if (!expr) diagnostics->expression_error(field, error, "");
-  return expr;
-}
-
-// One of a fixed set of words, e.g. `init: random`.
-template <typename T, size_t N>
-std::optional<T> read_choice(Diagnostics* diagnostics, const Field& field,
-                             const std::pair<std::string_view, T> (&choices)[N]) {
-  std::optional<std::string> word = read_string(diagnostics, field);
-  if (!word) return std::nullopt;
-  for (const auto& [name, value] : choices) {
-    if (name == *word) return value;
-  }
-  std::string names;
-  for (const auto& choice : choices) names += fmt::format("{}{}", names.empty() ? "" : ", ", choice.first);
-  diagnostics->error(field, fmt::format("'{}' must be one of {}, got \"{}\"", field.path, names, *word));
-  return std::nullopt;
-}
-
-constexpr std::pair<std::string_view, ElementType> kElementTypes[] = {{"float", ElementType::kFloat},
-                                                                      {"double", ElementType::kDouble},
-                                                                      {"int", ElementType::kInt},
-                                                                      {"unsigned", ElementType::kUnsigned}};
 constexpr std::pair<std::string_view, BufferInit> kBufferInits[] = {{"random", BufferInit::kRandom},
                                                                     {"iota", BufferInit::kIota},
                                                                     {"zero", BufferInit::kZero},
@@ -430,9 +250,35 @@ constexpr std::pair<std::string_view, BufferInit> kBufferInits[] = {{"random", B
                                                                     {"poison", BufferInit::kPoison}};
 constexpr std::pair<std::string_view, bool> kRaceSeverities[] = {{"error", true}, {"warning", false}};
 
-// A kernel parameter's C type: `T`, `T*` or `const T*`, T one of the element types ("unsigned int" is
-// accepted for unsigned). Written as in the source so the instructor can copy the signature.
-bool parse_param_type(std::string_view text, ParamSpec* param) {
+// nvcc flags an exercise may add: they change how device code is generated, nothing else.
+constexpr std::string_view kAllowedNvccFlags[] = {
+    "-use_fast_math", "-ftz=true", "-ftz=false", "-prec-div=true", "-prec-div=false", "-prec-sqrt=true",
+    "-prec-sqrt=false", "-fmad=true", "-fmad=false", "-extra-device-vectorization", "-restrict"};
+constexpr std::string_view kAllowedNvccFlagsText =
+    "-use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, -fmad= (true or false), -extra-device-vectorization, "
+    "-restrict and -maxrregcount=N (16 to 255)";
+
+bool is_allowed_nvcc_flag(std::string_view flag) {
+  if (std::find(std::begin(kAllowedNvccFlags), std::end(kAllowedNvccFlags), flag) != std::end(kAllowedNvccFlags))
+    return true;
+  constexpr std::string_view kRegisters = "-maxrregcount=";
+  if (!flag.starts_with(kRegisters)) return false;
+  const std::string_view digits = flag.substr(kRegisters.size());
+  if (digits.empty() || digits.size() > 3 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  const int registers = std::stoi(std::string(digits));
+  return registers >= 16 && registers <= 255;
+}
+constexpr std::pair<std::string_view, RandomSpec::Distribution> kDistributions[] = {
+    {"uniform", RandomSpec::Distribution::kUniform}, {"normal", RandomSpec::Distribution::kNormal}};
+constexpr std::pair<std::string_view, RandomSpec::Order> kOrders[] = {
+    {"ascending", RandomSpec::Order::kAscending}, {"descending", RandomSpec::Order::kDescending}};
+
+// A kernel parameter's C type: `T`, `T*` or `const T*`. Format 1 knows float, double, int and unsigned
+// ("unsigned int" too); format 2 every element type in its C spelling ("unsigned char", "long long",
+// "__half", "float4", "bool"). Written as in the source so the instructor can copy the signature.
+bool parse_param_type(std::string_view text, int format, ParamSpec* param) {
   std::vector<std::string> words;
   std::string word;
   auto flush = [&] {
@@ -455,15 +301,15 @@ bool parse_param_type(std::string_view text, ParamSpec* param) {
   param->pointer = !words.empty() && words.back() == "*";
   if (param->pointer) words.pop_back();
   if (param->is_const && !param->pointer) return false;  // a const scalar is just a scalar; keep one spelling
-  if (words == std::vector<std::string>{"unsigned", "int"}) words = {"unsigned"};
-  if (words.size() != 1) return false;
-  for (const auto& [name, type] : kElementTypes) {
-    if (name == words[0]) {
-      param->element = type;
-      return true;
-    }
-  }
-  return false;
+  if (std::find(words.begin(), words.end(), "*") != words.end()) return false;
+  std::string base;
+  for (const std::string& w : words) base += (base.empty() ? "" : " ") + w;
+  std::optional<ElementType> type = element_from_c(base);
+  if (!type || (format < 2 && !info(*type).version1)) return false;
+  // A half or vector scalar would need a value the expressions cannot write.
+  if (!param->pointer && (*type == ElementType::kHalf || info(*type).lanes > 1)) return false;
+  param->element = *type;
+  return true;
 }
 
 // FNV-1a: a stable seed from the id, so exercises that give none still differ from one another.
@@ -476,18 +322,6 @@ uint64_t seed_from_id(std::string_view id) {
   return hash;
 }
 
-std::string join(const std::vector<std::string>& names) {
-  std::string joined;
-  for (const std::string& name : names) joined += fmt::format("{}{}", joined.empty() ? "" : ", ", name);
-  return joined;
-}
-
-template <typename Pairs>
-std::vector<std::string> names_of(const Pairs& pairs) {
-  std::vector<std::string> names;
-  for (const auto& pair : pairs) names.push_back(pair.first);
-  return names;
-}
 
 // Reads one exercise.yaml; the checks that span sections run after every section is read.
 class Loader {
@@ -502,19 +336,28 @@ class Loader {
           fmt::format("an exercise is a map of fields (id, title, ...), got {}", describe(root)));
       return;
     }
+    if (!read_format(root)) return;
     Fields fields(diagnostics_, top,
-                  {"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
-                   "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed", "instruction_budget",
-                   "intra_warp_races"});
+                  known({"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
+                         "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
+                         "instruction_budget", "intra_warp_races", "format", "order"},
+                        {"pipeline", "nvcc_flags"}),
+                  newer({"pipeline", "nvcc_flags"}));
     if (!fields.valid()) return;
     read_id(fields.require("id"));
     exercise_->title = read_string(diagnostics_, fields.require("title")).value_or("");
     exercise_->points = static_cast<int>(
         read_integer(diagnostics_, fields.require("points"), 0, std::numeric_limits<int>::max()).value_or(0));
     read_buffers(fields.require("buffers"));
+    const int errors_before_kernels = diagnostics_->count();
     read_kernel(fields.require("kernel"));
-    if (auto reference = read_file(fields.require("reference"))) exercise_->reference = *reference;
-    read_compare(fields.get("compare"));
+    read_pipeline(fields.get("pipeline"));
+    check_buffers_used(errors_before_kernels);
+    read_reference(fields.require("reference"));
+    read_nvcc_flags(fields.get("nvcc_flags"));
+    if (Field compare = fields.get("compare"); compare.present) {
+      if (auto read = read_compare(compare)) exercise_->compare = *read;
+    }
     read_sizes(fields.require("sizes"), exercise_->sizes);
     read_sizes(fields.get("gpu_sizes"), exercise_->gpu_sizes);
     read_variants(fields.require("variants"));
@@ -524,7 +367,13 @@ class Loader {
     }
     read_requirements(fields.get("requires"));
     read_performance(fields.get("performance"));
+    if (!exercise_->pipeline.empty() && exercise_->performance.gpu)
+      diagnostics_->error(fields.get("performance").key.Mark(),
+                          "performance.gpu times one kernel, so an exercise with a pipeline cannot have it yet "
+                          "(performance.sim still applies to every kernel)");
     read_hints(fields.get("hints"));
+    if (Field order = fields.get("order"); order.present)
+      exercise_->order = static_cast<int>(read_integer(diagnostics_, order, 0, 1000000).value_or(0));
     exercise_->seed = seed_from_id(exercise_->id);
     if (Field seed = fields.get("seed"); seed.present) {
       exercise_->seed = static_cast<uint64_t>(
@@ -543,6 +392,18 @@ class Loader {
   }
 
  private:
+  // `format:` comes first because it decides how everything else reads.
+  bool read_format(const YAML::Node& root) {
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      if (it->first.Scalar() != "format") continue;
+      Field field{"format", it->first, it->second, true};
+      auto format = read_integer(diagnostics_, field, 1, kNewestFormat);
+      if (!format) return false;
+      exercise_->format = static_cast<int>(*format);
+    }
+    return true;
+  }
+
   // An expression over size variables and defines, remembered so later checks can point into it.
   std::optional<Expr> expression_site(const Field& field) {
     std::optional<Expr> expr = read_expression(diagnostics_, field);
@@ -608,35 +469,199 @@ class Loader {
 
   void read_buffer(const Field& entry, const std::string& name) {
     int errors_before = diagnostics_->count();
-    Fields fields(diagnostics_, entry, {"type", "count", "init", "value", "output"});
+    Fields fields(diagnostics_, entry,
+                  known({"type", "count", "init", "value", "output"}, {"shape", "compare", "intermediate"}),
+                  newer({"shape", "compare", "intermediate"}));
     if (!fields.valid()) return;
     BufferSpec buffer;
     buffer.name = name;
-    auto type = read_choice(diagnostics_, fields.require("type"), kElementTypes);
+    auto type = read_choice(diagnostics_, fields.require("type"), type_choices(exercise_->format));
     auto count = expression_site(fields.require("count"));
-    Field init_field = fields.require("init");
-    auto init = read_choice(diagnostics_, init_field, kBufferInits);
     if (Field output = fields.get("output"); output.present)
       buffer.output = read_bool(diagnostics_, output).value_or(false);
-    Field value = fields.get("value");
-    if (init == BufferInit::kConstant && !value.present) {
-      diagnostics_->error(init_field, fmt::format("'{}' is constant: give its 'value'", entry.path));
-    } else if (init && init != BufferInit::kConstant && value.present) {
-      diagnostics_->error(value.key.Mark(), fmt::format("'value' is for 'init: constant'; '{}' is {}",
-                                                        entry.path, to_string(*init)));
-    } else if (value.present) {
-      buffer.constant =
-          read_number(diagnostics_, value, -std::numeric_limits<double>::infinity()).value_or(0);
+    if (Field intermediate = fields.get("intermediate"); intermediate.present) {
+      buffer.intermediate = read_bool(diagnostics_, intermediate).value_or(false);
+      if (buffer.intermediate && buffer.output)
+        diagnostics_->error(intermediate.key.Mark(),
+                            fmt::format("'{}' is an output and intermediate; an intermediate buffer is not compared",
+                                        entry.path));
     }
-    if (init == BufferInit::kPoison && !buffer.output && diagnostics_->count() == errors_before) {
+    Field init_field = fields.require("init");
+    std::optional<Fill> fill;
+    if (init_field.present && type) fill = read_fill(init_field, fields.get("value"), entry.path, *type);
+    if (fill && fill->init == BufferInit::kPoison && !buffer.output && !buffer.intermediate &&
+        diagnostics_->count() == errors_before) {
       diagnostics_->error(init_field,
                           fmt::format("'init: poison' is for outputs; '{}' is an input", entry.path));
     }
-    if (diagnostics_->count() != errors_before) return;
+    if (Field shape = fields.get("shape"); shape.present) {
+      if (auto list = items(diagnostics_, shape, 1, 3)) {
+        for (const Field& dim : *list)
+          if (auto expr = expression_site(dim)) buffer.shape.push_back(*expr);
+        if (!buffer.shape.empty()) sites_.emplace(shape.path, std::make_pair(shape, buffer.shape[0]));
+      }
+    }
+    if (Field compare = fields.get("compare"); compare.present) {
+      buffer.compare = read_compare(compare);
+      if (buffer.compare && buffer.compare->ulp && type && !info(*type).floating)
+        diagnostics_->error(compare, fmt::format("'{}.ulp' is for floating-point buffers; '{}' holds {}",
+                                                 compare.path, name, to_string(*type)));
+      if (!buffer.output && diagnostics_->count() == errors_before)
+        diagnostics_->error(compare.key.Mark(),
+                            fmt::format("'{}' is an input: inputs are checked unchanged, not compared", entry.path));
+    }
+    if (diagnostics_->count() != errors_before || !fill) return;
     buffer.type = *type;
     buffer.count = *count;
-    buffer.init = *init;
+    buffer.fill = std::move(*fill);
     exercise_->buffers.push_back(std::move(buffer));
+  }
+
+  // `init:` with format 1's `value:` beside it for constant; format 2 also takes a map:
+  // {random: {...}} or {constant: V}.
+  std::optional<Fill> read_fill(const Field& init, const Field& value, const std::string& buffer_path,
+                                ElementType type) {
+    Fill fill;
+    if (exercise_->format >= 2 && init.value.IsMap()) {
+      if (value.present) {
+        diagnostics_->error(value.key.Mark(), fmt::format("'value' is for 'init: constant'; '{}' gives its init "
+                                                          "as a map",
+                                                          buffer_path));
+        return std::nullopt;
+      }
+      Fields fields(diagnostics_, init, {"random", "constant", "generator"});
+      if (!fields.valid()) return std::nullopt;
+      Field random = fields.get("random");
+      Field constant = fields.get("constant");
+      Field generator = fields.get("generator");
+      if (int(random.present) + int(constant.present) + int(generator.present) != 1) {
+        diagnostics_->error(init, fmt::format("'{}' takes one of 'random', 'constant' or 'generator'", init.path));
+        return std::nullopt;
+      }
+      if (generator.present) {
+        auto name = read_string(diagnostics_, generator);
+        if (!name) return std::nullopt;
+        if (!is_identifier(*name)) {
+          diagnostics_->error(generator, fmt::format("generator '{}' is not a C++ function name", *name));
+          return std::nullopt;
+        }
+        if (type == ElementType::kHalf) {
+          diagnostics_->error(generator, "a generator cannot fill a half buffer (the host has no half type to "
+                                         "write); fill a float buffer, or use random");
+          return std::nullopt;
+        }
+        fill.init = BufferInit::kGenerator;
+        fill.generator = *name;
+        return fill;
+      }
+      if (constant.present) {
+        auto number = read_value(constant, type);
+        if (!number) return std::nullopt;
+        fill.init = BufferInit::kConstant;
+        fill.constant = *number;
+        return fill;
+      }
+      auto spec = read_random(random, type);
+      if (!spec) return std::nullopt;
+      fill.init = BufferInit::kRandom;
+      fill.random = std::move(*spec);
+      return fill;
+    }
+    auto kind = read_choice(diagnostics_, init, kBufferInits);
+    if (!kind) return std::nullopt;
+    fill.init = *kind;
+    if (*kind == BufferInit::kConstant && !value.present) {
+      diagnostics_->error(init, fmt::format("'{}' is constant: give its 'value'", buffer_path));
+      return std::nullopt;
+    }
+    if (*kind != BufferInit::kConstant && value.present) {
+      diagnostics_->error(value.key.Mark(),
+                          fmt::format("'value' is for 'init: constant'; '{}' is {}", buffer_path, to_string(*kind)));
+      return std::nullopt;
+    }
+    if (value.present) {
+      auto number = exercise_->format >= 2
+                        ? read_value(value, type)
+                        : read_number(diagnostics_, value, -std::numeric_limits<double>::infinity());
+      if (!number) return std::nullopt;
+      fill.constant = *number;
+    }
+    return fill;
+  }
+
+  // A number for an element of `type`: integers must be whole and in range.
+  std::optional<double> read_value(const Field& field, ElementType type) {
+    auto number = read_number(diagnostics_, field, -std::numeric_limits<double>::infinity());
+    if (!number) return std::nullopt;
+    if (!info(type).floating) {
+      auto [min, max] = scalar_range(type);
+      if (*number != std::trunc(*number) || *number < static_cast<double>(min) ||
+          *number > static_cast<double>(max)) {
+        diagnostics_->error(field, fmt::format("'{}' is {}, not a value of {} (whole, {} to {})", field.path,
+                                               field.value.Scalar(), to_string(type), min, max));
+        return std::nullopt;
+      }
+    }
+    return number;
+  }
+
+  std::optional<RandomSpec> read_random(const Field& field, ElementType type) {
+    RandomSpec spec;
+    if (field.value.IsNull()) return spec;  // `random:` with nothing: the defaults
+    Fields fields(diagnostics_, field,
+                  {"min", "max", "distribution", "mean", "stddev", "values", "order", "hot"});
+    if (!fields.valid()) return std::nullopt;
+    const int errors_before = diagnostics_->count();
+    if (Field d = fields.get("distribution"); d.present)
+      spec.distribution = read_choice(diagnostics_, d, kDistributions).value_or(spec.distribution);
+    if (Field min = fields.get("min"); min.present) spec.min = read_value(min, type);
+    if (Field max = fields.get("max"); max.present) spec.max = read_value(max, type);
+    if (spec.min && spec.max && *spec.min > *spec.max)
+      diagnostics_->error(field, fmt::format("'{}' has min {} above max {}", field.path, *spec.min, *spec.max));
+    const bool normal = spec.distribution == RandomSpec::Distribution::kNormal;
+    for (const char* key : {"mean", "stddev"}) {
+      Field f = fields.get(key);
+      if (!f.present) continue;
+      if (!normal) {
+        diagnostics_->error(f.key.Mark(), fmt::format("'{}' is for 'distribution: normal'", f.path));
+        continue;
+      }
+      auto number = read_number(diagnostics_, f, key == std::string_view("stddev") ? 0 : -1e308);
+      if (number) (key == std::string_view("mean") ? spec.mean : spec.stddev) = *number;
+    }
+    if (Field values = fields.get("values"); values.present) {
+      if (fields.get("distribution").present || spec.min || spec.max)
+        diagnostics_->error(values.key.Mark(),
+                            fmt::format("'{}' picks from a list: drop 'distribution', 'min' and 'max'", values.path));
+      if (auto list = items(diagnostics_, values, 1, std::numeric_limits<size_t>::max())) {
+        for (const Field& item : *list)
+          if (auto v = read_value(item, type)) spec.values.push_back(*v);
+      }
+    }
+    if (Field order = fields.get("order"); order.present)
+      spec.order = read_choice(diagnostics_, order, kOrders).value_or(spec.order);
+    if (Field hot = fields.get("hot"); hot.present) {
+      Fields hot_fields(diagnostics_, hot, {"value", "fraction", "count"});
+      if (hot_fields.valid()) {
+        spec.hot_value = read_value(hot_fields.require("value"), type);
+        Field fraction = hot_fields.get("fraction");
+        Field count = hot_fields.get("count");
+        if (fraction.present == count.present) {
+          diagnostics_->error(hot, fmt::format("'{}' takes one of 'fraction' (of the elements) or 'count' (exactly "
+                                               "that many)",
+                                               hot.path));
+        } else if (count.present) {
+          spec.hot_count =
+              static_cast<uint64_t>(read_integer(diagnostics_, count, 1, std::numeric_limits<int64_t>::max()).value_or(1));
+        } else if (auto share = read_number(diagnostics_, fraction, 0); share && *share > 1) {
+          diagnostics_->error(fraction, fmt::format("'{}' must be at most 1, got {}", fraction.path, *share));
+        } else {
+          spec.hot_fraction = share.value_or(0);
+        }
+      }
+    }
+    if (diagnostics_->count() != errors_before) return std::nullopt;
+    return spec;
   }
 
   void read_kernel(const Field& field) {
@@ -644,25 +669,35 @@ class Loader {
     Fields fields(diagnostics_, field, {"file", "name", "params"});
     if (!fields.valid()) return;
     exercise_->kernel.file = read_file(fields.require("file")).value_or("");
-    Field name = fields.require("name");
+    read_kernel_name(fields.require("name"), &exercise_->kernel);
+    read_params(fields.require("params"), &exercise_->kernel);
+  }
+
+  void read_kernel_name(const Field& name, KernelSpec* kernel) {
     if (auto text = read_string(diagnostics_, name)) {
       if (is_identifier(*text)) {
-        exercise_->kernel.name = *text;
+        kernel->name = *text;
       } else {
         diagnostics_->error(name, fmt::format("kernel name '{}' is not a C identifier", *text));
       }
     }
-    Field params = fields.require("params");
+  }
+
+  void read_params(const Field& params, KernelSpec* kernel) {
     if (!params.present) return;
     auto list = items(diagnostics_, params, 1, std::numeric_limits<size_t>::max());
     if (!list) return;
-    std::vector<bool> used(exercise_->buffers.size());
-    int errors_before = diagnostics_->count();
-    for (const Field& item : *list) read_param(item, &used);
+    used_buffers_.resize(exercise_->buffers.size());
+    for (const Field& item : *list) read_param(item, kernel);
+  }
+
+  // After every kernel is read: each buffer is some kernel's argument.
+  void check_buffers_used(int errors_before_kernels) {
     // After a parameter or buffer failed to read, an unused buffer is most likely the same mistake.
-    if (diagnostics_->count() != errors_before || !broken_buffers_.empty()) return;
-    for (size_t i = 0; i < used.size(); ++i) {
-      if (!used[i]) {
+    if (diagnostics_->count() != errors_before_kernels || !broken_buffers_.empty()) return;
+    used_buffers_.resize(exercise_->buffers.size());
+    for (size_t i = 0; i < used_buffers_.size(); ++i) {
+      if (!used_buffers_[i]) {
         const std::string& buffer = exercise_->buffers[i].name;
         diagnostics_->error(buffer_keys_.at(buffer).Mark(),
                             fmt::format("buffer '{}' is not passed to the kernel", buffer));
@@ -670,21 +705,109 @@ class Loader {
     }
   }
 
-  void read_param(const Field& item, std::vector<bool>* used_buffers) {
+  // A parameter name used by several kernels of a pipeline means one thing: the reference takes it once.
+  bool agrees_with_earlier_kernels(const Field& item, const ParamSpec& param, const KernelSpec* kernel) {
+    std::vector<const KernelSpec*> earlier;
+    if (kernel != &exercise_->kernel) earlier.push_back(&exercise_->kernel);
+    for (const Stage& stage : exercise_->pipeline) earlier.push_back(&stage.kernel);
+    for (const KernelSpec* other : earlier) {
+      for (const ParamSpec& p : other->params) {
+        if (p.name != param.name) continue;
+        const bool same = p.element == param.element && p.pointer == param.pointer && p.buffer == param.buffer &&
+                          (p.value ? param.value && p.value->text() == param.value->text() : !param.value) &&
+                          p.number == param.number;
+        if (same) return true;
+        diagnostics_->error(item, fmt::format("parameter '{}' differs from kernel '{}''s parameter of that name; "
+                                              "the reference takes one '{}': rename one of them",
+                                              param.name, other->name, param.name));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Format 2: `pipeline:`, the kernels launched after `kernel`, each {name, params, grid, block,
+  // shared_bytes}; they are in the same source file.
+  void read_pipeline(const Field& field) {
+    if (!field.present) return;
+    auto list = items(diagnostics_, field, 1, 8);
+    if (!list) return;
+    for (const Field& item : *list) {
+      Fields fields(diagnostics_, item, {"name", "params", "grid", "block", "shared_bytes"});
+      if (!fields.valid()) continue;
+      Stage stage;
+      stage.kernel.file = exercise_->kernel.file;
+      read_kernel_name(fields.require("name"), &stage.kernel);
+      read_params(fields.require("params"), &stage.kernel);
+      if (auto grid = items(diagnostics_, fields.require("grid"), 1, 3)) {
+        for (const Field& dim : *grid)
+          if (auto expr = expression_site(dim)) stage.grid.push_back(*expr);
+      }
+      if (Field block = fields.get("block"); block.present) {
+        if (auto dims = items(diagnostics_, block, 1, 3)) {
+          for (const Field& dim : *dims)
+            if (auto expr = expression_site(dim)) stage.block.push_back(*expr);
+        }
+      }
+      if (Field shared = fields.get("shared_bytes"); shared.present) {
+        if (auto expr = expression_site(shared)) stage.shared_bytes = *expr;
+      }
+      exercise_->pipeline.push_back(std::move(stage));
+    }
+  }
+
+  // `reference: FILE`, or in format 2 `{file: FILE, launch: true}`.
+  void read_reference(const Field& field) {
+    if (!field.present) return;
+    Field file = field;
+    if (exercise_->format >= 2 && field.value.IsMap()) {
+      Fields fields(diagnostics_, field, {"file", "launch"});
+      if (!fields.valid()) return;
+      file = fields.require("file");
+      if (Field launch = fields.get("launch"); launch.present)
+        exercise_->reference_sees_launch = read_bool(diagnostics_, launch).value_or(false);
+    }
+    if (auto reference = read_file(file)) exercise_->reference = *reference;
+  }
+
+  // Format 2: extra nvcc flags, each from the list of flags that change code generation but cannot reach
+  // outside the compile (no include paths, no output files, no host compiler options).
+  void read_nvcc_flags(const Field& field) {
+    if (!field.present) return;
+    auto list = items(diagnostics_, field, 0, 16);
+    if (!list) return;
+    for (const Field& item : *list) {
+      auto flag = read_string(diagnostics_, item);
+      if (!flag) continue;
+      if (!is_allowed_nvcc_flag(*flag)) {
+        diagnostics_->error(item, fmt::format("nvcc flag '{}' is not allowed; the allowed flags are {}", *flag,
+                                              kAllowedNvccFlagsText));
+        continue;
+      }
+      exercise_->nvcc_flags.push_back(*flag);
+    }
+  }
+
+  void read_param(const Field& item, KernelSpec* kernel) {
     Fields fields(diagnostics_, item, {"name", "type", "buffer", "value"});
     if (!fields.valid()) return;
     ParamSpec param;
     auto name = read_string(diagnostics_, fields.require("name"));
     Field type = fields.require("type");
     auto type_text = read_string(diagnostics_, type);
-    if (type_text && !parse_param_type(*type_text, &param)) {
-      diagnostics_->error(type, fmt::format("unsupported parameter type '{}': use float, double, int or "
-                                            "unsigned, or a pointer to one such as \"const float*\"",
-                                            *type_text));
+    if (type_text && !parse_param_type(*type_text, exercise_->format, &param)) {
+      diagnostics_->error(type, exercise_->format >= 2
+                                    ? fmt::format("unsupported parameter type '{}': use a C type such as float, "
+                                                  "int, unsigned char, long long or bool, or a pointer to one "
+                                                  "such as \"const float4*\" or \"__half*\"",
+                                                  *type_text)
+                                    : fmt::format("unsupported parameter type '{}': use float, double, int or "
+                                                  "unsigned, or a pointer to one such as \"const float*\"",
+                                                  *type_text));
       return;
     }
     if (!name || !type_text) return;
-    if (std::any_of(exercise_->kernel.params.begin(), exercise_->kernel.params.end(),
+    if (std::any_of(kernel->params.begin(), kernel->params.end(),
                     [&](const ParamSpec& p) { return p.name == *name; })) {
       diagnostics_->error(fields.get("name"), fmt::format("duplicate parameter '{}'", *name));
       return;
@@ -712,15 +835,47 @@ class Loader {
       return;
     }
     if (param.pointer) {
-      if (!link_buffer(buffer, &param, used_buffers)) return;
-    } else {
-      param.value = expression_site(value);
-      if (!param.value) return;
+      if (!link_buffer(buffer, &param)) return;
+    } else if (!read_scalar_value(value, &param)) {
+      return;
     }
-    exercise_->kernel.params.push_back(std::move(param));
+    if (!agrees_with_earlier_kernels(item, param, kernel)) return;
+    kernel->params.push_back(std::move(param));
   }
 
-  bool link_buffer(const Field& field, ParamSpec* param, std::vector<bool>* used_buffers) {
+  // A scalar's value. Format 1: an integer expression, converted to the parameter's type. Format 2 adds
+  // numbers for float and double parameters (`value: 2.5`), and refuses what would silently lose a
+  // fraction: a number with one for an integer parameter, and integer division in a float parameter's
+  // expression ("5 / 2" is 2 in C's integers, which is not what `float a` means).
+  bool read_scalar_value(const Field& value, ParamSpec* param) {
+    const bool floating = info(param->element).floating;
+    if (exercise_->format >= 2 && is_plain_scalar(value.value)) {
+      int64_t integer = 0;
+      double number = 0;
+      const bool is_integer = YAML::convert<int64_t>::decode(value.value, integer);
+      if (!is_integer && YAML::convert<double>::decode(value.value, number)) {
+        if (!floating) {
+          diagnostics_->error(value, fmt::format("'{}' is {}, but '{}' is {}: give an integer expression",
+                                                 value.path, value.value.Scalar(), param->name, param->type));
+          return false;
+        }
+        param->number = number;
+        return true;
+      }
+    }
+    param->value = expression_site(value);
+    if (!param->value) return false;
+    if (exercise_->format >= 2 && floating && param->value->divides()) {
+      diagnostics_->error(value, fmt::format("'{}' divides integers (\"{}\" truncates as C's int division "
+                                             "does), but '{}' is {}: write the number (2.5) or an expression "
+                                             "without '/' and '%'",
+                                             value.path, param->value->text(), param->name, param->type));
+      return false;
+    }
+    return true;
+  }
+
+  bool link_buffer(const Field& field, ParamSpec* param) {
     auto name = read_string(diagnostics_, field);
     if (!name || broken_buffers_.contains(*name)) return false;  // a broken buffer has its own message
     const auto& buffers = exercise_->buffers;
@@ -743,34 +898,48 @@ class Loader {
       return false;
     }
     param->buffer = static_cast<size_t>(found - buffers.begin());
-    (*used_buffers)[*param->buffer] = true;
+    used_buffers_[*param->buffer] = true;
     return true;
   }
 
-  void read_compare(const Field& field) {
-    if (!field.present) return;
-    Fields fields(diagnostics_, field, {"exact", "rel", "abs"});
-    if (!fields.valid()) return;
+  // `compare:` at the top (every output's default) or, in format 2, on one buffer.
+  std::optional<Compare> read_compare(const Field& field) {
+    const bool v2 = exercise_->format >= 2;
+    Fields fields(diagnostics_, field, known({"exact", "rel", "abs"}, {"ulp"}), newer({"ulp"}));
+    if (!fields.valid()) return std::nullopt;
     Field exact = fields.get("exact");
     Field rel = fields.get("rel");
     Field abs = fields.get("abs");
+    Field ulp = fields.get("ulp");
+    const bool tolerance = rel.present || abs.present || ulp.present;
+    const std::string kinds = v2 ? "'rel', 'abs' and/or 'ulp'" : "'rel' and/or 'abs'";
+    Compare compare;
     if (exact.present) {
       std::optional<bool> is_exact = read_bool(diagnostics_, exact);
       if (is_exact == false) {
-        diagnostics_->error(exact,
-                            "'compare.exact' may only be true; for a tolerance give 'rel' and/or 'abs'");
-      } else if (is_exact && (rel.present || abs.present)) {
-        diagnostics_->error(exact, "'compare' has 'exact: true' and a tolerance; keep one");
+        diagnostics_->error(exact, fmt::format("'{}.exact' may only be true; for a tolerance give {}", field.path,
+                                               v2 ? "'rel', 'abs' or 'ulp'" : "'rel' and/or 'abs'"));
+        return std::nullopt;
       }
-      return;
+      if (is_exact && tolerance) {
+        diagnostics_->error(exact, fmt::format("'{}' has 'exact: true' and a tolerance; keep one", field.path));
+        return std::nullopt;
+      }
+      return is_exact ? std::optional<Compare>(compare) : std::nullopt;
     }
-    if (!rel.present && !abs.present) {
-      diagnostics_->error(field, "'compare' needs 'exact: true' or a tolerance ('rel' and/or 'abs')");
-      return;
+    if (!tolerance) {
+      diagnostics_->error(field, fmt::format("'{}' needs 'exact: true' or a tolerance ({})", field.path, kinds));
+      return std::nullopt;
     }
-    exercise_->compare.exact = false;
-    if (rel.present) exercise_->compare.rel = read_number(diagnostics_, rel, 0).value_or(0);
-    if (abs.present) exercise_->compare.abs = read_number(diagnostics_, abs, 0).value_or(0);
+    compare.exact = false;
+    if (rel.present) compare.rel = read_number(diagnostics_, rel, 0).value_or(0);
+    if (abs.present) compare.abs = read_number(diagnostics_, abs, 0).value_or(0);
+    if (ulp.present) {
+      auto units = read_integer(diagnostics_, ulp, 0, std::numeric_limits<int64_t>::max());
+      if (!units) return std::nullopt;
+      compare.ulp = static_cast<uint64_t>(*units);
+    }
+    return compare;
   }
 
   // A map of variable names to integers: one `sizes` entry, or performance.gpu.size.
@@ -786,7 +955,9 @@ class Loader {
     for (auto it = field.value.begin(); it != field.value.end(); ++it) {
       std::string name = it->first.Scalar();
       Field entry{fmt::format("{}.{}", field.path, name), it->first, it->second, true};
-      if (!is_identifier(name)) {
+      if (exercise_->format >= 2 && name == "init") {
+        ok = read_size_fills(entry, &size) && ok;
+      } else if (!is_identifier(name)) {
         diagnostics_->error(it->first.Mark(), fmt::format("size variable '{}' is not a C identifier", name));
         ok = false;
       } else if (auto value = read_integer(diagnostics_, entry, 0, std::numeric_limits<int64_t>::max())) {
@@ -807,6 +978,58 @@ class Loader {
       return std::nullopt;
     }
     return size;
+  }
+
+  // Format 2: `init: {in: {random: {min: 80, max: 100}}}` inside a size fills those buffers differently
+  // there (the softmax's overflow, the histogram's hot bin), everything else as the buffer says.
+  bool read_size_fills(const Field& field, Size* size) {
+    if (!field.value.IsMap() || field.value.size() == 0) {
+      diagnostics_->error(field, fmt::format("'{}' must be a map of buffer names to their init, got {}",
+                                             field.path, describe(field.value)));
+      return false;
+    }
+    bool ok = true;
+    for (auto it = field.value.begin(); it != field.value.end(); ++it) {
+      std::string name = it->first.Scalar();
+      Field entry{fmt::format("{}.{}", field.path, name), it->first, it->second, true};
+      auto buffer = std::find_if(exercise_->buffers.begin(), exercise_->buffers.end(),
+                                 [&](const BufferSpec& b) { return b.name == name; });
+      if (buffer == exercise_->buffers.end()) {
+        if (!broken_buffers_.contains(name))
+          diagnostics_->error(it->first.Mark(), fmt::format("unknown buffer '{}'{}", name,
+                                                            did_you_mean(name, names_of_buffers())));
+        ok = false;
+        continue;
+      }
+      std::optional<Fill> fill = read_fill(entry, Field{}, entry.path, buffer->type);
+      if (fill && fill->init == BufferInit::kPoison && !buffer->output) {
+        diagnostics_->error(entry, fmt::format("'init: poison' is for outputs; '{}' is an input", name));
+        fill.reset();
+      }
+      if (!fill) {
+        ok = false;
+        continue;
+      }
+      size->fills.emplace_back(name, std::move(*fill));
+    }
+    return ok;
+  }
+
+  std::vector<std::string> names_of_buffers() const {
+    std::vector<std::string> names;
+    for (const BufferSpec& b : exercise_->buffers) names.push_back(b.name);
+    return names;
+  }
+
+  // The fields of a format 2 map, or of both formats: what a file of this format may write.
+  std::vector<std::string_view> known(std::initializer_list<std::string_view> v1,
+                                      std::initializer_list<std::string_view> v2) const {
+    std::vector<std::string_view> keys(v1);
+    if (exercise_->format >= 2) keys.insert(keys.end(), v2);
+    return keys;
+  }
+  std::vector<std::string_view> newer(std::initializer_list<std::string_view> v2) const {
+    return exercise_->format >= 2 ? std::vector<std::string_view>{} : std::vector<std::string_view>(v2);
   }
 
   void read_sizes(const Field& field, std::vector<Size>& sizes) {
@@ -931,18 +1154,48 @@ class Loader {
     }
   }
 
+  // Each requirement is `true`, or in format 2 a map with the instructor's `message` (and `min`/`max`
+  // for `barriers`).
   void read_requirements(const Field& field) {
     if (!field.present) return;
-    Fields fields(diagnostics_, field, {"shared_memory", "barrier", "dynamic_shared_memory"});
+    Fields fields(diagnostics_, field,
+                  known({"shared_memory", "barrier", "dynamic_shared_memory"},
+                        {"warp_shuffle", "shared_atomics", "no_global_atomics_in_loop", "barriers"}),
+                  newer({"warp_shuffle", "shared_atomics", "no_global_atomics_in_loop", "barriers"}));
     if (!fields.valid()) return;
     Requirements& requirements = exercise_->requirements;
     std::pair<std::string_view, bool*> flags[] = {
         {"shared_memory", &requirements.shared_memory},
         {"barrier", &requirements.barrier},
-        {"dynamic_shared_memory", &requirements.dynamic_shared_memory}};
+        {"dynamic_shared_memory", &requirements.dynamic_shared_memory},
+        {"warp_shuffle", &requirements.warp_shuffle},
+        {"shared_atomics", &requirements.shared_atomics},
+        {"no_global_atomics_in_loop", &requirements.no_global_atomics_in_loop}};
     for (auto [key, flag] : flags) {
-      if (Field entry = fields.get(key); entry.present)
-        *flag = read_bool(diagnostics_, entry).value_or(false);
+      Field entry = fields.get(key);
+      if (!entry.present) continue;
+      if (exercise_->format >= 2 && entry.value.IsMap()) {
+        Fields detail(diagnostics_, entry, {"message"});
+        if (!detail.valid()) continue;
+        *flag = true;
+        if (auto message = read_string(diagnostics_, detail.require("message")))
+          requirements.messages.emplace_back(key, *message);
+        continue;
+      }
+      *flag = read_bool(diagnostics_, entry).value_or(false);
+    }
+    if (Field barriers = fields.get("barriers"); barriers.present) {
+      Fields detail(diagnostics_, barriers, {"min", "max", "message"});
+      if (!detail.valid()) return;
+      if (Field min = detail.get("min"); min.present)
+        requirements.min_barriers = read_integer(diagnostics_, min, 0, 1000).value_or(0);
+      if (Field max = detail.get("max"); max.present)
+        requirements.max_barriers = read_integer(diagnostics_, max, 0, 1000).value_or(0);
+      if (!requirements.min_barriers && !requirements.max_barriers)
+        diagnostics_->error(barriers, fmt::format("'{}' needs 'min' and/or 'max'", barriers.path));
+      if (Field message = detail.get("message"); message.present) {
+        if (auto text = read_string(diagnostics_, message)) requirements.messages.emplace_back("barriers", *text);
+      }
     }
   }
 
@@ -1100,30 +1353,54 @@ class Loader {
   std::vector<std::string> size_names_;                  // sorted
   std::vector<std::string> define_names_;                // sorted
   std::map<std::string, std::pair<Field, Expr>> sites_;  // every expression but the blocks, by path
+  std::vector<bool> used_buffers_;                       // by Exercise::buffers index: some kernel takes it
 };
 
 }  // namespace
 
-std::string_view to_string(ElementType type) {
-  for (const auto& [name, value] : kElementTypes) {
-    if (value == type) return name;
-  }
-  return "?";
-}
-
-uint32_t element_size(ElementType type) { return type == ElementType::kDouble ? 8 : 4; }
-
 std::string_view to_string(BufferInit init) {
+  if (init == BufferInit::kGenerator) return "generator";
   for (const auto& [name, value] : kBufferInits) {
     if (value == init) return name;
   }
   return "?";
 }
 
+std::string Fill::summary() const {
+  switch (init) {
+    case BufferInit::kConstant:
+      return fmt::format("constant {}", constant);
+    case BufferInit::kGenerator:
+      return fmt::format("generator {}", generator);
+    case BufferInit::kRandom: {
+      std::string text = "random";
+      if (!random.values.empty()) {
+        std::vector<std::string> values;
+        for (double v : random.values) values.push_back(fmt::format("{}", v));
+        text += fmt::format(" of {{{}}}", join(values));
+      } else if (random.distribution == RandomSpec::Distribution::kNormal) {
+        text += fmt::format(" normal({}, {})", random.mean, random.stddev);
+      } else if (random.min || random.max) {
+        text += fmt::format(" [{}, {}]", random.min ? fmt::format("{}", *random.min) : "",
+                            random.max ? fmt::format("{}", *random.max) : "");
+      }
+      if (random.hot_value && random.hot_count > 0) text += fmt::format(" with {} x {}", random.hot_count, *random.hot_value);
+      if (random.hot_value && random.hot_count == 0)
+        text += fmt::format(" hot {} at {}", *random.hot_value, random.hot_fraction);
+      if (random.order == RandomSpec::Order::kAscending) text += " ascending";
+      if (random.order == RandomSpec::Order::kDescending) text += " descending";
+      return text;
+    }
+    default:
+      return std::string(to_string(init));
+  }
+}
+
 std::string Size::label() const {
   std::string label;
   for (const auto& [name, value] : values)
     label += fmt::format("{}{}={}", label.empty() ? "" : " ", name, value);
+  for (const auto& [buffer, fill] : fills) label += fmt::format(" {}={}", buffer, fill.summary());
   return label;
 }
 
@@ -1183,6 +1460,20 @@ std::optional<LaunchShape> evaluate_launch(const Exercise& exercise, const Varia
       *error += fmt::format(" (column {} of \"{}\")", failure.column, failure.expression);
   }
   return shape;
+}
+
+std::vector<const ParamSpec*> reference_params(const Exercise& exercise) {
+  std::vector<const ParamSpec*> params;
+  auto add = [&](const KernelSpec& kernel) {
+    for (const ParamSpec& p : kernel.params) {
+      if (p.buffer && *p.buffer < exercise.buffers.size() && exercise.buffers[*p.buffer].intermediate) continue;
+      if (std::any_of(params.begin(), params.end(), [&](const ParamSpec* q) { return q->name == p.name; })) continue;
+      params.push_back(&p);
+    }
+  };
+  add(exercise.kernel);
+  for (const Stage& stage : exercise.pipeline) add(stage.kernel);
+  return params;
 }
 
 }  // namespace gpugrade

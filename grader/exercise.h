@@ -11,29 +11,60 @@
 #include <utility>
 #include <vector>
 
+#include "grader/element.h"
 #include "grader/expr.h"
 #include "harness/backend.h"
 
 namespace gpugrade {
 
-// The element types a buffer or a scalar parameter may have; their spelling is the YAML's.
-enum class ElementType { kFloat, kDouble, kInt, kUnsigned };
-std::string_view to_string(ElementType type);
-uint32_t element_size(ElementType type);
-
 // How a buffer is filled before each launch. kRandom uses Exercise::seed, so every run of an exercise
 // sees the same data and a failure reproduces. kPoison is for outputs: a pattern the kernel must
-// overwrite, so unwritten elements show up.
-enum class BufferInit { kRandom, kIota, kZero, kConstant, kPoison };
+// overwrite, so unwritten elements show up. kGenerator calls a function of the reference file.
+enum class BufferInit { kRandom, kIota, kZero, kConstant, kPoison, kGenerator };
 std::string_view to_string(BufferInit init);
+
+// Format 2's `init: {random: {...}}`: how random values are drawn. Every field has a default, so
+// `init: random` is this with none given: floats uniform in [-1, 1), integers in [-1000, 1000].
+struct RandomSpec {
+  enum class Distribution { kUniform, kNormal };
+  enum class Order { kNone, kAscending, kDescending };
+  Distribution distribution = Distribution::kUniform;
+  std::optional<double> min, max;  // uniform bounds (inclusive for integers); the type's default when absent
+  double mean = 0, stddev = 1;     // normal
+  std::vector<double> values;      // when given, each element is one of these (duplicates, few bins)
+  Order order = Order::kNone;      // sorted after drawing
+  std::optional<double> hot_value;  // this value at about hot_fraction of the elements (one hot bin),
+  double hot_fraction = 0;          // or at exactly hot_count of them (one huge value)
+  uint64_t hot_count = 0;
+};
+
+// Everything `init` can say; a size may override it per buffer.
+struct Fill {
+  BufferInit init = BufferInit::kZero;
+  double constant = 0;    // the value of every element, for kConstant
+  RandomSpec random;      // for kRandom
+  std::string generator;  // the reference file's function, for kGenerator
+  std::string summary() const;  // "random", "random [80, 100]", "constant 5", "generator make_keys"
+};
+
+// How outputs are compared with the reference. Exact unless a tolerance is given: an element passes
+// when |got - want| <= abs + rel * |want|, or when it is at most `ulp` units in the last place away.
+struct Compare {
+  bool exact = true;
+  double rel = 0;
+  double abs = 0;
+  std::optional<uint64_t> ulp;
+};
 
 struct BufferSpec {
   std::string name;
   ElementType type = ElementType::kFloat;
   Expr count;  // elements, over size variables and defines
-  BufferInit init = BufferInit::kZero;
-  double constant = 0;  // the value of every element, for kConstant
+  Fill fill;
   bool output = false;  // compared with the reference; an input is checked unchanged
+  bool intermediate = false;  // format 2: passed between a pipeline's kernels; neither checked nor the reference's
+  std::vector<Expr> shape;         // format 2: dimensions, outermost first, naming elements out[3][17]
+  std::optional<Compare> compare;  // format 2: this buffer's own tolerance, else Exercise::compare
 };
 
 // One kernel parameter, in the kernel's order. The YAML writes its C type ("const float*", "int");
@@ -46,6 +77,7 @@ struct ParamSpec {
   bool is_const = false;
   std::optional<size_t> buffer;  // index into Exercise::buffers, for a pointer parameter
   std::optional<Expr> value;     // the scalar's value, for a non-pointer parameter
+  std::optional<double> number;  // format 2: a float or double parameter's value written as a number (2.5)
 };
 
 struct KernelSpec {
@@ -54,10 +86,21 @@ struct KernelSpec {
   std::vector<ParamSpec> params;
 };
 
+// Format 2: a further kernel of the same file, launched after `kernel` (and the stages before it) on the
+// same buffers: the second pass of a reduction, the add of a multi-block scan. Its grid, block and dynamic
+// shared memory are its own; an empty block means the variant's.
+struct Stage {
+  KernelSpec kernel;  // file is the exercise's kernel.file
+  std::vector<Expr> grid;
+  std::vector<Expr> block;  // over the variant's defines, like a variant's block
+  Expr shared_bytes;
+};
+
 // One variable assignment of `sizes`, in the order the YAML wrote it.
 struct Size {
   std::vector<std::pair<std::string, int64_t>> values;
-  std::string label() const;  // "rows=33 cols=31", as in Run::size and Finding::size
+  std::vector<std::pair<std::string, Fill>> fills = {};  // format 2: `init:` overrides here, by buffer
+  std::string label() const;  // "rows=33 cols=31", and "rows=33 cols=31 in=random [80, 100]" with fills
 };
 
 // One compiled shape: -D defines for nvcc and the block to launch with.
@@ -67,19 +110,18 @@ struct Variant {
   Dim3 block;
 };
 
-// How outputs are compared with the reference. Exact unless a tolerance is given: an element passes
-// when |got - want| <= abs + rel * |want|.
-struct Compare {
-  bool exact = true;
-  double rel = 0;
-  double abs = 0;
-};
-
 // What the PTX must contain, checked before any launch.
 struct Requirements {
   bool shared_memory = false;
   bool barrier = false;
   bool dynamic_shared_memory = false;
+  // Format 2: the technique (grader/technique.h reads it from the PTX text).
+  bool warp_shuffle = false;               // at least one shfl.sync
+  bool shared_atomics = false;             // at least one atomic on shared memory
+  bool no_global_atomics_in_loop = false;  // no global atomic inside a loop (privatize, then merge once)
+  std::optional<int> min_barriers, max_barriers;  // __syncthreads() calls in the code (static count)
+  // The instructor's message for a requirement, by its key ("warp_shuffle"), replacing the default one.
+  std::vector<std::pair<std::string, std::string>> messages;
 };
 
 // Simulator limits, judged per source line; absent = not judged.
@@ -113,14 +155,20 @@ struct Performance {
 // - `id` must match the folder name, since `gpugrade grade <id>` and solutions/<id>/ find it by both.
 // - Every expression is evaluated at every listed variant and size when the exercise loads.
 struct Exercise {
+  int format = 1;  // `format: 2` opts into format 2; without it the file reads exactly as version 1
   std::string id;
   std::string title;
   int points = 0;
+  std::optional<int> order;           // `order:`, the course order when there is no course.yaml
   std::filesystem::path dir;          // the folder, to open files
   std::filesystem::path display_dir;  // the folder as messages name it, e.g. "exercises/copy"
   KernelSpec kernel;
   std::vector<BufferSpec> buffers;  // in the YAML's order
   std::string reference;            // a C++ file relative to dir
+  bool reference_sees_launch = false;  // format 2 `reference: {file, launch: true}`: a last parameter
+                                       // `const gpugrade::Launch&` gives the reference defines and shape
+  std::vector<Stage> pipeline;         // format 2: kernels launched after `kernel`, in order
+  std::vector<std::string> nvcc_flags;  // format 2: extra nvcc flags, each from an allowed list
   Compare compare;
   std::vector<Variant> variants;
   std::vector<Expr> grid;  // one to three dimensions
@@ -155,7 +203,19 @@ struct LaunchShape {
   uint32_t dynamic_shared_bytes = 0;
   std::vector<uint64_t> buffer_counts;  // elements, one per Exercise::buffers
   std::vector<KernelArg> args;          // one per kernel parameter; buffer indices follow Exercise::buffers
+  // One per Exercise::pipeline stage: its own grid, block, shared memory and arguments.
+  struct StageShape {
+    Dim3 grid, block;
+    uint32_t dynamic_shared_bytes = 0;
+    std::vector<KernelArg> args;
+  };
+  std::vector<StageShape> stages;
+  std::vector<KernelArg> reference_args;  // one per reference_params() entry
 };
+
+// The reference function's parameters: the kernel's, and with a pipeline every kernel's parameters by
+// name in order of first use, leaving out intermediate buffers.
+std::vector<const ParamSpec*> reference_params(const Exercise& exercise);
 
 // Fails (with a message naming the field, the expression and the reason) when an expression does not
 // evaluate or its value is out of range. load_exercise() evaluates every variant at every size, so this

@@ -335,4 +335,9 @@ int Expr::column_of(std::string_view variable) const {
   return 0;
 }
 
+bool Expr::divides() const {
+  return std::any_of(ops_.begin(), ops_.end(),
+                     [](const Op& op) { return op.kind == Kind::kDivide || op.kind == Kind::kModulo; });
+}
+
 }  // namespace gpugrade

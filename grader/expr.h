@@ -40,6 +40,8 @@ class Expr {
   std::vector<std::string> variables() const;
   // The 1-based column of the first use of a variable; 0 when the expression does not use it.
   int column_of(std::string_view variable) const;
+  // Whether it uses `/` or `%`, which truncate: a float parameter's value may not (exercise.h says why).
+  bool divides() const;
   const std::string& text() const { return text_; }
 
   // One step of the postfix program. Public only so the parser in expr.cc can build it.

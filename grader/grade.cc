@@ -14,37 +14,27 @@
 #include <map>
 #include <tuple>
 
+#include "grader/buffer_compare.h"
+#include "grader/buffer_fill.h"
 #include "grader/kernel_lookup.h"
 #include "grader/reference.h"
+#include "grader/reference_call.h"
 #include "grader/report_lines.h"
 #include "grader/screen.h"
 #include "grader/shared_shapes.h"
+#include "grader/technique.h"
 #include "harness/poison.h"
 
 namespace gpugrade {
 namespace {
 
-// How many differing elements a wrong-output finding lists.
-constexpr size_t kListedMismatches = 5;
-constexpr size_t kPictureCells = 16384;
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-template <typename T>
-void store(std::vector<std::byte>& bytes, size_t index, T value) {
-  std::memcpy(bytes.data() + index * sizeof(T), &value, sizeof(T));
-}
-
-template <typename T>
-T load(const std::vector<std::byte>& bytes, size_t index) {
-  T value;
-  std::memcpy(&value, bytes.data() + index * sizeof(T), sizeof(T));
-  return value;
+Finding config_finding(FindingKind kind, std::string message, const std::string& file, int line) {
+  Finding f;
+  f.kind = kind;
+  f.message = std::move(message);
+  f.file = file;
+  f.line = line;
+  return f;
 }
 
 // A buffer of `count` elements that a timing backend fills itself (Buffer::filled_by_backend).
@@ -56,193 +46,44 @@ Buffer sized_buffer(const BufferSpec& spec, uint64_t count) {
   return buffer;
 }
 
-// Fills one buffer as its spec says. Random values are a pure function of (seed, buffer, element), so a
-// failure reproduces and no library's distribution can change the data between platforms.
-Buffer make_buffer(const BufferSpec& spec, uint64_t count, uint64_t seed, size_t buffer_index) {
-  Buffer buffer;
-  buffer.name = spec.name;
-  buffer.element_size = element_size(spec.type);
-  buffer.bytes.resize(count * buffer.element_size);
-  const uint64_t stream = splitmix64(seed ^ (uint64_t{buffer_index} << 48));
-  for (uint64_t i = 0; i < count; ++i) {
-    if (spec.init == BufferInit::kPoison) {
-      for (uint32_t w = 0; w < buffer.element_size / 4; ++w) store(buffer.bytes, i * buffer.element_size / 4 + w, kOutputPoisonWord);
+// The buffer's init at this size: the size's override, else the buffer's own.
+const Fill& fill_at(const BufferSpec& buffer, const Size& size) {
+  for (const auto& [name, fill] : size.fills)
+    if (name == buffer.name) return fill;
+  return buffer.fill;
+}
+
+// Every output against the reference, every input against what it held before the launch.
+void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
+                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const std::string& file,
+                   std::vector<Finding>& findings) {
+  const Bindings bindings = bindings_for(variant, size);
+  for (size_t b = 0; b < exercise.buffers.size(); ++b) {
+    const BufferSpec& spec = exercise.buffers[b];
+    BufferLayout layout{spec.name, spec.type, {}};
+    for (const Expr& dim : spec.shape) {
+      std::string ignored;  // the loader evaluated every shape at every listed size
+      layout.dims.push_back(static_cast<uint64_t>(dim.eval(bindings, &ignored).value_or(1)));
+    }
+    if (spec.intermediate) continue;  // the kernels' own scratch: its contents are theirs
+    if (!spec.output) {
+      check_input(layout, launch.buffers[b], after[b], file, findings);
       continue;
     }
-    const uint64_t bits = splitmix64(stream + i);
-    double real = 0;
-    int64_t integer = 0;
-    switch (spec.init) {
-      case BufferInit::kRandom:
-        real = static_cast<double>(bits >> 40) / double(1 << 23) - 1.0;  // [-1, 1) on a 2^-23 grid
-        integer = static_cast<int64_t>(bits % 2001) - 1000;
-        break;
-      case BufferInit::kIota:
-        real = static_cast<double>(i);
-        integer = static_cast<int64_t>(i);
-        break;
-      case BufferInit::kConstant:
-        real = spec.constant;
-        integer = static_cast<int64_t>(spec.constant);
-        break;
-      case BufferInit::kZero:
-      case BufferInit::kPoison:
-        break;
-    }
-    switch (spec.type) {
-      case ElementType::kFloat: store(buffer.bytes, i, static_cast<float>(real)); break;
-      case ElementType::kDouble: store(buffer.bytes, i, real); break;
-      case ElementType::kInt: store(buffer.bytes, i, static_cast<int32_t>(integer)); break;
-      case ElementType::kUnsigned:
-        store(buffer.bytes, i, static_cast<uint32_t>(spec.init == BufferInit::kRandom ? bits % 1000000 : integer));
-        break;
-    }
+    const Fill& fill = fill_at(spec, size);
+    const bool unwritten_check = fill.init == BufferInit::kPoison || exercise.format >= 2;
+    compare_output(layout, after[b], expected[b], unwritten_check ? &launch.buffers[b] : nullptr, fill,
+                   spec.compare.value_or(exercise.compare), file, findings);
   }
-  return buffer;
-}
-
-// One element as a number for comparison and as text for messages.
-struct Element {
-  double value = 0;
-  uint64_t bits = 0;
-  bool floating = false;
-  bool single = false;  // a float rather than a double
-};
-
-Element element_at(const Buffer& buffer, ElementType type, size_t index) {
-  switch (type) {
-    case ElementType::kFloat: {
-      float f = load<float>(buffer.bytes, index);
-      return {f, std::bit_cast<uint32_t>(f), true, true};
-    }
-    case ElementType::kDouble: {
-      double d = load<double>(buffer.bytes, index);
-      return {d, std::bit_cast<uint64_t>(d), true};
-    }
-    case ElementType::kInt: {
-      int32_t v = load<int32_t>(buffer.bytes, index);
-      return {static_cast<double>(v), static_cast<uint32_t>(v), false};
-    }
-    case ElementType::kUnsigned: {
-      uint32_t v = load<uint32_t>(buffer.bytes, index);
-      return {static_cast<double>(v), v, false};
-    }
-  }
-  return {};
-}
-
-// Shortest text that reads back as the same value, in the element's own width.
-std::string show(const Element& e) {
-  if (!e.floating) return fmt::format("{}", static_cast<int64_t>(e.value));
-  if (std::isnan(e.value)) return fmt::format("NaN (0x{:X})", e.bits);
-  if (e.single) return fmt::format("{}", static_cast<float>(e.value));
-  return fmt::format("{}", e.value);
-}
-
-bool is_output_poison(const Buffer& buffer, size_t index) {
-  for (uint32_t w = 0; w < buffer.element_size / 4; ++w)
-    if (load<uint32_t>(buffer.bytes, index * buffer.element_size / 4 + w) != kOutputPoisonWord) return false;
-  return true;
-}
-
-bool same(const Element& got, const Element& want, const Compare& compare) {
-  if (got.bits == want.bits) return true;
-  if (!got.floating) return compare.exact ? false : std::fabs(got.value - want.value) <= compare.abs + compare.rel * std::fabs(want.value);
-  if (std::isnan(got.value) || std::isnan(want.value)) return std::isnan(got.value) && std::isnan(want.value);
-  if (compare.exact) return got.value == want.value;  // +0 and -0
-  return std::fabs(got.value - want.value) <= compare.abs + compare.rel * std::fabs(want.value);
-}
-
-// Compares one output buffer with the reference's: wrong-output and unwritten-output findings.
-void compare_output(const BufferSpec& spec, const Buffer& got, const Buffer& want, const Compare& compare,
-                    const std::string& file, std::vector<Finding>& findings) {
-  const size_t count = want.bytes.size() / want.element_size;
-  size_t wrong = 0, unwritten = 0;
-  nlohmann::json wrong_list = nlohmann::json::array(), unwritten_list = nlohmann::json::array();
-  std::string first_wrong, first_unwritten;
-  // Every wrong and unwritten element (up to kPictureCells each), for the HTML report's heat map.
-  nlohmann::json wrong_cells = nlohmann::json::array(), unwritten_cells = nlohmann::json::array();
-  for (size_t i = 0; i < count; ++i) {
-    Element g = element_at(got, spec.type, i), w = element_at(want, spec.type, i);
-    if (same(g, w, compare)) continue;
-    nlohmann::json& cells = is_output_poison(got, i) ? unwritten_cells : wrong_cells;
-    if (cells.size() < kPictureCells) cells.push_back(i);
-    if (is_output_poison(got, i)) {
-      if (unwritten++ < kListedMismatches) {
-        unwritten_list.push_back({{"index", i}, {"expected", show(w)}});
-        if (first_unwritten.empty()) first_unwritten = fmt::format("{}[{}] (expected {})", spec.name, i, show(w));
-      }
-      continue;
-    }
-    if (wrong++ < kListedMismatches) {
-      std::string note;
-      if (g.floating && spec.type == ElementType::kFloat && is_poison_word(static_cast<uint32_t>(g.bits)))
-        note = fmt::format(", the poison of a shared-memory word no thread of block {} wrote",
-                           poison_block(static_cast<uint32_t>(g.bits)));
-      wrong_list.push_back({{"index", i}, {"expected", show(w)}, {"got", show(g)}});
-      if (first_wrong.empty())
-        first_wrong = fmt::format("{}[{}]: expected {}, got {}{}", spec.name, i, show(w), show(g), note);
-    }
-  }
-  if (wrong > 0) {
-    Finding f;
-    f.kind = FindingKind::kWrongOutput;
-    f.file = file;
-    f.message = fmt::format("{} of {} elements of '{}' differ from the reference; the first is {}",
-                            with_thousands(wrong), with_thousands(count), spec.name, first_wrong);
-    f.details = {{"buffer", spec.name}, {"mismatches", wrong}, {"elements", count}, {"first", wrong_list},
-                 {"cells", std::move(wrong_cells)}};
-    findings.push_back(std::move(f));
-  }
-  if (unwritten > 0) {
-    Finding f;
-    f.kind = FindingKind::kUnwrittenOutput;
-    f.file = file;
-    f.message = fmt::format("{} of {} elements of '{}' were never written (they still hold the poison they "
-                            "started with); the first is {}",
-                            with_thousands(unwritten), with_thousands(count), spec.name, first_unwritten);
-    f.details = {{"buffer", spec.name}, {"unwritten", unwritten}, {"elements", count}, {"first", unwritten_list},
-                 {"cells", std::move(unwritten_cells)}};
-    findings.push_back(std::move(f));
-  }
-}
-
-void check_input(const BufferSpec& spec, const Buffer& before, const Buffer& after, const std::string& file,
-                 std::vector<Finding>& findings) {
-  if (before.bytes == after.bytes) return;
-  const size_t count = before.bytes.size() / before.element_size;
-  size_t changed = 0, first = count;
-  for (size_t i = 0; i < count; ++i) {
-    if (std::memcmp(before.bytes.data() + i * before.element_size, after.bytes.data() + i * after.element_size,
-                    before.element_size) == 0)
-      continue;
-    if (changed++ == 0) first = i;
-  }
-  Finding f;
-  f.kind = FindingKind::kModifiedInput;
-  f.file = file;
-  f.message = fmt::format("the kernel changed {} of {} elements of its input '{}' (the first is {}[{}]: it "
-                          "was {}, the kernel left {}); inputs must stay as they were",
-                          with_thousands(changed), with_thousands(count), spec.name, spec.name, first,
-                          show(element_at(before, spec.type, first)), show(element_at(after, spec.type, first)));
-  f.details = {{"buffer", spec.name}, {"changed", changed}, {"first", first}};
-  findings.push_back(std::move(f));
-}
-
-Finding config_finding(FindingKind kind, std::string message, const std::string& file, int line) {
-  Finding f;
-  f.kind = kind;
-  f.message = std::move(message);
-  f.file = file;
-  f.line = line;
-  return f;
 }
 
 std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
-                                        const std::string& file) {
+                                        const Technique& technique, const std::string& file) {
   std::vector<Finding> findings;
-  auto missing = [&](const char* requirement, const char* message) {
-    Finding f = config_finding(FindingKind::kMissingRequirement, message, file, kernel.line);
+  auto missing = [&](const char* requirement, std::string message, int line = 0) {
+    for (const auto& [key, text] : requires_.messages)
+      if (key == requirement) message = text;
+    Finding f = config_finding(FindingKind::kMissingRequirement, std::move(message), file, line ? line : kernel.line);
     f.details["requirement"] = requirement;
     findings.push_back(std::move(f));
   };
@@ -257,6 +98,27 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
     missing("dynamic_shared_memory",
             "the kernel uses no dynamic shared memory; declare the tile as `extern __shared__ float tile[];` and "
             "let the launch size it");
+  if (requires_.warp_shuffle && technique.shuffles == 0)
+    missing("warp_shuffle",
+            "the kernel uses no warp shuffle; this exercise exchanges values between the lanes of a warp with "
+            "__shfl_down_sync (or another __shfl_*_sync), not through shared memory");
+  if (requires_.shared_atomics && technique.shared_atomics == 0)
+    missing("shared_atomics",
+            "the kernel has no atomic on shared memory; this exercise counts into a per-block copy in "
+            "__shared__ memory first (atomicAdd on it), then merges each block's copy once");
+  if (requires_.no_global_atomics_in_loop && technique.global_atomics_in_loops > 0)
+    missing("no_global_atomics_in_loop",
+            fmt::format("the kernel does an atomic on global memory inside a loop ({} such atomic{}); every "
+                        "thread contends for the same global addresses: accumulate in shared memory or in "
+                        "registers, and touch global memory once per block",
+                        technique.global_atomics_in_loops, technique.global_atomics_in_loops == 1 ? "" : "s"),
+            technique.first_global_atomic_in_loop_line);
+  if (requires_.min_barriers && technique.barriers < *requires_.min_barriers)
+    missing("barriers", fmt::format("the kernel has {} __syncthreads() call{}; this exercise needs at least {}",
+                                    technique.barriers, technique.barriers == 1 ? "" : "s", *requires_.min_barriers));
+  if (requires_.max_barriers && technique.barriers > *requires_.max_barriers)
+    missing("barriers", fmt::format("the kernel has {} __syncthreads() calls; this exercise allows at most {}",
+                                    technique.barriers, *requires_.max_barriers));
   return findings;
 }
 
@@ -368,12 +230,6 @@ std::vector<Define> defines_of(const Variant& variant) {
   return defines;
 }
 
-std::vector<ReferenceParam> reference_params(const Exercise& exercise) {
-  std::vector<ReferenceParam> params;
-  for (const ParamSpec& p : exercise.kernel.params) params.push_back({p.type, p.pointer});
-  return params;
-}
-
 ExpectedKernel expected_kernel(const Exercise& exercise) {
   ExpectedKernel expected{exercise.kernel.name, {}};
   for (const ParamSpec& p : exercise.kernel.params) expected.params.push_back({p.name, p.type});
@@ -384,7 +240,9 @@ ExpectedKernel expected_kernel(const Exercise& exercise) {
 struct Built {
   std::unique_ptr<Program> program;
   const KernelTraits* kernel = nullptr;
-  std::string ptx;  // for the simulator's pass of strict GPU grading
+  std::vector<const KernelTraits*> stages;  // one per Exercise::pipeline stage
+  Technique technique;  // what `requires:` asks of the code, read from the PTX text
+  std::string ptx;      // for the simulator's pass of strict GPU grading
 };
 
 // Compiles and loads one variant of `source`, and finds `exercise`'s kernel in it. Findings explain why
@@ -404,6 +262,7 @@ std::optional<Built> build_variant(const Exercise& exercise, const Variant& vari
   request.headers_display_dir = exercise.display_dir.string();
   request.defines = defines_of(variant);
   request.arch = arch;
+  request.flags = exercise.nvcc_flags;
   CompileOutput compiled = toolchain.compiler.compile(request);
   for (Finding& f : compiled.findings) {
     f.variant = variant.label;
@@ -421,15 +280,29 @@ std::optional<Built> build_variant(const Exercise& exercise, const Variant& vari
   KernelMatch match = find_kernel(loaded.program->kernels(), expected_kernel(exercise), source.display_path);
   for (Finding& f : match.findings) findings.push_back(std::move(f));
   if (!match.kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
-  return Built{std::move(loaded.program), match.kernel, std::move(compiled.ptx)};
+  Built built{std::move(loaded.program), match.kernel, {}, {}, {}};
+  std::vector<std::string_view> entries = {match.kernel->entry};
+  for (const Stage& stage : exercise.pipeline) {
+    ExpectedKernel expected{stage.kernel.name, {}};
+    for (const ParamSpec& p : stage.kernel.params) expected.params.push_back({p.name, p.type});
+    KernelMatch stage_match = find_kernel(built.program->kernels(), expected, source.display_path);
+    for (Finding& f : stage_match.findings) findings.push_back(std::move(f));
+    if (!stage_match.kernel) return stop("A kernel of the exercise's pipeline was not found in the submission; nothing ran.");
+    built.stages.push_back(stage_match.kernel);
+    entries.push_back(stage_match.kernel->entry);
+  }
+  built.technique = technique_of(compiled.ptx, entries);
+  built.ptx = std::move(compiled.ptx);
+  return built;
 }
 
 // `fill`: false for timing runs, whose buffers the backend fills (sized_buffer).
 std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant& variant, const Size& size,
                                          const std::string& entry, uint64_t seed, std::string* error,
-                                         bool fill = true) {
+                                         LaunchShape* evaluated = nullptr, bool fill = true) {
   std::optional<LaunchShape> shape = evaluate_launch(exercise, variant, size, error);
   if (!shape) return std::nullopt;
+  if (evaluated) *evaluated = *shape;
   LaunchRequest request;
   request.entry = entry;
   request.grid = shape->grid;
@@ -437,12 +310,76 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
   request.dynamic_shared_bytes = shape->dynamic_shared_bytes;
   request.args = shape->args;
   for (size_t b = 0; b < exercise.buffers.size(); ++b)
-    request.buffers.push_back(fill ? make_buffer(exercise.buffers[b], shape->buffer_counts[b], seed, b)
+    request.buffers.push_back(fill ? make_buffer(exercise.buffers[b], fill_at(exercise.buffers[b], size),
+                                                 shape->buffer_counts[b], seed, b)
                                    : sized_buffer(exercise.buffers[b], shape->buffer_counts[b]));
   request.instruction_budget = exercise.instruction_budget;
   request.checks.intra_warp_races_are_errors = exercise.intra_warp_races_are_errors;
   return request;
 }
+
+// Launches the kernel and then each pipeline stage on the buffers the one before left; the observations
+// are the last buffers and everything every launch saw. A launch that does not complete ends the pipeline.
+Observations launch_pipeline(Backend& backend, Program& program, const std::vector<const KernelTraits*>& stages,
+                             const LaunchRequest& first, const LaunchShape& shape) {
+  Observations all = backend.launch(program, first);
+  for (size_t k = 0; k < stages.size() && all.completed && all.buffers.size() == first.buffers.size(); ++k) {
+    LaunchRequest next = first;
+    next.entry = stages[k]->entry;
+    next.grid = shape.stages[k].grid;
+    next.block = shape.stages[k].block;
+    next.dynamic_shared_bytes = shape.stages[k].dynamic_shared_bytes;
+    next.args = shape.stages[k].args;
+    next.buffers = std::move(all.buffers);
+    Observations obs = backend.launch(program, next);
+    all.buffers = std::move(obs.buffers);
+    for (Finding& f : obs.findings) all.findings.push_back(std::move(f));
+    all.shared_lines.insert(all.shared_lines.end(), obs.shared_lines.begin(), obs.shared_lines.end());
+    all.global_lines.insert(all.global_lines.end(), obs.global_lines.begin(), obs.global_lines.end());
+    all.thread_instructions += obs.thread_instructions;
+    all.seconds += obs.seconds;
+    all.completed = obs.completed;
+  }
+  return all;
+}
+
+// The generators of an exercise's `init: {generator: NAME}` fills, built once per grading, by function.
+struct Generators {
+  std::map<std::pair<std::string, ElementType>, ReferenceRunner> built;
+
+  bool build(const Exercise& exercise, const Cache& cache, std::string* error) {
+    auto add = [&](const Fill& fill, ElementType type) {
+      if (fill.init != BufferInit::kGenerator || built.contains({fill.generator, type})) return true;
+      std::optional<ReferenceRunner> runner = build_generator(exercise, type, fill.generator, cache, error);
+      if (!runner) return false;
+      built.emplace(std::make_pair(fill.generator, type), std::move(*runner));
+      return true;
+    };
+    for (const BufferSpec& buffer : exercise.buffers) {
+      if (!add(buffer.fill, buffer.type)) return false;
+      for (const std::vector<Size>* sizes : {&exercise.sizes, &exercise.gpu_sizes})
+        for (const Size& size : *sizes)
+          for (const auto& [name, fill] : size.fills)
+            if (name == buffer.name && !add(fill, buffer.type)) return false;
+    }
+    return true;
+  }
+
+  // Runs the generator of every buffer the size fills with one; each gets its own seed.
+  bool fill(const Exercise& exercise, const Size& size, uint64_t seed, LaunchRequest& launch, std::string* error) const {
+    for (size_t b = 0; b < exercise.buffers.size(); ++b) {
+      const Fill& fill = fill_at(exercise.buffers[b], size);
+      if (fill.init != BufferInit::kGenerator) continue;
+      const ReferenceRunner& runner = built.at({fill.generator, exercise.buffers[b].type});
+      if (!run_generator(runner, launch.buffers[b], seed + b, error)) {
+        *error = fmt::format("the generator '{}' of buffer '{}' failed: {}", fill.generator, exercise.buffers[b].name,
+                             *error);
+        return false;
+      }
+    }
+    return true;
+  }
+};
 
 void add_note(Result& result, const std::string& note) {
   result.note = result.note.empty() ? note : result.note + " " + note;
@@ -550,9 +487,9 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
   if (!base) return fail(fmt::format("the baseline's solution {} does not build at variant {}", solution.string(),
                                      variant.label));
   std::optional<LaunchRequest> subject_launch =
-      make_launch(exercise, variant, perf.size, subject.kernel->entry, seed, &error, /*fill=*/false);
+      make_launch(exercise, variant, perf.size, subject.kernel->entry, seed, &error, nullptr, /*fill=*/false);
   std::optional<LaunchRequest> baseline_launch =
-      make_launch(*baseline, variant, perf.size, base->kernel->entry, seed, &error, /*fill=*/false);
+      make_launch(*baseline, variant, perf.size, base->kernel->entry, seed, &error, nullptr, /*fill=*/false);
   Bindings bindings = bindings_for(variant, perf.size);
   std::optional<int64_t> bytes = perf.bytes.eval(bindings, &error);
   if (!subject_launch || !baseline_launch || !bytes) return fail("cannot set up the timing run: " + error);
@@ -638,9 +575,10 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
   }
 
   std::filesystem::path reference_path = exercise.dir / exercise.reference;
-  std::optional<ReferenceRunner> reference =
-      ReferenceRunner::build(reference_path, exercise.kernel.name, reference_params(exercise), toolchain.cache, error);
+  std::optional<ReferenceRunner> reference = build_reference(exercise, toolchain.cache, error);
   if (!reference) return std::nullopt;
+  Generators generators;
+  if (!generators.build(exercise, toolchain.cache, error)) return std::nullopt;
 
   std::vector<Finding> findings;
   SanitizerTally sanitizer;
@@ -666,29 +604,23 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     bool faulted = false;
   };
   auto launch_at = [&](Backend& backend, Program& program, const Variant& variant, const Size& size,
-                       const std::string& entry, const std::vector<SharedShape>& shapes, const std::string& tag,
+                       const std::string& entry, const std::vector<const KernelTraits*>& stages, const std::vector<SharedShape>& shapes, const std::string& tag,
                        LineFigures& figures) -> std::optional<Launched> {
-    std::optional<LaunchRequest> launch = make_launch(exercise, variant, size, entry, seed, error);
-    if (!launch) return std::nullopt;
+    LaunchShape shape;
+    std::optional<LaunchRequest> launch = make_launch(exercise, variant, size, entry, seed, error, &shape);
+    if (!launch || !generators.fill(exercise, size, seed, *launch, error)) return std::nullopt;
     launch->shared_shapes = shapes;
     std::vector<Buffer> expected = launch->buffers;
     std::string reference_error;
-    if (!reference->run(launch->args, expected, &reference_error)) {
+    if (!run_reference(*reference, exercise, variant, shape, expected, &reference_error)) {
       *error = fmt::format("{}: the reference failed at {} {}: {}", reference_path.string(), variant.label,
                            size.label(), reference_error);
       return std::nullopt;
     }
-    Observations obs = backend.launch(program, *launch);
+    Observations obs = launch_pipeline(backend, program, stages, *launch, shape);
     std::vector<Finding> run_findings = std::move(obs.findings);
-    if (obs.completed && obs.buffers.size() == launch->buffers.size()) {
-      for (size_t b = 0; b < exercise.buffers.size(); ++b) {
-        const BufferSpec& spec = exercise.buffers[b];
-        if (spec.output)
-          compare_output(spec, obs.buffers[b], expected[b], exercise.compare, file, run_findings);
-        else
-          check_input(spec, launch->buffers[b], obs.buffers[b], file, run_findings);
-      }
-    }
+    if (obs.completed && obs.buffers.size() == launch->buffers.size())
+      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, file, run_findings);
     obs.findings.clear();
     figures.add(obs);
     Launched out{{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds},
@@ -711,7 +643,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     if (!built) break;
     if (!requirements_checked) {
       requirements_checked = true;
-      for (Finding& f : check_requirements(exercise.requirements, *built->kernel, file)) findings.push_back(std::move(f));
+      for (Finding& f : check_requirements(exercise.requirements, *built->kernel, built->technique, file)) findings.push_back(std::move(f));
       for (Finding& f : check_static_shared_limit(*built->kernel, submission.text, file)) findings.push_back(std::move(f));
     }
     Bindings defines;
@@ -730,7 +662,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
       if (!loaded.program) unsimulated.push_back(variant.label);
       for (size_t s = 0; loaded.program && s < exercise.sizes.size(); ++s) {
         std::optional<Launched> launched = launch_at(*simulator, *loaded.program, variant, exercise.sizes[s],
-                                                     built->kernel->entry, shapes, "sim", figures);
+                                                     built->kernel->entry, built->stages, shapes, "sim", figures);
         if (!launched) return std::nullopt;
         ++simulated_runs;
         simulated_failures += launched->run.verdict == Verdict::kFail;
@@ -747,7 +679,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
       const Size& size = sizes[s];
       LineFigures gpu_figures;  // strict grading: the simulator's figures are the ones that count
       std::optional<Launched> launched = launch_at(toolchain.backend, *built->program, variant, size,
-                                                   built->kernel->entry, shapes, simulator ? "gpu" : "",
+                                                   built->kernel->entry, built->stages, shapes, simulator ? "gpu" : "",
                                                    simulator ? gpu_figures : figures);
       if (!launched) return std::nullopt;
       // A kernel that never ends would hold the sanitizer for its whole (much longer) limit, one that

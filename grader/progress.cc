@@ -187,17 +187,28 @@ void write_status(const std::vector<CourseExercise>& exercises, const ProgressSt
   size_t id_width = 0;
   for (const CourseExercise& exercise : exercises) id_width = std::max(id_width, exercise.id.size());
   size_t passed = 0;
-  const CourseExercise* next = nullptr;
+  std::vector<std::string> passed_ids;
+  std::vector<const CourseExercise*> unpassed;
   for (const CourseExercise& exercise : exercises) {
     const Standing standing = standing_of(exercise, state, files);
     if (standing == Standing::kPassed) {
       ++passed;
-    } else if (next == nullptr) {
-      next = &exercise;
+      passed_ids.push_back(exercise.id);
+    } else {
+      unpassed.push_back(&exercise);
     }
     out << fmt::format("  {:<11}  {:<{}}  {}\n", to_string(standing), exercise.id, id_width,
                        exercise.display_path);
   }
+  const auto ready = [&](const CourseExercise* exercise) {
+    return std::all_of(exercise->after.begin(), exercise->after.end(), [&](const std::string& id) {
+      return std::find(passed_ids.begin(), passed_ids.end(), id) != passed_ids.end();
+    });
+  };
+  const auto first_ready = std::find_if(unpassed.begin(), unpassed.end(), ready);
+  const CourseExercise* next = first_ready != unpassed.end() ? *first_ready
+                               : unpassed.empty()             ? nullptr
+                                                              : unpassed.front();
   out << fmt::format("{}/{} exercises passed\n", passed, exercises.size());
   if (next != nullptr) {
     out << fmt::format("next: edit {}, then run `gpugrade grade {}` (or `gpugrade watch`)\n",

@@ -26,6 +26,7 @@ struct CourseExercise {
   // Empty when the exercise does not record it; then an ungraded submission is "not graded".
   std::string stub_id;
   std::vector<std::string> hints;
+  std::vector<std::string> after = {};  // course.yaml's prerequisites: ids to pass first
 };
 
 // Fills every empty stub_id from git: the submission as first committed to the course repository that
@@ -89,7 +90,8 @@ std::string_view to_string(Standing standing);  // "passed", "failed", "not star
 
 Standing standing_of(const CourseExercise& exercise, const ProgressState& state, Files& files);
 
-// `gpugrade status`: a line per exercise, "3/7 exercises passed", and what to do next.
+// `gpugrade status`: a line per exercise in course order, "3/7 exercises passed", and what to do next: the
+// first exercise not passed whose prerequisites (`after`) are passed, else the first not passed.
 void write_status(const std::vector<CourseExercise>& exercises, const ProgressState& state, Files& files,
                   std::ostream& out);
 

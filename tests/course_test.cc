@@ -1,0 +1,180 @@
+// The course as a learner and an instructor meet it: the shipped course.yaml's lesson order, the exact
+// messages for a broken manifest, the order without one, and a broken exercise skipped (with its
+// file:line:col) while list, status and grade --all go on with the rest.
+#include "grader/course.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "grader/process.h"
+#include "grader/progress.h"
+#include "grader/scratch_dir.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> ids_of(const Course& course) {
+  std::vector<std::string> ids;
+  for (const CourseEntry& entry : course.entries) ids.push_back(entry.id);
+  return ids;
+}
+
+std::string relative_to(const fs::path& root, const fs::path& path) { return path.lexically_relative(root).string(); }
+
+TEST(CourseTest, ShippedCourseFollowsItsLessons) {
+  const fs::path root = GPUGRADE_SOURCE_DIR;
+  Course course = load_course(root, [&](const fs::path& p) { return relative_to(root, p); });
+  EXPECT_TRUE(course.has_manifest);
+  EXPECT_EQ(course.problems, std::vector<std::string>{});
+  std::vector<std::string> ids = ids_of(course);
+  ASSERT_GE(ids.size(), 7u);
+  ids.resize(7);  // the course may list more after the first chapters
+  EXPECT_EQ(ids, (std::vector<std::string>{"copy", "transpose-naive", "transpose-tiled", "transpose-padded",
+                                           "transpose-dynamic", "sync-tile", "residue"}));
+  for (const CourseEntry& entry : course.entries) EXPECT_TRUE(entry.exercise) << entry.id;
+  EXPECT_EQ(course.entries[3].chapter, "Shared memory tiles");
+  EXPECT_EQ(course.entries[3].after, std::vector<std::string>{"transpose-tiled"});
+}
+
+// Files that do not exist: every exercise is "missing", none passed.
+class NoFiles : public Files {
+ public:
+  std::optional<FileStamp> stamp(const fs::path&) override { return std::nullopt; }
+  std::optional<std::string> read(const fs::path&) override { return std::nullopt; }
+};
+
+TEST(CourseStatusTest, NextIsTheFirstWhosePrerequisitesArePassed) {
+  std::vector<CourseExercise> exercises(2);
+  exercises[0].id = "scan";
+  exercises[0].display_path = "exercises/scan/scan.cu";
+  exercises[0].after = {"map"};
+  exercises[1].id = "map";
+  exercises[1].display_path = "exercises/map/map.cu";
+  std::string error;
+  std::optional<ProgressState> state = ProgressState::load("/nonexistent/state.json", &error);
+  ASSERT_TRUE(state) << error;
+  NoFiles files;
+  std::ostringstream out;
+  write_status(exercises, *state, files, out);
+  EXPECT_NE(out.str().find("next: edit exercises/map/map.cu"), std::string::npos) << out.str();
+}
+
+class CourseFolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    scratch_ = ScratchDir::create("course-test", &error);
+    ASSERT_TRUE(scratch_) << error;
+    root_ = scratch_->path();
+    fs::create_directories(root_ / "exercises");
+    for (const char* id : {"copy", "transpose-naive"})
+      fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises" / id, root_ / "exercises" / id, fs::copy_options::recursive);
+  }
+
+  Course load() { return load_course(root_, [&](const fs::path& p) { return relative_to(root_, p); }); }
+
+  void write(const fs::path& name, const std::string& text) {
+    fs::create_directories((root_ / name).parent_path());
+    std::ofstream(root_ / name) << text;
+  }
+
+  // gpugrade run in the course folder, with a private cache.
+  ProcessResult run_gpugrade(std::vector<std::string> args) {
+    args.insert(args.begin(), GPUGRADE_BINARY);
+    ProcessOptions options;
+    options.working_directory = root_;
+    options.time_limit_seconds = 300;
+    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + (root_ / "cache").string(), "NO_COLOR=1"};
+    return run_process(args, options);
+  }
+
+  std::optional<ScratchDir> scratch_;
+  fs::path root_;
+};
+
+TEST_F(CourseFolderTest, WithoutAManifestTheExercisesOrderFieldDecides) {
+  EXPECT_EQ(ids_of(load()), (std::vector<std::string>{"copy", "transpose-naive"}));
+  std::ifstream in(root_ / "exercises/transpose-naive/exercise.yaml");
+  std::string yaml((std::istreambuf_iterator<char>(in)), {});
+  write("exercises/transpose-naive/exercise.yaml", yaml + "order: 1\n");
+  Course course = load();
+  EXPECT_FALSE(course.has_manifest);
+  EXPECT_EQ(ids_of(course), (std::vector<std::string>{"transpose-naive", "copy"}));
+}
+
+TEST_F(CourseFolderTest, ManifestMistakesPointAtTheirLine) {
+  write("course.yaml",
+        "title: Test course\n"
+        "chapters:\n"
+        "  - title: One\n"
+        "    exercises:\n"
+        "      - {id: transpose-naive, after: [copy]}\n"
+        "      - copi\n"
+        "      - copy\n");
+  Course course = load();
+  EXPECT_EQ(course.problems,
+            (std::vector<std::string>{"course.yaml:5:9: 'copy' comes after 'transpose-naive', which needs it first: "
+                                      "move it earlier",
+                                      "course.yaml:6:9: no exercise 'copi' in exercises (did you mean 'copy'?)"}));
+  // The course stays usable, in the manifest's order.
+  EXPECT_EQ(ids_of(course), (std::vector<std::string>{"transpose-naive", "copy"}));
+}
+
+TEST_F(CourseFolderTest, UnlistedExercisesComeLastWithANote) {
+  write("course.yaml", "chapters:\n  - title: One\n    exercises: [transpose-naive]\n");
+  Course course = load();
+  EXPECT_EQ(ids_of(course), (std::vector<std::string>{"transpose-naive", "copy"}));
+  EXPECT_EQ(course.problems, std::vector<std::string>{"course.yaml: copy not listed in any chapter; it comes last"});
+}
+
+TEST_F(CourseFolderTest, ManifestPointsReplaceTheExercises) {
+  write("course.yaml", "chapters:\n  - title: One\n    exercises: [{id: copy, points: 12}, transpose-naive]\n");
+  Course course = load();
+  ASSERT_TRUE(course.entries[0].exercise);
+  EXPECT_EQ(course.entries[0].exercise->points, 12);
+}
+
+TEST_F(CourseFolderTest, BrokenExerciseIsSkippedAndTheRestOfTheCourseWorks) {
+  write("course.yaml", "chapters:\n  - title: One\n    exercises: [copy, broken, transpose-naive]\n");
+  write("exercises/broken/exercise.yaml", "id: broken\ntitle: Broken\npoints: many\n");
+  Course course = load();
+  ASSERT_EQ(ids_of(course), (std::vector<std::string>{"copy", "broken", "transpose-naive"}));
+  EXPECT_FALSE(course.entries[1].exercise);
+  ASSERT_FALSE(course.entries[1].errors.empty());
+  EXPECT_EQ(course.entries[1].errors[0].rfind("exercises/broken/exercise.yaml:3:9: ", 0), 0u)
+      << course.entries[1].errors[0];
+
+  ProcessResult list = run_gpugrade({"list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_LT(list.out.find("copy "), list.out.find("transpose-naive ")) << list.out;
+  EXPECT_NE(list.out.find("broken"), std::string::npos) << list.out;
+  EXPECT_NE(list.err.find("exercises/broken/exercise.yaml:3:9: "), std::string::npos) << list.err;
+
+  ProcessResult status = run_gpugrade({"status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("0/2 exercises passed"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("next: edit exercises/copy/copy.cu"), std::string::npos) << status.out;
+
+  ProcessResult check = run_gpugrade({"check", "broken"});
+  EXPECT_EQ(check.exit_code, 2) << check.out << check.err;
+  EXPECT_NE(check.out.find("exercises/broken/exercise.yaml:3:9: "), std::string::npos) << check.out;
+}
+
+TEST_F(CourseFolderTest, GradeAllGradesTheRestThenSaysTheDefinitionIsBroken) {
+  write("exercises/broken/exercise.yaml", "id: broken\ntitle: Broken\npoints: many\n");
+  ProcessResult r = run_gpugrade({"grade", "--all", "--backend", "sim", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.out.find("\"exercise\": \"copy\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"exercise\": \"transpose-naive\""), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("exercises/broken/exercise.yaml:3:9: "), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gpugrade

@@ -1,0 +1,277 @@
+// Format 2 exercises graded end to end (nvcc, the simulator): a float scalar and a shaped output, a
+// two-kernel pipeline with an intermediate buffer, a reference that reads the launch, a generator, an
+// accumulator, and `requires` that asks for the technique with the instructor's message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/grading_fixture.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::findings_of;
+using testing::line_of;
+
+class Format2GradeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { grading_ = new testing::Grading(); }
+  static void TearDownTestSuite() {
+    delete grading_;
+    grading_ = nullptr;
+  }
+
+  void SetUp() override {
+    std::string error;
+    scratch_ = ScratchDir::create("format2-grade-test", &error);
+    ASSERT_TRUE(scratch_) << error;
+  }
+
+  // Writes exercises/<id>/ (exercise.yaml, reference.cpp, an empty stub) and loads it.
+  Exercise exercise(const std::string& id, const std::string& yaml, const std::string& reference,
+                    const std::string& stub_name) {
+    const fs::path dir = scratch_->path() / "exercises" / id;
+    fs::create_directories(dir);
+    std::ofstream(dir / "exercise.yaml") << yaml;
+    std::ofstream(dir / "reference.cpp") << reference;
+    std::ofstream(dir / stub_name) << "";
+    std::vector<std::string> errors;
+    std::optional<Exercise> e = load_exercise(dir, &errors, fs::path("exercises") / id);
+    EXPECT_TRUE(e) << ::testing::PrintToString(errors);
+    return e.value_or(Exercise{});
+  }
+
+  Result grade(const Exercise& e, const std::string& text) { return grading_->grade_exercise(e, text); }
+
+  static testing::Grading* grading_;
+  std::optional<ScratchDir> scratch_;
+};
+
+testing::Grading* Format2GradeTest::grading_ = nullptr;
+
+constexpr const char* kSaxpyYaml = R"yaml(format: 2
+id: saxpy
+title: a*x + y
+points: 3
+kernel:
+  file: saxpy.cu
+  name: saxpy
+  params:
+    - {name: out, type: "float*", buffer: out}
+    - {name: x, type: "const float*", buffer: x}
+    - {name: a, type: float, value: 2.5}
+    - {name: rows, type: int, value: rows}
+    - {name: cols, type: int, value: cols}
+buffers:
+  x:   {type: float, count: rows*cols, init: {random: {min: -4, max: 4}}}
+  out: {type: float, count: rows*cols, init: poison, output: true, shape: [rows, cols]}
+reference: reference.cpp
+variants:
+  - {defines: {B: 64}, block: [B]}
+grid: ["ceil_div(rows*cols, B)"]
+sizes: [{rows: 3, cols: 5}, {rows: 20, cols: 30}]
+)yaml";
+
+constexpr const char* kSaxpyReference = R"(void saxpy(float* out, const float* x, float a, int rows, int cols) {
+  for (int i = 0; i < rows * cols; ++i) out[i] = a * x[i];
+}
+)";
+
+TEST_F(Format2GradeTest, FloatScalarAndShapedOutput) {
+  Exercise e = exercise("saxpy", kSaxpyYaml, kSaxpyReference, "saxpy.cu");
+  const std::string right = R"(__global__ void saxpy(float* out, const float* x, float a, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows * cols) out[i] = a * x[i];
+}
+)";
+  Result pass = grade(e, right);
+  EXPECT_EQ(pass.verdict, Verdict::kPass) << ::testing::PrintToString(pass.findings.size());
+
+  // a = 2 where the exercise passes 2.5, and the last column is never written.
+  const std::string wrong = R"(__global__ void saxpy(float* out, const float* x, float a, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows * cols && i % cols != cols - 1) out[i] = 2.0f * x[i];
+}
+)";
+  Result fail = grade(e, wrong);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  std::vector<Finding> unwritten = findings_of(fail, FindingKind::kUnwrittenOutput);
+  ASSERT_FALSE(unwritten.empty());
+  EXPECT_NE(unwritten[0].message.find("the first is out[0][4] (expected"), std::string::npos) << unwritten[0].message;
+  std::vector<Finding> wrong_output = findings_of(fail, FindingKind::kWrongOutput);
+  ASSERT_FALSE(wrong_output.empty());
+  EXPECT_NE(wrong_output[0].message.find("the first is out[0][0]: expected"), std::string::npos)
+      << wrong_output[0].message;
+}
+
+// Sums in two passes: per-block partial sums into an intermediate buffer, then one block adds them.
+// The reference sees the launch (the block size is a define it reads) and the input comes from a generator.
+constexpr const char* kSumYaml = R"yaml(format: 2
+id: two-pass
+title: Two-pass sum
+points: 3
+kernel:
+  file: sum.cu
+  name: partial_sums
+  params:
+    - {name: partial, type: "int*", buffer: partial}
+    - {name: in, type: "const int*", buffer: in}
+    - {name: n, type: int, value: n}
+pipeline:
+  - name: total
+    params:
+      - {name: out, type: "int*", buffer: out}
+      - {name: partial, type: "const int*", buffer: partial}
+      - {name: blocks, type: int, value: "ceil_div(n, B)"}
+    grid: [1]
+    block: [1]
+buffers:
+  in:      {type: int, count: n, init: {generator: make_input}}
+  partial: {type: int, count: "ceil_div(n, B)", init: poison, intermediate: true}
+  out:     {type: int, count: 1, init: poison, output: true}
+reference: {file: reference.cpp, launch: true}
+requires:
+  warp_shuffle: {message: "Reduce each warp with __shfl_down_sync before touching shared memory."}
+variants:
+  - {defines: {B: 32}, block: [B]}
+grid: ["ceil_div(n, B)"]
+sizes: [{n: 100}, {n: 1000}]
+)yaml";
+
+constexpr const char* kSumReference = R"(#include <stdexcept>
+void make_input(int* data, long long count, unsigned long long seed) {
+  for (long long i = 0; i < count; ++i) data[i] = static_cast<int>((i * 7 + seed) % 13);
+}
+void partial_sums(const int* in, int n, int* out, int blocks, const gpugrade::Launch& launch) {
+  if (launch.define("B") != 32 || launch.block.x != 32 || blocks != (n + 31) / 32) throw std::logic_error("launch");
+  long long sum = 0;
+  for (int i = 0; i < n; ++i) sum += in[i];
+  out[0] = static_cast<int>(sum);
+}
+)";
+
+constexpr const char* kSumWithShuffles = R"(#define FULL 0xffffffffu
+__global__ void partial_sums(int* partial, const int* in, int n) {
+  int i = blockIdx.x * B + threadIdx.x;
+  int v = i < n ? in[i] : 0;
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(FULL, v, offset);
+  if (threadIdx.x == 0) partial[blockIdx.x] = v;
+}
+__global__ void total(int* out, const int* partial, int blocks) {
+  int sum = 0;
+  for (int b = 0; b < blocks; ++b) sum += partial[b];
+  out[0] = sum;
+}
+)";
+
+TEST_F(Format2GradeTest, PipelineWithIntermediateBufferLaunchAwareReferenceAndGenerator) {
+  Exercise e = exercise("two-pass", kSumYaml, kSumReference, "sum.cu");
+  Result pass = grade(e, kSumWithShuffles);
+  EXPECT_EQ(pass.verdict, Verdict::kPass);
+  for (const Finding& f : pass.findings) ADD_FAILURE() << f.message;
+
+  // The second kernel forgets the last block's partial sum.
+  std::string short_sum = kSumWithShuffles;
+  short_sum.replace(short_sum.find("b < blocks"), 10, "b < blocks - 1");
+  Result fail = grade(e, short_sum);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  EXPECT_FALSE(findings_of(fail, FindingKind::kWrongOutput).empty());
+}
+
+TEST_F(Format2GradeTest, RequirementWithTheInstructorsMessage) {
+  Exercise e = exercise("two-pass", kSumYaml, kSumReference, "sum.cu");
+  const std::string atomics = R"(__global__ void partial_sums(int* partial, const int* in, int n) {
+  __shared__ int sum;
+  if (threadIdx.x == 0) sum = 0;
+  __syncthreads();
+  int i = blockIdx.x * B + threadIdx.x;
+  if (i < n) atomicAdd(&sum, in[i]);
+  __syncthreads();
+  if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+}
+__global__ void total(int* out, const int* partial, int blocks) {
+  int sum = 0;
+  for (int b = 0; b < blocks; ++b) sum += partial[b];
+  out[0] = sum;
+}
+)";
+  Result fail = grade(e, atomics);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  std::vector<Finding> missing = findings_of(fail, FindingKind::kMissingRequirement);
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].message, "Reduce each warp with __shfl_down_sync before touching shared memory.");
+  EXPECT_EQ(missing[0].line, 1);
+}
+
+// A histogram: `bins` accumulates (init zero), and the technique asked for is a shared-memory copy.
+constexpr const char* kHistogramYaml = R"yaml(format: 2
+id: histogram
+title: Histogram
+points: 3
+kernel:
+  file: histogram.cu
+  name: histogram
+  params:
+    - {name: bins, type: "unsigned int*", buffer: bins}
+    - {name: in, type: "const unsigned char*", buffer: in}
+    - {name: n, type: int, value: n}
+buffers:
+  in:   {type: uchar, count: n, init: {random: {min: 0, max: 15, hot: {value: 7, fraction: 0.5}}}}
+  bins: {type: unsigned, count: 16, init: zero, output: true}
+reference: reference.cpp
+requires: {shared_atomics: true, no_global_atomics_in_loop: true}
+variants:
+  - {defines: {B: 64}, block: [B]}
+grid: ["ceil_div(n, B * 4)"]
+sizes: [{n: 1000}, {n: 5000, init: {in: {random: {values: [3]}}}}]
+)yaml";
+
+constexpr const char* kHistogramReference = R"(void histogram(unsigned* bins, const unsigned char* in, int n) {
+  for (int i = 0; i < n; ++i) ++bins[in[i]];
+}
+)";
+
+TEST_F(Format2GradeTest, HistogramTechniqueAndAccumulator) {
+  Exercise e = exercise("histogram", kHistogramYaml, kHistogramReference, "histogram.cu");
+  const std::string privatized = R"(__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {
+  __shared__ unsigned int local[16];
+  if (threadIdx.x < 16) local[threadIdx.x] = 0;
+  __syncthreads();
+  for (int i = blockIdx.x * B * 4 + threadIdx.x; i < min(n, (blockIdx.x + 1) * B * 4); i += B)
+    atomicAdd(&local[in[i]], 1u);
+  __syncthreads();
+  if (threadIdx.x < 16) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+}
+)";
+  Result pass = grade(e, privatized);
+  EXPECT_EQ(pass.verdict, Verdict::kPass);
+  for (const Finding& f : pass.findings) ADD_FAILURE() << f.message;
+
+  const std::string global = R"(__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {
+  __shared__ unsigned int unused[16];
+  unused[threadIdx.x % 16] = 0;
+  for (int i = blockIdx.x * B * 4 + threadIdx.x; i < min(n, (blockIdx.x + 1) * B * 4); i += B)
+    atomicAdd(&bins[in[i]], 1u);
+}
+)";
+  Result fail = grade(e, global);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  std::vector<Finding> missing = findings_of(fail, FindingKind::kMissingRequirement);
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].details["requirement"], "shared_atomics");
+  EXPECT_EQ(missing[1].details["requirement"], "no_global_atomics_in_loop");
+  EXPECT_EQ(missing[1].line, line_of(global, "atomicAdd(&bins"));
+
+  // Nothing added: every bin the reference fills still holds its zero.
+  Result empty = grade(e, "__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {}\n");
+  std::vector<Finding> unwritten = findings_of(empty, FindingKind::kUnwrittenOutput);
+  ASSERT_FALSE(unwritten.empty());
+  EXPECT_NE(unwritten[0].message.find("still hold the value they started with (zero)"), std::string::npos)
+      << unwritten[0].message;
+}
+
+}  // namespace
+}  // namespace gpugrade
