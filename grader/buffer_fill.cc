@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "grader/grade.h"
+#include "harness/poison.h"
 
 namespace gpugrade {
 namespace {
