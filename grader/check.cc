@@ -39,31 +39,19 @@ std::string describe(const Result& result) {
                        : fmt::format("{}: {}", to_string(result.verdict), kinds);
 }
 
-// Whether a GPU run can report `kind`: the simulator's access checkers have no counterpart there, and
-// races and diverged barriers are seen only by compute-sanitizer.
-bool gpu_reports(FindingKind kind, bool sanitize) {
-  switch (kind) {
-    case FindingKind::kBankConflict:
-    case FindingKind::kUncoalesced:
-    case FindingKind::kUninitializedSharedRead:
-      return false;
-    case FindingKind::kRace:
-    case FindingKind::kBarrierDivergence:
-      return sanitize;
-    default:
-      return true;
-  }
-}
-
-// What `spec` must get on this toolchain's backend; `dropped` names the kinds left out as unseeable.
+// What `spec` must get on this toolchain's backend; `dropped` names the kinds left out as unseeable. A
+// backend that observes every kind (the simulator with its checkers) is held to `expect:`; one that does
+// not (a GPU, whose races and diverged barriers only compute-sanitizer sees) to `expect on gpu:`, else to
+// `expect:` less what it cannot see.
 Expectation expectation_for(const MutantSpec& spec, const Toolchain& toolchain, const GradeOptions& options,
                             std::vector<std::string>* dropped) {
-  if (toolchain.backend_name != "gpu") return spec.expect;
+  const Capabilities& backend = toolchain.backend.capabilities();
+  if (backend.observes_every_kind(options.sanitize)) return spec.expect;
   if (options.sanitize && spec.expect_on_gpu_sanitized) return *spec.expect_on_gpu_sanitized;
   if (spec.expect_on_gpu) return *spec.expect_on_gpu;
   Expectation expect{spec.expect.verdict, {}};
   for (FindingKind kind : spec.expect.kinds) {
-    if (gpu_reports(kind, options.sanitize))
+    if (backend.observes(kind, options.sanitize))
       expect.kinds.push_back(kind);
     else
       dropped->emplace_back(to_string(kind));

@@ -164,7 +164,7 @@ class Tools {
       simulator_ = make_sim_backend(std::move(options));
       backend_ = samples_.count_launches(*simulator_);
     }
-    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_, name});
+    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_});
     return *toolchain_;
   }
 

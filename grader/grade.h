@@ -26,8 +26,7 @@ struct Submission {
 struct Toolchain {
   Compiler& compiler;
   const Cache& cache;
-  Backend& backend;
-  std::string backend_name;             // "sim" or "gpu", as results report it
+  Backend& backend;                     // what it can do: backend.capabilities()
 };
 
 struct GradeOptions {

@@ -178,6 +178,7 @@ class GpuBackend : public Backend {
   explicit GpuBackend(GpuOptions options) : options_(std::move(options)) {}
 
   std::string_view name() const override { return "gpu"; }
+  const Capabilities& capabilities() const override { return gpu_capabilities(); }
 
   Loaded load(std::string_view ptx) override {
     Loaded loaded;
@@ -270,6 +271,15 @@ bool gpu_available(std::string* why_not, const GpuOptions& options) {
 
 std::unique_ptr<Backend> make_gpu_backend(GpuOptions options) {
   return std::make_unique<GpuBackend>(std::move(options));
+}
+
+const Capabilities& gpu_capabilities() {
+  static const Capabilities capabilities{.times_kernels = true,
+                                         .checks_accesses = false,
+                                         .tracks_barriers = false,
+                                         .has_external_sanitizer = true,
+                                         .run_figure = RunFigure::kKernelMilliseconds};
+  return capabilities;
 }
 
 std::string poisoned_ptx(const Program& program) {

@@ -24,6 +24,10 @@ bool gpu_available(std::string* why_not, const GpuOptions& options = {});
 
 std::unique_ptr<Backend> make_gpu_backend(GpuOptions options = {});
 
+// What the GPU backend can do: time kernels and run compute-sanitizer; it watches no access itself. A
+// stand-in for a device (in tests) declares the same.
+const Capabilities& gpu_capabilities();
+
 // The PTX a correctness launch of `program` runs (with the poison prologue); empty if `program` does
 // not come from the GPU backend. For inspecting what ran.
 std::string poisoned_ptx(const Program& program);
