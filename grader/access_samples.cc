@@ -261,6 +261,7 @@ class CountingBackend : public Backend {
   CountingBackend(Backend& inner, std::shared_ptr<AccessSamples::Store> store)
       : inner_(inner), store_(std::move(store)) {}
   std::string_view name() const override { return inner_.name(); }
+  const Capabilities& capabilities() const override { return inner_.capabilities(); }
   Loaded load(std::string_view ptx) override { return inner_.load(ptx); }
   Observations launch(Program& program, const LaunchRequest& request) override {
     {

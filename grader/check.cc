@@ -39,20 +39,9 @@ std::string describe(const Result& result) {
                        : fmt::format("{}: {}", to_string(result.verdict), kinds);
 }
 
-// Whether a GPU run can report `kind`: the simulator's access checkers have no counterpart there, and
-// races and diverged barriers are seen only by compute-sanitizer.
-bool gpu_reports(FindingKind kind, bool sanitize) {
-  switch (kind) {
-    case FindingKind::kBankConflict:
-    case FindingKind::kUncoalesced:
-    case FindingKind::kUninitializedSharedRead:
-      return false;
-    case FindingKind::kRace:
-    case FindingKind::kBarrierDivergence:
-      return sanitize;
-    default:
-      return true;
-  }
+// The simulator's access figures: under strict GPU grading the device's timing judges them instead.
+bool is_access_figure(FindingKind kind) {
+  return kind == FindingKind::kBankConflict || kind == FindingKind::kUncoalesced;
 }
 
 // Strict GPU grading (the simulator's pass beside the device) reports every kind `expect:` names but the
@@ -61,7 +50,7 @@ bool gpu_reports(FindingKind kind, bool sanitize) {
 Expectation strict_expectation(const MutantSpec& spec, std::vector<std::string>* dropped) {
   Expectation expect{spec.expect.verdict, {}};
   for (FindingKind kind : spec.expect.kinds) {
-    if (kind == FindingKind::kBankConflict || kind == FindingKind::kUncoalesced)
+    if (is_access_figure(kind))
       dropped->emplace_back(to_string(kind));
     else
       expect.kinds.push_back(kind);
@@ -72,16 +61,21 @@ Expectation strict_expectation(const MutantSpec& spec, std::vector<std::string>*
   return expect;
 }
 
-// What `spec` must get on this toolchain's backend; `dropped` names the kinds left out as unseeable.
+// What `spec` must get on this toolchain; `dropped` names the kinds left out as unseeable. Strict GPU
+// grading is held to `expect:` less the simulator's access figures (strict_expectation). Otherwise a
+// backend that observes every kind (the simulator with its checkers) is held to `expect:`; one that does
+// not (a GPU alone, whose races and diverged barriers only compute-sanitizer sees) to `expect on gpu:`,
+// else to `expect:` less what it cannot see.
 Expectation expectation_for(const MutantSpec& spec, const Toolchain& toolchain, const GradeOptions& options,
                             std::vector<std::string>* dropped) {
   if (toolchain.simulator) return strict_expectation(spec, dropped);
-  if (toolchain.backend_name != "gpu") return spec.expect;
+  const Capabilities& backend = toolchain.backend.capabilities();
+  if (backend.observes_every_kind(options.sanitize)) return spec.expect;
   if (options.sanitize && spec.expect_on_gpu_sanitized) return *spec.expect_on_gpu_sanitized;
   if (spec.expect_on_gpu) return *spec.expect_on_gpu;
   Expectation expect{spec.expect.verdict, {}};
   for (FindingKind kind : spec.expect.kinds) {
-    if (gpu_reports(kind, options.sanitize))
+    if (backend.observes(kind, options.sanitize))
       expect.kinds.push_back(kind);
     else
       dropped->emplace_back(to_string(kind));
@@ -305,7 +299,9 @@ bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& t
     const Expectation expect = expectation_for(*spec, toolchain, options, &dropped);
     std::vector<ExpectedAt> at;
     for (const ExpectedAt& marker : spec->at)
-      if (toolchain.backend_name != "gpu" || gpu_reports(marker.kind, options.sanitize)) at.push_back(marker);
+      if (toolchain.simulator ? !is_access_figure(marker.kind)
+                              : toolchain.backend.capabilities().observes(marker.kind, options.sanitize))
+        at.push_back(marker);
     if (!check_one(exercise, file, "mutants/" + file.filename().string(), expect, dropped, toolchain, options,
                    report, error, at))
       return false;

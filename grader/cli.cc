@@ -200,7 +200,7 @@ class Tools {
       simulator_ = make_sim_backend(std::move(options));
       backend_ = samples_.count_launches(*simulator_);
     }
-    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_, name});
+    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_});
     // On a GPU, grading is as strict as the simulator's: its pass runs beside the device's, unless the
     // kernel is one the simulator cannot run (--gpu-only).
     if (name == "gpu" && !gpu_only_) {

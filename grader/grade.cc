@@ -276,7 +276,7 @@ std::optional<Built> build_variant(const Exercise& exercise, const Variant& vari
     findings.push_back(std::move(f));
   }
   if (!loaded.program)
-    return stop(fmt::format("It compiled, but the {} backend could not load it; nothing ran.", toolchain.backend_name));
+    return stop(fmt::format("It compiled, but the {} backend could not load it; nothing ran.", toolchain.backend.name()));
   KernelMatch match = find_kernel(loaded.program->kernels(), expected_kernel(exercise), source.display_path);
   for (Finding& f : match.findings) findings.push_back(std::move(f));
   if (!match.kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
@@ -559,7 +559,8 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
   Result result;
   result.exercise = exercise.id;
   result.submission = submission.display_path;
-  result.backend = toolchain.backend_name;
+  result.backend = toolchain.backend.name();
+  result.run_figure = toolchain.backend.capabilities().run_figure;
   result.max_points = exercise.points;
   const uint64_t seed = options.seed.value_or(exercise.seed);
   const std::string& file = submission.display_path;
@@ -587,7 +588,8 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
   sanitizer.paths[std::filesystem::path(file).filename().string()] = file;
   std::optional<Built> timed;
   std::vector<Size> sizes = exercise.sizes;
-  if (toolchain.backend_name == "gpu") sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
+  if (toolchain.backend.capabilities().times_kernels)
+    sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
   const size_t total_runs = exercise.variants.size() * sizes.size();
   bool requirements_checked = false;
   // Strict GPU grading: each variant runs on the simulator at `sizes` first, with its checkers.
@@ -720,7 +722,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
   result.findings = fold(std::move(findings), total_runs);
   const bool correct = std::none_of(result.findings.begin(), result.findings.end(),
                                     [](const Finding& f) { return f.severity == Severity::kError; });
-  if (correct && timed && toolchain.backend_name == "gpu")
+  if (correct && timed && toolchain.backend.capabilities().times_kernels)
     judge_throughput(exercise, *timed, toolchain, options, seed, result);
   const bool pass = !result.runs.empty() &&
                     std::none_of(result.findings.begin(), result.findings.end(),

@@ -26,8 +26,7 @@ struct Submission {
 struct Toolchain {
   Compiler& compiler;
   const Cache& cache;
-  Backend& backend;
-  std::string backend_name;             // "sim" or "gpu", as results report it
+  Backend& backend;                     // what it can do: backend.capabilities()
   // Strict GPU grading: the simulator, with its hazard checkers, whose pass at the exercise's `sizes`
   // runs before the device's runs; the result holds the findings of both. Null: `backend` grades alone.
   Backend* simulator = nullptr;

@@ -11,20 +11,6 @@
 namespace gpugrade {
 namespace {
 
-// Findings from before any kernel ran.
-bool before_runs(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::kCompileError:
-    case FindingKind::kRejectedSource:
-    case FindingKind::kSignatureMismatch:
-    case FindingKind::kMissingRequirement:
-    case FindingKind::kResourceLimit:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // A finding with a variant or a size belongs to the runs it names; one with neither holds for all runs and
 // is reported once, outside them.
 bool belongs_to(const Finding& finding, const Run& run) {
@@ -130,7 +116,7 @@ std::vector<TestCase> test_cases(const Result& result) {
   for (const Finding& finding : result.findings) {
     const bool in_a_run = std::any_of(result.runs.begin(), result.runs.end(),
                                       [&](const Run& run) { return belongs_to(finding, run); });
-    if (!in_a_run) add_finding(before_runs(finding.kind) ? compile : submission, finding);
+    if (!in_a_run) add_finding(decided_before_runs(finding.kind) ? compile : submission, finding);
   }
   const bool explained =
       std::any_of(tests.begin(), tests.end(), [](const TestCase& t) { return t.failed(); }) ||

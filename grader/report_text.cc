@@ -52,13 +52,13 @@ void write_runs(const Result& result, std::ostream& out) {
     size_width = std::max(size_width, run.size.size());
   }
   // The simulator counts what it executed; a GPU times the (poisoned) correctness launch instead.
-  const bool gpu = result.backend == "gpu";
+  const bool timed = result.run_figure == RunFigure::kKernelMilliseconds;
   out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", "variant", variant_width, "size", size_width,
-                     "verdict", gpu ? "kernel ms" : "thread-instructions");
+                     "verdict", to_string(result.run_figure));
   for (const Run& run : result.runs)
     out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", run.variant, variant_width, run.size, size_width,
                        to_string(run.verdict),
-                       gpu ? fmt::format("{:.3f}", run.seconds * 1000) : with_thousands(run.thread_instructions));
+                       timed ? fmt::format("{:.3f}", run.seconds * 1000) : with_thousands(run.thread_instructions));
 }
 
 // With --verbose: the checkers' figures per source line, as `metrics` holds them.

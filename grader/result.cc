@@ -54,6 +54,10 @@ std::optional<Result> result_from_json(const nlohmann::json& json) {
     result.exercise = json.at("exercise").get<std::string>();
     result.submission = json.value("submission", "");
     result.backend = json.value("backend", "");
+    // The JSON names the backend rather than its capabilities (the contract keeps it so); of the two it
+    // can name, only the GPU gives kernel times instead of instruction counts.
+    result.run_figure =
+        result.backend == "gpu" ? RunFigure::kKernelMilliseconds : RunFigure::kThreadInstructions;
     result.verdict = json.value("verdict", "fail") == "pass" ? Verdict::kPass : Verdict::kFail;
     result.points = json.value("points", 0);
     result.max_points = json.value("max_points", 0);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/backend.h"
 #include "harness/finding.h"
 
 namespace gpugrade {
@@ -29,6 +30,8 @@ struct Result {
   std::string exercise;             // the exercise id
   std::string submission;           // the graded file, as the user named it
   std::string backend;              // "sim" or "gpu"
+  RunFigure run_figure = RunFigure::kThreadInstructions;  // which of a run's figures the text report shows;
+                                                          // not in the JSON, whose runs carry both
   Verdict verdict = Verdict::kFail;
   int points = 0;                   // the exercise's points: all of them on pass, none on fail
   int max_points = 0;

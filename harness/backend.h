@@ -169,10 +169,29 @@ struct SanitizerOutcome {
   std::vector<std::vector<Finding>> findings;  // per launch, in the order asked: races, diverged barriers
 };
 
+// The figure a backend gives for each run: the simulator counts what it executed, a GPU times the launch.
+enum class RunFigure { kThreadInstructions, kKernelMilliseconds };
+std::string_view to_string(RunFigure figure);  // "thread-instructions", "kernel ms": a report's column
+
+// What a backend can do, so that the grader asks this rather than the backend's name.
+struct Capabilities {
+  bool times_kernels = false;           // time() answers: throughput is judged, the exercise's gpu_sizes run
+  bool checks_accesses = false;         // every launch watches each memory access (races, bank conflicts...)
+  bool tracks_barriers = false;         // every launch follows each thread to its barriers
+  bool has_external_sanitizer = false;  // sanitize() re-runs launches under an external race/barrier checker
+  RunFigure run_figure = RunFigure::kThreadInstructions;
+
+  // Whether a finding of `kind` can come out of grading on this backend; `sanitized`: under sanitize().
+  bool observes(FindingKind kind, bool sanitized) const;
+  // Whether every kind can: such a backend is held to everything an exercise expects.
+  bool observes_every_kind(bool sanitized) const;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string_view name() const = 0;
+  virtual std::string_view name() const = 0;  // "sim" or "gpu": what results report as their backend
+  virtual const Capabilities& capabilities() const = 0;
   virtual Loaded load(std::string_view ptx) = 0;
   virtual Observations launch(Program& program, const LaunchRequest& request) = 0;
   // Backends that cannot time (the simulator) return nullopt.

@@ -12,31 +12,66 @@
 
 namespace gpugrade {
 
-// Every kind of finding. The spelling returned by to_string() is part of the result contract.
+// What a backend must do to report a kind of finding.
+enum class FindingNeeds : uint8_t {
+  kNothing,                     // the grader decides it, or any run of the kernel shows it
+  kAccessChecks,                // watching every memory access as it happens (the simulator's checkers)
+  kAccessChecksOrSanitizer,     // that, or re-running the launch under an external race checker
+  kBarrierTrackingOrSanitizer,  // following every thread to its barrier, or an external barrier checker
+};
+
+// Every kind of finding, once: X(enumerator, spelling, decided before any run, what reporting it needs).
+// The spelling is part of the result contract (docs/result-contract.md). A kind decided before any run
+// comes from the source and the PTX alone, so reports put it outside every run.
+#define GPUGRADE_FINDING_KINDS(X)                                                                          \
+  /* nvcc rejected the submission */                                                                       \
+  X(kCompileError, "compile-error", true, kNothing)                                                        \
+  /* the source screen refused the file before nvcc ran */                                                 \
+  X(kRejectedSource, "rejected-source", true, kNothing)                                                    \
+  /* the kernel is missing or its parameters differ from the exercise */                                   \
+  X(kSignatureMismatch, "signature-mismatch", true, kNothing)                                              \
+  /* the PTX lacks something the exercise requires (shared memory, a barrier) */                           \
+  X(kMissingRequirement, "missing-requirement", true, kNothing)                                            \
+  /* output differs from the reference */                                                                  \
+  X(kWrongOutput, "wrong-output", false, kNothing)                                                         \
+  /* output elements still hold the poison they started with */                                            \
+  X(kUnwrittenOutput, "unwritten-output", false, kNothing)                                                 \
+  /* an input buffer changed */                                                                            \
+  X(kModifiedInput, "modified-input", false, kNothing)                                                     \
+  /* an access outside every allocation */                                                                 \
+  X(kOutOfBounds, "out-of-bounds", false, kNothing)                                                        \
+  /* two threads touched the same bytes with no barrier between them */                                    \
+  X(kRace, "race", false, kAccessChecksOrSanitizer)                                                        \
+  /* a read of shared bytes no thread of the block wrote */                                                \
+  X(kUninitializedSharedRead, "uninitialized-shared-read", false, kAccessChecks)                           \
+  /* a barrier some live threads of the block never reach */                                               \
+  X(kBarrierDivergence, "barrier-divergence", false, kBarrierTrackingOrSanitizer)                          \
+  /* the instruction budget or the wall-clock limit ran out */                                             \
+  X(kTimeout, "timeout", false, kNothing)                                                                  \
+  /* shared accesses serialize past the exercise's limit */                                                \
+  X(kBankConflict, "bank-conflict", false, kAccessChecks)                                                  \
+  /* global accesses touch more sectors than the exercise allows */                                        \
+  X(kUncoalesced, "uncoalesced", false, kAccessChecks)                                                     \
+  /* throughput below the exercise's ratio to the baseline */                                              \
+  X(kTooSlow, "too-slow", false, kNothing)                                                                 \
+  /* the launch asks for more shared memory, registers or threads than allowed */                          \
+  X(kResourceLimit, "resource-limit", true, kNothing)                                                      \
+  /* anything else the backend reports (a CUDA error, unsupported PTX) */                                  \
+  X(kRuntimeError, "runtime-error", false, kNothing)
+
 enum class FindingKind {
-  kCompileError,               // nvcc rejected the submission
-  kRejectedSource,             // the source screen refused the file before nvcc ran
-  kSignatureMismatch,          // the kernel is missing or its parameters differ from the exercise
-  kMissingRequirement,         // the PTX lacks something the exercise requires (shared memory, a barrier)
-  kWrongOutput,                // output differs from the reference
-  kUnwrittenOutput,            // output elements still hold the poison they started with
-  kModifiedInput,              // an input buffer changed
-  kOutOfBounds,                // an access outside every allocation
-  kRace,                       // two threads touched the same bytes with no barrier between them
-  kUninitializedSharedRead,    // a read of shared bytes no thread of the block wrote
-  kBarrierDivergence,          // a barrier some live threads of the block never reach
-  kTimeout,                    // the instruction budget or the wall-clock limit ran out
-  kBankConflict,               // shared accesses serialize past the exercise's limit
-  kUncoalesced,                // global accesses touch more sectors than the exercise allows
-  kTooSlow,                    // throughput below the exercise's ratio to the baseline
-  kResourceLimit,              // the launch asks for more shared memory, registers or threads than allowed
-  kRuntimeError,               // anything else the backend reports (a CUDA error, unsupported PTX)
+#define GPUGRADE_FINDING_KIND_ENUMERATOR(kind, spelling, before_runs, needs) kind,
+  GPUGRADE_FINDING_KINDS(GPUGRADE_FINDING_KIND_ENUMERATOR)
+#undef GPUGRADE_FINDING_KIND_ENUMERATOR
 };
 
 enum class Severity { kError, kWarning };
 
 std::string_view to_string(FindingKind kind);
 std::optional<FindingKind> parse_finding_kind(std::string_view text);
+// True for kinds decided from the source and the PTX before any kernel runs (compile errors, signatures).
+bool decided_before_runs(FindingKind kind);
+FindingNeeds needs(FindingKind kind);
 std::string_view to_string(Severity severity);
 
 struct Finding {

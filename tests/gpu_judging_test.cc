@@ -10,6 +10,7 @@
 #include "grader/calibrate.h"
 #include "grader/check.h"
 #include "grader/reporters.h"
+#include "harness/gpu/gpu_backend.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {
@@ -22,6 +23,7 @@ class ScriptedGpu : public Backend {
   explicit ScriptedGpu(std::unique_ptr<Backend> sim) : sim_(std::move(sim)) {}
 
   std::string_view name() const override { return "gpu"; }
+  const Capabilities& capabilities() const override { return gpu_capabilities(); }
   Loaded load(std::string_view ptx) override { return sim_->load(ptx); }
   Observations launch(Program& program, const LaunchRequest& request) override {
     return sim_->launch(program, request);
@@ -73,7 +75,7 @@ class GpuJudgingTest : public ::testing::Test {
           gpu_ = scripted.get();
           return scripted;
         },
-        "gpu", /*hazard_checks=*/false);
+        /*hazard_checks=*/false);
   }
   static void TearDownTestSuite() {
     delete grading_;

@@ -33,11 +33,10 @@ inline std::string read_file(const std::filesystem::path& path) {
 // One toolchain for every test of a suite: compiles are cached, so the suite pays nvcc once per source.
 class Grading {
  public:
-  // `wrap` may put a fake around the simulator (to script what only a GPU answers); `backend_name` is
-  // what the toolchain reports, and "gpu" makes grading time the submission as on a device. Without
-  // `hazard_checks` the simulator only computes, as a GPU does.
+  // `wrap` may put a fake around the simulator (to script what only a GPU answers, declaring a GPU's
+  // capabilities). Without `hazard_checks` the simulator only computes, as a GPU does.
   using WrapBackend = std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend> sim)>;
-  explicit Grading(WrapBackend wrap = {}, std::string backend_name = "sim", bool hazard_checks = true) {
+  explicit Grading(WrapBackend wrap = {}, bool hazard_checks = true) {
     std::string error;
     scratch_ = ScratchDir::create("grading-test", &error);
     cache_ = std::make_unique<Cache>(scratch_->path() / "cache");
@@ -50,7 +49,7 @@ class Grading {
     if (hazard_checks) options.make_observer = sim::hazard_observer_factory();
     backend_ = make_sim_backend(std::move(options));
     if (wrap) backend_ = wrap(std::move(backend_));
-    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_, std::move(backend_name)});
+    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_});
   }
 
   Exercise exercise(const std::string& id) const {

@@ -194,6 +194,7 @@ class GpuBackend : public Backend {
   }
 
   std::string_view name() const override { return "gpu"; }
+  const Capabilities& capabilities() const override { return gpu_capabilities(); }
 
   Loaded load(std::string_view ptx) override {
     Loaded loaded;
@@ -337,6 +338,15 @@ bool gpu_backend_ready(Backend& backend, std::string* why_not) {
 int launcher_starts(const Backend& backend) {
   const auto* gpu_backend = dynamic_cast<const GpuBackend*>(&backend);
   return gpu_backend ? gpu_backend->launcher_starts() : 0;
+}
+
+const Capabilities& gpu_capabilities() {
+  static const Capabilities capabilities{.times_kernels = true,
+                                         .checks_accesses = false,
+                                         .tracks_barriers = false,
+                                         .has_external_sanitizer = true,
+                                         .run_figure = RunFigure::kKernelMilliseconds};
+  return capabilities;
 }
 
 std::string poisoned_ptx(const Program& program) {

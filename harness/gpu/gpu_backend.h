@@ -35,6 +35,10 @@ bool gpu_backend_ready(Backend& backend, std::string* why_not);
 // faulted, one more after each fault or timeout. 0 for other backends.
 int launcher_starts(const Backend& backend);
 
+// What the GPU backend can do: time kernels and run compute-sanitizer; it watches no access itself. A
+// stand-in for a device (in tests) declares the same.
+const Capabilities& gpu_capabilities();
+
 // The PTX a correctness launch of `program` runs (with the poison prologue); empty if `program` does
 // not come from the GPU backend. For inspecting what ran.
 std::string poisoned_ptx(const Program& program);

@@ -79,9 +79,14 @@ Finding refusal(std::string_view ptx_text, const std::string& error) {
 
 class SimBackend : public Backend {
  public:
-  explicit SimBackend(SimOptions options) : options_(std::move(options)) {}
+  explicit SimBackend(SimOptions options) : options_(std::move(options)) {
+    // Barriers are followed on every launch; accesses are watched by the observer, when one is attached.
+    capabilities_.checks_accesses = static_cast<bool>(options_.make_observer);
+    capabilities_.tracks_barriers = true;
+  }
 
   std::string_view name() const override { return "sim"; }
+  const Capabilities& capabilities() const override { return capabilities_; }
 
   Loaded load(std::string_view ptx_text) override {
     Loaded loaded;
@@ -270,6 +275,7 @@ class SimBackend : public Backend {
   }
 
   SimOptions options_;
+  Capabilities capabilities_;
 };
 
 }  // namespace
