@@ -374,6 +374,13 @@ struct BlockRunner::Impl {
     return &*it;
   }
 
+  // A .shared address is 32 bits wide on the device: the upper half of a 64-bit address register is not
+  // used, so `tile[threadIdx.x - 1]` computed in 64 bits from an unsigned index (as NVRTC emits it) lands
+  // on the element before the start, as the 32-bit arithmetic nvcc emits does.
+  static uint64_t address_mask(ptx::Space space) {
+    return space == ptx::Space::kShared ? uint64_t{0xFFFFFFFF} : ~uint64_t{0};
+  }
+
   static ptx::Space classify(uint64_t address) {
     if (address - kSharedWindow < kWindowBytes) return ptx::Space::kShared;
     if (address - kLocalWindow < kWindowBytes) return ptx::Space::kLocal;
@@ -544,7 +551,8 @@ struct BlockRunner::Impl {
     uint64_t generic_addresses[32];
     uint64_t* addresses = explicit_space ? access.address.data() : generic_addresses;
     std::byte* host[32];
-    for_lanes(on, [&](uint32_t lane) { addresses[lane] = base[lane] + static_cast<uint64_t>(in.offset); });
+    const uint64_t width = address_mask(in.space);
+    for_lanes(on, [&](uint32_t lane) { addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width; });
     bool store = in.op == Op::kSt;
     AccessKind kind = store ? AccessKind::kWrite : AccessKind::kRead;
     if (explicit_space && in.vec == 1 && (element == 4 || element == 8)) {
@@ -645,7 +653,8 @@ struct BlockRunner::Impl {
     const uint64_t* base = reg(w, in.src[0]);
     uint64_t addresses[32];
     std::byte* host[32];
-    for_lanes(on, [&](uint32_t lane) { addresses[lane] = base[lane] + static_cast<uint64_t>(in.offset); });
+    const uint64_t width = address_mask(in.space);
+    for_lanes(on, [&](uint32_t lane) { addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width; });
     // A generic atomic is split by window inside resolve; its lanes' spaces decide atomicity below.
     ptx::Space space = in.space;
     if (space == ptx::Space::kGeneric && on != 0) space = classify(addresses[std::countr_zero(on)]);
