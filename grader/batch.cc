@@ -124,15 +124,20 @@ class Pool {
   void run() {
     std::vector<std::thread> threads;
     int n = std::max(1, std::min<int>(options_.jobs, static_cast<int>(jobs_.size())));
-    for (int t = 0; t < n; ++t) threads.emplace_back([this] { work(); });
+    for (int t = 0; t < n; ++t) {
+      std::vector<std::string> environment = {"NO_COLOR=1"};
+      if (!options_.gpus.empty())
+        environment.push_back("CUDA_VISIBLE_DEVICES=" + options_.gpus[static_cast<size_t>(t) % options_.gpus.size()]);
+      threads.emplace_back([this, environment] { work(environment); });
+    }
     for (std::thread& t : threads) t.join();
   }
   size_t graded() const { return graded_; }
 
  private:
-  void work() {
+  void work(const std::vector<std::string>& environment) {
     for (size_t i = next_++; i < jobs_.size(); i = next_++) {
-      grade(*jobs_[i]);
+      grade(*jobs_[i], environment);
       std::lock_guard<std::mutex> lock(mutex_);
       ++graded_;
       ++progress_.done;
@@ -142,7 +147,7 @@ class Pool {
 
   // The submission goes in a folder of its own as exercises/<id>/<file>, where the grade process runs, so
   // findings name it as the student's repository does.
-  void grade(Job& job) {
+  void grade(Job& job, const std::vector<std::string>& environment) {
     const CourseExercise& e = *job.exercise;
     const std::string relative = fmt::format("exercises/{}/{}", e.id, e.file);
     fs::path work = options_.out / "work" / fmt::format("{}.{}", job.key, getpid());  // shards may share a key
@@ -161,7 +166,7 @@ class Pool {
     ProcessResult run = run_process(argv, {.working_directory = work,
                                            .time_limit_seconds = options_.time_limit_seconds,
                                            .memory_limit_bytes = options_.memory_limit_bytes,
-                                           .extra_environment = {"NO_COLOR=1"}});
+                                           .extra_environment = environment});
     fs::remove_all(work, ec);
     if (run.timed_out) {
       failed.findings.push_back(finding_of(

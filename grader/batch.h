@@ -30,6 +30,9 @@ struct BatchOptions {
   std::vector<std::string> grade_flags;  // passed to every `gpugrade grade`: --backend, --compiler, --seed
   std::string program;                   // the gpugrade executable that grades each submission
   int jobs = 1;                          // grading processes at once
+  // --backend gpu on a machine of several GPUs: worker k grades on gpus[k % size] alone (its processes see
+  // CUDA_VISIBLE_DEVICES=that id), so each GPU takes a share of the roster. Empty: every grade sees them all.
+  std::vector<std::string> gpus;
   double time_limit_seconds = 600;       // per grade, compile and runs together
   uint64_t memory_limit_bytes = uint64_t{8} << 30;  // per grade (address space)
   // A shard of the roster (Slurm array tasks): students whose roster index % shards == shard. A sharded run

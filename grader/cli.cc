@@ -69,6 +69,7 @@ struct Invocation {
   std::string base, head, repo = ".", exercises_dir;
   std::string output;
   std::string roster, out_dir = "gpugrade-batch";
+  std::string gpus;  // batch: comma-separated device ids, one per worker in turn
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   double time_limit = 600;
   bool collect = false;
@@ -610,6 +611,16 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   std::error_code ec;
   options.program = fs::read_symlink("/proc/self/exe", ec).string();
   options.jobs = std::max(1, inv.jobs);
+  for (size_t at = 0; at < inv.gpus.size();) {
+    size_t comma = std::min(inv.gpus.find(',', at), inv.gpus.size());
+    std::string id = inv.gpus.substr(at, comma - at);
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError{fmt::format("--gpus {}: give device ids separated by commas, e.g. --gpus 0,1", inv.gpus)};
+    options.gpus.push_back(id);
+    at = comma + 1;
+  }
+  if (!options.gpus.empty() && inv.backend != "gpu")
+    throw UsageError{"--gpus shares the roster among GPUs; it needs --backend gpu"};
   options.time_limit_seconds = inv.time_limit;
   options.shard = inv.shard;
   options.shards = inv.shards;
@@ -744,6 +755,8 @@ const std::vector<Command>& commands() {
          app.add_option("-j,--jobs", inv.jobs, "grading processes at once (default: the core count)");
          app.add_option("--exercise", inv.exercises, "grade only these exercises (repeat it)");
          app.add_option("--time-limit", inv.time_limit, "seconds per grade (default 600)");
+         app.add_option("--gpus", inv.gpus,
+                        "--backend gpu: device ids (0,1,...); worker k grades on the k-th in turn, alone");
          app.add_flag("--collect", inv.collect, "only merge the students' reports into the gradebook");
          app.add_flag("--slurm", inv.slurm, "submit a Slurm job array (sbatch) and a job that collects after it");
          app.add_option("--tasks", inv.slurm_options.tasks, "--slurm: array tasks, each a share of the roster (8)");

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -123,6 +124,35 @@ TEST_F(BatchTest, GradebookMatchesEachStudentsGrade) {
   ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
   EXPECT_EQ(report.graded, 1u);
   EXPECT_NE(read_file_bytes(options_.out / "gradebook.csv").value_or("").find("\nbob,5,0,5\n"), std::string::npos);
+}
+
+// --gpus: each worker's grade processes see one device of the list (CUDA_VISIBLE_DEVICES), in turn. The
+// grading program here is a stand-in script that reports the device it was given as its note.
+TEST_F(BatchTest, EachWorkerGradesOnItsOwnGpu) {
+  const fs::path program = scratch_->path() / "grade-on-device.sh";
+  write(program, "#!/bin/sh\nsleep 0.5\nprintf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", "
+                 "\"backend\": \"gpu\", \"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], "
+                 "\"runs\": [], \"note\": \"device %s\"}' \"$CUDA_VISIBLE_DEVICES\"\n");
+  fs::permissions(program, fs::perms::owner_all);
+  for (const char* id : {"ann", "ben", "cid", "dee"})
+    write(student(id) / "copy/copy.cu", shipped("solutions/copy/copy.cu") + "// " + id + "\n");
+  options_.program = program.string();
+  options_.exercises = {"copy"};
+  options_.grade_flags = {"--backend", "gpu"};
+  options_.gpus = {"3", "5"};
+  BatchReport report;
+  std::string error;
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  EXPECT_EQ(report.graded, 4u);
+  std::set<std::string> devices;
+  for (const char* id : {"ann", "ben", "cid", "dee"}) {
+    nlohmann::json json =
+        nlohmann::json::parse(read_file_bytes(options_.out / "students" / (std::string(id) + ".json")).value_or("{}"));
+    const std::string note = json["results"][0].value("note", "");
+    EXPECT_TRUE(note == "device 3" || note == "device 5") << id << ": " << note;
+    devices.insert(note);
+  }
+  EXPECT_EQ(devices.size(), 2u) << "both workers graded, each on its own device";
 }
 
 TEST_F(BatchTest, ShardsWriteReportsAndCollectMergesThem) {

@@ -190,8 +190,8 @@ TEST_P(NvrtcCurriculumTest, GradesEveryShippedSourceAsNvccDoes) {
   options.worker_threads = 2;
   options.make_observer = sim::hazard_observer_factory();
   std::unique_ptr<Backend> sim = make_sim_backend(std::move(options));
-  Toolchain by_nvcc{c.nvcc, cache, *sim, "sim"};
-  Toolchain by_nvrtc{c.nvrtc, cache, *sim, "sim"};
+  Toolchain by_nvcc{c.nvcc, cache, *sim};
+  Toolchain by_nvrtc{c.nvrtc, cache, *sim};
   testing::Grading loader;
   Exercise exercise = loader.exercise(id);
   fs::path root = testing::source_dir();
@@ -223,7 +223,7 @@ TEST(Nvrtc, TheIncludeScreenStandsBeforeNvrtcAsBeforeNvcc) {
   Cache cache(scratch->path());
   Compilers c;
   std::unique_ptr<Backend> sim = make_sim_backend({});
-  Toolchain by_nvrtc{c.nvrtc, cache, *sim, "sim"};
+  Toolchain by_nvrtc{c.nvrtc, cache, *sim};
   testing::Grading loader;
   const std::string text = "#include \"/etc/passwd\"\n" +
                            testing::read_file(testing::source_dir() / "solutions/copy/copy.cu");
