@@ -31,6 +31,7 @@ enum class FindingKind {
   kTooSlow,                    // throughput below the exercise's ratio to the baseline
   kResourceLimit,              // the launch asks for more shared memory, registers or threads than allowed
   kRuntimeError,               // anything else the backend reports (a CUDA error, unsupported PTX)
+  kAssertionFailed,            // an assert() in device code failed
 };
 
 enum class Severity { kError, kWarning };

@@ -34,7 +34,7 @@ Handler handler_for(const Inst& in) {
   switch (in.op) {
     case Op::kMov:
       return in.ndst == 1 && in.nsrc == 1 && in.type != Type::kNone ? Handler::kMove : Handler::kGeneral;
-    case Op::kLd:
+    case Op::kLd: return (in.flags & ptx::kFlagAcquire) != 0 ? Handler::kLoadAcquire : Handler::kLoadStore;
     case Op::kSt: return Handler::kLoadStore;
     case Op::kAdd:
       if (plain_f32(in)) return Handler::kAddF32;
@@ -74,8 +74,13 @@ Handler handler_for(const Inst& in) {
     case Op::kShfl: return Handler::kShuffle;
     case Op::kVote: return Handler::kVote;
     case Op::kActivemask: return Handler::kActiveMask;
-    // Calls are inlined by the linker and never reach the interpreter; the rest is the families' code.
-    case Op::kCall:
+    case Op::kRedux: return Handler::kRedux;
+    case Op::kMatch: return Handler::kMatch;
+    case Op::kNanosleep: return Handler::kYield;
+    // The linker inlines calls of .func bodies; only runtime functions (printf, assert) reach the interpreter.
+    case Op::kCall: return Handler::kSystemCall;
+    case Op::kTrap: return Handler::kTrap;
+    // The rest is the families' code.
     case Op::kCvta:
     case Op::kIsspacep:
     case Op::kCvt:
