@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -307,6 +308,59 @@ TEST(SimRefusals, AreMadePerKernel) {
   EXPECT_EQ(refused.findings[0].line, 3);  // the learner's line, not cuda_fp16.hpp's
   EXPECT_EQ(refused.findings[0].message.rfind("the simulator cannot run this kernel: unsupported type '.f16' in 'add.f16 ", 0), 0u)
       << refused.findings[0].message;
+}
+
+// A refused statement in a function the kernel calls (not inlined) is reported at the kernel's call, the
+// learner's line, not at the called function's.
+TEST(SimRefusals, InACalledFunctionNameTheCall) {
+  const std::string source =
+      "#include <cuda_fp16.h>\n"
+      "__device__ __noinline__ __half twice(__half x) { return __hadd(x, x); }\n"
+      "extern \"C\" __global__ void halves(__half* x) {\n"
+      "  x[threadIdx.x] = twice(x[threadIdx.x]);  // @call\n"
+      "}\n";
+  std::string log;
+  const std::string ptx = testing::compile_cuda(source, &log);
+  ASSERT_FALSE(ptx.empty()) << log;
+  auto backend = make_sim_backend();
+  Loaded loaded = backend->load(ptx);
+  EXPECT_EQ(loaded.program, nullptr);  // its only kernel cannot run
+  ASSERT_EQ(loaded.findings.size(), 1u);
+  EXPECT_EQ(loaded.findings[0].line, 4);
+  EXPECT_TRUE(loaded.findings[0].file.ends_with("kernel.cu")) << loaded.findings[0].file;
+}
+
+// sin() of a double far from zero takes nvcc's slow path, 128-bit products built from add.cc/addc and
+// mad.lo.cc/madc: the result is the host's within the CUDA guide's 2 ulp. __sad is c + |a - b|.
+TEST(SimCarryArithmetic, DoubleSineOfLargeArgumentsAndSad) {
+  const std::string source =
+      "extern \"C\" __global__ void wide(const double* x, double* y, const int* a, int* s) {\n"
+      "  int t = threadIdx.x;\n"
+      "  y[t] = sin(x[t]);\n"
+      "  s[t] = __sad(a[t], a[t + 4], 10u) + (int)__usad((unsigned)a[t], 7u, 1u);\n"
+      "}\n";
+  std::string log;
+  const std::string ptx = testing::compile_cuda(source, &log);
+  ASSERT_FALSE(ptx.empty()) << log;
+  auto backend = make_sim_backend();
+  Loaded loaded = backend->load(ptx);
+  ASSERT_NE(loaded.program, nullptr) << loaded.findings[0].message;
+  const std::vector<double> x = {1e10, -3.0e15, 123456789.125, 0.5};
+  const std::vector<int> a = {5, -3, 100, 7, 1, 4, -100, 7};
+  LaunchRequest r;
+  r.entry = "wide";
+  r.block = {4, 1, 1};
+  r.buffers = {make_buffer("x", x), make_buffer("y", std::vector<double>(4, 0.0)), make_buffer("a", a),
+               make_buffer("s", std::vector<int>(4, 0))};
+  r.args = {buffer_arg(0), buffer_arg(1), buffer_arg(2), buffer_arg(3)};
+  Observations result = backend->launch(*loaded.program, r);
+  ASSERT_TRUE(result.completed) << result.findings[0].message;
+  const std::vector<double> y = read_buffer<double>(result.buffers[1]);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], std::sin(x[i]), 4 * std::abs(std::sin(x[i])) * 2.3e-16) << x[i];
+  std::vector<int> expected(4);
+  for (int t = 0; t < 4; ++t)
+    expected[t] = 10 + std::abs(a[t] - a[t + 4]) + static_cast<int>(1 + (static_cast<unsigned>(a[t]) > 7u ? static_cast<unsigned>(a[t]) - 7u : 7u - static_cast<unsigned>(a[t])));
+  EXPECT_EQ(read_buffer<int>(result.buffers[3]), expected);
 }
 
 }  // namespace

@@ -482,6 +482,7 @@ class Parser {
     uint32_t index = static_cast<uint32_t>(module_->functions.size());
     locals_.clear();
     registers_.clear();
+    register_scopes_.clear();
     labels_.clear();
     label_uses_.clear();
     if (!entry && at("(")) {
@@ -581,8 +582,17 @@ class Parser {
       if (token.kind == Token::Kind::kEnd) return fail(token.line, fmt::format("missing '}}' at the end of '{}'", function_->name));
       if (word == "{") {
         ++depth;
+        register_scopes_.emplace_back();
       } else if (word == "}") {
         --depth;
+        if (!register_scopes_.empty()) {
+          // The block's registers go out of scope: the names it shadowed mean the outer registers again.
+          for (auto it = register_scopes_.back().rbegin(); it != register_scopes_.back().rend(); ++it) {
+            if (it->second) registers_[it->first] = *it->second;
+            else registers_.erase(it->first);
+          }
+          register_scopes_.pop_back();
+        }
       } else if (word == ".reg") {
         if (!parse_registers()) return false;
       } else if (word == ".loc") {
@@ -628,9 +638,20 @@ class Parser {
     return expect(";");
   }
 
+  // A register declared in a { } block (nvcc's inline asm and call sequences) is a new register that
+  // hides an outer one of the same name until the block ends: `{ .reg .u32 %r1; ... }` must not write the
+  // function's %r1.
   void add_register(std::string name, Type type) {
-    auto [it, fresh] = registers_.emplace(name, static_cast<uint32_t>(function_->registers.size()));
-    if (fresh) function_->registers.push_back({std::move(name), type});
+    const uint32_t index = static_cast<uint32_t>(function_->registers.size());
+    if (register_scopes_.empty()) {
+      auto [it, fresh] = registers_.emplace(name, index);
+      if (fresh) function_->registers.push_back({std::move(name), type});
+      return;
+    }
+    auto it = registers_.find(name);
+    register_scopes_.back().emplace_back(name, it == registers_.end() ? std::nullopt : std::optional<uint32_t>(it->second));
+    registers_[name] = index;
+    function_->registers.push_back({std::move(name), type});
   }
 
   // `.loc file line column[, function_name label, inlined_at file line column]`
@@ -880,7 +901,7 @@ class Parser {
                                                                                         : word == "uni" ? VoteMode::kUni : VoteMode::kBallot);
       } else if (*op == Op::kMatch && (word == "any" || word == "all")) {
         instr->mode = word == "all" ? 1 : 0;
-      } else if ((*op == Op::kMul || *op == Op::kMad || *op == Op::kMul24 || *op == Op::kMad24) &&
+      } else if ((*op == Op::kMul || *op == Op::kMad || *op == Op::kMadc || *op == Op::kMul24 || *op == Op::kMad24) &&
                  (word == "lo" || word == "hi" || word == "wide")) {
         instr->mode = static_cast<uint8_t>(word == "lo" ? MulMode::kLo : word == "hi" ? MulMode::kHi : MulMode::kWide);
       } else if (*op == Op::kPrmt && parse_prmt_mode(word)) {
@@ -897,6 +918,9 @@ class Parser {
         instr->mode = static_cast<uint8_t>(word == "popc" ? BarKind::kRedPopc : word == "and" ? BarKind::kRedAnd : BarKind::kRedOr);
       } else if (*op == Op::kBfind && word == "shiftamt") {
         instr->mode = 1;
+      } else if (word == "cc" && (*op == Op::kAdd || *op == Op::kSub || *op == Op::kMad || *op == Op::kAddc ||
+                                  *op == Op::kSubc || *op == Op::kMadc)) {
+        instr->flags |= kFlagCarryOut;
       } else if (*op == Op::kLd && word == "acquire") {
         instr->flags |= kFlagAcquire;
       } else if (*op == Op::kCvta && word == "to") {
@@ -1084,6 +1108,8 @@ class Parser {
   size_t pos_ = 0;
   std::string error_;
   std::unordered_map<std::string, uint32_t> globals_, locals_, registers_, labels_;
+  // Per open { } block of the function body: the register names it declared and what they meant before.
+  std::vector<std::vector<std::pair<std::string, std::optional<uint32_t>>>> register_scopes_;
   std::vector<std::pair<size_t, Token>> label_uses_;
   const Token* label_token_ = nullptr;
   std::vector<PendingCall> pending_calls_;

@@ -85,6 +85,7 @@ enum Flag : uint16_t {
   kFlagUni = 1 << 3,
   kFlagTo = 1 << 4,        // cvta.to
   kFlagAcquire = 1 << 5,   // ld.acquire: another warp may be expected to write what it reads (a spin-wait)
+  kFlagCarryOut = 1 << 6,  // .cc on add, sub, mad, addc, subc, madc: sets the lane's carry flag
 };
 
 // 1 for pred, 8..64 otherwise, 0 for kNone. Inline: the interpreter asks on every instruction.

@@ -15,7 +15,7 @@ bool is_integer(Type type) { return type != Type::kNone && !ptx::is_float(type);
 
 // add, sub, mul.lo... on an integer type with no modifier that changes the result.
 bool plain_integer(const Inst& in) {
-  return is_integer(in.type) && (in.flags & ptx::kFlagSat) == 0;
+  return is_integer(in.type) && (in.flags & (ptx::kFlagSat | ptx::kFlagCarryOut)) == 0;
 }
 
 // f32 arithmetic rounded to nearest, without flushing or clamping.
@@ -84,6 +84,10 @@ Handler handler_for(const Inst& in) {
     case Op::kCvta:
     case Op::kIsspacep:
     case Op::kCvt:
+    case Op::kAddc:
+    case Op::kSubc:
+    case Op::kMadc:
+    case Op::kSad:
     case Op::kMul24:
     case Op::kMad24:
     case Op::kDiv:

@@ -124,6 +124,7 @@ struct Warp {
   bool uniform = true;             // every runnable lane is at upc (pc[] is stale)
   uint64_t clock = 0;
   uint32_t index = 0;
+  uint8_t carry[32] = {};          // each lane's carry (or borrow) flag, for add.cc/addc and their kin
 };
 
 // kYield: the warp can still run but lets the block's other warps go first (it waits for one of them).
@@ -235,6 +236,7 @@ struct BlockRunner::Impl {
       w.upc = 0;
       w.uniform = true;
       w.clock = 0;
+      std::fill(std::begin(w.carry), std::end(w.carry), uint8_t{0});
       for (uint32_t slot : kernel.read_before_written) std::fill_n(w.regs + static_cast<size_t>(slot) * 32, 32, 0);
       if (kernel.specials_read == 0) continue;
       for (uint32_t lane = 0; lane < 32; ++lane) {
@@ -755,7 +757,20 @@ struct BlockRunner::Impl {
       return false;
     };
 
+    if ((in.flags & ptx::kFlagCarryOut) != 0 || in.op == Op::kAddc || in.op == Op::kSubc || in.op == Op::kMadc)
+      return carry_arithmetic(w, in, on);
+
     switch (in.op) {
+      case Op::kSad: {
+        // c + |a - b|, the difference taken in the type's signedness.
+        for_lanes(on, [&](uint32_t l) {
+          const uint64_t diff = sign ? static_cast<uint64_t>(sext(a[l] & m, bits) > sext(b[l] & m, bits) ? sext(a[l] & m, bits) - sext(b[l] & m, bits)
+                                                                                                          : sext(b[l] & m, bits) - sext(a[l] & m, bits))
+                                     : ((a[l] & m) > (b[l] & m) ? (a[l] & m) - (b[l] & m) : (b[l] & m) - (a[l] & m));
+          d[l] = (c[l] + diff) & m;
+        });
+        return true;
+      }
       case Op::kMov: {
         if (in.ndst == 1 && in.nsrc == 1) {
           for_lanes(on, [&](uint32_t l) { d[l] = a[l] & m; });
@@ -1372,6 +1387,43 @@ struct BlockRunner::Impl {
       default: value = ballot; break;
     }
     for_lanes(on, [&](uint32_t lane) { d[lane] = value; });
+  }
+
+  // Extended-precision integer arithmetic (nvcc's 128-bit products in double-precision trigonometry):
+  // add/sub/mad with .cc set the lane's carry (sub: borrow) flag; addc/subc/madc also take it in.
+  bool carry_arithmetic(Warp& w, const Inst& in, uint32_t on) {
+    const uint32_t bits = ptx::type_bits(in.type);
+    if (!ptx::is_float(in.type) && (bits == 32 || bits == 64)) {
+      const uint64_t m = low_mask(bits);
+      uint64_t* d = reg(w, in.dst[0]);
+      const uint64_t* a = reg(w, in.src[0]);
+      const uint64_t* b = reg(w, in.src[1]);
+      const uint64_t* c = in.nsrc > 2 ? reg(w, in.src[2]) : nullptr;
+      const bool carry_in = in.op == Op::kAddc || in.op == Op::kSubc || in.op == Op::kMadc;
+      const bool carry_out = (in.flags & ptx::kFlagCarryOut) != 0;
+      const bool high = static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kHi;
+      for_lanes(on, [&](uint32_t l) {
+        const Uint128 x = a[l] & m, y = b[l] & m, cin = carry_in ? w.carry[l] : 0;
+        Uint128 result;
+        bool flag;
+        if (in.op == Op::kSub || in.op == Op::kSubc) {
+          result = x - (y + cin);
+          flag = x < y + cin;
+        } else if (in.op == Op::kMad || in.op == Op::kMadc) {
+          const Uint128 product = x * y;
+          result = (high ? product >> bits : product & m) + (c[l] & m) + cin;
+          flag = (result >> bits) != 0;
+        } else {
+          result = x + y + cin;
+          flag = (result >> bits) != 0;
+        }
+        d[l] = static_cast<uint64_t>(result) & m;
+        if (carry_out) w.carry[l] = flag ? 1 : 0;
+      });
+      return true;
+    }
+    runtime_error(in, fmt::format("unsupported carry arithmetic on type '{}'", ptx::to_string(in.type)));
+    return false;
   }
 
   // ---- runtime calls: printf, assert, trap ----

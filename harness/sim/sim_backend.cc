@@ -62,6 +62,19 @@ std::optional<Finding> entry_refusal(const ptx::Module& module, uint32_t entry) 
     if (function.unsupported.empty()) continue;
     const ptx::Unsupported& first = function.unsupported.front();
     ptx::SourceLoc loc = module.locs[first.loc];
+    // In a function the entry calls (a toolkit helper, say), the learner's line is the entry's call.
+    if (f != entry) {
+      const ptx::Function& caller = module.functions[entry];
+      for (const ptx::Instr& instr : caller.code) {
+        if (instr.op != ptx::Op::kCall || instr.call >= caller.calls.size()) continue;
+        const uint32_t callee = caller.calls[instr.call].callee;
+        if (callee == ptx::kNone32) continue;
+        const std::vector<uint32_t> reached = ptx::reachable_functions(module, callee);
+        if (std::find(reached.begin(), reached.end(), f) == reached.end()) continue;
+        loc = module.locs[instr.loc];
+        break;
+      }
+    }
     if (loc.line == 0) loc = module.locs[module.functions[entry].first_loc];
     Finding finding = error_finding(
         FindingKind::kRuntimeError,
