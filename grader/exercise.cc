@@ -340,7 +340,7 @@ class Loader {
     Fields fields(diagnostics_, top,
                   known({"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
                          "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
-                         "instruction_budget", "intra_warp_races", "format", "order"},
+                         "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order"},
                         {"pipeline", "nvcc_flags"}),
                   newer({"pipeline", "nvcc_flags"}));
     if (!fields.valid()) return;
@@ -382,6 +382,9 @@ class Loader {
     if (Field budget = fields.get("instruction_budget"); budget.present) {
       exercise_->instruction_budget = static_cast<uint64_t>(
           read_integer(diagnostics_, budget, 1, std::numeric_limits<int64_t>::max()).value_or(0));
+    }
+    if (Field wall = fields.get("wall_seconds"); wall.present) {
+      exercise_->wall_seconds = static_cast<double>(read_integer(diagnostics_, wall, 1, 3600).value_or(0));
     }
     if (Field races = fields.get("intra_warp_races"); races.present) {
       exercise_->intra_warp_races_are_errors =

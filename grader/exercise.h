@@ -180,6 +180,7 @@ struct Exercise {
   std::vector<std::string> hints;
   uint64_t seed = 0;                         // `seed:` if given, else derived from the id
   uint64_t instruction_budget = 0;           // per launch; 0 = the backend's default
+  double wall_seconds = 0;                   // per launch, either backend; 0 = the backend's default
   bool intra_warp_races_are_errors = false;  // `intra_warp_races: error`; warnings by default
 };
 

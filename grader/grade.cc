@@ -314,6 +314,7 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
                                                  shape->buffer_counts[b], seed, b)
                                    : sized_buffer(exercise.buffers[b], shape->buffer_counts[b]));
   request.instruction_budget = exercise.instruction_budget;
+  request.wall_seconds = exercise.wall_seconds;
   request.checks.intra_warp_races_are_errors = exercise.intra_warp_races_are_errors;
   return request;
 }
@@ -334,6 +335,11 @@ Observations launch_pipeline(Backend& backend, Program& program, const std::vect
     Observations obs = backend.launch(program, next);
     all.buffers = std::move(obs.buffers);
     for (Finding& f : obs.findings) all.findings.push_back(std::move(f));
+    for (DeviceOutputLine& line : obs.device_output) {
+      if (all.device_output.size() < kDeviceOutputLines) all.device_output.push_back(std::move(line));
+      else ++all.device_output_dropped;
+    }
+    all.device_output_dropped += obs.device_output_dropped;
     all.shared_lines.insert(all.shared_lines.end(), obs.shared_lines.begin(), obs.shared_lines.end());
     all.global_lines.insert(all.global_lines.end(), obs.global_lines.begin(), obs.global_lines.end());
     all.thread_instructions += obs.thread_instructions;
@@ -620,6 +626,14 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
       return std::nullopt;
     }
     Observations obs = launch_pipeline(backend, program, stages, *launch, shape);
+    for (DeviceOutputLine& line : obs.device_output) {
+      if (result.device_output.size() < kDeviceOutputLines)
+        result.device_output.push_back({variant.label, size.label(), {line.block.x, line.block.y, line.block.z},
+                                         {line.thread.x, line.thread.y, line.thread.z}, std::move(line.text)});
+      else
+        ++result.device_output_dropped;
+    }
+    result.device_output_dropped += obs.device_output_dropped;
     std::vector<Finding> run_findings = std::move(obs.findings);
     if (obs.completed && obs.buffers.size() == launch->buffers.size())
       judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, file, run_findings);

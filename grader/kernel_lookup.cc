@@ -92,12 +92,13 @@ std::vector<std::string> split_top_level(std::string_view list) {
 struct CppKernel {
   const KernelTraits* traits;
   std::string name;                 // qualified, without template arguments: "copy", "ns::copy"
+  std::string instance;             // with them, as demangled: "reduce<float, 256>"; else the name
   bool mangled = false;
   std::vector<std::string> params;  // canonical types, when mangled
 };
 
 CppKernel describe(const KernelTraits& traits) {
-  CppKernel kernel{&traits, traits.entry, false, {}};
+  CppKernel kernel{&traits, traits.entry, traits.entry, false, {}};
   std::optional<std::string> text = demangle(traits.entry);
   if (!text || text->empty() || text->back() != ')') return kernel;
   // The parameter list is the last balanced (...); before it, an optional return type (templates) and
@@ -122,6 +123,7 @@ CppKernel describe(const KernelTraits& traits) {
     if (name[i] == ' ' && depth == 0) name_start = i + 1;
   }
   name.remove_prefix(name_start);
+  kernel.instance = std::string(name);
   if (name.ends_with(">")) name = name.substr(0, name.find('<'));
   kernel.name = std::string(name);
   kernel.mangled = true;
@@ -231,15 +233,29 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
   for (const KernelTraits& traits : kernels) all.push_back(describe(traits));
   const CppKernel* first_candidate = nullptr;
   std::string first_reason;
+  std::vector<const CppKernel*> matching;
   for (const CppKernel& kernel : all) {
     if (!name_matches(kernel, expected.name)) continue;
     std::string reason = mismatch(kernel, expected);
-    if (reason.empty()) {
-      match.kernel = kernel.traits;
-      match.sizes_only = !kernel.mangled;
-      return match;
-    }
-    if (first_candidate == nullptr) first_candidate = &kernel, first_reason = reason;
+    if (reason.empty()) matching.push_back(&kernel);
+    else if (first_candidate == nullptr) first_candidate = &kernel, first_reason = reason;
+  }
+  if (matching.size() == 1) {
+    match.kernel = matching[0]->traits;
+    match.sizes_only = !matching[0]->mangled;
+    return match;
+  }
+  // Template instantiations that differ only in their arguments (reduce<float, 128>, reduce<float, 256>):
+  // grading the first one silently could grade code the learner did not mean.
+  if (matching.size() > 1) {
+    std::vector<std::string> names;
+    for (const CppKernel* kernel : matching) names.push_back(kernel->instance);
+    match.findings.push_back(signature_mismatch(
+        fmt::format("{} kernels named '{}' have the parameters the exercise expects ({}), and the exercise cannot "
+                    "tell which to grade; instantiate only one",
+                    matching.size(), expected.name, fmt::join(names, ", ")),
+        display_path, matching[0]->traits->line));
+    return match;
   }
   std::string wanted = fmt::format("{}({})", expected.name, expected_params_text(expected));
   if (first_candidate != nullptr) {

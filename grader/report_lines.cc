@@ -118,6 +118,7 @@ int cause_rank(FindingKind kind) {
     case FindingKind::kOutOfBounds: return 7;
     case FindingKind::kTimeout: return 8;
     case FindingKind::kRuntimeError: return 9;
+    case FindingKind::kAssertionFailed: return 9;
     case FindingKind::kUninitializedSharedRead: return 10;
     case FindingKind::kModifiedInput: return 11;
     case FindingKind::kWrongOutput: return 12;

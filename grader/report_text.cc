@@ -86,6 +86,18 @@ void write_line_tables(const Result& result, std::ostream& out) {
   }
 }
 
+// What the kernel printed, after the findings it may help to explain.
+void write_device_output(const Result& result, std::ostream& out) {
+  if (result.device_output.empty() && result.device_output_dropped == 0) return;
+  out << "device output (printf; it never changes the verdict):\n";
+  for (const PrintedLine& line : result.device_output)
+    out << fmt::format("  [{} {}] block ({},{},{}) thread ({},{},{}): {}\n", line.variant, line.size, line.block[0],
+                       line.block[1], line.block[2], line.thread[0], line.thread[1], line.thread[2], line.text);
+  if (result.device_output_dropped != 0)
+    out << fmt::format("  ... {} more line{}\n", with_thousands(result.device_output_dropped),
+                       result.device_output_dropped == 1 ? "" : "s");
+}
+
 }  // namespace
 
 void write_text(const std::vector<Result>& results, std::ostream& out, const TextOptions& options) {
@@ -101,6 +113,7 @@ void write_text(const std::vector<Result>& results, std::ostream& out, const Tex
     }
     if (std::string throughput = throughput_sentence(result); !throughput.empty())
       out << "throughput: " << throughput << '\n';
+    write_device_output(result, out);
     if (!result.note.empty()) out << result.note << '\n';
     const bool pass = result.verdict == Verdict::kPass;
     std::string verdict = paint(pass ? "PASS" : "FAIL", pass ? "1;32" : "1;31", options.color);

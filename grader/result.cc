@@ -43,6 +43,19 @@ nlohmann::ordered_json to_json(const Result& result) {
   }
   out["metrics"] = result.metrics;
   if (!result.note.empty()) out["note"] = result.note;
+  if (!result.device_output.empty() || result.device_output_dropped != 0) {
+    nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+    for (const PrintedLine& line : result.device_output) {
+      nlohmann::ordered_json l;
+      l["variant"] = line.variant;
+      l["size"] = line.size;
+      l["block"] = line.block;
+      l["thread"] = line.thread;
+      l["text"] = line.text;
+      lines.push_back(std::move(l));
+    }
+    out["device_output"] = {{"lines", std::move(lines)}, {"more", result.device_output_dropped}};
+  }
   return out;
 }
 
@@ -86,6 +99,19 @@ std::optional<Result> result_from_json(const nlohmann::json& json) {
     }
     result.metrics = json.value("metrics", nlohmann::json::object());
     result.note = json.value("note", "");
+    if (json.contains("device_output")) {
+      const nlohmann::json& output = json["device_output"];
+      for (const nlohmann::json& l : output.value("lines", nlohmann::json::array())) {
+        PrintedLine line;
+        line.variant = l.value("variant", "");
+        line.size = l.value("size", "");
+        line.block = l.value("block", std::array<uint32_t, 3>{});
+        line.thread = l.value("thread", std::array<uint32_t, 3>{});
+        line.text = l.value("text", "");
+        result.device_output.push_back(std::move(line));
+      }
+      result.device_output_dropped = output.value("more", uint64_t{0});
+    }
     return result;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // a field of the wrong type: not a result this version wrote

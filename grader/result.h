@@ -2,6 +2,7 @@
 // reporter reads. docs/result-contract.md describes it for users; change both together.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +27,13 @@ struct Run {
   double seconds = 0;               // wall time of the launch (not part of determinism guarantees)
 };
 
+// One line a kernel printed with device printf: the run, the thread, the text (without its newline).
+struct PrintedLine {
+  std::string variant, size;
+  std::array<uint32_t, 3> block{}, thread{};
+  std::string text;
+};
+
 struct Result {
   std::string exercise;             // the exercise id
   std::string submission;           // the graded file, as the user named it
@@ -39,6 +47,10 @@ struct Result {
   std::vector<Run> runs;
   nlohmann::json metrics = nlohmann::json::object();  // per-line access tables, throughput figures
   std::string note;                 // a plain sentence for the user when grading stopped early
+  // Device printf output, shown after the findings and never judged: the first kDeviceOutputLines
+  // (harness/backend.h) lines over all runs, in run order and each run's launch order; the rest counted.
+  std::vector<PrintedLine> device_output;
+  uint64_t device_output_dropped = 0;
   // The submission's text, for reports that quote it (a finding's column, the HTML report's source view).
   // Not part of the JSON contract; empty when the grader was not given it.
   std::string source;

@@ -113,8 +113,19 @@ struct GlobalLineStats {
   uint64_t min_sectors = 0;             // the fewest sectors that could hold the bytes asked for, summed
 };
 
+// One line a kernel printed with device printf, and the thread that printed it.
+struct DeviceOutputLine {
+  Dim3 block, thread;
+  std::string text;                     // without its newline; a printf of several lines gives several
+};
+
+// Device output kept per launch (and per grade): the first lines in launch order, then only a count.
+inline constexpr size_t kDeviceOutputLines = 100;
+
 struct Observations {
   std::vector<Buffer> buffers;          // contents after the launch, same order as the request
+  std::vector<DeviceOutputLine> device_output;  // the first kDeviceOutputLines lines printed, in launch order
+  uint64_t device_output_dropped = 0;   // lines printed after those
   std::vector<Finding> findings;        // file is the path in the PTX's .file; the grader maps it
   std::vector<SharedLineStats> shared_lines;
   std::vector<GlobalLineStats> global_lines;

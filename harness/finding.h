@@ -57,7 +57,9 @@ enum class FindingNeeds : uint8_t {
   /* the launch asks for more shared memory, registers or threads than allowed */                          \
   X(kResourceLimit, "resource-limit", true, kNothing)                                                      \
   /* anything else the backend reports (a CUDA error, unsupported PTX) */                                  \
-  X(kRuntimeError, "runtime-error", false, kNothing)
+  X(kRuntimeError, "runtime-error", false, kNothing)                                                       \
+  /* a device-side assert() failed */                                                                      \
+  X(kAssertionFailed, "assertion-failed", false, kNothing)
 
 enum class FindingKind {
 #define GPUGRADE_FINDING_KIND_ENUMERATOR(kind, spelling, before_runs, needs) kind,

@@ -489,6 +489,96 @@ TEST(ConformanceByHand, FloatToIntegerConversionsSaturate) {
   expect_matches_by_hand("cvt_f32_to_int", d);
 }
 
+// redux.sync: one 32-bit result per warp; min/max compare as the instruction's type says.
+TEST(ConformanceByHand, WarpReductionsCombineEveryMemberLane) {
+  const std::vector<uint64_t>& v = input("warp_reductions", "v");
+  Derived d{{"out", std::vector<std::optional<uint64_t>>(576)}};
+  for (int warp = 0; warp < 2; ++warp) {
+    uint32_t add = 0, u_min = ~0u, u_max = 0, all = ~0u, any = 0, parity = 0, odd_add = 0;
+    int32_t s_min = INT32_MAX, s_max = INT32_MIN;
+    for (int lane = 0; lane < 32; ++lane) {
+      const uint32_t x = static_cast<uint32_t>(v[warp * 32 + lane]);
+      add += x;
+      u_min = std::min(u_min, x);
+      u_max = std::max(u_max, x);
+      s_min = std::min(s_min, static_cast<int32_t>(x));
+      s_max = std::max(s_max, static_cast<int32_t>(x));
+      all &= x;
+      any |= x;
+      parity ^= x;
+      if (lane % 2 == 1) odd_add += x;
+    }
+    const uint32_t values[] = {add, static_cast<uint32_t>(s_min), static_cast<uint32_t>(s_max), u_min, u_max, all, any, parity};
+    for (int lane = 0; lane < 32; ++lane) {
+      const int i = warp * 32 + lane;
+      for (int op = 0; op < 8; ++op) d["out"][op * 64 + i] = values[op];
+      d["out"][8 * 64 + i] = lane % 2 == 1 ? odd_add : 7;
+    }
+  }
+  expect_matches_by_hand("warp_reductions", d);
+}
+
+TEST(ConformanceByHand, WarpMatchesGroupLanesByValue) {
+  const std::vector<uint64_t>& key = input("warp_matches", "key");
+  const std::vector<uint64_t>& wide = input("warp_matches", "wide");
+  Derived d{{"out", std::vector<std::optional<uint64_t>>(448)}};
+  for (int warp = 0; warp < 2; ++warp) {
+    bool same = true;
+    for (int lane = 0; lane < 32; ++lane) same = same && key[warp * 32 + lane] == key[warp * 32];
+    for (int lane = 0; lane < 32; ++lane) {
+      const int i = warp * 32 + lane;
+      uint32_t any32 = 0, any64 = 0, partial = 0;
+      for (int other = 0; other < 32; ++other) {
+        if (key[warp * 32 + other] == key[i]) any32 |= 1u << other;
+        if (wide[warp * 32 + other] == wide[i]) any64 |= 1u << other;
+        if (other < 12 && key[warp * 32 + other] == key[i]) partial |= 1u << other;
+      }
+      d["out"][0 * 64 + i] = any32;
+      d["out"][1 * 64 + i] = any64;
+      d["out"][2 * 64 + i] = same ? 0xffffffffu : 0u;
+      d["out"][3 * 64 + i] = same ? 1 : 0;
+      d["out"][4 * 64 + i] = 0xffffffffu;  // key & 0x100 is 0 everywhere
+      d["out"][5 * 64 + i] = 1;
+      d["out"][6 * 64 + i] = lane < 12 ? partial : 7;
+    }
+  }
+  expect_matches_by_hand("warp_matches", d);
+}
+
+TEST(ConformanceByHand, WarpSizeFencesAndSharedSizes) {
+  Derived d{{"out", std::vector<std::optional<uint64_t>>(480)}};
+  for (uint32_t t = 0; t < 96; ++t) {
+    d["out"][0 * 96 + t] = 32;
+    d["out"][1 * 96 + t] = 0xffffffffu;
+    d["out"][2 * 96 + t] = 512;
+    d["out"][3 * 96 + t] = 1;
+    d["out"][4 * 96 + t] = (10 + (t + 1) % 96) + (10 + t + 1);  // tile[t + 1] + dynamic[t]
+  }
+  expect_matches_by_hand("warp_registers", d);
+}
+
+TEST(ConformanceByHand, CooperativeGroupTilesOfTwoWarpsOneWarpAndFourThreads) {
+  const std::vector<uint64_t>& v = input("tile_groups", "v");
+  Derived d{{"out", std::vector<std::optional<uint64_t>>(1536)}};
+  auto sum = [&](int first, int count) {
+    int64_t total = 0;
+    for (int k = first; k < first + count; ++k) total += sign_extend(v[k], 32);
+    return static_cast<uint64_t>(total);
+  };
+  for (int i = 0; i < 256; ++i) {
+    const int t = i % 128;
+    int64_t warp_max = INT64_MIN;
+    for (int k = i - i % 32; k < i - i % 32 + 32; ++k) warp_max = std::max(warp_max, sign_extend(v[k], 32));
+    d["out"][0 * 256 + i] = sum(i - i % 64, 64);
+    d["out"][1 * 256 + i] = static_cast<uint64_t>(t % 64 + 1000 * (t / 64));
+    d["out"][2 * 256 + i] = sum(i - i % 32, 32);
+    d["out"][3 * 256 + i] = static_cast<uint64_t>(warp_max);
+    d["out"][4 * 256 + i] = sum(i - i % 4, 4);
+    d["out"][5 * 256 + i] = sum(i - i % 32, 32);  // below 2^24: the float sum is exact
+  }
+  expect_matches_by_hand("tile_groups", d);
+}
+
 TEST(ConformanceByHand, ApproximateFunctionsOnSpecialOperands) {
   // The PTX ISA's tables of special cases for sin, cos, ex2, lg2, rsqrt, rcp and sqrt .approx.f32.
   const std::vector<uint64_t>& x = input("approx_specials", "x");

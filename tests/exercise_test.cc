@@ -277,6 +277,13 @@ TEST_F(ExerciseTest, SeveralErrorsAreAllReported) {
                     "exercises/scale/exercise.yaml:5:9: file 'nope.cu' does not exist in exercises/scale"}));
 }
 
+TEST_F(ExerciseTest, WallSecondsLimitsEachLaunch) {
+  EXPECT_EQ(errors_of(std::string(kValid) + "wall_seconds: 2\n"), Errors{});
+  ASSERT_TRUE(loaded_);
+  EXPECT_DOUBLE_EQ(loaded_->wall_seconds, 2.0);
+  EXPECT_EQ(errors_of(std::string(kValid) + "wall_seconds: 0\n").size(), 1u);
+}
+
 TEST_F(ExerciseTest, OptionalFields) {
   std::string yaml = std::string(kValid) +
                      "compare: {rel: 1e-5, abs: 1e-6}\n"

@@ -1,7 +1,11 @@
 // End-to-end grading of the copy exercise on the simulator: what a learner sees for a right kernel, the
 // untouched stub, and each kind of mistake, with its kind, line and message.
+#include <sstream>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "grader/report_lines.h"
 #include "grader/reporters.h"
 #include "tests/grading_fixture.h"
 
@@ -194,6 +198,74 @@ TEST_F(CopyGradeTest, TwoBlocksWritingOneElementIsARace) {
       << races[0].message;
   EXPECT_NE(races[0].message.find("each element must be written by one block"), std::string::npos);
   EXPECT_TRUE(findings_of(r, FindingKind::kWrongOutput).empty());
+}
+
+TEST_F(CopyGradeTest, PrintfIsShownAfterTheFindingsAndNeverJudged) {
+  std::string text = "#include <cstdio>\n" + copy_kernel(
+      "    out[index] = in[index];\n"
+      "    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 1 && threadIdx.y == 0 && j == 0) printf(\"rows=%d cols=%d\\n\", rows, cols);");
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].message;
+  // One line per run (16 runs), in run order; the first run is 32x8 at rows=1 cols=1, where thread 1 is
+  // outside the matrix and returns before printing.
+  ASSERT_EQ(r.device_output.size(), r.runs.size() - 4);
+  EXPECT_EQ(r.device_output[0].variant, "32x8");
+  EXPECT_EQ(r.device_output[0].size, "rows=33 cols=31");
+  EXPECT_EQ(r.device_output[0].text, "rows=33 cols=31");
+  EXPECT_EQ(r.device_output[0].thread, (std::array<uint32_t, 3>{1, 0, 0}));
+  std::ostringstream report;
+  write_text({r}, report, {});
+  EXPECT_NE(report.str().find("device output (printf; it never changes the verdict):\n"
+                              "  [32x8 rows=33 cols=31] block (0,0,0) thread (1,0,0): rows=33 cols=31\n"),
+            std::string::npos)
+      << report.str();
+  const nlohmann::ordered_json json = to_json(r);
+  EXPECT_EQ(json["device_output"]["lines"][0]["text"], "rows=33 cols=31");
+  EXPECT_EQ(json["device_output"]["more"], 0);
+  std::optional<Result> again = result_from_json(nlohmann::json::parse(json.dump()));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(to_json(*again).dump(), json.dump());
+}
+
+TEST_F(CopyGradeTest, PrintfInEveryThreadIsCappedWithACount) {
+  std::string text = "#include <cstdio>\n" + copy_kernel(
+      "    out[index] = in[index];\n"
+      "    printf(\"%d\\n\", index);");
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  ASSERT_EQ(r.device_output.size(), kDeviceOutputLines);
+  const uint64_t elements = 1 + 33 * 31 + 67 * 97 + 256 * 320;  // the four sizes
+  EXPECT_EQ(r.device_output.size() + r.device_output_dropped, 4 * elements);  // every element, in 4 variants
+  std::ostringstream report;
+  write_text({r}, report, {});
+  EXPECT_NE(report.str().find(fmt::format("  ... {} more lines\n", with_thousands(4 * elements - kDeviceOutputLines))),
+            std::string::npos)
+      << report.str();
+}
+
+TEST_F(CopyGradeTest, FailedAssertIsAFindingAtTheLearnersLine) {
+  std::string text = "#include <cassert>\n" + copy_kernel(
+      "    assert(in[index] < 0.5f);  // not every input is below a half\n"
+      "    out[index] = in[index];");
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> failed = findings_of(r, FindingKind::kAssertionFailed);
+  ASSERT_FALSE(failed.empty());
+  EXPECT_EQ(failed[0].file, "exercises/copy/copy.cu");
+  EXPECT_EQ(failed[0].line, line_of(text, "not every input"));
+  EXPECT_EQ(failed[0].message.rfind("assertion `in[index] < 0.5f` failed in thread (", 0), 0u) << failed[0].message;
+  EXPECT_TRUE(findings_of(r, FindingKind::kRuntimeError).empty());
+}
+
+TEST_F(CopyGradeTest, AKernelTheSimulatorCannotRunDoesNotRefuseTheGradedOne) {
+  std::string text = "#include <cuda_fp16.h>\n"
+                     "__global__ void halve(__half* x) { x[0] = __hmul(x[0], __float2half(0.5f)); }\n" +
+                     copy_kernel();
+  Result r = grade(text);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].message;
+  EXPECT_EQ(r.runs.size(), 16u);
 }
 
 TEST_F(CopyGradeTest, SameSubmissionGivesByteIdenticalJson) {

@@ -61,6 +61,29 @@ TEST(KernelLookup, FindsAMangledKernelByItsCppName) {
   EXPECT_FALSE(match.sizes_only);
 }
 
+TEST(KernelLookup, TwoInstantiationsWithTheExpectedParametersAreAmbiguous) {
+  const std::vector<std::string> params = {".u64", ".u64", ".u32", ".u32"};
+  std::vector<KernelTraits> kernels = {traits("_Z4copyIfLi128EEvPfPKfii", params, 7),
+                                       traits("_Z4copyIfLi256EEvPfPKfii", params, 7)};
+  KernelMatch match = find_kernel(kernels, kCopy, kPath);
+  EXPECT_EQ(match.kernel, nullptr);
+  ASSERT_EQ(match.findings.size(), 1u);
+  EXPECT_EQ(match.findings[0].kind, FindingKind::kSignatureMismatch);
+  EXPECT_EQ(match.findings[0].line, 7);
+  EXPECT_EQ(match.findings[0].message,
+            "2 kernels named 'copy' have the parameters the exercise expects (copy<float, 128>, copy<float, 256>), "
+            "and the exercise cannot tell which to grade; instantiate only one");
+}
+
+TEST(KernelLookup, OneInstantiationWithTheExpectedParametersIsChosen) {
+  std::vector<KernelTraits> kernels = {traits("_Z4copyIdLi128EEvPdPKdii", {".u64", ".u64", ".u32", ".u32"}),
+                                       traits("_Z4copyIfLi256EEvPfPKfii", {".u64", ".u64", ".u32", ".u32"})};
+  KernelMatch match = find_kernel(kernels, kCopy, kPath);
+  EXPECT_TRUE(match.findings.empty());
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_Z4copyIfLi256EEvPfPKfii");
+}
+
 TEST(KernelLookup, WrongConstnessShowsBothSignatures) {
   std::vector<KernelTraits> kernels = {traits("_Z4copyPfS_ii", {".u64", ".u64", ".u32", ".u32"}, 3)};
   KernelMatch match = find_kernel(kernels, kCopy, kPath);

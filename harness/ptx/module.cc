@@ -165,7 +165,15 @@ std::optional<Special> parse_special(std::string_view word) {
       {"%nwarpid", Special::kNwarpid},    {"%lanemask_eq", Special::kLanemaskEq},
       {"%lanemask_lt", Special::kLanemaskLt}, {"%lanemask_le", Special::kLanemaskLe},
       {"%lanemask_gt", Special::kLanemaskGt}, {"%lanemask_ge", Special::kLanemaskGe},
-      {"%dynamic_smem_size", Special::kDynamicSmemSize}};
+      {"%dynamic_smem_size", Special::kDynamicSmemSize},
+      {"%total_smem_size", Special::kTotalSmemSize},
+      {"%reserved_smem_offset_begin", Special::kReservedSmemBegin},
+      {"%reserved_smem_offset_end", Special::kReservedSmemEnd},
+      {"%reserved_smem_offset_cap", Special::kReservedSmemCap},
+      {"%reserved_smem_offset_0", Special::kReservedSmem0},
+      {"%reserved_smem_offset_1", Special::kReservedSmem1},
+      {"%smid", Special::kSmid},
+      {"%nsmid", Special::kNsmid}};
   return lookup_word(kSpecials, word);
 }
 
@@ -474,6 +482,7 @@ class Parser {
     uint32_t index = static_cast<uint32_t>(module_->functions.size());
     locals_.clear();
     registers_.clear();
+    register_scopes_.clear();
     labels_.clear();
     label_uses_.clear();
     if (!entry && at("(")) {
@@ -573,8 +582,17 @@ class Parser {
       if (token.kind == Token::Kind::kEnd) return fail(token.line, fmt::format("missing '}}' at the end of '{}'", function_->name));
       if (word == "{") {
         ++depth;
+        register_scopes_.emplace_back();
       } else if (word == "}") {
         --depth;
+        if (!register_scopes_.empty()) {
+          // The block's registers go out of scope: the names it shadowed mean the outer registers again.
+          for (auto it = register_scopes_.back().rbegin(); it != register_scopes_.back().rend(); ++it) {
+            if (it->second) registers_[it->first] = *it->second;
+            else registers_.erase(it->first);
+          }
+          register_scopes_.pop_back();
+        }
       } else if (word == ".reg") {
         if (!parse_registers()) return false;
       } else if (word == ".loc") {
@@ -620,9 +638,20 @@ class Parser {
     return expect(";");
   }
 
+  // A register declared in a { } block (nvcc's inline asm and call sequences) is a new register that
+  // hides an outer one of the same name until the block ends: `{ .reg .u32 %r1; ... }` must not write the
+  // function's %r1.
   void add_register(std::string name, Type type) {
-    auto [it, fresh] = registers_.emplace(name, static_cast<uint32_t>(function_->registers.size()));
-    if (fresh) function_->registers.push_back({std::move(name), type});
+    const uint32_t index = static_cast<uint32_t>(function_->registers.size());
+    if (register_scopes_.empty()) {
+      auto [it, fresh] = registers_.emplace(name, index);
+      if (fresh) function_->registers.push_back({std::move(name), type});
+      return;
+    }
+    auto it = registers_.find(name);
+    register_scopes_.back().emplace_back(name, it == registers_.end() ? std::nullopt : std::optional<uint32_t>(it->second));
+    registers_[name] = index;
+    function_->registers.push_back({std::move(name), type});
   }
 
   // `.loc file line column[, function_name label, inlined_at file line column]`
@@ -783,6 +812,10 @@ class Parser {
       } else if (auto reg = registers_.find(std::string(token.text)); reg != registers_.end()) {
         operand.kind = Operand::Kind::kReg;
         operand.reg = reg->second;
+      } else if (token.text == "WARP_SZ") {
+        // warpSize: a constant of the PTX, which ptxas replaces with the machine's warp size.
+        operand.kind = Operand::Kind::kImm;
+        operand.imm = 32;
       } else if (auto special = parse_special(token.text)) {
         operand.kind = Operand::Kind::kSpecial;
         operand.reg = static_cast<uint32_t>(*special);
@@ -858,7 +891,7 @@ class Parser {
         instr->mode = static_cast<uint8_t>(*parse_cmp(word));
       } else if (*op == Op::kSetp && (word == "and" || word == "or" || word == "xor")) {
         instr->combine = word == "and" ? BoolOp::kAnd : word == "or" ? BoolOp::kOr : BoolOp::kXor;
-      } else if ((*op == Op::kAtom || *op == Op::kRed) && parse_atom_op(word)) {
+      } else if ((*op == Op::kAtom || *op == Op::kRed || *op == Op::kRedux) && parse_atom_op(word)) {
         instr->mode = static_cast<uint8_t>(*parse_atom_op(word));
       } else if (*op == Op::kShfl && (word == "up" || word == "down" || word == "bfly" || word == "idx")) {
         instr->mode = static_cast<uint8_t>(word == "up" ? ShflMode::kUp : word == "down" ? ShflMode::kDown
@@ -866,7 +899,9 @@ class Parser {
       } else if (*op == Op::kVote && (word == "all" || word == "any" || word == "uni" || word == "ballot")) {
         instr->mode = static_cast<uint8_t>(word == "all" ? VoteMode::kAll : word == "any" ? VoteMode::kAny
                                                                                         : word == "uni" ? VoteMode::kUni : VoteMode::kBallot);
-      } else if ((*op == Op::kMul || *op == Op::kMad || *op == Op::kMul24 || *op == Op::kMad24) &&
+      } else if (*op == Op::kMatch && (word == "any" || word == "all")) {
+        instr->mode = word == "all" ? 1 : 0;
+      } else if ((*op == Op::kMul || *op == Op::kMad || *op == Op::kMadc || *op == Op::kMul24 || *op == Op::kMad24) &&
                  (word == "lo" || word == "hi" || word == "wide")) {
         instr->mode = static_cast<uint8_t>(word == "lo" ? MulMode::kLo : word == "hi" ? MulMode::kHi : MulMode::kWide);
       } else if (*op == Op::kPrmt && parse_prmt_mode(word)) {
@@ -883,6 +918,11 @@ class Parser {
         instr->mode = static_cast<uint8_t>(word == "popc" ? BarKind::kRedPopc : word == "and" ? BarKind::kRedAnd : BarKind::kRedOr);
       } else if (*op == Op::kBfind && word == "shiftamt") {
         instr->mode = 1;
+      } else if (word == "cc" && (*op == Op::kAdd || *op == Op::kSub || *op == Op::kMad || *op == Op::kAddc ||
+                                  *op == Op::kSubc || *op == Op::kMadc)) {
+        instr->flags |= kFlagCarryOut;
+      } else if (*op == Op::kLd && word == "acquire") {
+        instr->flags |= kFlagAcquire;
       } else if (*op == Op::kCvta && word == "to") {
         instr->flags |= kFlagTo;
       } else if (auto rounding = parse_rounding(word)) {
@@ -943,7 +983,8 @@ class Parser {
     size_t index = 0;
     const OperandShape shape = op_info(instr->op).shape;
     bool writes = !(shape == OperandShape::kStore || shape == OperandShape::kReduction ||
-                    shape == OperandShape::kBarrier || shape == OperandShape::kWarpSync);
+                    shape == OperandShape::kBarrier || shape == OperandShape::kWarpSync ||
+                    shape == OperandShape::kSource);
     if (instr->op == Op::kBar && instr->mode != static_cast<uint8_t>(BarKind::kSync)) writes = true;
     if (writes) {
       if (operands.empty()) return wrong_operands();
@@ -993,6 +1034,8 @@ class Parser {
                                                                  : (dsts == 1 && (srcs == 2 || srcs == 3));
         break;
       case OperandShape::kWarpSync: ok = srcs == 1; break;
+      case OperandShape::kMatch: ok = (dsts == 1 || (dsts == 2 && instr.mode == 1)) && srcs == 2; break;
+      case OperandShape::kSource: ok = srcs == 1; break;
       // Placed and checked by place_operands and place_call.
       case OperandShape::kBranch:
       case OperandShape::kCall:
@@ -1042,7 +1085,9 @@ class Parser {
       uint32_t index = static_cast<uint32_t>(callee - module_->functions.data());
       Call& call = module_->functions[pending.caller].calls[pending.call];
       call.callee = index;
-      if (!callee->defined) return fail(pending.line, fmt::format("call of '{}', which has no body in this module", pending.name));
+      call.system = callee->defined ? SystemCall::kNone : system_call(pending.name);
+      if (!callee->defined && call.system == SystemCall::kNone)
+        return fail(pending.line, fmt::format("call of '{}', which has no body in this module", pending.name));
       if (call.args.size() != callee->params.size() || call.returns.size() != callee->returns.size())
         return fail(pending.line, fmt::format("wrong number of arguments in '{}'", pending.statement));
     }
@@ -1063,6 +1108,8 @@ class Parser {
   size_t pos_ = 0;
   std::string error_;
   std::unordered_map<std::string, uint32_t> globals_, locals_, registers_, labels_;
+  // Per open { } block of the function body: the register names it declared and what they meant before.
+  std::vector<std::vector<std::pair<std::string, std::optional<uint32_t>>>> register_scopes_;
   std::vector<std::pair<size_t, Token>> label_uses_;
   const Token* label_token_ = nullptr;
   std::vector<PendingCall> pending_calls_;
@@ -1086,6 +1133,12 @@ bool parse_module(std::string_view text, Module* module, std::string* error, con
   *module = Module{};
   Parser parser(text, module, options);
   return parser.run(error);
+}
+
+SystemCall system_call(std::string_view name) {
+  if (name == "vprintf") return SystemCall::kVprintf;
+  if (name == "__assertfail") return SystemCall::kAssertfail;
+  return SystemCall::kNone;
 }
 
 std::vector<uint32_t> reachable_functions(const Module& module, uint32_t entry) {

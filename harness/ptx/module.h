@@ -21,8 +21,19 @@ inline constexpr uint32_t kNone32 = 0xFFFFFFFFu;
 enum class Special : uint8_t {
   kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY, kNctaidZ,
   kLaneid, kWarpid, kNwarpid, kLanemaskEq, kLanemaskLt, kLanemaskLe, kLanemaskGt, kLanemaskGe,
-  kDynamicSmemSize, kCount
+  kDynamicSmemSize,
+  kTotalSmemSize,           // static, dynamic and reserved shared bytes of the block
+  // The block's reserved shared memory (kReservedSharedBytes at the end of its shared memory, zeroed when
+  // the block starts): cooperative groups keep the barrier of a tile larger than a warp there.
+  kReservedSmemBegin, kReservedSmemEnd, kReservedSmemCap, kReservedSmem0, kReservedSmem1,
+  kSmid,                    // 0: the simulator is one SM
+  kNsmid,                   // 1
+  kCount
 };
+static_assert(static_cast<int>(Special::kCount) <= 32, "Kernel::specials_read is a 32-bit mask");
+
+// Bytes of the reserved shared memory the simulator gives every block that reads a reserved register.
+inline constexpr uint32_t kReservedSharedBytes = 16;
 
 struct Operand {
   enum class Kind : uint8_t { kNone, kReg, kSpecial, kImm, kSymbol, kAddr, kLabel };
@@ -79,8 +90,18 @@ struct Register {
   Type type = Type::kNone;      // kNone: one the simulator cannot hold (.f16x2, .bf16...); lenient parse only
 };
 
+// Functions the CUDA runtime gives device code, which the PTX declares `.extern .func` without a body:
+// the simulator performs them itself instead of inlining a body.
+enum class SystemCall : uint8_t {
+  kNone,
+  kVprintf,      // vprintf(format, packed arguments): printf
+  kAssertfail,   // __assertfail(message, file, line, function, char size): a failed assert()
+};
+SystemCall system_call(std::string_view name);
+
 struct Call {
   uint32_t callee = kNone32;             // index into Module::functions
+  SystemCall system = SystemCall::kNone; // a runtime function with no body in the module
   std::vector<uint32_t> returns;         // the caller's .param variables receiving the results
   std::vector<uint32_t> args;            // the caller's .param variables holding the arguments
 };

@@ -32,6 +32,8 @@ enum class OperandShape : uint8_t {
   kVote,         // d, q, mask
   kBarrier,      // [id[, count]]; bar.red: d, id[, count], p
   kWarpSync,     // mask
+  kMatch,        // d[|p], a, mask
+  kSource,       // a
   kBranch,       // label
   kCall,         // (returns), function, (arguments)
   kNoOperands,   // nothing
@@ -82,6 +84,8 @@ enum Flag : uint16_t {
   kFlagApprox = 1 << 2,
   kFlagUni = 1 << 3,
   kFlagTo = 1 << 4,        // cvta.to
+  kFlagAcquire = 1 << 5,   // ld.acquire: another warp may be expected to write what it reads (a spin-wait)
+  kFlagCarryOut = 1 << 6,  // .cc on add, sub, mad, addc, subc, madc: sets the lane's carry flag
 };
 
 // 1 for pred, 8..64 otherwise, 0 for kNone. Inline: the interpreter asks on every instruction.

@@ -15,7 +15,7 @@ bool is_integer(Type type) { return type != Type::kNone && !ptx::is_float(type);
 
 // add, sub, mul.lo... on an integer type with no modifier that changes the result.
 bool plain_integer(const Inst& in) {
-  return is_integer(in.type) && (in.flags & ptx::kFlagSat) == 0;
+  return is_integer(in.type) && (in.flags & (ptx::kFlagSat | ptx::kFlagCarryOut)) == 0;
 }
 
 // f32 arithmetic rounded to nearest, without flushing or clamping.
@@ -34,7 +34,7 @@ Handler handler_for(const Inst& in) {
   switch (in.op) {
     case Op::kMov:
       return in.ndst == 1 && in.nsrc == 1 && in.type != Type::kNone ? Handler::kMove : Handler::kGeneral;
-    case Op::kLd:
+    case Op::kLd: return (in.flags & ptx::kFlagAcquire) != 0 ? Handler::kLoadAcquire : Handler::kLoadStore;
     case Op::kSt: return Handler::kLoadStore;
     case Op::kAdd:
       if (plain_f32(in)) return Handler::kAddF32;
@@ -74,11 +74,20 @@ Handler handler_for(const Inst& in) {
     case Op::kShfl: return Handler::kShuffle;
     case Op::kVote: return Handler::kVote;
     case Op::kActivemask: return Handler::kActiveMask;
-    // Calls are inlined by the linker and never reach the interpreter; the rest is the families' code.
-    case Op::kCall:
+    case Op::kRedux: return Handler::kRedux;
+    case Op::kMatch: return Handler::kMatch;
+    case Op::kNanosleep: return Handler::kYield;
+    // The linker inlines calls of .func bodies; only runtime functions (printf, assert) reach the interpreter.
+    case Op::kCall: return Handler::kSystemCall;
+    case Op::kTrap: return Handler::kTrap;
+    // The rest is the families' code.
     case Op::kCvta:
     case Op::kIsspacep:
     case Op::kCvt:
+    case Op::kAddc:
+    case Op::kSubc:
+    case Op::kMadc:
+    case Op::kSad:
     case Op::kMul24:
     case Op::kMad24:
     case Op::kDiv:

@@ -9,12 +9,14 @@
 #include <cfenv>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "harness/poison.h"
+#include "harness/sim/device_printf.h"
 #include "harness/sim/half.h"
 #include "harness/sim/hazards.h"
 
@@ -122,15 +124,51 @@ struct Warp {
   bool uniform = true;             // every runnable lane is at upc (pc[] is stale)
   uint64_t clock = 0;
   uint32_t index = 0;
+  uint8_t carry[32] = {};          // each lane's carry (or borrow) flag, for add.cc/addc and their kin
 };
 
-enum class Stop { kBlocked, kFault, kBudget };
+// kYield: the warp can still run but lets the block's other warps go first (it waits for one of them).
+enum class Stop { kBlocked, kYield, kFault, kBudget, kTimeLimit };
+
+// Warp-instructions between two looks at the clock: a look costs well under a microsecond, the interval
+// tens of microseconds or more, so the limit is kept to well under a second at a cost under 1%.
+constexpr uint32_t kClockInterval = 4096;
+
+// CPU seconds the calling thread has run.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
 
 }  // namespace
 
 std::string file_name(const LaunchState& launch, uint32_t file) {
   if (launch.files == nullptr || file >= launch.files->size()) return "";
   return (*launch.files)[file];
+}
+
+void LaunchState::DeviceOutput::add(uint64_t block, std::vector<DeviceOutputLine>* block_lines, uint64_t block_dropped) {
+  std::lock_guard lock(mutex);
+  if (block_dropped != 0) dropped[block] += block_dropped;
+  for (DeviceOutputLine& line : *block_lines) lines.emplace_back(block, std::move(line));
+  block_lines->clear();
+  if (lines.size() <= 2 * kDeviceOutputLines) return;
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = kDeviceOutputLines; i < lines.size(); ++i) ++dropped[lines[i].first];
+  lines.resize(kDeviceOutputLines);
+}
+
+void LaunchState::DeviceOutput::take(uint64_t last, Observations* out) {
+  std::lock_guard lock(mutex);
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [block, line] : lines) {
+    if (block > last) continue;
+    if (out->device_output.size() < kDeviceOutputLines) out->device_output.push_back(std::move(line));
+    else ++out->device_output_dropped;
+  }
+  for (const auto& [block, count] : dropped)
+    if (block <= last) out->device_output_dropped += count;
 }
 
 struct BlockRunner::Impl {
@@ -146,10 +184,14 @@ struct BlockRunner::Impl {
   uint64_t linear_block = 0;
   uint64_t executed = 0;           // thread-instructions of this block
   uint64_t limit = 0;              // the budget left when the block started
+  uint32_t until_clock = kClockInterval;  // warp-instructions before the next look at the clock
+  double cpu_start = thread_cpu_seconds();  // the worker's CPU clock when it took up the launch
   std::optional<BlockFault> fault;
   std::vector<Finding>* findings = nullptr;
   size_t last_allocation = 0;
   WarpAccess access;
+  std::vector<DeviceOutputLine> printed;  // this block's device printf lines, at most kDeviceOutputLines
+  uint64_t printed_dropped = 0;
 
   Impl(LaunchState& state, AccessObserver* obs) : launch(state), kernel(*state.kernel), observer(obs) {
     uint32_t threads_per_block = static_cast<uint32_t>(launch.block.count());
@@ -182,6 +224,8 @@ struct BlockRunner::Impl {
     // Quiet NaNs whose payload names the block: a float read of unwritten shared memory shows 0x7FC0....
     const uint32_t poison = poison_word(linear);
     for (size_t i = 0; i + 4 <= shared.size(); i += 4) std::memcpy(&shared[i], &poison, 4);
+    if (launch.reserved_shared_offset != 0)
+      std::fill(shared.begin() + static_cast<std::ptrdiff_t>(launch.reserved_shared_offset), shared.end(), std::byte{0});
     std::fill(local.begin(), local.end(), std::byte{0});
     uint32_t warp_count = static_cast<uint32_t>(warps.size());
     for (Warp& w : warps) {
@@ -192,6 +236,7 @@ struct BlockRunner::Impl {
       w.upc = 0;
       w.uniform = true;
       w.clock = 0;
+      std::fill(std::begin(w.carry), std::end(w.carry), uint8_t{0});
       for (uint32_t slot : kernel.read_before_written) std::fill_n(w.regs + static_cast<size_t>(slot) * 32, 32, 0);
       if (kernel.specials_read == 0) continue;
       for (uint32_t lane = 0; lane < 32; ++lane) {
@@ -221,6 +266,14 @@ struct BlockRunner::Impl {
         set(ptx::Special::kLanemaskGt, ~((bit - 1) | bit));
         set(ptx::Special::kLanemaskGe, ~(bit - 1));
         set(ptx::Special::kDynamicSmemSize, launch.dynamic_shared_bytes);
+        set(ptx::Special::kTotalSmemSize, launch.shared_bytes);
+        set(ptx::Special::kReservedSmemBegin, launch.reserved_shared_offset);
+        set(ptx::Special::kReservedSmemEnd, launch.reserved_shared_offset + ptx::kReservedSharedBytes);
+        set(ptx::Special::kReservedSmemCap, ptx::kReservedSharedBytes);
+        set(ptx::Special::kReservedSmem0, launch.reserved_shared_offset);
+        set(ptx::Special::kReservedSmem1, launch.reserved_shared_offset + ptx::kReservedSharedBytes / 2);
+        set(ptx::Special::kSmid, 0);
+        set(ptx::Special::kNsmid, 1);
       }
     }
   }
@@ -525,7 +578,10 @@ struct BlockRunner::Impl {
   // Shows the checkers one warp-level access that is about to happen.
   void announce(const Warp& w, const Inst& in, uint32_t on, ptx::Space space, AccessKind kind, uint32_t bytes,
                 const uint64_t* addresses) {
-    if (observer != nullptr && space != ptx::Space::kParam) {
+    // The reserved words are the runtime's (a tile barrier's flags), not the learner's data: unchecked.
+    const bool reserved = space == ptx::Space::kShared && launch.reserved_shared_offset != 0 &&
+                          addresses[std::countr_zero(on | (on == 0 ? 1u : 0u))] >= launch.reserved_shared_offset;
+    if (observer != nullptr && space != ptx::Space::kParam && !reserved) {
       access.space = space == ptx::Space::kGlobal ? Space::kGlobal
                      : space == ptx::Space::kShared ? Space::kShared
                      : space == ptx::Space::kLocal ? Space::kLocal
@@ -701,7 +757,20 @@ struct BlockRunner::Impl {
       return false;
     };
 
+    if ((in.flags & ptx::kFlagCarryOut) != 0 || in.op == Op::kAddc || in.op == Op::kSubc || in.op == Op::kMadc)
+      return carry_arithmetic(w, in, on);
+
     switch (in.op) {
+      case Op::kSad: {
+        // c + |a - b|, the difference taken in the type's signedness.
+        for_lanes(on, [&](uint32_t l) {
+          const uint64_t diff = sign ? static_cast<uint64_t>(sext(a[l] & m, bits) > sext(b[l] & m, bits) ? sext(a[l] & m, bits) - sext(b[l] & m, bits)
+                                                                                                          : sext(b[l] & m, bits) - sext(a[l] & m, bits))
+                                     : ((a[l] & m) > (b[l] & m) ? (a[l] & m) - (b[l] & m) : (b[l] & m) - (a[l] & m));
+          d[l] = (c[l] + diff) & m;
+        });
+        return true;
+      }
       case Op::kMov: {
         if (in.ndst == 1 && in.nsrc == 1) {
           for_lanes(on, [&](uint32_t l) { d[l] = a[l] & m; });
@@ -1320,6 +1389,200 @@ struct BlockRunner::Impl {
     for_lanes(on, [&](uint32_t lane) { d[lane] = value; });
   }
 
+  // Extended-precision integer arithmetic (nvcc's 128-bit products in double-precision trigonometry):
+  // add/sub/mad with .cc set the lane's carry (sub: borrow) flag; addc/subc/madc also take it in.
+  bool carry_arithmetic(Warp& w, const Inst& in, uint32_t on) {
+    const uint32_t bits = ptx::type_bits(in.type);
+    if (!ptx::is_float(in.type) && (bits == 32 || bits == 64)) {
+      const uint64_t m = low_mask(bits);
+      uint64_t* d = reg(w, in.dst[0]);
+      const uint64_t* a = reg(w, in.src[0]);
+      const uint64_t* b = reg(w, in.src[1]);
+      const uint64_t* c = in.nsrc > 2 ? reg(w, in.src[2]) : nullptr;
+      const bool carry_in = in.op == Op::kAddc || in.op == Op::kSubc || in.op == Op::kMadc;
+      const bool carry_out = (in.flags & ptx::kFlagCarryOut) != 0;
+      const bool high = static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kHi;
+      for_lanes(on, [&](uint32_t l) {
+        const Uint128 x = a[l] & m, y = b[l] & m, cin = carry_in ? w.carry[l] : 0;
+        Uint128 result;
+        bool flag;
+        if (in.op == Op::kSub || in.op == Op::kSubc) {
+          result = x - (y + cin);
+          flag = x < y + cin;
+        } else if (in.op == Op::kMad || in.op == Op::kMadc) {
+          const Uint128 product = x * y;
+          result = (high ? product >> bits : product & m) + (c[l] & m) + cin;
+          flag = (result >> bits) != 0;
+        } else {
+          result = x + y + cin;
+          flag = (result >> bits) != 0;
+        }
+        d[l] = static_cast<uint64_t>(result) & m;
+        if (carry_out) w.carry[l] = flag ? 1 : 0;
+      });
+      return true;
+    }
+    runtime_error(in, fmt::format("unsupported carry arithmetic on type '{}'", ptx::to_string(in.type)));
+    return false;
+  }
+
+  // ---- runtime calls: printf, assert, trap ----
+
+  // `bytes` bytes of device memory at a generic address as lane `lane` of `w` sees it; false when the
+  // address is in no allocation or window. For the runtime calls, which read outside ld/st.
+  bool read_generic(const Warp& w, uint32_t lane, uint64_t address, void* out, uint32_t bytes) {
+    const ptx::Space space = classify(address);
+    const uint64_t offset = address - window(space);
+    auto from = [&](const void* base, uint64_t size) {
+      if (offset > size || size - offset < bytes) return false;
+      std::memcpy(out, static_cast<const std::byte*>(base) + offset, bytes);
+      return true;
+    };
+    switch (space) {
+      case ptx::Space::kShared: return from(shared.data(), shared.size());
+      case ptx::Space::kLocal: return from(w.local + static_cast<size_t>(lane) * kernel.local_bytes, kernel.local_bytes);
+      case ptx::Space::kConst: return from(kernel.const_bank.data(), kernel.const_bank.size());
+      case ptx::Space::kParam: return from(launch.params.data(), launch.params.size());
+      default: {
+        const Allocation* allocation = find_allocation(address, bytes);
+        if (allocation == nullptr) return false;
+        std::memcpy(out, allocation->data + (address - allocation->base), bytes);
+        return true;
+      }
+    }
+  }
+
+  // An argument of a runtime call: the .param the linker placed in the lane's local memory.
+  template <class T>
+  T call_argument(Warp& w, const Inst& in, uint32_t lane, int index) {
+    T value{};
+    const uint64_t offset = reg(w, in.src[index])[lane];
+    if (offset + sizeof(T) <= kernel.local_bytes)
+      std::memcpy(&value, w.local + static_cast<size_t>(lane) * kernel.local_bytes + offset, sizeof(T));
+    return value;
+  }
+
+  // Lanes print in lane order, each call's text split at its newlines into lines.
+  void device_printf(Warp& w, const Inst& in, uint32_t on) {
+    for_lanes(on, [&](uint32_t lane) {
+      DeviceRead read = [&](uint64_t address, void* out, uint32_t bytes) { return read_generic(w, lane, address, out, bytes); };
+      const uint64_t format_address = call_argument<uint64_t>(w, in, lane, 0);
+      const uint64_t args = in.nsrc > 1 ? call_argument<uint64_t>(w, in, lane, 1) : 0;
+      std::optional<std::string> format = read_device_string(format_address, read);
+      PrintfResult result = format ? format_device_printf(*format, args, read) : PrintfResult{"<unreadable format string>", 0};
+      std::string_view text = result.text;
+      if (text.ends_with('\n')) text.remove_suffix(1);
+      const Dim3 thread = thread_of(w, lane);
+      for (size_t start = 0;;) {
+        size_t end = text.find('\n', start);
+        if (printed.size() < kDeviceOutputLines) {
+          printed.push_back({block_index, thread, std::string(text.substr(start, end == std::string_view::npos ? end : end - start))});
+        } else {
+          ++printed_dropped;
+        }
+        if (end == std::string_view::npos) break;
+        start = end + 1;
+      }
+      if (in.offset >= 0 && static_cast<uint64_t>(in.offset) + 4 <= kernel.local_bytes) {
+        const int32_t returned = result.arguments;
+        std::memcpy(w.local + static_cast<size_t>(lane) * kernel.local_bytes + in.offset, &returned, 4);
+      }
+    });
+  }
+
+  // A failed assert(): the first failing lane's thread speaks for the warp, and the launch stops, as the
+  // GPU's does. The message quotes the expression as nvcc passed it.
+  void assertion_failed(Warp& w, const Inst& in, uint32_t on) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(on));
+    DeviceRead read = [&](uint64_t address, void* out, uint32_t bytes) { return read_generic(w, lane, address, out, bytes); };
+    const std::string expression = read_device_string(call_argument<uint64_t>(w, in, lane, 0), read, 512).value_or("?");
+    const std::string function = in.nsrc > 3 ? read_device_string(call_argument<uint64_t>(w, in, lane, 3), read, 512).value_or("") : "";
+    const Dim3 thread = thread_of(w, lane);
+    const int lanes = std::popcount(on);
+    std::string message = fmt::format("assertion `{}` failed in thread {} of block {}", expression, dim(thread), dim(block_index));
+    if (lanes > 1) message += fmt::format(" (and {} more thread{} of its warp)", lanes - 1, lanes == 2 ? "" : "s");
+    if (!function.empty()) message += fmt::format(", in {}", function);
+    Finding finding = located(FindingKind::kAssertionFailed, in, std::move(message));
+    finding.details = {{"thread", dim_json(thread)}, {"block", dim_json(block_index)}, {"expression", expression}};
+    if (!function.empty()) finding.details["function"] = function;
+    if (in.nsrc > 2) finding.details["assert_line"] = call_argument<uint32_t>(w, in, lane, 2);
+    fault = BlockFault{std::move(finding)};
+  }
+
+  void trap(Warp& w, const Inst& in, uint32_t on) {
+    const Dim3 thread = thread_of(w, static_cast<uint32_t>(std::countr_zero(on)));
+    Finding finding = located(FindingKind::kRuntimeError, in,
+                              fmt::format("thread {} of block {} executed a trap (__trap() or asm(\"trap;\")), which "
+                                          "aborts the kernel", dim(thread), dim(block_index)));
+    finding.details = {{"thread", dim_json(thread)}, {"block", dim_json(block_index)}, {"trap", true}};
+    fault = BlockFault{std::move(finding)};
+  }
+
+  // The lanes a warp-wide instruction combines: the executing lanes its member mask names.
+  uint32_t members(Warp& w, const Inst& in, uint32_t on, int mask_operand) {
+    return on & static_cast<uint32_t>(reg(w, in.src[mask_operand])[std::countr_zero(on)]);
+  }
+
+  // redux.sync: one 32-bit reduction over the member lanes, given to each of them.
+  void redux(Warp& w, const Inst& in, uint32_t on) {
+    const uint32_t lanes = members(w, in, on, 1);
+    const uint64_t* a = reg(w, in.src[0]);
+    uint64_t* d = reg(w, in.dst[0]);
+    const bool sign = ptx::is_signed(in.type);
+    const auto op = static_cast<ptx::AtomOp>(in.mode);
+    uint32_t result = 0;
+    bool first = true;
+    for_lanes(lanes, [&](uint32_t lane) {
+      const uint32_t x = static_cast<uint32_t>(a[lane]);
+      if (first) {
+        result = x;
+        first = false;
+        return;
+      }
+      switch (op) {
+        case ptx::AtomOp::kAdd: result += x; break;
+        case ptx::AtomOp::kMin:
+          result = sign ? static_cast<uint32_t>(std::min(static_cast<int32_t>(result), static_cast<int32_t>(x))) : std::min(result, x);
+          break;
+        case ptx::AtomOp::kMax:
+          result = sign ? static_cast<uint32_t>(std::max(static_cast<int32_t>(result), static_cast<int32_t>(x))) : std::max(result, x);
+          break;
+        case ptx::AtomOp::kAnd: result &= x; break;
+        case ptx::AtomOp::kOr: result |= x; break;
+        case ptx::AtomOp::kXor: result ^= x; break;
+        default: break;  // the parser takes only the six above
+      }
+    });
+    for_lanes(on, [&](uint32_t lane) { d[lane] = (lanes >> lane & 1) != 0 ? result : 0; });
+  }
+
+  // match.any: each member lane gets the members holding its value; match.all: every member gets the
+  // members when they all hold one value (and p = 1), else 0 (and p = 0).
+  void match(Warp& w, const Inst& in, uint32_t on) {
+    const uint32_t lanes = members(w, in, on, 1);
+    const uint64_t* a = reg(w, in.src[0]);
+    const uint64_t key_mask = low_mask(ptx::type_bits(in.type));
+    uint64_t* d = reg(w, in.dst[0]);
+    if (in.mode == 0) {
+      for_lanes(on, [&](uint32_t lane) {
+        uint32_t same = 0;
+        for_lanes(lanes, [&](uint32_t other) {
+          if (((a[other] ^ a[lane]) & key_mask) == 0) same |= uint32_t{1} << other;
+        });
+        d[lane] = (lanes >> lane & 1) != 0 ? same : 0;
+      });
+      return;
+    }
+    bool all = true;
+    const uint64_t first = a[std::countr_zero(lanes | (lanes == 0 ? 1u : 0u))];
+    for_lanes(lanes, [&](uint32_t lane) { all = all && ((a[lane] ^ first) & key_mask) == 0; });
+    for_lanes(on, [&](uint32_t lane) { d[lane] = all ? lanes : 0; });
+    if (in.ndst > 1) {
+      uint64_t* p = reg(w, in.dst[1]);
+      for_lanes(on, [&](uint32_t lane) { p[lane] = all ? 1 : 0; });
+    }
+  }
+
   // ---- control ----
 
   // Leaves the uniform fast path: every runnable lane gets its own pc.
@@ -1350,7 +1613,8 @@ struct BlockRunner::Impl {
         for_lanes(runnable, [&](uint32_t lane) {
           if (w.pc[lane] == pc) mask |= uint32_t{1} << lane;
         });
-        if (mask == runnable) {
+        // Not while some lanes wait at a barrier: their pc[] must survive until it opens.
+        if (mask == runnable && w.waiting == 0) {
           w.uniform = true;
           w.upc = pc;
         }
@@ -1362,6 +1626,11 @@ struct BlockRunner::Impl {
       if (executed > limit) {
         // The pc is left at this instruction, so the timeout names where the warp was.
         return Stop::kBudget;
+      }
+      if (--until_clock == 0) {
+        until_clock = kClockInterval;
+        if (launch.time_limit_seconds > 0 && thread_cpu_seconds() - cpu_start > launch.time_limit_seconds)
+          return Stop::kTimeLimit;
       }
       uint32_t on = mask;
       if (in.guard != kNoGuard) {
@@ -1457,8 +1726,9 @@ struct BlockRunner::Impl {
             diverge(w);
             w.waiting |= on;
           }
+          // The warp stops only when none of its lanes can run: lanes that branched past the barrier's
+          // other arrivals (a loop whose barrier nvcc placed before the work) must reach it first.
           advance(w, mask, pc + 1);
-          if (on != 0) return Stop::kBlocked;
           continue;
         case Handler::kWarpSync:
           if (on != 0 && observer != nullptr) {
@@ -1466,6 +1736,21 @@ struct BlockRunner::Impl {
           }
           break;
         case Handler::kNothing: break;
+        case Handler::kRedux:
+          if (on != 0) redux(w, in, on);
+          break;
+        case Handler::kMatch:
+          if (on != 0) match(w, in, on);
+          break;
+        case Handler::kYield:
+          advance(w, mask, pc + 1);
+          if (on != 0) return Stop::kYield;
+          continue;
+        case Handler::kLoadAcquire:
+          if (on != 0 && !load_store(w, in, on)) return Stop::kFault;
+          advance(w, mask, pc + 1);
+          if (on != 0) return Stop::kYield;
+          continue;
         case Handler::kLoadStore:
           if (on != 0 && !load_store(w, in, on)) return Stop::kFault;
           break;
@@ -1478,6 +1763,18 @@ struct BlockRunner::Impl {
         case Handler::kVote:
           if (on != 0) vote(w, in, on);
           break;
+        case Handler::kSystemCall:
+          if (on == 0) break;
+          if (static_cast<ptx::SystemCall>(in.mode) == ptx::SystemCall::kVprintf) {
+            device_printf(w, in, on);
+            break;
+          }
+          assertion_failed(w, in, on);
+          return Stop::kFault;
+        case Handler::kTrap:
+          if (on == 0) break;
+          trap(w, in, on);
+          return Stop::kFault;
         case Handler::kActiveMask:
           for_lanes(on, [&](uint32_t lane) { reg(w, in.dst[0])[lane] = mask; });
           break;
@@ -1595,7 +1892,7 @@ struct BlockRunner::Impl {
     if (observer != nullptr) observer->on_barrier(static_cast<int>(first.file), static_cast<int>(first.line));
   }
 
-  Finding timeout_finding() {
+  Finding timeout_finding(Stop why) {
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> where;  // (file, line) -> warps
     const Inst* first = nullptr;
     for (Warp& w : warps) {
@@ -1618,10 +1915,16 @@ struct BlockRunner::Impl {
     }
     Inst none;
     Finding finding = located(FindingKind::kTimeout, first != nullptr ? *first : none,
-                              fmt::format("the kernel ran past its budget of {} thread-instructions (an endless loop?); "
-                                          "in block {} the warps were at line {}",
-                                          launch.budget, dim(block_index), lines));
-    finding.details = {{"budget", launch.budget}, {"block", dim_json(block_index)}, {"lines", list}};
+                              why == Stop::kBudget
+                                  ? fmt::format("the kernel ran past its budget of {} thread-instructions (an endless loop?); "
+                                                "in block {} the warps were at line {}",
+                                                launch.budget, dim(block_index), lines)
+                                  : fmt::format("the kernel ran past its time limit of {} s (an endless loop?); "
+                                                "in block {} the warps were at line {}",
+                                                launch.time_limit_seconds, dim(block_index), lines));
+    finding.details = {{"block", dim_json(block_index)}, {"lines", list}};
+    if (why == Stop::kBudget) finding.details["budget"] = launch.budget;
+    else finding.details["time_limit_seconds"] = launch.time_limit_seconds;
     return finding;
   }
 
@@ -1643,20 +1946,23 @@ struct BlockRunner::Impl {
       observer->begin_block(context);
     }
     for (;;) {
-      bool any_waiting = false;
+      bool any_waiting = false, any_yielded = false;
       for (Warp& w : warps) {
         Stop stop = run_warp(w);
+        any_yielded = any_yielded || stop == Stop::kYield;
         if (stop == Stop::kFault) {
           launch.instructions.fetch_add(executed);
           return fault;
         }
-        if (stop == Stop::kBudget) {
+        if (stop == Stop::kBudget || stop == Stop::kTimeLimit) {
           launch.instructions.fetch_add(executed);
-          launch.budget_exhausted = true;
-          return BlockFault{timeout_finding()};
+          if (stop == Stop::kBudget) launch.budget_exhausted = true;
+          return BlockFault{timeout_finding(stop)};
         }
         any_waiting = any_waiting || w.waiting != 0;
       }
+      // A barrier opens only when no warp can run any more.
+      if (any_yielded) continue;
       if (!any_waiting) break;
       release_barrier();
     }
@@ -1667,13 +1973,22 @@ struct BlockRunner::Impl {
     launch.warp_instructions.fetch_add(issued);
     return std::nullopt;
   }
+
+  // Hands the block's printf lines to the launch, whether the block finished or stopped it.
+  void flush_output() {
+    if (!printed.empty() || printed_dropped != 0) launch.output.add(linear_block, &printed, printed_dropped);
+    printed.clear();
+    printed_dropped = 0;
+  }
 };
 
 BlockRunner::BlockRunner(LaunchState& launch, AccessObserver* observer) : impl_(std::make_unique<Impl>(launch, observer)) {}
 BlockRunner::~BlockRunner() = default;
 
 std::optional<BlockFault> BlockRunner::run(uint64_t linear, std::vector<Finding>* findings) {
-  return impl_->run(linear, findings);
+  std::optional<BlockFault> fault = impl_->run(linear, findings);
+  impl_->flush_output();
+  return fault;
 }
 
 }  // namespace gpugrade::sim

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,15 +33,32 @@ struct LaunchState {
   const std::vector<std::string>* files = nullptr;
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
-  uint64_t shared_bytes = 0;                 // static plus dynamic
+  uint64_t shared_bytes = 0;                 // static plus dynamic, plus the reserved bytes if any
+  uint64_t reserved_shared_offset = 0;       // where the reserved bytes start; 0 when the kernel has none
   std::vector<SharedRange> shared_ranges;    // with the dynamic window's size filled in
   std::vector<Allocation> allocations;       // sorted by base
   std::vector<GlobalRange> global_ranges;    // the request's buffers, for the cross-block race checker
   std::vector<uint8_t> params;               // the kernel's parameter block
   uint64_t budget = 0;
+  // The time limit: seconds of CPU time each worker thread may spend on the launch (0: none). Warps look
+  // at their thread's CPU clock every few thousand instructions, so an endless loop costs seconds whatever
+  // the budget; CPU time rather than wall time, so that a busy machine does not stop a correct kernel.
+  double time_limit_seconds = 0;
   std::atomic<uint64_t> instructions{0};     // thread-instructions of finished blocks
   std::atomic<uint64_t> warp_instructions{0};  // warp-instructions issued by finished blocks
   std::atomic<bool> budget_exhausted{false};
+
+  // Device printf: the first lines of the lowest blocks, whatever the workers' order (DeviceOutput).
+  struct DeviceOutput {
+    std::mutex mutex;
+    std::vector<std::pair<uint64_t, DeviceOutputLine>> lines;  // (block, line); a block's lines in order
+    std::map<uint64_t, uint64_t> dropped;                      // per block, lines not kept
+    // Adds one block's lines, then keeps at most kDeviceOutputLines of the lowest blocks: a line is let
+    // go only when that many come before it, so the lines kept do not depend on the workers.
+    void add(uint64_t block, std::vector<DeviceOutputLine>* block_lines, uint64_t block_dropped);
+    // The kept lines of blocks up to `last` (the faulting block, or all) into *out.
+    void take(uint64_t last, Observations* out);
+  } output;
 };
 
 // Why a block stopped early; the launch stops too.

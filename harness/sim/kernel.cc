@@ -289,6 +289,10 @@ class Linker {
         if (instr.guard.kind != Operand::Kind::kNone) return fail(instr.line, "a predicated call is not supported");
         const ptx::Call& call = function.calls[instr.call];
         const ptx::Function& callee = module_.functions[call.callee];
+        if (call.system != ptx::SystemCall::kNone) {
+          if (!system_call(frame, instr, call)) return false;
+          continue;
+        }
         std::unordered_map<uint32_t, uint64_t> callee_aliases;
         for (size_t a = 0; a < call.args.size(); ++a) {
           auto it = frame.local.find(call.args[a]);
@@ -321,6 +325,34 @@ class Linker {
     for (const auto& [at, label] : branches)
       kernel_->code[at].offset = new_pc[label < 0 ? function.code.size() : static_cast<size_t>(label)];
     stack->pop_back();
+    return true;
+  }
+
+  // A call of a runtime function (printf, a failed assert) stays a call: the interpreter performs it. Its
+  // sources are the local-memory offsets of the argument .params, `offset` that of the result or -1.
+  bool system_call(const Frame& frame, const ptx::Instr& instr, const ptx::Call& call) {
+    Inst inst;
+    inst.op = ptx::Op::kCall;
+    inst.mode = static_cast<uint8_t>(call.system);
+    inst.ptx_line = instr.line;
+    const ptx::SourceLoc& loc = module_.locs[instr.loc];
+    inst.file = static_cast<uint32_t>(loc.file);
+    inst.line = static_cast<uint32_t>(loc.line);
+    inst.guard = kNoGuard;
+    if (call.args.size() > std::size(inst.src)) return fail(instr.line, "too many arguments for a runtime call");
+    for (size_t a = 0; a < call.args.size(); ++a) {
+      auto it = frame.local.find(call.args[a]);
+      if (call.args[a] == kNone32 || it == frame.local.end()) return fail(instr.line, "call arguments must be .param variables");
+      inst.src[a] = constant(it->second);
+    }
+    inst.nsrc = static_cast<uint8_t>(call.args.size());
+    inst.offset = -1;
+    if (!call.returns.empty()) {
+      auto it = frame.local.find(call.returns[0]);
+      if (call.returns[0] == kNone32 || it == frame.local.end()) return fail(instr.line, "call results must be .param variables");
+      inst.offset = static_cast<int64_t>(it->second);
+    }
+    kernel_->code.push_back(inst);
     return true;
   }
 

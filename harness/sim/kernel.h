@@ -50,6 +50,12 @@ enum class Handler : uint8_t {
   kShuffle,       // shfl.sync
   kVote,          // vote.sync
   kActiveMask,    // activemask
+  kSystemCall,    // call of a runtime function: vprintf, __assertfail (ptx::SystemCall in mode)
+  kRedux,         // redux.sync
+  kMatch,         // match.any/all.sync
+  kYield,         // nanosleep: the warp lets the block's other warps run
+  kLoadAcquire,   // ld.acquire: a load, then the warp lets the others run (they may be what it waits for)
+  kTrap,          // trap: stops the launch
   kGeneral,       // every other form: the arithmetic, conversion and comparison families' general code
 };
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -34,6 +35,8 @@ class SimProgram : public Program {
   ptx::Module module;
   std::vector<KernelTraits> traits;
   std::map<std::string, sim::Kernel, std::less<>> linked;
+  // Entries the simulator cannot run, with why: launching one reports it, the others run.
+  std::map<std::string, Finding, std::less<>> refused;
 
   const std::vector<KernelTraits>& kernels() const override { return traits; }
 };
@@ -50,31 +53,42 @@ struct BlockFinding {
   Finding finding;
 };
 
-// Why the simulator refuses a module. When the PTX is valid but uses what the simulator does not run
-// (arithmetic in half precision, bar.arrive...), a lenient parse finds the learner's source line, and the finding says
-// that a GPU runs it; anything else is the parser's error as it is.
-Finding refusal(std::string_view ptx_text, const std::string& error) {
-  ptx::Module module;
-  std::string lenient_error;
-  if (ptx::parse_module(ptx_text, &module, &lenient_error, {.keep_unsupported = true})) {
-    for (const ptx::Function& function : module.functions) {
-      if (function.unsupported.empty()) continue;
-      const ptx::Unsupported& first = function.unsupported.front();
-      const ptx::SourceLoc& loc = module.locs[first.loc];
-      Finding finding = error_finding(
-          FindingKind::kRuntimeError,
-          fmt::format("the simulator cannot run this kernel: {} (PTX line {}); a GPU can: grade it with "
-                      "--backend gpu",
-                      first.reason, first.line));
-      if (loc.file > 0 && static_cast<size_t>(loc.file) < module.files.size()) {
-        finding.file = module.files[loc.file];
-        finding.line = loc.line;
+// Why the simulator cannot run `entry` of a leniently parsed module: the first statement it cannot run
+// among the functions the entry reaches, at the learner's source line (a statement with no .loc of its
+// own takes the entry's first line), saying that a GPU runs it. nullopt when the entry can run.
+std::optional<Finding> entry_refusal(const ptx::Module& module, uint32_t entry) {
+  for (uint32_t f : ptx::reachable_functions(module, entry)) {
+    const ptx::Function& function = module.functions[f];
+    if (function.unsupported.empty()) continue;
+    const ptx::Unsupported& first = function.unsupported.front();
+    ptx::SourceLoc loc = module.locs[first.loc];
+    // In a function the entry calls (a toolkit helper, say), the learner's line is the entry's call.
+    if (f != entry) {
+      const ptx::Function& caller = module.functions[entry];
+      for (const ptx::Instr& instr : caller.code) {
+        if (instr.op != ptx::Op::kCall || instr.call >= caller.calls.size()) continue;
+        const uint32_t callee = caller.calls[instr.call].callee;
+        if (callee == ptx::kNone32) continue;
+        const std::vector<uint32_t> reached = ptx::reachable_functions(module, callee);
+        if (std::find(reached.begin(), reached.end(), f) == reached.end()) continue;
+        loc = module.locs[instr.loc];
+        break;
       }
-      finding.details = {{"ptx_line", first.line}, {"statement", first.statement}};
-      return finding;
     }
+    if (loc.line == 0) loc = module.locs[module.functions[entry].first_loc];
+    Finding finding = error_finding(
+        FindingKind::kRuntimeError,
+        fmt::format("the simulator cannot run this kernel: {} (PTX line {}); a GPU can: grade it with "
+                    "--backend gpu",
+                    first.reason, first.line));
+    if (loc.file > 0 && static_cast<size_t>(loc.file) < module.files.size()) {
+      finding.file = module.files[loc.file];
+      finding.line = loc.line;
+    }
+    finding.details = {{"ptx_line", first.line}, {"statement", first.statement}};
+    return finding;
   }
-  return error_finding(FindingKind::kRuntimeError, error);
+  return std::nullopt;
 }
 
 class SimBackend : public Backend {
@@ -88,23 +102,46 @@ class SimBackend : public Backend {
   std::string_view name() const override { return "sim"; }
   const Capabilities& capabilities() const override { return capabilities_; }
 
+  // Refusals are per kernel: an entry the simulator cannot run (a template instantiation in half
+  // precision, say) does not keep the file's other kernels from running; only when no entry can run does
+  // the load fail, with the first entry's reason.
   Loaded load(std::string_view ptx_text) override {
     Loaded loaded;
     auto program = std::make_unique<SimProgram>();
     std::string error;
     if (!ptx::parse_module(ptx_text, &program->module, &error)) {
-      loaded.findings.push_back(refusal(ptx_text, error));
-      return loaded;
-    }
-    program->traits = ptx::kernel_traits(program->module);
-    for (uint32_t f = 0; f < program->module.functions.size(); ++f) {
-      if (!program->module.functions[f].entry) continue;
-      sim::Kernel kernel;
-      if (!sim::link_kernel(program->module, f, &kernel, &error)) {
+      // Valid PTX the simulator cannot wholly run: keep what it can, per entry. A syntax error stays one.
+      std::string lenient_error;
+      if (!ptx::parse_module(ptx_text, &program->module, &lenient_error, {.keep_unsupported = true})) {
         loaded.findings.push_back(error_finding(FindingKind::kRuntimeError, error));
         return loaded;
       }
+    }
+    program->traits = ptx::kernel_traits(program->module);
+    std::optional<Finding> first_refusal;
+    for (uint32_t f = 0; f < program->module.functions.size(); ++f) {
+      const ptx::Function& function = program->module.functions[f];
+      if (!function.entry) continue;
+      std::optional<Finding> refused = entry_refusal(program->module, f);
+      sim::Kernel kernel;
+      if (!refused && !sim::link_kernel(program->module, f, &kernel, &error)) {
+        refused = error_finding(FindingKind::kRuntimeError, error);
+        const ptx::SourceLoc& loc = program->module.locs[function.first_loc];
+        if (loc.file > 0 && static_cast<size_t>(loc.file) < program->module.files.size()) {
+          refused->file = program->module.files[loc.file];
+          refused->line = loc.line;
+        }
+      }
+      if (refused) {
+        if (!first_refusal) first_refusal = *refused;
+        program->refused.emplace(function.name, std::move(*refused));
+        continue;
+      }
       program->linked.emplace(kernel.name, std::move(kernel));
+    }
+    if (program->linked.empty() && first_refusal) {
+      loaded.findings.push_back(std::move(*first_refusal));
+      return loaded;
     }
     loaded.program = std::move(program);
     return loaded;
@@ -138,6 +175,8 @@ class SimBackend : public Backend {
       return out;
     };
     auto& sim_program = static_cast<SimProgram&>(program);
+    if (auto refused = sim_program.refused.find(request.entry); refused != sim_program.refused.end())
+      return stop_with(refused->second);
     auto found = sim_program.linked.find(request.entry);
     if (found == sim_program.linked.end())
       return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("no kernel named '{}' in the module", request.entry)));
@@ -162,6 +201,15 @@ class SimBackend : public Backend {
     if (state.shared_bytes > kMaxSharedPerBlock)
       return stop_with(error_finding(FindingKind::kResourceLimit, fmt::format("the kernel asks for {} bytes of shared memory per block, more than the {} allowed",
                                                                              state.shared_bytes, kMaxSharedPerBlock)));
+    // The reserved shared memory of cooperative groups' tiles, after the learner's, only when it is read.
+    constexpr uint32_t kReservedSpecials =
+        (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemBegin)) | (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemEnd)) |
+        (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemCap)) | (1u << static_cast<uint32_t>(ptx::Special::kReservedSmem0)) |
+        (1u << static_cast<uint32_t>(ptx::Special::kReservedSmem1));
+    if ((kernel.specials_read & kReservedSpecials) != 0) {
+      state.reserved_shared_offset = std::max<uint64_t>(8, (state.shared_bytes + 7) / 8 * 8);
+      state.shared_bytes = state.reserved_shared_offset + ptx::kReservedSharedBytes;
+    }
     state.shared_ranges = kernel.shared;
     for (sim::SharedRange& range : state.shared_ranges)
       if (range.dynamic) range.bytes = request.dynamic_shared_bytes;
@@ -194,6 +242,7 @@ class SimBackend : public Backend {
       std::memcpy(state.params.data() + kernel.param_offsets[i], &bits, std::min<uint32_t>(8, kernel.param_bytes[i]));
     }
     state.budget = request.instruction_budget != 0 ? request.instruction_budget : options_.default_instruction_budget;
+    state.time_limit_seconds = request.wall_seconds > 0 ? request.wall_seconds : options_.default_time_limit_seconds;
 
     run_blocks(state, request, &out);
     out.thread_instructions = state.instructions.load();
@@ -212,7 +261,6 @@ class SimBackend : public Backend {
     std::vector<BlockFinding> faults, notes;
     std::vector<std::unique_ptr<sim::AccessObserver>> observers(workers);
     SimLaunch context{&request, state.files};
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(request.wall_seconds);
     auto work = [&](unsigned worker) {
       sim::AccessObserver* observer = observers[worker].get();
       sim::BlockRunner runner(state, observer);
@@ -220,13 +268,6 @@ class SimBackend : public Backend {
       for (;;) {
         uint64_t block = next_block.fetch_add(1);
         if (block >= stop_block.load()) break;
-        if (request.wall_seconds > 0 && std::chrono::steady_clock::now() > deadline) {
-          Finding finding = error_finding(FindingKind::kTimeout, fmt::format("the kernel ran past its wall-clock limit of {} s", request.wall_seconds));
-          std::lock_guard lock(mutex);
-          faults.push_back({block, std::move(finding)});
-          stop_block = 0;
-          break;
-        }
         block_notes.clear();
         std::optional<sim::BlockFault> fault = runner.run(block, &block_notes);
         std::lock_guard lock(mutex);
@@ -270,6 +311,7 @@ class SimBackend : public Backend {
         count = count.get<uint64_t>() + 1;
       }
     }
+    state.output.take(last, out);
     for (auto& observer : observers)
       if (observer != nullptr) observer->collect(*out);
   }

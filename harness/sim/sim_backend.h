@@ -19,7 +19,10 @@
 //   instruction, before it is performed.
 // - Determinism: a fault stops the launch at the lowest-numbered faulting block whatever the number of
 //   workers; per-block findings are merged in block order. Atomics apply lane by lane in lane order.
-// - A timeout names the lines where the warps of the block that exhausted the budget were.
+// - Timeouts: a launch stops with `timeout` when it has run its instruction budget (thread-instructions,
+//   deterministic) or its time limit (seconds of CPU time per worker: SimOptions::default_time_limit_seconds
+//   unless the request sets wall_seconds), whichever comes first; the finding names the lines where the
+//   warps of the stopped block were.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +52,11 @@ struct SimOptions {
   unsigned worker_threads = 1;                          // CPU threads running blocks; 0 = all cores
   uint64_t default_instruction_budget = uint64_t{1} << 31;  // thread-instructions per launch
   ObserverFactory make_observer;                        // empty: no checkers
+  // Seconds of CPU time each worker may spend on a launch when LaunchRequest::wall_seconds is 0 (the
+  // request's limit is taken as CPU time too: on a busy machine wall time would stop correct kernels). The
+  // budget alone lets an endless loop run for minutes (2^31 thread-instructions take 3 to 10 minutes with
+  // the checkers on); a correct launch of the shipped exercises takes well under a second. 0: no limit.
+  double default_time_limit_seconds = 5;
 };
 
 std::unique_ptr<Backend> make_sim_backend(SimOptions options = {});
