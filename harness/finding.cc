@@ -7,7 +7,7 @@
 namespace gpugrade {
 namespace {
 
-constexpr std::array<std::pair<FindingKind, std::string_view>, 17> kKindNames = {{
+constexpr std::array<std::pair<FindingKind, std::string_view>, 19> kKindNames = {{
     {FindingKind::kCompileError, "compile-error"},
     {FindingKind::kRejectedSource, "rejected-source"},
     {FindingKind::kSignatureMismatch, "signature-mismatch"},
@@ -25,6 +25,8 @@ constexpr std::array<std::pair<FindingKind, std::string_view>, 17> kKindNames = 
     {FindingKind::kTooSlow, "too-slow"},
     {FindingKind::kResourceLimit, "resource-limit"},
     {FindingKind::kRuntimeError, "runtime-error"},
+    {FindingKind::kDivergentWarpSync, "divergent-warp-sync"},
+    {FindingKind::kOrderDependent, "order-dependent"},
 }};
 
 }  // namespace

@@ -31,6 +31,8 @@ enum class FindingKind {
   kTooSlow,                    // throughput below the exercise's ratio to the baseline
   kResourceLimit,              // the launch asks for more shared memory, registers or threads than allowed
   kRuntimeError,               // anything else the backend reports (a CUDA error, unsupported PTX)
+  kDivergentWarpSync,          // a full-mask warp operation (__shfl_sync, __ballot_sync, __syncwarp) some named lanes skip
+  kOrderDependent,             // the output changes with the order blocks and warps run in
 };
 
 enum class Severity { kError, kWarning };

@@ -19,6 +19,11 @@
 //   instruction, before it is performed.
 // - Determinism: a fault stops the launch at the lowest-numbered faulting block whatever the number of
 //   workers; per-block findings are merged in block order. Atomics apply lane by lane in lane order.
+//   Blocks that can meet through global atomics run on one thread in a fixed order (LaunchRequest::schedule:
+//   launch order, or reversed), and a launch whose checkers saw two blocks write one element
+//   (Observations::blocks_interacted) is run again on one thread, so its output is the same every time.
+// - A .sync warp operation some lanes of its mask skip while live, or a shuffle reading an exited lane, is
+//   `divergent-warp-sync`, once per line and block.
 // - A timeout names the lines where the warps of the block that exhausted the budget were.
 #pragma once
 
