@@ -249,6 +249,8 @@ constexpr std::pair<std::string_view, BufferInit> kBufferInits[] = {{"random", B
                                                                     {"constant", BufferInit::kConstant},
                                                                     {"poison", BufferInit::kPoison}};
 constexpr std::pair<std::string_view, bool> kRaceSeverities[] = {{"error", true}, {"warning", false}};
+constexpr std::pair<std::string_view, Schedule> kSchedules[] = {{"launch-order", Schedule::kLaunchOrder},
+                                                                {"reversed", Schedule::kReversed}};
 
 // nvcc flags an exercise may add: they change how device code is generated, nothing else.
 constexpr std::string_view kAllowedNvccFlags[] = {
@@ -340,7 +342,7 @@ class Loader {
     Fields fields(diagnostics_, top,
                   known({"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
                          "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
-                         "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order"},
+                         "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order", "schedules"},
                         {"pipeline", "nvcc_flags"}),
                   newer({"pipeline", "nvcc_flags"}));
     if (!fields.valid()) return;
@@ -390,6 +392,7 @@ class Loader {
       exercise_->intra_warp_races_are_errors =
           read_choice(diagnostics_, races, kRaceSeverities).value_or(false);
     }
+    read_schedules(fields.get("schedules"));
     if (diagnostics_->count() == 0) check_variables();
     if (diagnostics_->count() == 0) check_evaluation();
   }
@@ -1287,6 +1290,19 @@ class Loader {
     }
     *index = static_cast<size_t>(found - variants.begin());
     return true;
+  }
+
+  // Launch order always runs (its output is the one compared with the reference); it may be listed too.
+  void read_schedules(const Field& field) {
+    if (!field.present) return;
+    auto list = items(diagnostics_, field, 1, 2);
+    if (!list) return;
+    for (const Field& item : *list) {
+      std::optional<Schedule> schedule = read_choice(diagnostics_, item, kSchedules);
+      if (schedule && *schedule != Schedule::kLaunchOrder &&
+          std::find(exercise_->schedules.begin(), exercise_->schedules.end(), *schedule) == exercise_->schedules.end())
+        exercise_->schedules.push_back(*schedule);
+    }
   }
 
   void read_hints(const Field& field) {

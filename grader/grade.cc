@@ -10,12 +10,14 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <tuple>
 
 #include "grader/buffer_compare.h"
 #include "grader/buffer_fill.h"
+#include "grader/element.h"
 #include "grader/kernel_lookup.h"
 #include "grader/reference.h"
 #include "grader/reference_call.h"
@@ -125,7 +127,11 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
 // The checkers' per-line figures for one variant, summed over its sizes.
 struct LineFigures {
   std::map<std::pair<std::string, int>, SharedLineStats> shared;
-  std::map<std::pair<std::string, int>, GlobalLineStats> global;
+  // Per global instruction, keyed so that a line's loads come before its stores.
+  std::map<std::tuple<std::string, int, bool, uint32_t>, GlobalInstructionStats> global;
+  // What shared memory did in any run of the variant; unset when no run could see it.
+  std::optional<SharedUse> shared_use;
+  bool stopped_early = false;  // a run faulted or timed out, so shared_use may have missed the rest
 
   void add(const Observations& obs) {
     for (const SharedLineStats& s : obs.shared_lines) {
@@ -136,13 +142,25 @@ struct LineFigures {
       t.wavefronts += s.wavefronts;
       t.worst_ways = std::max(t.worst_ways, s.worst_ways);
     }
-    for (const GlobalLineStats& g : obs.global_lines) {
-      GlobalLineStats& t = global[{g.file, g.line}];
+    for (const GlobalInstructionStats& g : obs.global_instructions) {
+      GlobalInstructionStats& t = global[{g.file, g.line, g.store, g.instruction}];
       t.file = g.file;
       t.line = g.line;
+      t.store = g.store;
+      t.instruction = g.instruction;
       t.requests += g.requests;
       t.sectors += g.sectors;
       t.min_sectors += g.min_sectors;
+      t.full_requests += g.full_requests;
+      t.full_sectors += g.full_sectors;
+      t.full_min_sectors += g.full_min_sectors;
+    }
+    stopped_early = stopped_early || !obs.completed;
+    if (obs.shared_use) {
+      if (!shared_use) shared_use = SharedUse{};
+      shared_use->feeds_global_stores = shared_use->feeds_global_stores || obs.shared_use->feeds_global_stores;
+      shared_use->barrier_orders_shared =
+          shared_use->barrier_orders_shared || obs.shared_use->barrier_orders_shared;
     }
   }
 };
@@ -167,22 +185,138 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
       findings.push_back(std::move(f));
     }
   }
-  for (const auto& [key, g] : figures.global) {
-    const double ratio = g.min_sectors ? static_cast<double>(g.sectors) / static_cast<double>(g.min_sectors) : 1.0;
-    metrics["global"].push_back({{"variant", variant}, {"file", g.file}, {"line", g.line},
-                                 {"requests", g.requests}, {"sectors", g.sectors},
-                                 {"min_sectors", g.min_sectors}, {"sector_ratio", ratio}});
-    if (judge && limits.max_sector_ratio && ratio > *limits.max_sector_ratio) {
+  const auto ratio = [](uint64_t sectors, uint64_t min_sectors) {
+    return min_sectors ? static_cast<double>(sectors) / static_cast<double>(min_sectors) : 1.0;
+  };
+  // One row per line and direction (loads, stores) with their sums. The limit holds for the row's sums and
+  // for each instruction's whole-warp requests alone: padding a line with cheap accesses lowers neither
+  // the strided instruction's own figure nor, with loads and stores apart, the other direction's.
+  for (auto it = figures.global.begin(); it != figures.global.end();) {
+    const GlobalInstructionStats& first = it->second;
+    GlobalInstructionStats sum = first;
+    const GlobalInstructionStats* worst = first.full_requests > 0 ? &first : nullptr;
+    size_t instructions = 1;
+    for (++it; it != figures.global.end() && it->second.file == first.file && it->second.line == first.line &&
+               it->second.store == first.store;
+         ++it) {
+      const GlobalInstructionStats& g = it->second;
+      sum.requests += g.requests;
+      sum.sectors += g.sectors;
+      sum.min_sectors += g.min_sectors;
+      if (g.full_requests > 0 &&
+          (worst == nullptr ||
+           ratio(g.full_sectors, g.full_min_sectors) > ratio(worst->full_sectors, worst->full_min_sectors)))
+        worst = &g;
+      ++instructions;
+    }
+    const char* access = first.store ? "store" : "load";
+    const double line_ratio = ratio(sum.sectors, sum.min_sectors);
+    const double worst_ratio = worst != nullptr ? ratio(worst->full_sectors, worst->full_min_sectors) : 1.0;
+    metrics["global"].push_back({{"variant", variant}, {"file", first.file}, {"line", first.line},
+                                 {"access", access}, {"instructions", instructions},
+                                 {"requests", sum.requests}, {"sectors", sum.sectors},
+                                 {"min_sectors", sum.min_sectors}, {"sector_ratio", line_ratio},
+                                 {"worst_sector_ratio", worst_ratio}});
+    if (!judge || !limits.max_sector_ratio) continue;
+    const bool instruction_fails = worst_ratio > *limits.max_sector_ratio;
+    if (!instruction_fails && line_ratio <= *limits.max_sector_ratio) continue;
+    const double shown = instruction_fails ? worst_ratio : line_ratio;
+    const uint64_t sectors = instruction_fails ? worst->full_sectors : sum.sectors;
+    const uint64_t min_sectors = instruction_fails ? worst->full_min_sectors : sum.min_sectors;
+    Finding f = config_finding(
+        FindingKind::kUncoalesced,
+        fmt::format("global {}s touch {:.1f} times the 32-byte sectors they need ({} sectors where {} would "
+                    "do{}; the limit is {:.1f}); let neighbouring threads (threadIdx.x) touch neighbouring "
+                    "addresses",
+                    access, shown, with_thousands(sectors), with_thousands(min_sectors),
+                    instruction_fails && instructions > 1
+                        ? fmt::format(", in the worst of the line's {} {} instructions", instructions, access)
+                        : "",
+                    *limits.max_sector_ratio),
+        first.file, first.line);
+    f.variant = variant;
+    f.details = {{"sector_ratio", shown}, {"access", access}, {"sectors", sectors}, {"min_sectors", min_sectors},
+                 {"requests", instruction_fails ? worst->full_requests : sum.requests}};
+    findings.push_back(std::move(f));
+  }
+}
+
+// `requires` asks for a feature on the data's path, not merely present: from what the simulator saw in the
+// variant's runs, shared memory must carry values to the output, and a required barrier must order a
+// thread's shared write before another thread's read. Checked only where the static check passed.
+void judge_requirements_in_use(const Requirements& requires_, const LineFigures& figures,
+                               const std::vector<Finding>& static_findings, const KernelTraits& kernel,
+                               const std::string& file, const std::string& variant, std::vector<Finding>& findings) {
+  if (!figures.shared_use || figures.stopped_early) return;
+  const auto already = [&](const char* requirement) {
+    return std::any_of(static_findings.begin(), static_findings.end(),
+                       [&](const Finding& f) { return f.details.value("requirement", "") == requirement; });
+  };
+  auto missing = [&](const char* requirement, const char* message) {
+    Finding f = config_finding(FindingKind::kMissingRequirement, message, file, kernel.line);
+    f.variant = variant;
+    f.details["requirement"] = requirement;
+    f.details["in_use"] = false;
+    findings.push_back(std::move(f));
+  };
+  const bool shared_asked = requires_.shared_memory || requires_.dynamic_shared_memory;
+  if (shared_asked && !already("shared_memory") && !already("dynamic_shared_memory") &&
+      !figures.shared_use->feeds_global_stores)
+    missing(requires_.shared_memory ? "shared_memory" : "dynamic_shared_memory",
+            "the kernel has a __shared__ array, but no value it writes to global memory was loaded from it; "
+            "this exercise stages the data through shared memory: load from global into the tile, and store to "
+            "the output what you read back from the tile");
+  if (requires_.barrier && !already("barrier") && !figures.shared_use->barrier_orders_shared)
+    missing("barrier",
+            "the kernel calls __syncthreads(), but no thread read a shared element that another thread wrote "
+            "before the barrier; the barrier must separate writing the tile from reading what other threads "
+            "wrote to it");
+}
+
+std::string_view schedule_text(Schedule schedule) {
+  return schedule == Schedule::kReversed ? "in reverse (the last block first, and in each block the last warp first)"
+                                         : "in launch order";
+}
+
+// Runs `launch` again in each schedule the exercise asks for and compares the outputs bit for bit with the
+// launch-order run's `first`: a kernel whose result depends on the order blocks and warps run in is told so
+// on purpose, not found by luck. The runs' own findings repeat the first run's and are dropped.
+void check_schedules(const Exercise& exercise, const std::function<Observations(const LaunchRequest&)>& relaunch,
+                     const LaunchRequest& launch, const Observations& first, const std::string& file,
+                     std::vector<Finding>& findings) {
+  for (Schedule schedule : exercise.schedules) {
+    LaunchRequest again = launch;
+    again.schedule = schedule;
+    Observations other = relaunch(again);
+    if (!other.completed || other.buffers.size() != first.buffers.size()) continue;
+    for (size_t b = 0; b < exercise.buffers.size() && b < first.buffers.size(); ++b) {
+      const BufferSpec& spec = exercise.buffers[b];
+      const Buffer& want = first.buffers[b];
+      const Buffer& got = other.buffers[b];
+      if (!spec.output || want.bytes == got.bytes) continue;
+      const auto shown = [&](const Buffer& buffer, size_t i) {
+        return show_lane(read_lane(buffer.bytes.data() + i * buffer.element_size, spec.type, 0), spec.type);
+      };
+      const size_t count = want.bytes.size() / want.element_size;
+      size_t differing = 0, index = count;
+      for (size_t i = 0; i < count; ++i) {
+        if (std::memcmp(want.bytes.data() + i * want.element_size, got.bytes.data() + i * got.element_size,
+                        want.element_size) == 0)
+          continue;
+        if (differing++ == 0) index = i;
+      }
       Finding f = config_finding(
-          FindingKind::kUncoalesced,
-          fmt::format("global accesses touch {:.1f} times the 32-byte sectors they need ({} sectors where {} would "
-                      "do; the limit is {:.1f}); let neighbouring threads (threadIdx.x) touch neighbouring "
-                      "addresses",
-                      ratio, with_thousands(g.sectors), with_thousands(g.min_sectors), *limits.max_sector_ratio),
-          g.file, g.line);
-      f.variant = variant;
-      f.details = {{"sector_ratio", ratio}, {"requests", g.requests}, {"sectors", g.sectors},
-                   {"min_sectors", g.min_sectors}};
+          FindingKind::kOrderDependent,
+          fmt::format("the output depends on the order blocks and warps run in: run {}, {}[{}] is {} where launch "
+                      "order gives {} ({} of {} elements differ); a GPU runs them in no fixed order, so look for "
+                      "threads that write what other threads read or write with no barrier or atomic between them",
+                      schedule_text(schedule), spec.name, index, shown(got, index), shown(want, index),
+                      with_thousands(differing), with_thousands(count)),
+          file, 0);
+      f.details = {{"schedule", schedule == Schedule::kReversed ? "reversed" : "launch-order"},
+                   {"buffer", spec.name},
+                   {"index", index},
+                   {"differing", differing}};
       findings.push_back(std::move(f));
     }
   }
@@ -342,6 +476,14 @@ Observations launch_pipeline(Backend& backend, Program& program, const std::vect
     all.device_output_dropped += obs.device_output_dropped;
     all.shared_lines.insert(all.shared_lines.end(), obs.shared_lines.begin(), obs.shared_lines.end());
     all.global_lines.insert(all.global_lines.end(), obs.global_lines.begin(), obs.global_lines.end());
+    all.global_instructions.insert(all.global_instructions.end(), obs.global_instructions.begin(),
+                                   obs.global_instructions.end());
+    if (obs.shared_use) {
+      SharedUse& use = all.shared_use ? *all.shared_use : all.shared_use.emplace();
+      use.feeds_global_stores = use.feeds_global_stores || obs.shared_use->feeds_global_stores;
+      use.barrier_orders_shared = use.barrier_orders_shared || obs.shared_use->barrier_orders_shared;
+    }
+    all.blocks_interacted = all.blocks_interacted || obs.blocks_interacted;
     all.thread_instructions += obs.thread_instructions;
     all.seconds += obs.seconds;
     all.completed = obs.completed;
@@ -598,6 +740,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
   const size_t total_runs = exercise.variants.size() * sizes.size();
   bool requirements_checked = false;
+  std::vector<Finding> static_requirement_findings;
   // Strict GPU grading: each variant runs on the simulator at `sizes` first, with its checkers.
   Backend* const simulator = toolchain.simulator;
   size_t simulated_runs = 0, simulated_failures = 0;
@@ -638,6 +781,11 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     if (obs.completed && obs.buffers.size() == launch->buffers.size())
       judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, file, run_findings);
     obs.findings.clear();
+    if (obs.completed && backend.name() == "sim")
+      check_schedules(
+          exercise,
+          [&](const LaunchRequest& again) { return launch_pipeline(backend, program, stages, again, shape); },
+          *launch, obs, file, run_findings);
     figures.add(obs);
     Launched out{{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds},
                  std::move(*launch), false, !obs.completed};
@@ -659,7 +807,8 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     if (!built) break;
     if (!requirements_checked) {
       requirements_checked = true;
-      for (Finding& f : check_requirements(exercise.requirements, *built->kernel, built->technique, file)) findings.push_back(std::move(f));
+      static_requirement_findings = check_requirements(exercise.requirements, *built->kernel, built->technique, file);
+      for (const Finding& f : static_requirement_findings) findings.push_back(f);
       for (Finding& f : check_static_shared_limit(*built->kernel, submission.text, file)) findings.push_back(std::move(f));
     }
     Bindings defines;
@@ -716,6 +865,8 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
       result.note = "The simulator saw a variant never end; it was not run on the GPU, nor its larger sizes.";
     sanitizer.check(toolchain.backend, *built->program, to_sanitize, to_sanitize_runs, result, findings);
     judge_line_figures(figures, exercise.performance.sim, variant.label, findings, result.metrics, !simulator);
+    judge_requirements_in_use(exercise.requirements, figures, static_requirement_findings, *built->kernel, file,
+                              variant.label, findings);
     if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
       timed = std::move(built);
   }

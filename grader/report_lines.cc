@@ -114,7 +114,9 @@ int cause_rank(FindingKind kind) {
     case FindingKind::kResourceLimit: return 3;
     case FindingKind::kMissingRequirement: return 4;
     case FindingKind::kBarrierDivergence: return 5;
+    case FindingKind::kDivergentWarpSync: return 5;
     case FindingKind::kRace: return 6;
+    case FindingKind::kOrderDependent: return 6;
     case FindingKind::kOutOfBounds: return 7;
     case FindingKind::kTimeout: return 8;
     case FindingKind::kRuntimeError: return 9;

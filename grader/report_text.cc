@@ -65,13 +65,14 @@ void write_runs(const Result& result, std::ostream& out) {
 void write_line_tables(const Result& result, std::ostream& out) {
   const nlohmann::json& m = result.metrics;
   if (m.contains("global") && !m["global"].empty()) {
-    out << "  global accesses per line:  variant  line  requests  sectors/request  sectors/fewest\n";
+    out << "  global accesses per line:  variant  line  access  requests  sectors/request  sectors/fewest  worst\n";
     for (const nlohmann::json& row : m["global"]) {
       const double requests = row["requests"].get<double>();
-      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>15.2f}  {:>14.2f}\n", "", row["variant"].get<std::string>(),
-                         row["line"].get<int>(), with_thousands(row["requests"].get<uint64_t>()),
+      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>6}  {:>8}  {:>15.2f}  {:>14.2f}  {:>5.2f}\n", "",
+                         row["variant"].get<std::string>(), row["line"].get<int>(), row.value("access", ""),
+                         with_thousands(row["requests"].get<uint64_t>()),
                          requests > 0 ? row["sectors"].get<double>() / requests : 0.0,
-                         row["sector_ratio"].get<double>());
+                         row["sector_ratio"].get<double>(), row.value("worst_sector_ratio", 0.0));
     }
   }
   if (m.contains("shared") && !m["shared"].empty()) {

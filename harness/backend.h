@@ -83,6 +83,13 @@ struct Checks {
   bool intra_warp_races_are_errors = false;  // hazards between lanes of one warp: warnings unless set
 };
 
+// The order the simulator runs a launch's blocks and each block's warps in. A correct kernel's result does
+// not depend on it; an exercise may ask for both to find one whose result does.
+enum class Schedule : uint8_t {
+  kLaunchOrder,  // blocks by linear index (x fastest), warps from 0
+  kReversed,     // the last block first, and each block's last warp first
+};
+
 struct LaunchRequest {
   std::string entry;                    // the .entry to launch
   Dim3 grid, block;
@@ -93,6 +100,7 @@ struct LaunchRequest {
   uint64_t instruction_budget = 0;      // thread-instructions for the launch; 0 = the backend's default
   double wall_seconds = 0;              // wall-clock limit for the launch; 0 = the backend's default
   Checks checks;
+  Schedule schedule = Schedule::kLaunchOrder;
 };
 
 // Per source line, what the shared-memory checker measured (Nsight Compute's definitions).
@@ -122,6 +130,33 @@ struct DeviceOutputLine {
 // Device output kept per launch (and per grade): the first lines in launch order, then only a count.
 inline constexpr size_t kDeviceOutputLines = 100;
 
+// Per global load or store instruction (one PTX ld or st), what the global-memory checker measured.
+// Limits apply to each instruction's whole-warp requests on its own, so that cheap accesses on a line
+// cannot average a costly one away; requests with idle lanes (the data's edges, a loop's last pass that
+// nvcc gave an instruction of its own) count in the line's figures only.
+struct GlobalInstructionStats {
+  std::string file;
+  int line = 0;
+  bool store = false;                   // a store; a line's loads and stores are counted apart
+  uint32_t instruction = 0;             // the instruction's index in the kernel: tells a line's apart
+  uint64_t requests = 0;
+  uint64_t sectors = 0;
+  uint64_t min_sectors = 0;
+  uint64_t full_requests = 0;           // the requests with all 32 lanes active, and their figures
+  uint64_t full_sectors = 0;
+  uint64_t full_min_sectors = 0;
+};
+
+// What a launch showed of shared memory's part in the result, for exercises that require it.
+struct SharedUse {
+  // A value loaded from shared memory reached a global store through registers (harness/sim/data_path.h):
+  // a shared load on such a chain ran, and so did a global store at its end.
+  bool feeds_global_stores = false;
+  // A thread read a shared word that another thread of its block wrote before a barrier the reader
+  // passed: the barrier ordered communication between threads.
+  bool barrier_orders_shared = false;
+};
+
 struct Observations {
   std::vector<Buffer> buffers;          // contents after the launch, same order as the request
   std::vector<DeviceOutputLine> device_output;  // the first kDeviceOutputLines lines printed, in launch order
@@ -129,11 +164,16 @@ struct Observations {
   std::vector<Finding> findings;        // file is the path in the PTX's .file; the grader maps it
   std::vector<SharedLineStats> shared_lines;
   std::vector<GlobalLineStats> global_lines;
+  std::vector<GlobalInstructionStats> global_instructions;
+  std::optional<SharedUse> shared_use;  // unset where the backend cannot see it (a GPU)
   uint64_t thread_instructions = 0;     // executed, summed over active lanes
   uint64_t warp_instructions = 0;       // issued, one per warp per instruction (the simulator's; 0 on a GPU):
                                         // thread_instructions / (32 x this) is the warps' mean occupancy
   double seconds = 0;                   // wall time of the launch as the backend measured it
   bool completed = true;                // false when the launch stopped early (timeout, fault)
+  // The simulator's checkers saw two blocks write one global element: a run on several CPU threads may
+  // have interleaved them by chance, so the simulator runs such a launch again on one.
+  bool blocks_interacted = false;
 };
 
 // A PTX module loaded by a backend, ready to launch any of its kernels.

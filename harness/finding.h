@@ -59,7 +59,11 @@ enum class FindingNeeds : uint8_t {
   /* anything else the backend reports (a CUDA error, unsupported PTX) */                                  \
   X(kRuntimeError, "runtime-error", false, kNothing)                                                       \
   /* a device-side assert() failed */                                                                      \
-  X(kAssertionFailed, "assertion-failed", false, kNothing)
+  X(kAssertionFailed, "assertion-failed", false, kNothing)                                                 \
+  /* a .sync warp operation (__shfl_sync, __ballot_sync, __syncwarp) some lanes of its mask skip while live */ \
+  X(kDivergentWarpSync, "divergent-warp-sync", false, kBarrierTrackingOrSanitizer)                         \
+  /* the output changes with the order blocks and warps run in (only the simulator reorders them) */        \
+  X(kOrderDependent, "order-dependent", false, kAccessChecks)
 
 enum class FindingKind {
 #define GPUGRADE_FINDING_KIND_ENUMERATOR(kind, spelling, before_runs, needs) kind,

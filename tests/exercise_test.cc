@@ -321,6 +321,16 @@ TEST_F(ExerciseTest, CompareNeedsOneKind) {
           "'abs')"});
 }
 
+TEST_F(ExerciseTest, SchedulesListTheOrdersToRunAgainIn) {
+  ASSERT_EQ(errors_of(kValid), Errors{});
+  EXPECT_TRUE(loaded_->schedules.empty());  // launch order only
+  EXPECT_EQ(errors_of(std::string(kValid) + "schedules: [launch-order, reversed]\n"), Errors{});
+  EXPECT_EQ(loaded_->schedules, std::vector<Schedule>{Schedule::kReversed});
+  EXPECT_EQ(errors_of(std::string(kValid) + "schedules: [backwards]\n"),
+            Errors{"exercises/scale/exercise.yaml:17:13: 'schedules[0]' must be one of launch-order, reversed, got "
+                   "\"backwards\""});
+}
+
 TEST_F(ExerciseTest, SeedDefaultsDifferByExercise) {
   ASSERT_EQ(errors_of(kValid), Errors{});
   uint64_t scale_seed = loaded_->seed;

@@ -266,6 +266,48 @@ TEST_F(CopyGradeTest, AKernelTheSimulatorCannotRunDoesNotRefuseTheGradedOne) {
   EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_TRUE(r.findings.empty()) << r.findings[0].message;
   EXPECT_EQ(r.runs.size(), 16u);
+
+// Issue 12 item 6: kernels whose output depends on the order of atomics or of racy writes grade the same
+// twice, byte for byte (the fixture runs the simulator on two workers).
+TEST_F(CopyGradeTest, RacyAndAtomicKernelsGiveByteIdenticalJson) {
+  auto strip = [](Result r) {
+    for (gpugrade::Run& run : r.runs) run.seconds = 0;
+    return to_json(r).dump();
+  };
+  for (const char* body : {"    out[index] = in[index]; out[0] += in[index];  // racy sum",
+                           "    atomicExch(&out[index / 2], in[index]);  // slots taken in atomic order"}) {
+    std::string text = copy_kernel(body);
+    Result first = grade(text);
+    EXPECT_EQ(first.verdict, Verdict::kFail) << body;
+    EXPECT_EQ(strip(first), strip(grade(text))) << body;
+  }
+}
+
+// An exercise may ask for a second schedule; a result that changes with it is said to depend on the order.
+TEST_F(CopyGradeTest, OutputThatChangesWithTheScheduleIsOrderDependent) {
+  Exercise e = grading_->exercise("copy");
+  e.schedules = {Schedule::kReversed};
+  // out[0] ends right only when the last block runs last, as it does in launch order.
+  std::string text = copy_kernel(
+      "    out[index] = in[index];\n"
+      "    if (index == 0) out[0] = 0.0f;\n"
+      "    if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) "
+      "out[0] = in[0];  // the last block");
+  Result r = grading_->grade_exercise(e, text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_TRUE(findings_of(r, FindingKind::kWrongOutput).empty());  // launch order gets it right
+  std::vector<Finding> order = findings_of(r, FindingKind::kOrderDependent);
+  ASSERT_EQ(order.size(), 1u);
+  EXPECT_EQ(order[0].file, "exercises/copy/copy.cu");
+  EXPECT_EQ(order[0].details["schedule"], "reversed");
+  EXPECT_EQ(order[0].details["index"], 0);
+  EXPECT_EQ(order[0].message.rfind("the output depends on the order blocks and warps run in: run in reverse (the "
+                                   "last block first, and in each block the last warp first), out[0] is 0 where "
+                                   "launch order gives ",
+                                   0),
+            0u)
+      << order[0].message;
+  EXPECT_NE(order[0].message.find("(1 of "), std::string::npos) << order[0].message;
 }
 
 TEST_F(CopyGradeTest, SameSubmissionGivesByteIdenticalJson) {
@@ -323,6 +365,84 @@ TEST_F(LadderGradeTest, NaiveKernelForTheTiledExerciseMissesItsRequirements) {
             "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they must "
             "wait for them");
   EXPECT_GT(missing[0].line, 0);
+}
+
+// The gaming of issue 17: the naive transpose with a __shared__ tile that is written and read only under a
+// condition that never holds, and a barrier every thread passes. Shared memory is in the PTX and so is the
+// barrier, but neither is on the data's path, and the strided store is still judged on its own.
+std::string dead_tile_transpose(const std::string& store_line) {
+  return "__global__ void transpose(float* out, const float* in, int rows, int cols) {\n"
+         "  __shared__ float tile[TILE_DIM][TILE_DIM];\n"
+         "  int column = blockIdx.x * TILE_DIM + threadIdx.x;\n"
+         "  int first_row = blockIdx.y * TILE_DIM + threadIdx.y;\n"
+         "  if (rows < 0) tile[threadIdx.y][threadIdx.x] = in[0];  // never\n"
+         "  __syncthreads();\n"
+         "  if (rows < 0) out[0] = tile[threadIdx.x][threadIdx.y];\n"
+         "  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {\n"
+         "    int row = first_row + j;\n"
+         "    size_t i = static_cast<size_t>(row) * cols + column;\n"
+         "    if (column < cols && row < rows)\n" +
+         store_line + "\n"
+         "  }\n"
+         "}\n";
+}
+
+TEST_F(LadderGradeTest, DeadSharedTileAndBarrierDoNotSatisfyTheRequirements) {
+  std::string text = dead_tile_transpose(
+      "      out[static_cast<size_t>(column) * rows + row] = in[i];  // strided store");
+  Result r = grading_->grade_text("transpose-tiled", text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_EQ(r.points, 0);
+  std::vector<Finding> missing = findings_of(r, FindingKind::kMissingRequirement);
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].details["requirement"], "shared_memory");
+  EXPECT_EQ(missing[0].message,
+            "the kernel has a __shared__ array, but no value it writes to global memory was loaded from it; this "
+            "exercise stages the data through shared memory: load from global into the tile, and store to the "
+            "output what you read back from the tile");
+  EXPECT_EQ(missing[1].details["requirement"], "barrier");
+  EXPECT_EQ(missing[1].message,
+            "the kernel calls __syncthreads(), but no thread read a shared element that another thread wrote "
+            "before the barrier; the barrier must separate writing the tile from reading what other threads "
+            "wrote to it");
+  EXPECT_EQ(missing[0].line, line_of(text, "__global__"));
+  EXPECT_EQ(missing[0].file, "exercises/transpose-tiled/transpose.cu");
+  std::vector<Finding> uncoalesced = findings_of(r, FindingKind::kUncoalesced);
+  ASSERT_EQ(uncoalesced.size(), 1u);
+  EXPECT_EQ(uncoalesced[0].line, line_of(text, "// strided store"));
+}
+
+TEST_F(LadderGradeTest, RereadingTheInputOnTheStridedStoresLineDoesNotHideIt) {
+  // Seven coalesced reads of in on the store's line bring the line's average under the bar of 2.0
+  // ((32 + 7 x 4) sectors where 4 + 7 x 4 would do, per warp); the store itself still touches 8 times its
+  // sectors, and it is judged on its own.
+  std::string text = dead_tile_transpose(
+      "      { const volatile float* v = in; out[static_cast<size_t>(column) * rows + row] = v[i] + 0.0f * (v[i] + "
+      "v[i] + v[i] + v[i] + v[i] + v[i]); }  // padded line");
+  Result r = grading_->grade_text("transpose-tiled", text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> uncoalesced = findings_of(r, FindingKind::kUncoalesced);
+  ASSERT_EQ(uncoalesced.size(), 1u);
+  EXPECT_EQ(uncoalesced[0].line, line_of(text, "// padded line"));
+  EXPECT_EQ(uncoalesced[0].details["access"], "store");
+  EXPECT_EQ(uncoalesced[0].message.rfind("global stores touch 8.0 times the 32-byte sectors they need (", 0), 0u)
+      << uncoalesced[0].message;
+  EXPECT_NE(uncoalesced[0].message.find("the limit is 2.0"), std::string::npos) << uncoalesced[0].message;
+  // The line's loads and stores are counted apart, and the loads alone are coalesced.
+  bool loads = false, stores = false;
+  for (const nlohmann::json& row : r.metrics["global"]) {
+    if (row["line"] != line_of(text, "// padded line") || row["variant"] != "32x8") continue;
+    if (row["access"] == "load") {
+      loads = true;
+      EXPECT_GE(row["instructions"], 7);  // seven per step of the loop, which nvcc may unroll
+      EXPECT_LE(row["worst_sector_ratio"].get<double>(), 1.25);
+    } else {
+      stores = true;
+      EXPECT_GT(row["worst_sector_ratio"].get<double>(), 7.5);  // 32 sectors where 4 do, less at the edges
+    }
+  }
+  EXPECT_TRUE(loads && stores);
+  EXPECT_EQ(findings_of(r, FindingKind::kMissingRequirement).size(), 2u);
 }
 
 }  // namespace

@@ -916,6 +916,8 @@ class Parser {
         bar_red = true;
       } else if (*op == Op::kBar && bar_red && (word == "popc" || word == "and" || word == "or")) {
         instr->mode = static_cast<uint8_t>(word == "popc" ? BarKind::kRedPopc : word == "and" ? BarKind::kRedAnd : BarKind::kRedOr);
+      } else if (*op == Op::kMembar && word == "cta") {
+        instr->mode = kMembarBlockScope;
       } else if (*op == Op::kBfind && word == "shiftamt") {
         instr->mode = 1;
       } else if (word == "cc" && (*op == Op::kAdd || *op == Op::kSub || *op == Op::kMad || *op == Op::kAddc ||

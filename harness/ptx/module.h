@@ -65,6 +65,8 @@ struct Instr {
 };
 
 enum class BarKind : uint8_t { kSync, kRedPopc, kRedAnd, kRedOr };
+// membar's mode: 0 for device scope or wider (membar.gl/.sys, fence.*.gpu/.sys), this for the block only.
+inline constexpr uint8_t kMembarBlockScope = 1;
 
 // A .loc position. When the code was inlined from a CUDA header, `file`/`line` are where the call was made
 // (inlined_at), so a finding points at the learner's line rather than at sm_30_intrinsics.hpp.

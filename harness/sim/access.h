@@ -27,6 +27,7 @@ struct WarpAccess {
   std::array<uint64_t, 32> address{};
   int file = 0;                         // .loc file index; 0 when none
   int line = 0;                         // .loc line; 0 when none
+  uint32_t instruction = 0;             // index of the ld/st/atom in the kernel's code: one PTX instruction
 };
 
 // Where a shared variable sits in the block's window, for naming `tile[5][0]`.
@@ -54,6 +55,8 @@ struct BlockContext {
   const std::vector<SharedRange>* shared_ranges = nullptr;
   // The launch's buffers; the same vector for every block of a launch. Null: no cross-block race check.
   const std::vector<GlobalRange>* global_ranges = nullptr;
+  // Per instruction of the kernel's code, its DataPath bits (harness/sim/data_path.h); null: unknown.
+  const std::vector<uint8_t>* data_path = nullptr;
 };
 
 class AccessObserver {
@@ -66,6 +69,12 @@ class AccessObserver {
   virtual void on_barrier(int file, int line) = 0;
   // __syncwarp / bar.warp.sync by `warp` for the lanes in `mask`.
   virtual void on_warp_sync(uint32_t warp, uint32_t mask) = 0;
+  // A fence that orders memory for the whole device or wider (__threadfence(), membar.gl, fence.sc.gpu; not
+  // membar.cta) by the lanes of `warp` in `mask`.
+  virtual void on_fence(uint32_t warp, uint32_t mask) {
+    (void)warp;
+    (void)mask;
+  }
   virtual void end_block() = 0;
   // After the launch: add this observer's findings and per-line stats to `out` (the simulator's own
   // findings are already there). Called once per observer, in worker order.

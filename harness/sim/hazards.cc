@@ -2,6 +2,8 @@
 // and sector arithmetic per warp request, and the deterministic merge of what the workers saw.
 #include "harness/sim/hazards.h"
 
+#include "harness/sim/data_path.h"
+
 #include <cxxabi.h>
 #include <fmt/format.h>
 
@@ -248,6 +250,9 @@ struct SharedCounters {
 };
 struct GlobalCounters {
   uint64_t requests = 0, sectors = 0, min_sectors = 0;
+  uint64_t full_requests = 0, full_sectors = 0, full_min_sectors = 0;  // requests with every lane active
+  int file = 0, line = 0;
+  bool store = false;
 };
 
 // Counters per (file, line) without a map on the hot path: a vector per file, indexed by line.
@@ -314,7 +319,16 @@ struct BufferWriters {
   uint64_t elements = 0;
   Cells lowest;
   Cells highest;
+  // When blocks run one at a time in a kernel with global atomics: the latest write in run order, and
+  // its writer's fence count then, with kUnorderedWrites once two blocks' writes were found unordered.
+  Cells latest;
+  Cells latest_fences;
 };
+
+constexpr uint64_t kUnorderedWrites = uint64_t{1} << 63;
+
+// A thread of the launch: its block and its linear index in the block.
+uint64_t thread_key(uint64_t block, uint32_t thread) { return block << 10 | (thread & 0x3FF); }
 
 class HazardObserver;
 
@@ -331,6 +345,15 @@ struct HazardLaunch::State {
   std::vector<NamedRange> variables;
   std::vector<BufferWriters> buffers;
   std::atomic<int> global_write_file{-1};  // the .loc file of global writes, for cross-block findings
+
+  // Publication between blocks (docs/simulator.md, "Memory ordering between blocks"): per address of a
+  // global atomic, the threads that had made a device fence before their atomic on it, and how many
+  // fences they had made. Followed only in kernels with global atomics, which run one block at a time.
+  bool follow_order = false;
+  std::atomic<bool> order_unfollowed{false};  // a worker ran beside others, so run order means nothing
+  std::mutex release_mutex;
+  std::map<uint64_t, std::map<uint64_t, uint32_t>> released;
+  std::atomic<bool> any_released{false};
 
   std::mutex workers_mutex;
   std::vector<HazardObserver*> workers;
@@ -364,12 +387,17 @@ class HazardObserver final : public AccessObserver {
   void on_access(const WarpAccess& access) override;
   void on_barrier(int file, int line) override;
   void on_warp_sync(uint32_t warp, uint32_t mask) override;
+  void on_fence(uint32_t warp, uint32_t mask) override;
   void end_block() override {}
   void collect(Observations& out) override;
 
   const std::vector<Group>& groups() const { return groups_; }
   const LineTable<SharedCounters>& shared_lines() const { return shared_lines_; }
-  const LineTable<GlobalCounters>& global_lines() const { return global_lines_; }
+  // Per instruction of the kernel's code; requests == 0 for instructions this worker did not see.
+  const std::vector<GlobalCounters>& global_instructions() const { return global_instructions_; }
+  bool shared_fed() const { return shared_fed_; }
+  bool carried() const { return carried_; }
+  bool barrier_orders_shared() const { return barrier_orders_shared_; }
 
  private:
   // What the block's threads did to one shared word (or, for words that sub-word accesses touched, one
@@ -405,12 +433,23 @@ class HazardObserver final : public AccessObserver {
   void check_shared(const WarpAccess& access);
   void visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset);
   void record_global_writes(const WarpAccess& access);
+  void publish(const WarpAccess& access);
+  // Whether the latest write of an element, by `writer` after `fences` fences of its own, happens before
+  // this block's writes: its thread fenced after it, then made an atomic this block has since observed.
+  bool ordered_before_block(uint64_t writer, uint64_t fences) const {
+    const auto found = acquired_.find(thread_key(writer_block(writer), writer_thread(writer)));
+    return found != acquired_.end() && found->second > (fences & ~kUnorderedWrites);
+  }
   // Whether an access by `other` earlier in this epoch is unordered with one by `thread` now: a different
   // thread, and not a lane of the same warp with a __syncwarp() since.
   bool unordered(uint32_t other, uint32_t other_sync, uint32_t thread) const {
     if (other == thread) return false;
     const uint32_t warp = thread / kWarpSize;
     return other / kWarpSize != warp || warp_sync_[warp] == other_sync;
+  }
+  bool on_path(const WarpAccess& access, uint8_t bit) const {
+    return data_path_ != nullptr && access.instruction < data_path_->size() &&
+           ((*data_path_)[access.instruction] & bit) != 0;
   }
   int variable_at(uint64_t offset) const;
   void report(const GroupKey& key, uint32_t thread, uint32_t other_thread, uint64_t offset);
@@ -433,10 +472,18 @@ class HazardObserver final : public AccessObserver {
   bool check_globals_ = false;
   bool alone_ = false;  // the launch's only worker: global write shadows need no atomics
   size_t last_buffer_ = 0;  // most global writes of a warp land in the buffer the last one did
+  bool follow_order_ = false;      // this launch follows publication (HazardLaunch::State::follow_order)
+  std::vector<uint32_t> fences_;   // per thread of the block: device fences made so far
+  std::map<uint64_t, uint32_t> acquired_;  // thread_key -> fences: what this block's atomics observed
 
   std::vector<Group> groups_;
   LineTable<SharedCounters> shared_lines_;
-  LineTable<GlobalCounters> global_lines_;
+  std::vector<GlobalCounters> global_instructions_;
+  // What shared memory did for the result (SharedUse), as this worker's blocks showed it.
+  const std::vector<uint8_t>* data_path_ = nullptr;
+  bool shared_fed_ = false;  // a shared load with kFeedsGlobalStore ran
+  bool carried_ = false;     // a global store with kCarriesSharedValue ran
+  bool barrier_orders_shared_ = false;
 };
 
 void HazardObserver::begin_block(const BlockContext& context) {
@@ -447,6 +494,13 @@ void HazardObserver::begin_block(const BlockContext& context) {
     alone_ = state_.workers.size() == 1;
   }
   block_ = linear(context.block_index, state_.grid);
+  data_path_ = context.data_path;
+  follow_order_ = state_.follow_order && alone_;
+  if (state_.follow_order && !alone_) state_.order_unfollowed = true;
+  if (follow_order_) {
+    fences_.assign(context.block_dim.count(), 0);
+    acquired_.clear();
+  }
   sequence_ = 0;
   window_ = context.shared_bytes;
   const uint64_t words = (window_ + 3) / 4;
@@ -485,6 +539,35 @@ void HazardObserver::on_warp_sync(uint32_t warp, uint32_t) {
   if (warp < warp_sync_.size()) ++warp_sync_[warp];
 }
 
+void HazardObserver::on_fence(uint32_t warp, uint32_t mask) {
+  if (!follow_order_) return;
+  for (; mask != 0; mask &= mask - 1) {
+    const size_t thread = size_t{warp} * kWarpSize + static_cast<uint32_t>(std::countr_zero(mask));
+    if (thread < fences_.size()) ++fences_[thread];
+  }
+}
+
+// A global atomic by each active lane: the block observes every release made on that address so far (the
+// atomics on one address are totally ordered, and blocks run one at a time, so "so far" is that order),
+// and a lane whose thread has fenced releases its writes before the fence on the address.
+void HazardObserver::publish(const WarpAccess& access) {
+  std::lock_guard lock(state_.release_mutex);
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t address = access.address[lane];
+    if (state_.any_released.load(std::memory_order_relaxed)) {
+      if (const auto found = state_.released.find(address); found != state_.released.end())
+        for (const auto& [thread, fences] : found->second) acquired_[thread] = std::max(acquired_[thread], fences);
+    }
+    const uint32_t thread = access.warp * kWarpSize + lane;
+    if (thread < fences_.size() && fences_[thread] > 0) {
+      uint32_t& released = state_.released[address][thread_key(block_, thread)];
+      released = std::max(released, fences_[thread]);
+      state_.any_released.store(true, std::memory_order_relaxed);
+    }
+  }
+}
+
 void HazardObserver::on_access(const WarpAccess& access) {
   if (access.active_mask == 0) return;
   if (access.space == Space::kShared) {
@@ -496,15 +579,27 @@ void HazardObserver::on_access(const WarpAccess& access) {
       line.worst_ways = std::max(line.worst_ways, cost.ways);
     }
     if (checks_.races || checks_.uninitialized_shared) check_shared(access);
+    if (access.kind != AccessKind::kWrite && on_path(access, kFeedsGlobalStore)) shared_fed_ = true;
   } else if (access.space == Space::kGlobal) {
     if (checks_.coalescing && access.kind != AccessKind::kAtomic) {
       const SectorCost cost = sector_cost(access);
-      GlobalCounters& line = global_lines_.at(access.file, access.line);
-      ++line.requests;
-      line.sectors += cost.sectors;
-      line.min_sectors += cost.min_sectors;
+      if (access.instruction >= global_instructions_.size()) global_instructions_.resize(access.instruction + 1);
+      GlobalCounters& counters = global_instructions_[access.instruction];
+      ++counters.requests;
+      counters.sectors += cost.sectors;
+      counters.min_sectors += cost.min_sectors;
+      if (access.active_mask == 0xFFFFFFFFu) {
+        ++counters.full_requests;
+        counters.full_sectors += cost.sectors;
+        counters.full_min_sectors += cost.min_sectors;
+      }
+      counters.file = access.file;
+      counters.line = access.line;
+      counters.store = access.kind != AccessKind::kRead;
     }
+    if (access.kind != AccessKind::kRead && on_path(access, kCarriesSharedValue)) carried_ = true;
     if (checks_.races && access.kind == AccessKind::kWrite && check_globals_) record_global_writes(access);
+    if (follow_order_ && access.kind == AccessKind::kAtomic && checks_.races) publish(access);
   }
 }
 
@@ -541,6 +636,10 @@ void HazardObserver::check_shared(const WarpAccess& access) {
 
 void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset) {
   const uint32_t thread = lane.thread;
+  // Written by another thread of this block in an earlier epoch: a barrier ordered it before this access.
+  if (access.kind != AccessKind::kWrite && cell.write_epoch >= block_epoch_ && cell.write_epoch != epoch_ &&
+      cell.writer != thread)
+    barrier_orders_shared_ = true;
   if (!lane.uninitialized_done && cell.write_epoch < block_epoch_) {
     lane.uninitialized_done = true;
     report({.kind = FindingKind::kUninitializedSharedRead,
@@ -637,9 +736,17 @@ void HazardObserver::record_global_writes(const WarpAccess& access) {
     const uint64_t size = buffer.range.element_size;
     const uint64_t packed = pack_writer(block_, access.line, access.warp * kWarpSize + lane);
     const uint64_t last = std::min((address + bytes - 1 - buffer.range.address) / size, buffer.elements - 1);
+    const uint32_t fences = follow_order_ ? fences_[access.warp * kWarpSize + lane] : 0;
     for (uint64_t e = (address - buffer.range.address) / size; e <= last; ++e) {
       if (alone_) record_writer_alone(buffer.lowest[e], buffer.highest[e], packed);
       else record_writer(buffer.lowest[e], buffer.highest[e], packed);
+      if (!follow_order_) continue;
+      const uint64_t latest = buffer.latest[e];
+      uint64_t& latest_fences = buffer.latest_fences[e];
+      if (latest != 0 && writer_block(latest) != block_ && !ordered_before_block(latest, latest_fences))
+        latest_fences |= kUnorderedWrites;
+      buffer.latest[e] = packed;
+      latest_fences = (latest_fences & kUnorderedWrites) | fences;
     }
   }
 }
@@ -666,6 +773,9 @@ std::string shared_source_name(std::string_view ptx_name) {
 }
 
 void HazardLaunch::State::learn_layout(const BlockContext& context) {
+  if (context.data_path != nullptr)
+    follow_order = std::any_of(context.data_path->begin(), context.data_path->end(),
+                               [](uint8_t bits) { return (bits & kGlobalAtomic) != 0; });
   if (context.shared_ranges != nullptr) {
     for (const SharedRange& range : *context.shared_ranges) {
       NamedRange named{shared_source_name(range.name), range.offset, range.bytes, std::nullopt};
@@ -680,10 +790,17 @@ void HazardLaunch::State::learn_layout(const BlockContext& context) {
       if (elements == 0) continue;
       Cells lowest(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
       Cells highest(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
-      if (lowest == nullptr || highest == nullptr) continue;  // too large to shadow: left unchecked
+      Cells latest, latest_fences;
+      if (follow_order) {
+        latest.reset(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
+        latest_fences.reset(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
+      }
+      if (lowest == nullptr || highest == nullptr || (follow_order && (latest == nullptr || latest_fences == nullptr)))
+        continue;  // too large to shadow: left unchecked
       GlobalRange kept = range;
       kept.element_size = std::max<uint32_t>(range.element_size, 1);
-      buffers.push_back({std::move(kept), elements, std::move(lowest), std::move(highest)});
+      buffers.push_back({std::move(kept), elements, std::move(lowest), std::move(highest), std::move(latest),
+                         std::move(latest_fences)});
     }
   }
 }
@@ -741,8 +858,11 @@ Finding HazardLaunch::State::global_finding(const Group& group) const {
   finding.line = key.line;
   finding.message = fmt::format(
       "thread {} of block {} writes {}, which thread {} of block {} also writes at line {}; blocks run in "
-      "no fixed order, so each element must be written by one block",
-      text(thread), text(block_index), index, text(other), text(other_block), key.other_line);
+      "no fixed order, so each element must be written by one block{}",
+      text(thread), text(block_index), index, text(other), text(other_block), key.other_line,
+      follow_order ? ", or handed on: write it, call __threadfence(), then update an atomic that the other block "
+                     "reads before it writes"
+                   : "");
   finding.details = {{"hazard", "write-after-write"},
                      {"block", json_array(block_index)},
                      {"thread", json_array(thread)},
@@ -767,6 +887,10 @@ void HazardLaunch::State::merge(Observations& out) {
     for (uint64_t e = 0; e < buffer.elements; ++e) {
       const uint64_t lowest = buffer.lowest[e], highest = buffer.highest[e];
       if (highest == 0 || writer_block(lowest) == writer_block(highest)) continue;
+      out.blocks_interacted = true;
+      // Followed in run order: only writes no fence-and-atomic chain ordered are a race.
+      if (buffer.latest != nullptr && !order_unfollowed && (buffer.latest_fences[e] & kUnorderedWrites) == 0)
+        continue;
       const GroupKey key{.where = Where::kGlobal,
                          .file = file,
                          .line = writer_line(highest),
@@ -790,6 +914,8 @@ void HazardLaunch::State::merge(Observations& out) {
 
   std::map<std::pair<int, int>, SharedCounters> shared_totals;
   std::map<std::pair<int, int>, GlobalCounters> global_totals;
+  std::vector<GlobalCounters> instruction_totals;
+  bool feeds = false, carried = false, barrier_orders = false;
   for (const HazardObserver* worker : workers) {
     const auto& shared_files = worker->shared_lines().files();
     for (size_t f = 0; f < shared_files.size(); ++f) {
@@ -802,18 +928,42 @@ void HazardLaunch::State::merge(Observations& out) {
         total.worst_ways = std::max(total.worst_ways, c.worst_ways);
       }
     }
-    const auto& global_files = worker->global_lines().files();
-    for (size_t f = 0; f < global_files.size(); ++f) {
-      for (size_t l = 0; l < global_files[f].size(); ++l) {
-        const GlobalCounters& c = global_files[f][l];
-        if (c.requests == 0) continue;
-        GlobalCounters& total = global_totals[{static_cast<int>(f), static_cast<int>(l)}];
-        total.requests += c.requests;
-        total.sectors += c.sectors;
-        total.min_sectors += c.min_sectors;
-      }
+    const std::vector<GlobalCounters>& instructions = worker->global_instructions();
+    if (instruction_totals.size() < instructions.size()) instruction_totals.resize(instructions.size());
+    for (size_t i = 0; i < instructions.size(); ++i) {
+      const GlobalCounters& c = instructions[i];
+      if (c.requests == 0) continue;
+      GlobalCounters& total = instruction_totals[i];
+      total.requests += c.requests;
+      total.sectors += c.sectors;
+      total.min_sectors += c.min_sectors;
+      total.full_requests += c.full_requests;
+      total.full_sectors += c.full_sectors;
+      total.full_min_sectors += c.full_min_sectors;
+      total.file = c.file;
+      total.line = c.line;
+      total.store = c.store;
     }
+    feeds = feeds || worker->shared_fed();
+    carried = carried || worker->carried();
+    barrier_orders = barrier_orders || worker->barrier_orders_shared();
   }
+  for (size_t i = 0; i < instruction_totals.size(); ++i) {
+    const GlobalCounters& c = instruction_totals[i];
+    if (c.requests == 0) continue;
+    GlobalCounters& line = global_totals[{c.file, c.line}];
+    line.requests += c.requests;
+    line.sectors += c.sectors;
+    line.min_sectors += c.min_sectors;
+    out.global_instructions.push_back({file_name(c.file), c.line, c.store, static_cast<uint32_t>(i), c.requests,
+                                       c.sectors, c.min_sectors, c.full_requests, c.full_sectors,
+                                       c.full_min_sectors});
+  }
+  std::stable_sort(out.global_instructions.begin(), out.global_instructions.end(),
+                   [](const GlobalInstructionStats& a, const GlobalInstructionStats& b) {
+                     return std::tie(a.file, a.line, a.store) < std::tie(b.file, b.line, b.store);
+                   });
+  if (checks.races || checks.uninitialized_shared) out.shared_use = SharedUse{feeds && carried, barrier_orders};
   for (const auto& [where, c] : shared_totals)
     out.shared_lines.push_back(
         {file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways});

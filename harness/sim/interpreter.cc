@@ -192,6 +192,7 @@ struct BlockRunner::Impl {
   WarpAccess access;
   std::vector<DeviceOutputLine> printed;  // this block's device printf lines, at most kDeviceOutputLines
   uint64_t printed_dropped = 0;
+  std::vector<uint32_t> warp_sync_lines;  // lines with a divergent-warp-sync finding in this block
 
   Impl(LaunchState& state, AccessObserver* obs) : launch(state), kernel(*state.kernel), observer(obs) {
     uint32_t threads_per_block = static_cast<uint32_t>(launch.block.count());
@@ -593,6 +594,7 @@ struct BlockRunner::Impl {
       if (addresses != access.address.data()) for_lanes(on, [&](uint32_t lane) { access.address[lane] = addresses[lane]; });
       access.file = static_cast<int>(in.file);
       access.line = static_cast<int>(in.line);
+      access.instruction = static_cast<uint32_t>(&in - kernel.code.data());
       observer->on_access(access);
     }
   }
@@ -1347,6 +1349,7 @@ struct BlockRunner::Impl {
     auto mode = static_cast<ptx::ShflMode>(in.mode);
     uint64_t result[32];
     bool valid[32];
+    uint32_t source_lane[32];
     for_lanes(on, [&](uint32_t lane) {
       int32_t bval = static_cast<int32_t>(b[lane] & 0x1F);
       uint32_t cval = static_cast<uint32_t>(c[lane]);
@@ -1365,11 +1368,74 @@ struct BlockRunner::Impl {
       if (!ok) j = self;
       result[lane] = a[j & 31] & 0xFFFFFFFFu;
       valid[lane] = ok;
+      source_lane[lane] = static_cast<uint32_t>(j);
     });
     for_lanes(on, [&](uint32_t lane) {
       d[lane] = result[lane];
       if (p != nullptr) p[lane] = valid[lane] ? 1 : 0;
     });
+    uint32_t sources = 0;  // lanes whose value some lane took
+    for_lanes(on, [&](uint32_t lane) {
+      if (valid[lane]) sources |= uint32_t{1} << (source_lane[lane] & 31);
+    });
+    check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[3])[std::countr_zero(on)]), sources);
+  }
+
+  // The name a learner wrote for a .sync warp operation, for findings.
+  static std::string_view warp_operation(const Inst& in) {
+    if (in.op == Op::kShfl) {
+      switch (static_cast<ptx::ShflMode>(in.mode)) {
+        case ptx::ShflMode::kUp: return "__shfl_up_sync";
+        case ptx::ShflMode::kDown: return "__shfl_down_sync";
+        case ptx::ShflMode::kBfly: return "__shfl_xor_sync";
+        default: return "__shfl_sync";
+      }
+    }
+    if (in.op == Op::kVote) {
+      switch (static_cast<ptx::VoteMode>(in.mode)) {
+        case ptx::VoteMode::kAll: return "__all_sync";
+        case ptx::VoteMode::kAny: return "__any_sync";
+        case ptx::VoteMode::kUni: return "__uni_sync";
+        default: return "__ballot_sync";
+      }
+    }
+    return "__syncwarp";
+  }
+
+  // A .sync warp operation must be executed together by every lane its mask names that has not exited;
+  // on a GPU a named lane that took another branch makes the result undefined, and so does a shuffle
+  // reading a lane that does not execute it (exited, or outside the block). One finding per line and block.
+  void check_warp_sync(const Warp& w, const Inst& in, uint32_t on, uint32_t mask, uint32_t sources) {
+    const uint32_t elsewhere = mask & w.live & ~on;
+    const uint32_t unread = sources & ~on;
+    if ((elsewhere | unread) == 0) return;
+    if (std::find(warp_sync_lines.begin(), warp_sync_lines.end(), in.line) != warp_sync_lines.end()) return;
+    warp_sync_lines.push_back(in.line);
+    const std::string_view what = warp_operation(in);
+    const uint32_t named = static_cast<uint32_t>(std::popcount(mask));
+    std::string message;
+    if (elsewhere != 0) {
+      message = fmt::format("{} with mask 0x{:08x} executed by {} of the {} lanes it names in warp {} of block {}; the "
+                            "other {} are live but took another branch, so on a GPU its result is undefined (a warp "
+                            "operation inside `if (i < n)`: call it where every named lane gets to it, or name only "
+                            "the lanes that do, e.g. with __ballot_sync before the branch)",
+                            what, mask, std::popcount(mask & on), named, w.index, dim(block_index),
+                            std::popcount(elsewhere));
+    } else {
+      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(unread));
+      message = fmt::format("{} with mask 0x{:08x} in warp {} of block {} reads lane {}, which {}, so on a GPU the "
+                            "value it gets is undefined (a full-mask shuffle after an early return or in a partial "
+                            "last warp: keep every lane until the shuffles are done, giving idle lanes a neutral value)",
+                            what, mask, w.index, dim(block_index), lane,
+                            (w.live >> lane & 1) != 0 ? "does not execute it" : "has exited (or is not in the block)");
+    }
+    Finding finding = located(FindingKind::kDivergentWarpSync, in, std::move(message));
+    finding.details = {{"block", dim_json(block_index)},
+                       {"warp", w.index},
+                       {"mask", mask},
+                       {"executing", on},
+                       {"operation", std::string(what)}};
+    findings->push_back(std::move(finding));
   }
 
   void vote(Warp& w, const Inst& in, uint32_t on) {
@@ -1387,6 +1453,7 @@ struct BlockRunner::Impl {
       default: value = ballot; break;
     }
     for_lanes(on, [&](uint32_t lane) { d[lane] = value; });
+    check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[1])[std::countr_zero(on)]), 0);
   }
 
   // Extended-precision integer arithmetic (nvcc's 128-bit products in double-precision trigonometry):
@@ -1731,11 +1798,15 @@ struct BlockRunner::Impl {
           advance(w, mask, pc + 1);
           continue;
         case Handler::kWarpSync:
+          if (on != 0) check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[0])[std::countr_zero(on)]), 0);
           if (on != 0 && observer != nullptr) {
             observer->on_warp_sync(w.index, static_cast<uint32_t>(reg(w, in.src[0])[std::countr_zero(on)]) & w.live);
           }
           break;
-        case Handler::kNothing: break;
+        case Handler::kNothing:
+          if (on != 0 && observer != nullptr && in.op == Op::kMembar && in.mode != ptx::kMembarBlockScope)
+            observer->on_fence(w.index, on);
+          break;
         case Handler::kRedux:
           if (on != 0) redux(w, in, on);
           break;
@@ -1931,6 +2002,7 @@ struct BlockRunner::Impl {
   std::optional<BlockFault> run(uint64_t linear, std::vector<Finding>* out) {
     findings = out;
     fault.reset();
+    warp_sync_lines.clear();
     setup_block(linear);
     executed = 0;
     uint64_t used = launch.instructions.load(std::memory_order_relaxed);
@@ -1943,11 +2015,13 @@ struct BlockRunner::Impl {
       context.shared_bytes = launch.shared_bytes;
       context.shared_ranges = &launch.shared_ranges;
       context.global_ranges = &launch.global_ranges;
+      context.data_path = &kernel.data_path;
       observer->begin_block(context);
     }
     for (;;) {
       bool any_waiting = false, any_yielded = false;
-      for (Warp& w : warps) {
+      for (size_t i = 0; i < warps.size(); ++i) {
+        Warp& w = warps[launch.warps_reversed ? warps.size() - 1 - i : i];
         Stop stop = run_warp(w);
         any_yielded = any_yielded || stop == Stop::kYield;
         if (stop == Stop::kFault) {

@@ -47,6 +47,8 @@ struct LaunchState {
   std::atomic<uint64_t> instructions{0};     // thread-instructions of finished blocks
   std::atomic<uint64_t> warp_instructions{0};  // warp-instructions issued by finished blocks
   std::atomic<bool> budget_exhausted{false};
+  bool warps_reversed = false;               // run each block's warps last first (Schedule::kReversed)
+  bool one_worker = false;                   // run the blocks on one thread, in the schedule's order
 
   // Device printf: the first lines of the lowest blocks, whatever the workers' order (DeviceOutput).
   struct DeviceOutput {

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/sim/data_path.h"
+
 namespace gpugrade::sim {
 namespace {
 
@@ -428,7 +430,9 @@ class Linker {
 bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, std::string* error) {
   *kernel = Kernel{};
   Linker linker(module, entry, kernel);
-  return linker.run(error);
+  if (!linker.run(error)) return false;
+  kernel->data_path = data_path_bits(*kernel);
+  return true;
 }
 
 }  // namespace gpugrade::sim

@@ -116,6 +116,7 @@ struct Kernel {
   uint64_t param_block_bytes = 0;
   std::vector<uint8_t> const_bank;                       // module .const variables
   std::vector<GlobalVariable> globals;                   // module .global variables
+  std::vector<uint8_t> data_path;                        // per instruction: DataPath bits (data_path.h)
 };
 
 // Links `entry` of `module`. On failure returns false and sets *error (`ptx:LINE: message`).

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "harness/ptx/module.h"
+#include "harness/sim/data_path.h"
 #include "harness/sim/interpreter.h"
 #include "harness/sim/kernel.h"
 
@@ -150,7 +151,11 @@ class SimBackend : public Backend {
   Observations launch(Program& program, const LaunchRequest& request) override {
     // A hostile launch may ask for more host memory than there is; that is a finding, not a crash.
     try {
-      return launch_checked(program, request);
+      Observations out = launch_checked(program, request, false);
+      // Two blocks wrote one element: on several threads their interleaving was chance, so the output
+      // could differ from run to run. Run again on one thread, where it is the same every time.
+      if (out.blocks_interacted && options_.worker_threads != 1) out = launch_checked(program, request, true);
+      return out;
     } catch (const std::bad_alloc&) {
       Observations out;
       out.completed = false;
@@ -165,7 +170,7 @@ class SimBackend : public Backend {
   }
 
  private:
-  Observations launch_checked(Program& program, const LaunchRequest& request) {
+  Observations launch_checked(Program& program, const LaunchRequest& request, bool one_worker) {
     auto start = std::chrono::steady_clock::now();
     Observations out;
     out.buffers = request.buffers;
@@ -244,6 +249,11 @@ class SimBackend : public Backend {
     state.budget = request.instruction_budget != 0 ? request.instruction_budget : options_.default_instruction_budget;
     state.time_limit_seconds = request.wall_seconds > 0 ? request.wall_seconds : options_.default_time_limit_seconds;
 
+    // Blocks that communicate through global atomics, and a schedule asked for, run in one fixed order.
+    state.one_worker = one_worker || request.schedule != Schedule::kLaunchOrder ||
+                       std::any_of(kernel.data_path.begin(), kernel.data_path.end(),
+                                   [](uint8_t bits) { return (bits & sim::kGlobalAtomic) != 0; });
+    state.warps_reversed = request.schedule == Schedule::kReversed;
     run_blocks(state, request, &out);
     out.thread_instructions = state.instructions.load();
     out.warp_instructions = state.warp_instructions.load();
@@ -254,7 +264,7 @@ class SimBackend : public Backend {
   void run_blocks(sim::LaunchState& state, const LaunchRequest& request, Observations* out) {
     uint64_t blocks = request.grid.count();
     unsigned workers = options_.worker_threads != 0 ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
-    workers = static_cast<unsigned>(std::min<uint64_t>(workers, blocks));
+    workers = state.one_worker ? 1 : static_cast<unsigned>(std::min<uint64_t>(workers, blocks));
     std::atomic<uint64_t> next_block{0};
     std::atomic<uint64_t> stop_block{blocks};  // blocks at or past it need not run
     std::mutex mutex;
@@ -269,7 +279,9 @@ class SimBackend : public Backend {
         uint64_t block = next_block.fetch_add(1);
         if (block >= stop_block.load()) break;
         block_notes.clear();
-        std::optional<sim::BlockFault> fault = runner.run(block, &block_notes);
+        // `block` is the place in the run order; the schedule says which block runs there.
+        std::optional<sim::BlockFault> fault =
+            runner.run(request.schedule == Schedule::kReversed ? blocks - 1 - block : block, &block_notes);
         std::lock_guard lock(mutex);
         for (Finding& note : block_notes) notes.push_back({block, std::move(note)});
         if (fault) {

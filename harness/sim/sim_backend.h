@@ -19,6 +19,11 @@
 //   instruction, before it is performed.
 // - Determinism: a fault stops the launch at the lowest-numbered faulting block whatever the number of
 //   workers; per-block findings are merged in block order. Atomics apply lane by lane in lane order.
+//   Blocks that can meet through global atomics run on one thread in a fixed order (LaunchRequest::schedule:
+//   launch order, or reversed), and a launch whose checkers saw two blocks write one element
+//   (Observations::blocks_interacted) is run again on one thread, so its output is the same every time.
+// - A .sync warp operation some lanes of its mask skip while live, or a shuffle reading an exited lane, is
+//   `divergent-warp-sync`, once per line and block.
 // - Timeouts: a launch stops with `timeout` when it has run its instruction budget (thread-instructions,
 //   deterministic) or its time limit (seconds of CPU time per worker: SimOptions::default_time_limit_seconds
 //   unless the request sets wall_seconds), whichever comes first; the finding names the lines where the

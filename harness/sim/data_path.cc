@@ -1,0 +1,105 @@
+// Register dataflow over a linked kernel (see data_path.h): a forward pass from shared loads and a backward
+// pass from global stores, each repeated until nothing changes, so loops are followed too.
+#include "harness/sim/data_path.h"
+
+#include <algorithm>
+
+namespace gpugrade::sim {
+namespace {
+
+bool loads_shared(const Inst& in) {
+  return (in.op == ptx::Op::kLd || in.op == ptx::Op::kAtom) &&
+         (in.space == ptx::Space::kShared || in.space == ptx::Space::kGeneric);
+}
+
+bool stores_global(const Inst& in) {
+  return (in.op == ptx::Op::kSt || in.op == ptx::Op::kAtom || in.op == ptx::Op::kRed) &&
+         (in.space == ptx::Space::kGlobal || in.space == ptx::Space::kGeneric);
+}
+
+bool is_memory(const Inst& in) {
+  return in.op == ptx::Op::kLd || in.op == ptx::Op::kSt || in.op == ptx::Op::kAtom || in.op == ptx::Op::kRed;
+}
+
+// The value operands of a store, atomic or reduction: every source but the address (src[0]).
+template <typename Visit>
+void for_values(const Inst& in, Visit visit) {
+  for (uint32_t i = 1; i < in.nsrc; ++i) visit(in.src[i]);
+}
+
+}  // namespace
+
+std::vector<uint8_t> data_path_bits(const Kernel& kernel) {
+  const std::vector<Inst>& code = kernel.code;
+  std::vector<uint8_t> bits(code.size(), 0);
+
+  // Forward: registers that may hold a value loaded from shared memory.
+  std::vector<bool> carries(kernel.slots, false);
+  bool local_carries = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    const auto mark = [&](uint32_t slot) {
+      if (slot < carries.size() && !carries[slot]) changed = carries[slot] = true;
+    };
+    for (const Inst& in : code) {
+      bool from = false;
+      if (in.op == ptx::Op::kLd && in.space == ptx::Space::kLocal) {
+        from = local_carries;
+      } else if (loads_shared(in)) {
+        from = true;
+      } else if (in.op == ptx::Op::kSt && in.space == ptx::Space::kLocal) {
+        for_values(in, [&](uint32_t slot) {
+          if (slot < carries.size() && carries[slot] && !local_carries) changed = local_carries = true;
+        });
+        continue;
+      } else if (!is_memory(in)) {
+        for (uint32_t i = 0; i < in.nsrc; ++i) from = from || (in.src[i] < carries.size() && carries[in.src[i]]);
+      }
+      if (from)
+        for (uint32_t d = 0; d < in.ndst; ++d) mark(in.dst[d]);
+    }
+  }
+
+  // Backward: registers whose value may reach a global store.
+  std::vector<bool> needed(kernel.slots, false);
+  bool local_needed = false;
+  for (const Inst& in : code)
+    if (stores_global(in)) for_values(in, [&](uint32_t slot) { if (slot < needed.size()) needed[slot] = true; });
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Inst& in : code) {
+      const bool any_needed = std::any_of(in.dst, in.dst + in.ndst,
+                                          [&](uint32_t slot) { return slot < needed.size() && needed[slot]; });
+      if (in.op == ptx::Op::kSt && in.space == ptx::Space::kLocal) {
+        if (!local_needed) continue;
+        for_values(in, [&](uint32_t slot) {
+          if (slot < needed.size() && !needed[slot]) changed = needed[slot] = true;
+        });
+        continue;
+      }
+      if (!any_needed) continue;
+      if (in.op == ptx::Op::kLd && in.space == ptx::Space::kLocal) {
+        if (!local_needed) changed = local_needed = true;
+      } else if (!is_memory(in)) {
+        for (uint32_t i = 0; i < in.nsrc; ++i)
+          if (in.src[i] < needed.size() && !needed[in.src[i]]) changed = needed[in.src[i]] = true;
+      }
+    }
+  }
+
+  for (size_t pc = 0; pc < code.size(); ++pc) {
+    const Inst& in = code[pc];
+    if (loads_shared(in) &&
+        std::any_of(in.dst, in.dst + in.ndst, [&](uint32_t slot) { return slot < needed.size() && needed[slot]; }))
+      bits[pc] |= kFeedsGlobalStore;
+    if (stores_global(in) && in.op != ptx::Op::kSt) bits[pc] |= kGlobalAtomic;
+    if (stores_global(in)) {
+      bool carried = false;
+      for_values(in, [&](uint32_t slot) { carried = carried || (slot < carries.size() && carries[slot]); });
+      if (carried) bits[pc] |= kCarriesSharedValue;
+    }
+  }
+  return bits;
+}
+
+}  // namespace gpugrade::sim

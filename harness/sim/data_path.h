@@ -1,0 +1,31 @@
+// Which instructions of a linked kernel can carry a value from shared memory to global memory, found once
+// by register dataflow, so that the checkers can tell a shared array on the data's path from dead code.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/sim/kernel.h"
+
+namespace gpugrade::sim {
+
+// Bits per instruction of Kernel::code.
+enum DataPath : uint8_t {
+  // A load (or an atomic's result) from shared or generic space whose value some register chain carries
+  // into the value of a global (or generic) store or atomic.
+  kFeedsGlobalStore = 1,
+  // A global (or generic) store or atomic whose value some register chain brings from a shared or generic
+  // load.
+  kCarriesSharedValue = 2,
+  // A global (or generic) atomic or reduction: blocks of the launch may communicate through it.
+  kGlobalAtomic = 4,
+};
+
+// The chains are followed through every instruction's operands, as written, whatever the branches: a
+// register holds one value at a time, so a chain may exist in the code and never run; the checkers pair
+// these bits with what a launch executed. Local memory (and .param copies of inlined calls) counts as one
+// place: a value stored there may come back from any local load. A value that goes through global memory,
+// a predicate guard or a branch condition does not count as carried.
+std::vector<uint8_t> data_path_bits(const Kernel& kernel);
+
+}  // namespace gpugrade::sim
