@@ -19,7 +19,10 @@ constexpr FindingKind kEveryKind[] = {GPUGRADE_FINDING_KINDS(GPUGRADE_KIND)};
 
 TEST(FindingKindsTest, ResultContractListsEveryKindInOrder) {
   const std::string doc = testing::read_file(testing::source_dir() / "docs" / "result-contract.md");
-  const std::string kinds = doc.substr(doc.find("## Kinds"));
+  // The section's own table: from its heading to the next one (later tables name kinds too).
+  const size_t start = doc.find("## Kinds");
+  ASSERT_NE(start, std::string::npos);
+  const std::string kinds = doc.substr(start, doc.find("\n## ", start + 1) - start);
   std::vector<std::string> documented;
   const std::regex row(R"(\n\| `([a-z-]+)` \|)");
   for (auto it = std::sregex_iterator(kinds.begin(), kinds.end(), row); it != std::sregex_iterator(); ++it)
