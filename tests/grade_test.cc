@@ -200,6 +200,49 @@ TEST_F(CopyGradeTest, TwoBlocksWritingOneElementIsARace) {
   EXPECT_TRUE(findings_of(r, FindingKind::kWrongOutput).empty());
 }
 
+// Issue 12 item 6: kernels whose output depends on the order of atomics or of racy writes grade the same
+// twice, byte for byte (the fixture runs the simulator on two workers).
+TEST_F(CopyGradeTest, RacyAndAtomicKernelsGiveByteIdenticalJson) {
+  auto strip = [](Result r) {
+    for (gpugrade::Run& run : r.runs) run.seconds = 0;
+    return to_json(r).dump();
+  };
+  for (const char* body : {"    out[index] = in[index]; out[0] += in[index];  // racy sum",
+                           "    atomicExch(&out[index / 2], in[index]);  // slots taken in atomic order"}) {
+    std::string text = copy_kernel(body);
+    Result first = grade(text);
+    EXPECT_EQ(first.verdict, Verdict::kFail) << body;
+    EXPECT_EQ(strip(first), strip(grade(text))) << body;
+  }
+}
+
+// An exercise may ask for a second schedule; a result that changes with it is said to depend on the order.
+TEST_F(CopyGradeTest, OutputThatChangesWithTheScheduleIsOrderDependent) {
+  Exercise e = grading_->exercise("copy");
+  e.schedules = {Schedule::kReversed};
+  // out[0] ends right only when the last block runs last, as it does in launch order.
+  std::string text = copy_kernel(
+      "    out[index] = in[index];\n"
+      "    if (index == 0) out[0] = 0.0f;\n"
+      "    if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) "
+      "out[0] = in[0];  // the last block");
+  Result r = grading_->grade_exercise(e, text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_TRUE(findings_of(r, FindingKind::kWrongOutput).empty());  // launch order gets it right
+  std::vector<Finding> order = findings_of(r, FindingKind::kOrderDependent);
+  ASSERT_EQ(order.size(), 1u);
+  EXPECT_EQ(order[0].file, "exercises/copy/copy.cu");
+  EXPECT_EQ(order[0].details["schedule"], "reversed");
+  EXPECT_EQ(order[0].details["index"], 0);
+  EXPECT_EQ(order[0].message.rfind("the output depends on the order blocks and warps run in: run in reverse (the "
+                                   "last block first, and in each block the last warp first), out[0] is 0 where "
+                                   "launch order gives ",
+                                   0),
+            0u)
+      << order[0].message;
+  EXPECT_NE(order[0].message.find("(1 of "), std::string::npos) << order[0].message;
+}
+
 TEST_F(CopyGradeTest, PrintfIsShownAfterTheFindingsAndNeverJudged) {
   std::string text = "#include <cstdio>\n" + copy_kernel(
       "    out[index] = in[index];\n"
@@ -266,48 +309,6 @@ TEST_F(CopyGradeTest, AKernelTheSimulatorCannotRunDoesNotRefuseTheGradedOne) {
   EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_TRUE(r.findings.empty()) << r.findings[0].message;
   EXPECT_EQ(r.runs.size(), 16u);
-
-// Issue 12 item 6: kernels whose output depends on the order of atomics or of racy writes grade the same
-// twice, byte for byte (the fixture runs the simulator on two workers).
-TEST_F(CopyGradeTest, RacyAndAtomicKernelsGiveByteIdenticalJson) {
-  auto strip = [](Result r) {
-    for (gpugrade::Run& run : r.runs) run.seconds = 0;
-    return to_json(r).dump();
-  };
-  for (const char* body : {"    out[index] = in[index]; out[0] += in[index];  // racy sum",
-                           "    atomicExch(&out[index / 2], in[index]);  // slots taken in atomic order"}) {
-    std::string text = copy_kernel(body);
-    Result first = grade(text);
-    EXPECT_EQ(first.verdict, Verdict::kFail) << body;
-    EXPECT_EQ(strip(first), strip(grade(text))) << body;
-  }
-}
-
-// An exercise may ask for a second schedule; a result that changes with it is said to depend on the order.
-TEST_F(CopyGradeTest, OutputThatChangesWithTheScheduleIsOrderDependent) {
-  Exercise e = grading_->exercise("copy");
-  e.schedules = {Schedule::kReversed};
-  // out[0] ends right only when the last block runs last, as it does in launch order.
-  std::string text = copy_kernel(
-      "    out[index] = in[index];\n"
-      "    if (index == 0) out[0] = 0.0f;\n"
-      "    if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) "
-      "out[0] = in[0];  // the last block");
-  Result r = grading_->grade_exercise(e, text);
-  EXPECT_EQ(r.verdict, Verdict::kFail);
-  EXPECT_TRUE(findings_of(r, FindingKind::kWrongOutput).empty());  // launch order gets it right
-  std::vector<Finding> order = findings_of(r, FindingKind::kOrderDependent);
-  ASSERT_EQ(order.size(), 1u);
-  EXPECT_EQ(order[0].file, "exercises/copy/copy.cu");
-  EXPECT_EQ(order[0].details["schedule"], "reversed");
-  EXPECT_EQ(order[0].details["index"], 0);
-  EXPECT_EQ(order[0].message.rfind("the output depends on the order blocks and warps run in: run in reverse (the "
-                                   "last block first, and in each block the last warp first), out[0] is 0 where "
-                                   "launch order gives ",
-                                   0),
-            0u)
-      << order[0].message;
-  EXPECT_NE(order[0].message.find("(1 of "), std::string::npos) << order[0].message;
 }
 
 TEST_F(CopyGradeTest, SameSubmissionGivesByteIdenticalJson) {
