@@ -44,10 +44,13 @@ bool is_access_figure(FindingKind kind) {
   return kind == FindingKind::kBankConflict || kind == FindingKind::kUncoalesced;
 }
 
-// Strict GPU grading (the simulator's pass beside the device) reports every kind `expect:` names but the
-// simulator's access figures, which the device's timing judges instead: a mutant written to show a bank
-// conflict or uncoalesced access must be too slow there, as its `expect on gpu:` line says.
-Expectation strict_expectation(const MutantSpec& spec, std::vector<std::string>* dropped) {
+// Strict GPU grading (the simulator's pass beside the device) of an exercise timed on the device reports
+// every kind `expect:` names but the simulator's access figures, which the device's timing judges instead:
+// a mutant written to show a bank conflict or uncoalesced access must be too slow there, as its
+// `expect on gpu:` line says, unless something else already fails it (a failing grade is not timed). An
+// exercise with no speed bar on the device keeps the simulator's figures as its judge: all of `expect:`.
+Expectation strict_expectation(const MutantSpec& spec, bool timed_on_device, std::vector<std::string>* dropped) {
+  if (!timed_on_device) return spec.expect;
   Expectation expect{spec.expect.verdict, {}};
   for (FindingKind kind : spec.expect.kinds) {
     if (is_access_figure(kind))
@@ -55,7 +58,7 @@ Expectation strict_expectation(const MutantSpec& spec, std::vector<std::string>*
     else
       expect.kinds.push_back(kind);
   }
-  if (spec.expect_on_gpu)
+  if (spec.expect_on_gpu && expect.kinds.empty())
     for (FindingKind kind : spec.expect_on_gpu->kinds)
       if (kind == FindingKind::kTooSlow) expect.kinds.push_back(kind);
   return expect;
@@ -66,9 +69,9 @@ Expectation strict_expectation(const MutantSpec& spec, std::vector<std::string>*
 // backend that observes every kind (the simulator with its checkers) is held to `expect:`; one that does
 // not (a GPU alone, whose races and diverged barriers only compute-sanitizer sees) to `expect on gpu:`,
 // else to `expect:` less what it cannot see.
-Expectation expectation_for(const MutantSpec& spec, const Toolchain& toolchain, const GradeOptions& options,
-                            std::vector<std::string>* dropped) {
-  if (toolchain.simulator) return strict_expectation(spec, dropped);
+Expectation expectation_for(const MutantSpec& spec, const Exercise& exercise, const Toolchain& toolchain,
+                            const GradeOptions& options, std::vector<std::string>* dropped) {
+  if (toolchain.simulator) return strict_expectation(spec, exercise.performance.gpu.has_value(), dropped);
   const Capabilities& backend = toolchain.backend.capabilities();
   if (backend.observes_every_kind(options.sanitize)) return spec.expect;
   if (options.sanitize && spec.expect_on_gpu_sanitized) return *spec.expect_on_gpu_sanitized;
@@ -296,10 +299,10 @@ bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& t
     std::optional<MutantSpec> spec = read_mutant_spec(file, file.string(), error);
     if (!spec) return false;
     std::vector<std::string> dropped;
-    const Expectation expect = expectation_for(*spec, toolchain, options, &dropped);
+    const Expectation expect = expectation_for(*spec, exercise, toolchain, options, &dropped);
     std::vector<ExpectedAt> at;
     for (const ExpectedAt& marker : spec->at)
-      if (toolchain.simulator ? !is_access_figure(marker.kind)
+      if (toolchain.simulator ? !exercise.performance.gpu || !is_access_figure(marker.kind)
                               : toolchain.backend.capabilities().observes(marker.kind, options.sanitize))
         at.push_back(marker);
     if (!check_one(exercise, file, "mutants/" + file.filename().string(), expect, dropped, toolchain, options,
