@@ -275,7 +275,7 @@ CompileOutput CachingCompiler::compile(const CompileRequest& request) {
     if (std::optional<CompileOutput> output = from_cache_json(*hit)) return std::move(*output);
   CompileOutput output = inner_.compile(request);
   std::string ignored;  // an unwritable cache only costs time
-  if (!output.timed_out) cache_.put(hex, to_cache_json(output).dump(), &ignored);
+  if (!output.timed_out && !output.tool_failed) cache_.put(hex, to_cache_json(output).dump(), &ignored);
   return output;
 }
 

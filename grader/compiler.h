@@ -37,6 +37,7 @@ struct CompileOutput {
   std::string ptx;                    // empty when compilation failed; `.file` paths are display paths
   std::vector<Finding> findings;      // compile-error (errors and warnings); file and line are the learner's
   bool timed_out = false;             // a timeout is not cached: the next run may be less loaded
+  bool tool_failed = false;           // the compiler itself failed (not the source): not cached either
   bool from_cache = false;
   bool ok() const { return !ptx.empty(); }
 };

@@ -73,9 +73,11 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
           request.display_path));
       return output;
     case WorkerOutcome::Status::kDied:
+      output.tool_failed = true;
       output.findings.push_back(compile_error(fmt::format("NVRTC failed: {}", outcome.why), request.display_path));
       return output;
     case WorkerOutcome::Status::kCannotStart:
+      output.tool_failed = true;
       output.findings.push_back(
           compile_error(fmt::format("cannot run the compile worker: {}", outcome.why), request.display_path));
       return output;
@@ -84,6 +86,7 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   }
   const WorkerReply& reply = outcome.reply;
   if (!reply.error.empty()) {
+    output.tool_failed = true;
     output.findings.push_back(compile_error(fmt::format("NVRTC failed: {}", reply.error), request.display_path));
     return output;
   }

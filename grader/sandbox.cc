@@ -73,11 +73,12 @@ std::vector<std::string> sandboxed_argv(const std::string& bwrap, const std::vec
     }
   }
   for (const char* file : kEtcFiles) out.insert(out.end(), {"--ro-bind-try", file, file});
-  for (const fs::path& path : view.read_only) out.insert(out.end(), {"--ro-bind", path.string(), path.string()});
-  // A private /tmp, then the scratch folder (usually below /tmp) on top of it.
+  // A private /tmp, then the scratch folder (usually below /tmp) on top of it, then the read-only folders:
+  // after the tmpfs, so that one below /tmp (a build in a clone under /tmp) is not hidden by it.
   const std::string scratch = view.scratch.string();
-  out.insert(out.end(), {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", scratch, scratch,
-                         "--chdir", scratch, "--setenv", "TMPDIR", scratch, "--"});
+  out.insert(out.end(), {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", scratch, scratch});
+  for (const fs::path& path : view.read_only) out.insert(out.end(), {"--ro-bind", path.string(), path.string()});
+  out.insert(out.end(), {"--chdir", scratch, "--setenv", "TMPDIR", scratch, "--"});
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }
