@@ -35,10 +35,13 @@ def main():
     parser.add_argument("--students", type=int, default=200)
     parser.add_argument("--course", default=".")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--exercise", action="append",
+                        help="only this exercise (repeat it); default every exercise of the course")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     exercises = sorted(d for d in os.listdir(os.path.join(args.course, "exercises"))
-                       if os.path.isfile(os.path.join(args.course, "exercises", d, "exercise.yaml")))
+                       if os.path.isfile(os.path.join(args.course, "exercises", d, "exercise.yaml"))
+                       and (not args.exercise or d in args.exercise))
     kinds = {}
     for s in range(args.students):
         student = f"s{s:03d}"

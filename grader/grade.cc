@@ -26,6 +26,7 @@
 #include "grader/shared_shapes.h"
 #include "grader/technique.h"
 #include "harness/poison.h"
+#include "harness/trace.h"
 
 namespace gpugrade {
 namespace {
@@ -723,11 +724,14 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     return result;
   }
 
+  trace("grade: screened");
   std::filesystem::path reference_path = exercise.dir / exercise.reference;
   std::optional<ReferenceRunner> reference = build_reference(exercise, toolchain.cache, error);
   if (!reference) return std::nullopt;
   Generators generators;
   if (!generators.build(exercise, toolchain.cache, error)) return std::nullopt;
+  trace("grade: reference built");
+  ReferenceRuns reference_runs(*reference);
 
   std::vector<Finding> findings;
   SanitizerTally sanitizer;
@@ -760,15 +764,19 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
     LaunchShape shape;
     std::optional<LaunchRequest> launch = make_launch(exercise, variant, size, entry, seed, error, &shape);
     if (!launch || !generators.fill(exercise, size, seed, *launch, error)) return std::nullopt;
+    const std::string where = fmt::format("{} {} {}", tag.empty() ? backend.name() : tag, variant.label, size.label());
+    trace("grade: inputs made, " + where);
     launch->shared_shapes = shapes;
     std::vector<Buffer> expected = launch->buffers;
     std::string reference_error;
-    if (!run_reference(*reference, exercise, variant, shape, expected, &reference_error)) {
+    if (!reference_runs.run(exercise, variant, shape, expected, &reference_error)) {
       *error = fmt::format("{}: the reference failed at {} {}: {}", reference_path.string(), variant.label,
                            size.label(), reference_error);
       return std::nullopt;
     }
+    trace("grade: reference ran, " + where);
     Observations obs = launch_pipeline(backend, program, stages, *launch, shape);
+    trace("grade: launched, " + where);
     for (DeviceOutputLine& line : obs.device_output) {
       if (result.device_output.size() < kDeviceOutputLines)
         result.device_output.push_back({variant.label, size.label(), {line.block.x, line.block.y, line.block.z},
@@ -787,6 +795,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
           [&](const LaunchRequest& again) { return launch_pipeline(backend, program, stages, again, shape); },
           *launch, obs, file, run_findings);
     figures.add(obs);
+    trace("grade: judged, " + where);
     Launched out{{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds},
                  std::move(*launch), false, !obs.completed};
     for (Finding& f : run_findings) {
@@ -804,6 +813,7 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
   for (const Variant& variant : exercise.variants) {
     std::optional<Built> built =
         build_variant(exercise, variant, submission, *headers, toolchain, options.arch, findings, &result.note);
+    trace("grade: built " + variant.label);
     if (!built) break;
     if (!requirements_checked) {
       requirements_checked = true;
@@ -889,8 +899,11 @@ std::optional<Result> grade(const Exercise& exercise, const Submission& submissi
   result.findings = fold(std::move(findings), total_runs);
   const bool correct = std::none_of(result.findings.begin(), result.findings.end(),
                                     [](const Finding& f) { return f.severity == Severity::kError; });
-  if (correct && timed && toolchain.backend.capabilities().times_kernels)
+  if (correct && timed && toolchain.backend.capabilities().times_kernels) {
+    trace("grade: timing");
     judge_throughput(exercise, *timed, toolchain, options, seed, result);
+  }
+  trace("grade: done");
   const bool pass = !result.runs.empty() &&
                     std::none_of(result.findings.begin(), result.findings.end(),
                                  [](const Finding& f) { return f.severity == Severity::kError; });

@@ -4,8 +4,10 @@
 #include <vector>
 
 #include "grader/cli.h"
+#include "harness/trace.h"
 
 int main(int argc, char** argv) {
+  gpugrade::trace("gpugrade: started");
   std::vector<std::string> args(argv + 1, argv + argc);
   return gpugrade::run_cli(args, std::cout, std::cerr);
 }

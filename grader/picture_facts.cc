@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "grader/shared_shapes.h"
@@ -62,20 +64,34 @@ void name_shared_element(Finding& finding, const Exercise& exercise, const std::
   }
 }
 
+// An identifier alone, between blanks: `rows` of `rows * cols`.
+std::optional<std::string> lone_identifier(std::string_view text) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.front())) != 0 ||
+      !std::all_of(text.begin(), text.end(), word))
+    return std::nullopt;
+  return std::string(text);
+}
+
 // `A*B` counts: A rows of B columns at each size. Other counts have no shape the grader can know.
 nlohmann::json output_shapes(const Exercise& exercise) {
   nlohmann::json outputs = nlohmann::json::object();
-  static const std::regex product(R"(^\s*([A-Za-z_]\w*)\s*\*\s*([A-Za-z_]\w*)\s*$)");
   if (exercise.variants.empty()) return outputs;
   for (const BufferSpec& spec : exercise.buffers) {
-    std::smatch match;
     const std::string& text = spec.count.text();
-    if (!spec.output || !std::regex_match(text, match, product)) continue;
+    const size_t star = text.find('*');
+    if (!spec.output || star == std::string::npos) continue;
+    const std::optional<std::string> row_name = lone_identifier(std::string_view(text).substr(0, star));
+    const std::optional<std::string> col_name = lone_identifier(std::string_view(text).substr(star + 1));
+    if (!row_name || !col_name) continue;
     nlohmann::json sizes = nlohmann::json::object();
     for (const Size& size : exercise.sizes) {
       const Bindings bindings = bindings_for(exercise.variants.front(), size);
-      const auto rows = bindings.find(match[1].str());
-      const auto cols = bindings.find(match[2].str());
+      const auto rows = bindings.find(*row_name);
+      const auto cols = bindings.find(*col_name);
       if (rows != bindings.end() && cols != bindings.end()) sizes[size.label()] = {rows->second, cols->second};
     }
     outputs[spec.name] = {{"count", text}, {"sizes", sizes}};

@@ -2,6 +2,8 @@
 // Launch parameter and for generators.
 #include "grader/reference_call.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -169,6 +171,49 @@ bool run_reference(const ReferenceRunner& reference, const Exercise& exercise, c
   const bool ran = reference.run(args, buffers, error);
   buffers.pop_back();
   return ran;
+}
+
+namespace {
+
+bool same_args(const std::vector<KernelArg>& a, const std::vector<KernelArg>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const KernelArg& x, const KernelArg& y) {
+    return x.kind == y.kind && x.buffer == y.buffer && x.bits == y.bits;
+  });
+}
+
+bool same_bytes(const std::vector<Buffer>& a, const std::vector<Buffer>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Buffer& x, const Buffer& y) {
+    return x.element_size == y.element_size && x.bytes == y.bytes;
+  });
+}
+
+uint64_t bytes_of(const std::vector<Buffer>& buffers) {
+  uint64_t bytes = 0;
+  for (const Buffer& b : buffers) bytes += b.bytes.size();
+  return bytes;
+}
+
+}  // namespace
+
+bool ReferenceRuns::run(const Exercise& exercise, const Variant& variant, const LaunchShape& shape,
+                        std::vector<Buffer>& buffers, std::string* error) {
+  const std::string variant_key = exercise.reference_sees_launch ? variant.label : std::string();
+  for (const Kept& kept : kept_) {
+    if (kept.variant == variant_key && same_args(kept.args, shape.reference_args) && same_bytes(kept.inputs, buffers)) {
+      for (size_t b = 0; b < buffers.size(); ++b) buffers[b].bytes = kept.outputs[b].bytes;
+      return true;
+    }
+  }
+  const uint64_t bytes = 2 * bytes_of(buffers);
+  std::vector<Buffer> inputs;
+  if (kept_bytes_ + bytes <= kMaxBytes) inputs = buffers;
+  ++calls_;
+  if (!run_reference(reference_, exercise, variant, shape, buffers, error)) return false;
+  if (kept_bytes_ + bytes <= kMaxBytes) {
+    kept_.push_back({variant_key, shape.reference_args, std::move(inputs), buffers});
+    kept_bytes_ += bytes;
+  }
+  return true;
 }
 
 std::optional<ReferenceRunner> build_generator(const Exercise& exercise, ElementType type, const std::string& function,

@@ -30,6 +30,36 @@ std::optional<ReferenceRunner> build_reference(const Exercise& exercise, const C
 bool run_reference(const ReferenceRunner& reference, const Exercise& exercise, const Variant& variant,
                    const LaunchShape& shape, std::vector<Buffer>& buffers, std::string* error);
 
+// One grade's calls of its reference, each distinct call made once. The reference is a function of its
+// arguments and buffers (the exercise format's contract: it computes the expected output), and a grade
+// calls it with the same inputs many times: every variant at each size when the reference does not see the
+// launch, and in strict GPU grading the simulator's and the GPU's run of each variant and size. Each call
+// is a child process that also copies the buffers both ways, which cost a grade on the simulator more than
+// the simulator's own runs. A call whose arguments and input bytes equal a kept one's gets its outputs;
+// kept inputs and outputs are bounded (kMaxBytes), past which calls just run.
+class ReferenceRuns {
+ public:
+  explicit ReferenceRuns(const ReferenceRunner& reference) : reference_(reference) {}
+
+  // As run_reference; `buffers` ends as the reference left it.
+  bool run(const Exercise& exercise, const Variant& variant, const LaunchShape& shape, std::vector<Buffer>& buffers,
+           std::string* error);
+
+  size_t calls() const { return calls_; }  // children started
+
+ private:
+  static constexpr uint64_t kMaxBytes = uint64_t{512} << 20;
+  struct Kept {
+    std::string variant;  // only where the reference sees the launch (its defines and shape)
+    std::vector<KernelArg> args;
+    std::vector<Buffer> inputs, outputs;
+  };
+  const ReferenceRunner& reference_;
+  std::vector<Kept> kept_;
+  uint64_t kept_bytes_ = 0;
+  size_t calls_ = 0;
+};
+
 // A generator of the reference file, for a buffer of `type` with `init: {generator: NAME}`: called as
 // NAME(T* data, long long count, unsigned long long seed) with T the buffer's C type.
 std::optional<ReferenceRunner> build_generator(const Exercise& exercise, ElementType type, const std::string& function,

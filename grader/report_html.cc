@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <ostream>
-#include <regex>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "grader/report_html_page.h"
@@ -115,11 +117,19 @@ std::optional<nlohmann::json> bank_picture(const Result& result, const Finding& 
                         {"lanes", lanes}};
 }
 
+// The integer subscripts of `tile[3][-1]`, in order; a subscript that is not an integer (or does not fit
+// one) is skipped.
 std::vector<int64_t> indices_of(const std::string& index) {
   std::vector<int64_t> out;
-  static const std::regex subscript(R"(\[(-?\d+)\])");
-  for (auto it = std::sregex_iterator(index.begin(), index.end(), subscript); it != std::sregex_iterator(); ++it)
-    out.push_back(std::stoll((*it)[1].str()));
+  for (size_t open = index.find('['); open != std::string::npos; open = index.find('[', open + 1)) {
+    const size_t close = index.find(']', open);
+    if (close == std::string::npos) break;
+    int64_t value = 0;
+    const char* first = index.data() + open + 1;
+    const char* last = index.data() + close;
+    if (const auto [end, error] = std::from_chars(first, last, value); error == std::errc() && end == last && first != last)
+      out.push_back(value);
+  }
   return out;
 }
 

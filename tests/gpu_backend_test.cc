@@ -397,6 +397,29 @@ TEST(GpuSanitizer, SeriesReportIsSplitByTheLaunchersMarkers) {
   EXPECT_EQ(gpu::series_launches_started(kSanitizerReport), 0u);
 }
 
+// The report quotes kernel names of any length (a template instantiation's can be huge) and numbers of any
+// size; neither may crash the parser (std::regex recursed once per character).
+TEST(GpuSanitizer, HugeNamesAndNumbersAreReadWithoutACrash) {
+  const std::string name(200000, 'k');
+  const std::string report =
+      "========= Error: Race reported between Write access at " + name + "(float *)+0xb0 in samples.cu:3\n"
+      "=========     and Read access at " + name + "(float *)+0xc0 in samples.cu:4 [7 hazards]\n"
+      "========= Error: Race reported between Write access at k(float *)+0xb0 in samples.cu:99999999999\n"
+      "=========     and Read access at k(float *)+0xc0 in samples.cu:4 [1 hazard]\n"
+      "========= Barrier error detected. Divergent thread(s) in warp.\n"
+      "=========     at " + name + "(float *)+0xd0 in samples.cu:9\n"
+      "=========     by thread (99999999999,0,0) in block (0,0,0)\n";
+  std::vector<Finding> findings = gpu::parse_sanitizer_report(report);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kRace);
+  EXPECT_EQ(findings[0].line, 4);
+  EXPECT_EQ(findings[0].details["hazards"], 7);
+  // The second race's line does not fit a line number: it is not reported at a made-up line.
+  EXPECT_EQ(findings[1].kind, FindingKind::kBarrierDivergence);
+  EXPECT_EQ(findings[1].line, 9);
+  EXPECT_FALSE(findings[1].details.contains("thread"));
+}
+
 TEST(GpuSanitizer, CleanReportHasNoFindings) {
   EXPECT_TRUE(gpu::parse_sanitizer_report("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")
                   .empty());

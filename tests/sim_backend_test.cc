@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/poison.h"
+#include "harness/sim/hazards.h"
 #include "tests/sim_support.h"
 
 namespace gpugrade {
@@ -223,6 +224,25 @@ TEST_F(SimBackendTest, CopyMatchesHostLoop) {
     EXPECT_EQ(read_buffer<float>(result.buffers[0]), iota_floats(67 * 97));
     EXPECT_GT(result.thread_instructions, 67u * 97u);
   }
+}
+
+// The host memory a launch needs is added up before anything is allocated: past the budget the launch does
+// not run and the learner reads the figures.
+TEST_F(SimBackendTest, ALaunchPastTheMemoryBudgetIsAResourceLimitWithTheFigures) {
+  SimOptions options;
+  options.memory_budget_bytes = 1 << 20;
+  options.make_observer = sim::hazard_observer_factory();
+  Observations result = run(matrix_request("copy", 256, 320, {32, 8, 1}), std::move(options));
+  EXPECT_FALSE(result.completed);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].kind, FindingKind::kResourceLimit);
+  EXPECT_EQ(result.findings[0].message,
+            "the launch needs 3.1 MiB of host memory in the simulator (buffers 0.6 MiB, the checkers' shadow of them "
+            "2.5 MiB, __device__ variables 0.0 MiB), more than its budget of 1.0 MiB: grade sizes this large on a GPU "
+            "(gpu_sizes), or make them smaller");
+  SimOptions roomy;
+  roomy.memory_budget_bytes = 2 << 20;
+  EXPECT_TRUE(run(matrix_request("copy", 256, 320, {32, 8, 1}), std::move(roomy)).completed);
 }
 
 TEST_F(SimBackendTest, TransposeMatchesHostLoop) {

@@ -16,6 +16,7 @@
 #include "harness/gpu/poison_prologue.h"
 #include "harness/gpu/sanitizer_report.h"
 #include "harness/ptx/module.h"
+#include "harness/trace.h"
 
 namespace gpugrade {
 namespace {
@@ -285,17 +286,22 @@ class GpuBackend : public Backend {
     const std::string job_path = scratch_->file("job"), result_path = scratch_->file("result");
     std::error_code ignored;
     fs::remove(result_path, ignored);  // a launcher that dies must not leave the last job's answer behind
+    trace("gpu: writing a job");
     if (!gpu::write_job(job_path, job, &error)) {
       findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
       return std::nullopt;
     }
+    trace("gpu: job written");
     ChildRun run = server_->request(job_path + "\t" + result_path, limits);
+    trace("gpu: launcher answered");
     if (std::optional<Finding> ended = explain_child_end(run, launcher, limits)) {
       findings->push_back(std::move(*ended));
       return std::nullopt;
     }
     gpu::JobResult result;
-    if (!gpu::read_result(result_path, &result, &error)) {
+    const bool read = gpu::read_result(result_path, &result, &error);
+    trace("gpu: result read");
+    if (!read) {
       findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
       return std::nullopt;
     }

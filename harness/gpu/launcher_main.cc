@@ -20,6 +20,7 @@
 #include "harness/gpu/job.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/red_zone.h"
+#include "harness/trace.h"
 
 namespace gpugrade::gpu {
 namespace {
@@ -131,6 +132,7 @@ class Session {
       return true;
     }
     if (!load_new(ptx, module, findings)) return false;
+    trace("launcher: module loaded (JIT)");
     modules_.emplace(ptx, *module);
     return true;
   }
@@ -491,7 +493,9 @@ int serve_one(Session& session, bool* opened, const std::string& job_path, const
   }
   std::vector<Finding>& findings =
       job.mode == JobMode::kTime ? result.timing.findings : result.observations.findings;
+  trace("launcher: job read");
   if (*opened || session.open(&findings)) {
+    if (!*opened) trace("launcher: device opened (cuInit, primary context)");
     *opened = true;
     result.device = session.description();
     result.timing.device = session.name();
@@ -501,6 +505,7 @@ int serve_one(Session& session, bool* opened, const std::string& job_path, const
   } else {
     result.observations.completed = false;
   }
+  trace("launcher: job run");
   if (!write_result(result_path, result, &error)) {
     std::fprintf(stderr, "gpugrade-launch: %s\n", error.c_str());
     return 2;
@@ -534,6 +539,7 @@ int serve(Session& session) {
 
 int main_with(int argc, char** argv) {
   // gpugrade-launch JOB RESULT [HEARTBEAT_FD]    or    gpugrade-launch --serve HEARTBEAT_FD
+  trace("launcher: started");
   Session session;
   if (argc == 3 && std::string_view(argv[1]) == "--serve") {
     heartbeat_fd = std::atoi(argv[2]);

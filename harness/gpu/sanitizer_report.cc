@@ -6,9 +6,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cctype>
+#include <charconv>
 #include <optional>
-#include <regex>
 #include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 namespace gpugrade::gpu {
 namespace {
@@ -36,12 +40,107 @@ struct Location {
   int line = 0;
 };
 
-// " in /path/file.cu:12" (recent releases) or " in /path/file.cu:12:kernel(int*)" (older ones).
-std::optional<Location> find_location(const std::string& text) {
-  static const std::regex kLocation(R"( in (\S+?):(\d+)(?::|\s|$))");
-  std::smatch match;
-  if (!std::regex_search(text, match, kLocation)) return std::nullopt;
-  return Location{match[1].str(), std::stoi(match[2].str())};
+// The report is read by hand, not with std::regex: its lines quote kernel names and paths of any length,
+// and std::regex recurses once per character.
+
+// A decimal number that fits `T` at the start of `*text`, which is advanced past it.
+template <typename T>
+std::optional<T> take_number(std::string_view* text) {
+  T value{};
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end == text->data()) return std::nullopt;
+  text->remove_prefix(static_cast<size_t>(end - text->data()));
+  return value;
+}
+
+// Whether `*text` starts with `prefix`; if so it is advanced past it.
+bool take(std::string_view* text, std::string_view prefix) {
+  if (text->substr(0, prefix.size()) != prefix) return false;
+  text->remove_prefix(prefix.size());
+  return true;
+}
+
+// A word of letters, digits and underscores at the start of `*text` (empty when there is none).
+std::string_view take_word(std::string_view* text) {
+  size_t n = 0;
+  while (n < text->size() && (std::isalnum(static_cast<unsigned char>((*text)[n])) != 0 || (*text)[n] == '_')) ++n;
+  std::string_view word = text->substr(0, n);
+  text->remove_prefix(n);
+  return word;
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// " in /path/file.cu:12" (recent releases) or " in /path/file.cu:12:kernel(int*)" (older ones): the
+// first `:digits` inside the word after " in " that ends the word or is followed by another ':'.
+std::optional<Location> find_location(std::string_view text) {
+  for (size_t in = text.find(" in "); in != std::string_view::npos; in = text.find(" in ", in + 1)) {
+    std::string_view word = text.substr(in + 4);
+    size_t end = 0;
+    while (end < word.size() && !is_blank(word[end])) ++end;
+    word = word.substr(0, end);
+    for (size_t colon = word.find(':', 1); colon != std::string_view::npos; colon = word.find(':', colon + 1)) {
+      std::string_view rest = word.substr(colon + 1);
+      const std::optional<int> line = take_number<int>(&rest);
+      if (line && (rest.empty() || rest.front() == ':')) return Location{std::string(word.substr(0, colon)), *line};
+    }
+  }
+  return std::nullopt;
+}
+
+// "Error: Race reported between Write access at <where>" (or "Warning: ...").
+struct RaceFirst {
+  bool warning = false;
+  std::string kind, where;
+};
+std::optional<RaceFirst> race_first(std::string_view line) {
+  RaceFirst race;
+  race.warning = take(&line, "Warning: ");
+  if (!race.warning && !take(&line, "Error: ")) return std::nullopt;
+  if (!take(&line, "Race reported between ")) return std::nullopt;
+  race.kind = std::string(take_word(&line));
+  if (race.kind.empty() || !take(&line, " access at ")) return std::nullopt;
+  race.where = std::string(line);
+  return race;
+}
+
+// "and Read access at <where> [12 hazards]" (the count is optional).
+struct RaceSecond {
+  std::string kind, where;
+  uint64_t hazards = 1;
+};
+std::optional<RaceSecond> race_second(std::string_view line) {
+  RaceSecond race;
+  if (!take(&line, "and ")) return std::nullopt;
+  race.kind = std::string(take_word(&line));
+  if (race.kind.empty() || !take(&line, " access at ")) return std::nullopt;
+  if (line.ends_with(" hazards]") || line.ends_with(" hazard]")) {
+    if (const size_t open = line.rfind(" ["); open != std::string_view::npos) {
+      std::string_view count = line.substr(open + 2);
+      if (std::optional<uint64_t> n = take_number<uint64_t>(&count); n && (count == " hazards]" || count == " hazard]")) {
+        race.hazards = *n;
+        line = line.substr(0, open);
+      }
+    }
+  }
+  race.where = std::string(line);
+  return race;
+}
+
+// "by thread (1,0,0) in block (3,0,0)" at the start of a line: the thread's and the block's indices.
+std::optional<std::pair<std::vector<int>, std::vector<int>>> thread_and_block(std::string_view line) {
+  auto triple = [&](std::vector<int>* out) {
+    if (!take(&line, "(")) return false;
+    for (int i = 0; i < 3; ++i) {
+      std::optional<int> n = take_number<int>(&line);
+      if (!n || !take(&line, i < 2 ? "," : ")")) return false;
+      out->push_back(*n);
+    }
+    return true;
+  };
+  std::vector<int> thread, block;
+  if (!take(&line, "by thread ") || !triple(&thread) || !take(&line, " in block ") || !triple(&block)) return std::nullopt;
+  return std::pair{thread, block};
 }
 
 // One "Barrier error detected" report: synccheck writes one per diverged thread.
@@ -57,32 +156,28 @@ struct BarrierReport {
 }  // namespace
 
 std::vector<Finding> parse_sanitizer_report(std::string_view text) {
-  static const std::regex kRace(R"(^(Error|Warning): Race reported between (\w+) access at (.*)$)");
-  static const std::regex kRaceSecond(R"(^and (\w+) access at (.*?)(?: \[(\d+) hazards?\])?$)");
-  static const std::regex kBarrier(R"(^Barrier error detected\.\s*(.*)$)");
-  static const std::regex kThread(R"(^by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\))");
-
   const std::vector<std::string> lines = report_lines(text);
   std::vector<Finding> findings;
   std::vector<BarrierReport> barriers;
-  std::smatch match, second;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (std::regex_match(lines[i], match, kRace) && i + 1 < lines.size() &&
-        std::regex_match(lines[i + 1], second, kRaceSecond)) {
-      std::optional<Location> first_at = find_location(match[3].str());
-      std::optional<Location> second_at = find_location(second[2].str());
+    std::optional<RaceFirst> first = race_first(lines[i]);
+    std::optional<RaceSecond> second = first && i + 1 < lines.size() ? race_second(lines[i + 1]) : std::nullopt;
+    std::string_view barrier_line = lines[i];
+    if (first && second) {
+      std::optional<Location> first_at = find_location(first->where);
+      std::optional<Location> second_at = find_location(second->where);
       if (!first_at || !second_at) continue;
-      const std::string first_kind = match[2].str(), second_kind = second[1].str();
+      const std::string& first_kind = first->kind;
+      const std::string& second_kind = second->kind;
       // Report at the read when there is one: that is where the wrong value enters the learner's code.
       const bool second_is_read = second_kind == "Read" || first_kind != "Read";
       const Location& at = second_is_read ? *second_at : *first_at;
       const Location& other = second_is_read ? *first_at : *second_at;
       const std::string& at_kind = second_is_read ? second_kind : first_kind;
       const std::string& other_kind = second_is_read ? first_kind : second_kind;
-      const uint64_t hazards = second[3].matched ? std::stoull(second[3].str()) : 1;
       Finding finding;
       finding.kind = FindingKind::kRace;
-      finding.severity = match[1].str() == "Warning" ? Severity::kWarning : Severity::kError;
+      finding.severity = first->warning ? Severity::kWarning : Severity::kError;
       finding.file = at.file;
       finding.line = at.line;
       finding.message = fmt::format(
@@ -91,18 +186,18 @@ std::vector<Finding> parse_sanitizer_report(std::string_view text) {
           at_kind == "Read" ? "a read" : "a write", at.line, other_kind == "Read" ? "read" : "write",
           other.line);
       finding.details = {{"tool", "racecheck"},      {"access", at_kind},        {"other_access", other_kind},
-                         {"other_file", other.file}, {"other_line", other.line}, {"hazards", hazards}};
+                         {"other_file", other.file}, {"other_line", other.line}, {"hazards", second->hazards}};
       findings.push_back(std::move(finding));
       ++i;
-    } else if (std::regex_match(lines[i], match, kBarrier)) {
+    } else if (take(&barrier_line, "Barrier error detected.")) {
       BarrierReport report;
-      report.what = match[1].str();
+      while (!barrier_line.empty() && is_blank(barrier_line.front())) barrier_line.remove_prefix(1);
+      report.what = std::string(barrier_line);
       for (size_t j = i + 1; j < lines.size() && j <= i + 3; ++j) {
         if (std::optional<Location> at = find_location(lines[j]); at && report.at.line == 0) report.at = *at;
-        if (std::regex_search(lines[j], second, kThread)) {
-          report.thread = {std::stoi(second[1].str()), std::stoi(second[2].str()),
-                           std::stoi(second[3].str())};
-          report.block = {std::stoi(second[4].str()), std::stoi(second[5].str()), std::stoi(second[6].str())};
+        if (auto ids = thread_and_block(lines[j])) {
+          report.thread = ids->first;
+          report.block = ids->second;
         }
       }
       barriers.push_back(std::move(report));

@@ -2,7 +2,10 @@
 // bodies at their calls (parameters passed through per-thread local memory), and turns operands into slots.
 #include "harness/sim/kernel.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +22,16 @@ using ptx::Operand;
 
 uint64_t align_up(uint64_t value, uint64_t align) { return (value + align - 1) / align * align; }
 
+// `copy(float*, float const*, int, int)` for `_Z4copyPfPKfii`, as the learner wrote it; other names as they are.
+std::string readable(const std::string& name) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) return name;
+  std::string out(demangled);
+  std::free(demangled);
+  return out;
+}
+
 constexpr int kMaxInlineDepth = 32;
 // Limits that keep hostile PTX from exhausting the host (per-warp registers, per-thread local memory);
 // nvcc's output for exercises stays far below them. Const memory has the GPU's own 64 KiB limit.
@@ -26,12 +39,18 @@ constexpr uint32_t kMaxSlots = 32768;
 constexpr uint64_t kMaxLocalBytes = 64 * 1024;
 constexpr uint64_t kMaxConstBytes = 64 * 1024;
 constexpr uint64_t kMaxModuleGlobalBytes = uint64_t{1} << 28;
+// The simulator inlines every call, so a chain of functions that each call the one below twice grows the
+// kernel exponentially: 24 lines can ask for billions of instructions. nvcc's output for a course's
+// kernels, inlined, stays under 100,000.
+constexpr size_t kMaxInlinedInstructions = size_t{1} << 18;
+// find_reads_before_writes keeps one bit per register per instruction: at most this many bytes.
+constexpr uint64_t kMaxDataflowBytes = uint64_t{256} << 20;
 
 class Linker {
  public:
   Linker(const ptx::Module& module, uint32_t entry, Kernel* kernel) : module_(module), entry_(entry), kernel_(kernel) {}
 
-  bool run(std::string* error) {
+  bool run(LinkError* error) {
     if (link()) return true;
     *error = error_;
     return false;
@@ -53,16 +72,21 @@ class Linker {
     std::vector<uint32_t> stack;
     if (!emit(entry_, {}, &stack)) return false;
     if (next_slot_ > kMaxSlots)
-      return fail(entry.line, fmt::format("kernel '{}' needs {} registers once its calls are inlined; the simulator allows {}",
-                                          entry.name, next_slot_, kMaxSlots));
+      return over_limit(entry.line, fmt::format("kernel '{}' needs {} registers once its calls are inlined; the simulator allows {}",
+                                          readable(entry.name), next_slot_, kMaxSlots));
     if (kernel_->local_bytes > kMaxLocalBytes)
-      return fail(entry.line, fmt::format("kernel '{}' needs {} bytes of local memory per thread; the simulator allows {}",
-                                          entry.name, kernel_->local_bytes, kMaxLocalBytes));
+      return over_limit(entry.line, fmt::format("kernel '{}' needs {} bytes of local memory per thread; the simulator allows {}",
+                                          readable(entry.name), kernel_->local_bytes, kMaxLocalBytes));
     Inst end;
     end.op = ptx::Op::kExit;
     end.guard = kNoGuard;
     kernel_->code.push_back(end);
     kernel_->slots = next_slot_;
+    if (const uint64_t bytes = kernel_->code.size() * ((uint64_t{next_slot_} + 63) / 64) * 8; bytes > kMaxDataflowBytes)
+      return over_limit(entry.line, fmt::format("kernel '{}' is too large for the simulator: {} instructions and {} registers once "
+                                          "its calls are inlined (its register analysis would need {} MiB; the simulator "
+                                          "allows {})", readable(entry.name), kernel_->code.size(), next_slot_, bytes >> 20,
+                                          kMaxDataflowBytes >> 20));
     place_constants_first();
     find_reads_before_writes();
     for (Inst& inst : kernel_->code) choose_handler(&inst);
@@ -197,14 +221,14 @@ class Linker {
       if (variable.function != kNone32) continue;
       if (variable.space == ptx::Space::kConst) {
         if (kernel_->const_bank.size() + variable.bytes + variable.align > kMaxConstBytes)
-          return fail(module_.functions[entry_].line, fmt::format("const memory above {} bytes (at '{}')", kMaxConstBytes, variable.name));
+          return over_limit(module_.functions[entry_].line, fmt::format("const memory above {} bytes (at '{}')", kMaxConstBytes, variable.name));
         uint64_t offset = align_up(kernel_->const_bank.size(), variable.align);
         kernel_->const_bank.resize(offset + variable.bytes);
         std::copy(variable.init.begin(), variable.init.end(), kernel_->const_bank.begin() + static_cast<std::ptrdiff_t>(offset));
         const_offset_[v] = offset;
       } else if (variable.space == ptx::Space::kGlobal) {
         if (variable.bytes > kMaxModuleGlobalBytes)
-          return fail(module_.functions[entry_].line, fmt::format("'{}' is larger than {} bytes", variable.name, kMaxModuleGlobalBytes));
+          return over_limit(module_.functions[entry_].line, fmt::format("'{}' is larger than {} bytes", variable.name, kMaxModuleGlobalBytes));
         global_top = align_up(global_top, 256);
         kernel_->globals.push_back({variable.name, global_top, variable.bytes, variable.init});
         global_address_[v] = global_top;
@@ -225,7 +249,12 @@ class Linker {
   }
 
   bool fail(int line, std::string message) {
-    error_ = fmt::format("ptx:{}: {}", line, message);
+    error_ = {line, std::move(message), false};
+    return false;
+  }
+  // The kernel is more than the simulator's limits allow: a resource-limit, not an unsupported feature.
+  bool over_limit(int line, std::string message) {
+    error_ = {line, std::move(message), true};
     return false;
   }
 
@@ -306,6 +335,13 @@ class Linker {
           if (call.returns[r] == kNone32 || it == frame.local.end()) return fail(instr.line, "call results must be .param variables");
           callee_aliases[callee.returns[r]] = it->second;
         }
+        if (kernel_->code.size() > kMaxInlinedInstructions || next_slot_ > kMaxSlots)
+          return over_limit(instr.line, fmt::format("kernel '{}' grows past {} instructions or {} registers once the simulator "
+                                              "inlines its calls (at this call of '{}'); the simulator inlines every call, "
+                                              "so functions that call functions several times multiply: call them "
+                                              "from a loop instead, or call fewer of them",
+                                              readable(module_.functions[entry_].name), kMaxInlinedInstructions, kMaxSlots,
+                                              readable(callee.name)));
         if (!emit(call.callee, callee_aliases, stack)) return false;
         continue;
       }
@@ -418,7 +454,7 @@ class Linker {
   const ptx::Module& module_;
   uint32_t entry_;
   Kernel* kernel_;
-  std::string error_;
+  LinkError error_;
   uint32_t next_slot_ = 0;
   std::unordered_map<uint64_t, uint32_t> constant_slots_;
   std::unordered_set<uint32_t> is_constant_;
@@ -427,7 +463,7 @@ class Linker {
 
 }  // namespace
 
-bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, std::string* error) {
+bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, LinkError* error) {
   *kernel = Kernel{};
   Linker linker(module, entry, kernel);
   if (!linker.run(error)) return false;

@@ -119,7 +119,15 @@ struct Kernel {
   std::vector<uint8_t> data_path;                        // per instruction: DataPath bits (data_path.h)
 };
 
-// Links `entry` of `module`. On failure returns false and sets *error (`ptx:LINE: message`).
-bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, std::string* error);
+// Why a kernel could not be linked: the PTX line, what, and whether it is a limit of the simulator's size
+// (a `resource-limit`) rather than something it cannot run.
+struct LinkError {
+  int ptx_line = 0;
+  std::string message;
+  bool over_limit = false;
+};
+
+// Links `entry` of `module`. On failure returns false and sets *error.
+bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, LinkError* error);
 
 }  // namespace gpugrade::sim

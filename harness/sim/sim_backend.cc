@@ -57,6 +57,24 @@ struct BlockFinding {
 // Why the simulator cannot run `entry` of a leniently parsed module: the first statement it cannot run
 // among the functions the entry reaches, at the learner's source line (a statement with no .loc of its
 // own takes the entry's first line), saying that a GPU runs it. nullopt when the entry can run.
+// A kernel the linker refused, at the learner's line: the instruction's own where the PTX line has one
+// (a call that makes the kernel too large), else the kernel's first.
+Finding link_refusal(const ptx::Module& module, const ptx::Function& function, const sim::LinkError& error) {
+  Finding finding = error_finding(error.over_limit ? FindingKind::kResourceLimit : FindingKind::kRuntimeError,
+                                  fmt::format("ptx:{}: {}", error.ptx_line, error.message));
+  uint32_t loc = function.first_loc;
+  for (const ptx::Function& f : module.functions)
+    for (const ptx::Instr& instr : f.code)
+      if (instr.line == error.ptx_line && instr.loc < module.locs.size() && module.locs[instr.loc].line > 0) loc = instr.loc;
+  const ptx::SourceLoc& at = module.locs[loc];
+  if (at.file > 0 && static_cast<size_t>(at.file) < module.files.size()) {
+    finding.file = module.files[at.file];
+    finding.line = at.line;
+    finding.message = error.message;  // the learner's line says where; the PTX line would only confuse
+  }
+  return finding;
+}
+
 std::optional<Finding> entry_refusal(const ptx::Module& module, uint32_t entry) {
   for (uint32_t f : ptx::reachable_functions(module, entry)) {
     const ptx::Function& function = module.functions[f];
@@ -125,14 +143,9 @@ class SimBackend : public Backend {
       if (!function.entry) continue;
       std::optional<Finding> refused = entry_refusal(program->module, f);
       sim::Kernel kernel;
-      if (!refused && !sim::link_kernel(program->module, f, &kernel, &error)) {
-        refused = error_finding(FindingKind::kRuntimeError, error);
-        const ptx::SourceLoc& loc = program->module.locs[function.first_loc];
-        if (loc.file > 0 && static_cast<size_t>(loc.file) < program->module.files.size()) {
-          refused->file = program->module.files[loc.file];
-          refused->line = loc.line;
-        }
-      }
+      sim::LinkError link_error;
+      if (!refused && !sim::link_kernel(program->module, f, &kernel, &link_error))
+        refused = link_refusal(program->module, function, link_error);
       if (refused) {
         if (!first_refusal) first_refusal = *refused;
         program->refused.emplace(function.name, std::move(*refused));
@@ -170,10 +183,40 @@ class SimBackend : public Backend {
   }
 
  private:
+  // The host memory a launch will take, from what it asks for, before any of it is allocated: the
+  // simulator's copy of the buffers, the module's `__device__` variables (zeroed for every launch), and the
+  // checkers' writer shadow (16 bytes per buffer element, 16 more when blocks meet at global atomics).
+  std::optional<Finding> over_memory_budget(const sim::Kernel& kernel, const LaunchRequest& request) const {
+    uint64_t buffers = 0, shadow = 0, globals = 0;
+    const bool atomics = std::any_of(kernel.data_path.begin(), kernel.data_path.end(),
+                                     [](uint8_t bits) { return (bits & sim::kGlobalAtomic) != 0; });
+    for (const Buffer& buffer : request.buffers) {
+      buffers += buffer.bytes.size();
+      if (options_.make_observer) shadow += buffer.bytes.size() / std::max<uint32_t>(1, buffer.element_size) * (atomics ? 32 : 16);
+    }
+    const sim::GlobalVariable* largest = nullptr;
+    for (const sim::GlobalVariable& variable : kernel.globals) {
+      globals += variable.bytes;
+      if (largest == nullptr || variable.bytes > largest->bytes) largest = &variable;
+    }
+    auto mib = [](uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); };
+    if (globals > options_.max_device_variable_bytes)
+      return error_finding(FindingKind::kResourceLimit,
+                           fmt::format("the module's __device__ variables take {} ('{}' alone takes {}); the simulator "
+                                       "zeroes them for every launch and allows {} in all: make them smaller",
+                                       mib(globals), largest->name, mib(largest->bytes), mib(options_.max_device_variable_bytes)));
+    const uint64_t total = buffers + shadow + globals;
+    if (total <= options_.memory_budget_bytes) return std::nullopt;
+    return error_finding(FindingKind::kResourceLimit,
+                         fmt::format("the launch needs {} of host memory in the simulator (buffers {}, the checkers' "
+                                     "shadow of them {}, __device__ variables {}), more than its budget of {}: grade "
+                                     "sizes this large on a GPU (gpu_sizes), or make them smaller",
+                                     mib(total), mib(buffers), mib(shadow), mib(globals), mib(options_.memory_budget_bytes)));
+  }
+
   Observations launch_checked(Program& program, const LaunchRequest& request, bool one_worker) {
     auto start = std::chrono::steady_clock::now();
     Observations out;
-    out.buffers = request.buffers;
     auto stop_with = [&](Finding finding) {
       out.findings.push_back(std::move(finding));
       out.completed = false;
@@ -194,6 +237,9 @@ class SimBackend : public Backend {
     if (request.block.count() > kMaxThreadsPerBlock || request.block.z > 64)
       return stop_with(error_finding(FindingKind::kResourceLimit, fmt::format("a block of {}x{}x{} threads is more than the {} a block may have",
                                                                              request.block.x, request.block.y, request.block.z, kMaxThreadsPerBlock)));
+
+    if (std::optional<Finding> over = over_memory_budget(kernel, request)) return stop_with(std::move(*over));
+    out.buffers = request.buffers;
 
     sim::LaunchState state;
     state.kernel = &kernel;

@@ -62,6 +62,13 @@ struct SimOptions {
   // budget alone lets an endless loop run for minutes (2^31 thread-instructions take 3 to 10 minutes with
   // the checkers on); a correct launch of the shipped exercises takes well under a second. 0: no limit.
   double default_time_limit_seconds = 5;
+  // Host memory a launch may take (its buffers, the checkers' shadow of them, the module's __device__
+  // variables), checked before anything is allocated; more is a `resource-limit` finding with the figures.
+  // A grade's launches run one after another, so with the grader's own buffers (at most 2 GiB a launch,
+  // checked when the exercise loads) this bounds a grade. Sizes past it belong in `gpu_sizes`.
+  uint64_t memory_budget_bytes = uint64_t{8} << 30;
+  // The __device__ variables alone: the simulator zeroes (or initializes) all of them for every launch.
+  uint64_t max_device_variable_bytes = uint64_t{1} << 30;
 };
 
 std::unique_ptr<Backend> make_sim_backend(SimOptions options = {});

@@ -179,6 +179,28 @@ TEST_F(HostileTest, AnExerciseSizeOfTenBillionElementsIsAConfigurationErrorAtIts
   EXPECT_LT(outcome.seconds, 60);
 }
 
+// ---- Class 4: the simulator's memory: inlining and __device__ variables are bounded before allocating.
+
+TEST_F(HostileTest, CallsThatMultiplyWhenInlinedAreRefusedAtTheCallThatCrossesTheLimit) {
+  Outcome outcome = grade(kHostile / "submissions/inline_explosion.cu", "json", 120);
+  // Line 3 is f1's call of f0: the innermost call, where the kernel crossed the limit.
+  nlohmann::json finding = only_finding(outcome, "resource-limit", 3);
+  EXPECT_EQ(finding["message"],
+            "kernel 'copy(float*, float const*, int, int)' grows past 262144 instructions or 32768 registers once the "
+            "simulator inlines its calls (at this call of 'f0(float)'); the simulator inlines every call, so functions "
+            "that call functions several times multiply: call them from a loop instead, or call fewer of them");
+  EXPECT_LT(outcome.seconds, 120);
+}
+
+TEST_F(HostileTest, DeviceArraysOfThreeGibibytesAreAResourceLimitWithTheFigures) {
+  Outcome outcome = grade(kHostile / "submissions/device_arrays_3g.cu", "json", 120);
+  nlohmann::json finding = only_finding(outcome, "resource-limit", 0);
+  EXPECT_EQ(finding["message"],
+            "the module's __device__ variables take 3072.0 MiB ('pool0' alone takes 256.0 MiB); the simulator zeroes "
+            "them for every launch and allows 1024.0 MiB in all: make them smaller");
+  EXPECT_LT(outcome.seconds, 120);
+}
+
 // ---- Classes 5 and 6: the reference runs in a child process, and its failures are configuration errors.
 
 struct ReferenceCase {
