@@ -57,6 +57,8 @@ std::string BufferLayout::element_name(uint64_t index) const {
 
 void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer& want, const Buffer* initial,
                     const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings) {
+  // Identical bits pass under every compare mode; a GPU size's millions of elements need no loop.
+  if (got.bytes == want.bytes) return;
   const ElementType type = layout.type;
   const bool vector = info(type).lanes > 1;
   const size_t count = want.bytes.size() / want.element_size;
