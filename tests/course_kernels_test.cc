@@ -103,9 +103,12 @@ std::string describe(const Finding& f) {
   return std::string(to_string(f.kind)) + " at line " + std::to_string(f.line) + ": " + f.message;
 }
 
-Observations not_run() {
+// A launch that could not be made: its buffers as they went in, so that the checks after it fail
+// rather than read past an empty vector.
+Observations not_run(const LaunchRequest& request) {
   Observations none;
   none.completed = false;
+  none.buffers = request.buffers;
   return none;
 }
 
@@ -154,7 +157,7 @@ class Launch {
     if (f.loaded.program == nullptr) {
       ADD_FAILURE() << family_ << " did not load: "
                     << (f.loaded.findings.empty() ? "" : describe(f.loaded.findings[0]));
-      return not_run();
+      return not_run(request_);
     }
     const std::string prefix = "_Z" + std::to_string(kernel_.size()) + kernel_;
     std::vector<std::string> matches;
@@ -162,7 +165,7 @@ class Launch {
       if (k.entry.starts_with(prefix) && k.entry.find(instantiation_) != std::string::npos) matches.push_back(k.entry);
     if (matches.size() != 1) {
       ADD_FAILURE() << kernel_ << instantiation_ << " matches " << matches.size() << " kernels";
-      return not_run();
+      return not_run(request_);
     }
     LaunchRequest request = request_;
     request.entry = matches[0];
@@ -955,6 +958,246 @@ TEST(CourseKernels, CarveDynamicSharedIntoTwoArrays) {
   expect_clean(out);
   expect_near(out.buffers[1], scaled, 1e-6, 1e-7);
   expect_equal(out.buffers[2], above);
+}
+
+// ======================================== warp_level.cu ========================================
+
+TEST(CourseKernels, WarpVotes) {
+  Numbers gen(110);
+  const int n = 200, warps = 8;
+  std::vector<int> in = gen.ints(n, -3, 20);
+  for (int i = 32; i < 64; ++i) in[i] = 5;    // a warp where all vote yes
+  for (int i = 64; i < 96; ++i) in[i] = -5;   // and one where none does
+  std::vector<int> all(warps, 1), any(warps, 0), count(warps, 0);
+  for (int i = 0; i < warps * 32; ++i) {
+    const bool positive = i < n && in[i] > 0;
+    all[i / 32] &= positive ? 1 : 0;
+    any[i / 32] |= positive ? 1 : 0;
+    count[i / 32] += positive ? 1 : 0;
+  }
+  const Observations out = Launch("warp_level", "warp_votes").grid(4).block(64).buffer("in", in)
+      .buffer("all", std::vector<int>(warps, -1)).buffer("any", std::vector<int>(warps, -1))
+      .buffer("count", std::vector<int>(warps, -1)).scalar(n).run();
+  expect_clean(out);
+  // __all_sync and __any_sync return non-zero for true: compare as booleans.
+  std::vector<int> got_all = read_buffer<int>(out.buffers[1]), got_any = read_buffer<int>(out.buffers[2]);
+  for (int& v : got_all) v = v != 0;
+  for (int& v : got_any) v = v != 0;
+  EXPECT_EQ(got_all, all);
+  EXPECT_EQ(got_any, any);
+  expect_equal(out.buffers[3], count);
+}
+
+TEST(CourseKernels, WarpReduceIntrinsic) {
+  Numbers gen(111);
+  const std::vector<int> values = gen.ints(128, 0, 999);
+  const std::vector<unsigned> in(values.begin(), values.end());
+  std::vector<unsigned> sums(4, 0);
+  std::vector<int> maxima(4, -1000);
+  for (int i = 0; i < 128; ++i) {
+    sums[i / 32] += in[i];
+    maxima[i / 32] = std::max(maxima[i / 32], values[i] - 500);
+  }
+  const Observations out = Launch("warp_level", "warp_reduce_intrinsic").grid(1).block(128)
+      .buffer("in", in).buffer("sums", std::vector<unsigned>(4, 0)).buffer("maxima", std::vector<int>(4, 0)).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], sums);
+  expect_equal(out.buffers[2], maxima);
+}
+
+TEST(CourseKernels, HistogramMatchAnyAggregation) {
+  Numbers gen(112);
+  const int n = 300;
+  const std::vector<int> keys = gen.ints(n, 0, 7);
+  std::vector<unsigned> bins(8, 0);
+  for (int k : keys) ++bins[k];
+  const Observations out = Launch("warp_level", "histogram_match_any").grid(3).block(128)
+      .buffer("keys", keys).buffer("bins", std::vector<unsigned>(8, 0)).scalar(n).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], bins);
+}
+
+TEST(CourseKernels, ActiveMaskInABranch) {
+  Numbers gen(113);
+  const std::vector<int> in = gen.ints(64, 0, 100);
+  std::vector<unsigned> masks(64, 0);
+  for (int w = 0; w < 2; ++w) {
+    unsigned even = 0;
+    for (int l = 0; l < 32; ++l)
+      if (in[w * 32 + l] % 2 == 0) even |= 1u << l;
+    for (int l = 0; l < 32; ++l)
+      if (in[w * 32 + l] % 2 == 0) masks[w * 32 + l] = even;
+  }
+  const Observations out = Launch("warp_level", "active_lanes").grid(1).block(64)
+      .buffer("in", in).buffer("masks", std::vector<unsigned>(64, 7)).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], masks);
+}
+
+TEST(CourseKernels, BitIntrinsics) {
+  Numbers gen(114);
+  const int n = 100;
+  std::vector<unsigned> in(n);
+  for (unsigned& w : in) w = gen.next() << (gen.next() % 20);
+  in[0] = 0;
+  in[1] = 0xffffffffu;
+  in[2] = 0x80000000u;
+  in[3] = 1;
+  std::vector<int> pop(n), lead(n), first(n);
+  std::vector<unsigned> rev(n);
+  for (int i = 0; i < n; ++i) {
+    const unsigned w = in[i];
+    pop[i] = __builtin_popcount(w);
+    lead[i] = w == 0 ? 32 : __builtin_clz(w);
+    first[i] = __builtin_ffs(static_cast<int>(w));
+    unsigned r = 0;
+    for (int b = 0; b < 32; ++b) r |= ((w >> b) & 1u) << (31 - b);
+    rev[i] = r;
+  }
+  const Observations out = Launch("warp_level", "bit_tricks").grid(1).block(128).buffer("in", in)
+      .buffer("pop", std::vector<int>(n, -1)).buffer("lead", std::vector<int>(n, -1))
+      .buffer("rev", std::vector<unsigned>(n, 0)).buffer("first", std::vector<int>(n, -1)).scalar(n).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], pop);
+  expect_equal(out.buffers[2], lead);
+  expect_equal(out.buffers[3], rev);
+  expect_equal(out.buffers[4], first);
+}
+
+TEST(CourseKernels, RadixSplitWithSyncthreadsCount) {
+  Numbers gen(115);
+  const int n = 256, bit = 3;
+  const std::vector<int> values = gen.ints(n, 0, 1000);
+  const std::vector<unsigned> in(values.begin(), values.end());
+  std::vector<unsigned> expected;
+  for (unsigned v : in)
+    if (((v >> bit) & 1u) == 0) expected.push_back(v);
+  for (unsigned v : in)
+    if (((v >> bit) & 1u) == 1) expected.push_back(v);
+  const Observations out = Launch("warp_level", "split_by_bit").grid(1).block(n).shared(n * 4)
+      .buffer("in", in).buffer("out", std::vector<unsigned>(n, 0)).scalar(bit).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], expected);
+}
+
+// ========================================== extras.cu ==========================================
+
+TEST(CourseKernels, ReduceCooperativeGroupsTile64) {
+  Numbers gen(120);
+  const int n = 500;
+  const std::vector<float> in = gen.whole_floats(n, -9, 9);
+  const Observations out = Launch("extras", "reduce_cg_tile64").grid(4).block(128)
+      .buffer("in", in).buffer("out", std::vector<float>{0.0f}).scalar(n).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], std::vector<float>{std::accumulate(in.begin(), in.end(), 0.0f)});
+}
+
+TEST(CourseKernels, ScanCooperativeGroupsTile) {
+  Numbers gen(121);
+  const std::vector<int> in = gen.ints(128, -50, 50);
+  std::vector<int> expected(128);
+  for (int i = 0; i < 128; ++i) expected[i] = (i % 32 == 0 ? 0 : expected[i - 1]) + in[i];
+  const Observations out = Launch("extras", "scan_cg_tile").grid(2).block(64)
+      .buffer("in", in).buffer("out", std::vector<int>(128, 0)).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], expected);
+}
+
+TEST(CourseKernels, SinglePassSumWithThreadfence) {
+  Numbers gen(122);
+  const int n = 1000, blocks = 8;
+  const std::vector<float> in = gen.whole_floats(n, -9, 9);
+  const std::vector<float> partials = block_sums(in, 128);
+  const Observations out = Launch("extras", "single_pass_sum").grid(blocks).block(128)
+      .buffer("in", in).buffer("partials", std::vector<float>(blocks, 0.0f)).buffer("total", std::vector<float>{0.0f})
+      .scalar(n).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], partials);
+  expect_equal(out.buffers[2], std::vector<float>{std::accumulate(in.begin(), in.end(), 0.0f)});
+}
+
+TEST(CourseKernels, SpinLockPerBlockLeader) {
+  Numbers gen(123);
+  const int n = 1000, blocks = 8;
+  const std::vector<int> in = gen.ints(n, -100, 100);
+  const Observations out = Launch("extras", "locked_update").grid(blocks).block(128)
+      .buffer("in", in).buffer("lock", std::vector<int>{0}).buffer("sum_and_count", std::vector<int>{0, 0})
+      .scalar(n).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], std::vector<int>{0});
+  expect_equal(out.buffers[2], std::vector<int>{std::accumulate(in.begin(), in.end(), 0), blocks});
+}
+
+TEST(CourseKernels, NbodyAccelerations) {
+  Numbers gen(124);
+  const int n = 100;
+  const float softening = 0.01f;
+  const std::vector<float> pos = gen.floats(4 * n, -1, 1);
+  std::vector<float> pos_with_mass = pos;
+  for (int i = 0; i < n; ++i) pos_with_mass[4 * i + 3] = std::abs(pos[4 * i + 3]) + 0.1f;
+  std::vector<float> expected(3 * n, 0.0f);
+  for (int i = 0; i < n; ++i) {
+    double a[3] = {0, 0, 0};
+    for (int j = 0; j < n; ++j) {
+      double d[3];
+      for (int c = 0; c < 3; ++c) d[c] = pos_with_mass[4 * j + c] - pos_with_mass[4 * i + c];
+      const double inv = 1 / std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + softening);
+      for (int c = 0; c < 3; ++c) a[c] += d[c] * pos_with_mass[4 * j + 3] * inv * inv * inv;
+    }
+    for (int c = 0; c < 3; ++c) expected[3 * i + c] = static_cast<float>(a[c]);
+  }
+  const Observations out = Launch("extras", "nbody_accelerations").grid(2).block(64)
+      .buffer("pos", pos_with_mass).buffer("acc", std::vector<float>(3 * n, 0.0f)).scalar(n).scalar(softening).run();
+  expect_clean(out);
+  expect_near(out.buffers[1], expected, 1e-3, 1e-3);
+}
+
+TEST(CourseKernels, RgbaToGreyOnUchar4) {
+  Numbers gen(125);
+  const int width = 37, height = 23;
+  const std::vector<int> channels = gen.ints(4 * width * height, 0, 255);
+  const std::vector<unsigned char> rgba(channels.begin(), channels.end());
+  std::vector<unsigned char> grey(width * height);
+  for (int p = 0; p < width * height; ++p)
+    grey[p] = static_cast<unsigned char>(0.299f * rgba[4 * p] + 0.587f * rgba[4 * p + 1] + 0.114f * rgba[4 * p + 2] + 0.5f);
+  const Observations out = Launch("extras", "rgba_to_grey").grid(blocks_for(width, 16), blocks_for(height, 16))
+      .block(16, 16).buffer("rgba", rgba).buffer("grey", std::vector<unsigned char>(grey.size(), 0))
+      .scalar(width).scalar(height).run();
+  expect_clean(out);
+  expect_near(out.buffers[1], grey, 0, 1);  // nvcc's fused multiply-adds may round a .5 the other way
+}
+
+TEST(CourseKernels, ArgminPackedIn64BitAtomicMin) {
+  Numbers gen(126);
+  const int n = 500;
+  std::vector<float> in = gen.floats(n, 1, 100);
+  in[321] = 0.5f;
+  in[400] = 0.5f;  // a tie: the smaller index wins
+  uint64_t key = 0;
+  std::memcpy(&key, &in[321], sizeof(float));
+  key = key << 32 | 321u;
+  const Observations out = Launch("extras", "argmin_packed").grid(blocks_for(n, 128)).block(128)
+      .buffer("in", in).buffer("best", std::vector<uint64_t>{~uint64_t{0}}).scalar(n).run();
+  expect_clean(out);
+  expect_equal(out.buffers[1], std::vector<uint64_t>{key});
+}
+
+// Gap: texture fetches are not simulated. The kernel is refused at the learner's line (the fetch is inlined
+// through two toolkit headers); the other kernels of the file still run.
+TEST(CourseKernels, TextureFetchIsRefusedAtTheLearnersLine) {
+  const int n = 64;
+  const Observations out = Launch("extras", "texture_copy").grid(1).block(64)
+      .scalar(uint64_t{1}).buffer("out", std::vector<float>(n, 0.0f)).scalar(n).run();
+  EXPECT_FALSE(out.completed);
+  ASSERT_EQ(out.findings.size(), 1u);
+  const Finding& f = out.findings[0];
+  EXPECT_EQ(f.kind, FindingKind::kRuntimeError);
+  EXPECT_EQ(f.line, line_of("extras", "tex_fetch"));
+  EXPECT_TRUE(f.file.ends_with("kernel.cu")) << f.file;
+  EXPECT_TRUE(f.message.starts_with("the simulator cannot run this kernel: unsupported instruction in "
+                                    "'tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}]' (PTX line "))
+      << f.message;
+  EXPECT_TRUE(f.message.ends_with("); a GPU can: grade it with --backend gpu")) << f.message;
 }
 
 }  // namespace
