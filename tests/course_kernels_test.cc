@@ -1200,5 +1200,78 @@ TEST(CourseKernels, TextureFetchIsRefusedAtTheLearnersLine) {
   EXPECT_TRUE(f.message.ends_with("); a GPU can: grade it with --backend gpu")) << f.message;
 }
 
+// =========================================== bugs.cu ===========================================
+
+// The findings of a launch as "kind severity line: message", in the order the simulator gives them.
+std::vector<std::string> findings_of(const Observations& out) {
+  std::vector<std::string> lines;
+  for (const Finding& f : out.findings)
+    lines.push_back(std::string(to_string(f.kind)) + " " + std::string(to_string(f.severity)) + " " +
+                    std::to_string(f.line) + ": " + f.message);
+  return lines;
+}
+
+TEST(CourseKernels, MissingBoundsCheckIsOutOfBounds) {
+  const int n = 100;
+  const Observations out = Launch("bugs", "scale_without_guard").grid(2).block(64)
+      .buffer("in", std::vector<float>(n, 1.0f)).buffer("out", std::vector<float>(n, 0.0f)).scalar(n).run();
+  EXPECT_EQ(findings_of(out), (std::vector<std::string>{
+                                  "out-of-bounds error " + std::to_string(line_of("bugs", "no_guard")) +
+                                  ": thread (36,0,0) of block (1,0,0) reads in[100], 1 element past the end of 'in' "
+                                  "(100 elements)"}));
+}
+
+TEST(CourseKernels, HaloOffByOneWritesPastTheSharedTile) {
+  const int n = 128;
+  const Observations out = Launch("bugs", "stencil_tile_off_by_one").grid(2).block(64)
+      .buffer("in", std::vector<float>(n, 1.0f)).buffer("out", std::vector<float>(n, 0.0f)).scalar(n).run();
+  EXPECT_EQ(findings_of(out), (std::vector<std::string>{
+                                  "out-of-bounds error " + std::to_string(line_of("bugs", "off_by_one")) +
+                                  ": thread (63,0,0) of block (0,0,0) writes tile[66], 1 element past the end of "
+                                  "'tile' (66 elements)"}));
+}
+
+// Gap (as for the histogram): `s` has two shapes in bugs.cu, so the race names byte offsets.
+TEST(CourseKernels, MissingBarrierIsARace) {
+  std::vector<int> d(256);
+  std::iota(d.begin(), d.end(), 0);
+  const Observations out = Launch("bugs", "reverse_without_barrier").grid(1).block(256)
+      .buffer("d", d).scalar(256).run();
+  const int read = line_of("bugs", "no_barrier"), write = read - 1;
+  EXPECT_EQ(findings_of(out),
+            (std::vector<std::string>{
+                "race error " + std::to_string(write) + ": thread (128,0,0) writes s[+512] read by thread (127,0,0) "
+                "at line " + std::to_string(read) + " with no __syncthreads() between them",
+                "race error " + std::to_string(read) + ": thread (128,0,0) reads s[+508] written by thread (127,0,0) "
+                "at line " + std::to_string(write) + " with no __syncthreads() between them",
+                // Warp 0 runs ahead of warp 7, as a GPU may: it reads s[255] before anyone wrote it.
+                "uninitialized-shared-read error " + std::to_string(read) +
+                    ": thread (0,0,0) reads s[+1020], which no thread of block (0,0,0) wrote"}));
+}
+
+TEST(CourseKernels, BarrierInABranchIsBarrierDivergence) {
+  const int n = 100;
+  const Observations out = Launch("bugs", "barrier_in_branch").grid(1).block(128)
+      .buffer("data", std::vector<float>(n, 1.0f)).scalar(n).run();
+  const int barrier = line_of("bugs", "divergent_barrier");
+  EXPECT_EQ(findings_of(out),
+            (std::vector<std::string>{
+                "barrier-divergence error " + std::to_string(barrier) +
+                    ": barrier reached by only 100 of 128 threads of block (0,0,0); the other 28 exited without "
+                    "reaching it (__syncthreads() inside a branch or after an early return)",
+                // The second bug of the kernel: thread 99 reads s[100], which thread 100 (past n) never wrote.
+                "uninitialized-shared-read error " + std::to_string(barrier + 1) +
+                    ": thread (99,0,0) reads s[+400], which no thread of block (0,0,0) wrote"}));
+}
+
+// Gap (as above): `tile` has two shapes in bugs.cu; +252 is tile[63].
+TEST(CourseKernels, HalfLoadedTileReadsUninitializedShared) {
+  const Observations out = Launch("bugs", "half_loaded_tile").grid(2).block(64)
+      .buffer("in", std::vector<float>(128, 1.0f)).buffer("out", std::vector<float>(128, 0.0f)).run();
+  EXPECT_EQ(findings_of(out), (std::vector<std::string>{
+                                  "uninitialized-shared-read error " + std::to_string(line_of("bugs", "uninitialized")) +
+                                  ": thread (0,0,0) reads tile[+252], which no thread of block (0,0,0) wrote"}));
+}
+
 }  // namespace
 }  // namespace gpugrade
