@@ -116,6 +116,61 @@ TEST(PtxParserTest, LenientParseDescribesWhatTheSimulatorCannotRun) {
   EXPECT_EQ(function->unsupported[1].statement, "ld.shared.f16 %rs1, [halves+2]");
 }
 
+// A texture fetch's operand, `[tex, {coordinates}]`, parses, so that only the kernel fetching is refused and
+// not the whole file (it was "expected ']', got ','" at line 0 for every kernel of the file).
+TEST(PtxParserTest, TextureOperandsParseAndAreRefusedAsAnInstruction) {
+  EXPECT_EQ(parse_error(kernel_with("  tex.1d.v4.f32.s32 {%r1, %r2, %r1, %r2}, [p, {%r1}];")),
+            "ptx:7: unsupported instruction in 'tex.1d.v4.f32.s32 {%r1, %r2, %r1, %r2}, [p, {%r1}]'");
+  EXPECT_EQ(parse_error(kernel_with("  ld.global.u32 %r1, [p, %r2];")), "ptx:7: wrong operands in 'ld.global.u32 %r1, [p, %r2]'");
+  EXPECT_EQ(parse_error(kernel_with("  ld.global.u32 %r1, [p, {%r9}];")),
+            "ptx:7: unknown register '%r9' in 'ld.global.u32 %r1, [p, {%r9}]'");
+  ptx::Module module;
+  std::string error;
+  ASSERT_TRUE(ptx::parse_module(kernel_with("  tex.2d.v4.s32.f32 {%r1, %r2, %r1, %r2}, [p, {%r1, %r2}];\n  ret;"),
+                                &module, &error, kLenient))
+      << error;
+  const ptx::Function* function = module.find_function("k");
+  ASSERT_NE(function, nullptr);
+  ASSERT_EQ(function->unsupported.size(), 1u);
+  EXPECT_EQ(function->unsupported[0].line, 7);
+}
+
+// tex1Dfetch and cooperative groups' reduce inline a header function into another: the inner .loc names a
+// header line as its inlined_at, and that line's own .loc says where the learner called it.
+TEST(PtxParserTest, CodeInlinedThroughTwoHeadersIsChargedToTheLearnersLine) {
+  const std::string text =
+      ".version 9.0\n"
+      ".target sm_90\n"
+      ".address_size 64\n"
+      ".visible .entry k(.param .u64 p)\n"
+      "{\n"
+      "  .reg .b32 %r<3>;\n"
+      "  .loc 1 128 3\n"
+      "  mov.u32 %r1, 1;\n"
+      "  .loc 2 122 3, function_name $L__a, inlined_at 1 128 3\n"
+      "  .loc 2 115 4, function_name $L__b, inlined_at 2 122 3\n"
+      "  .loc 2 40 1, function_name $L__c, inlined_at 2 115 4\n"
+      "  tex.1d.v4.f32.s32 {%r1, %r2, %r1, %r2}, [p, {%r1}];\n"
+      "  .loc 2 7 1, function_name $L__d, inlined_at 2 999 4\n"
+      "  ret;\n"
+      "}\n"
+      ".file 1 \"/home/learner/kernel.cu\"\n"
+      ".file 2 \"/usr/local/cuda/include/texture_indirect_functions.h\"\n";
+  ptx::Module module;
+  std::string error;
+  ASSERT_TRUE(ptx::parse_module(text, &module, &error, kLenient)) << error;
+  const ptx::Function* function = module.find_function("k");
+  ASSERT_NE(function, nullptr);
+  ASSERT_EQ(function->unsupported.size(), 1u);
+  const ptx::SourceLoc& loc = module.locs[function->unsupported[0].loc];
+  EXPECT_EQ(loc.file, 1);
+  EXPECT_EQ(loc.line, 128);
+  // A chain that leads nowhere outside the headers keeps the last header line it reached.
+  const ptx::SourceLoc& ret = module.locs[function->code.back().loc];
+  EXPECT_EQ(ret.file, 2);
+  EXPECT_EQ(ret.line, 999);
+}
+
 TEST(PtxParserTest, LenientParseStillRefusesSyntaxErrors) {
   EXPECT_EQ(parse_error(kernel_with("  add.f16 %r1, %r9, %r2;"), kLenient),
             "ptx:7: unknown register '%r9' in 'add.f16 %r1, %r9, %r2'");

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "harness/backend.h"
 
 namespace gpugrade::testing {
@@ -33,6 +35,34 @@ inline std::string compile_cuda(const std::string& source, std::string* log = nu
   if (log != nullptr) *log = output.str();
   std::filesystem::remove_all(dir);
   return status == 0 ? ptx.str() : "";
+}
+
+// compile_cuda() through a cache on disk shared by the test processes (ctest runs each test in a process
+// of its own, and a suite of many tests over one file would otherwise pay nvcc once per test). The key
+// holds the source, the compiler's path, size and time of change, so a changed file or toolkit compiles
+// anew; a failed compile is never kept.
+inline std::string compile_cuda_cached(const std::string& source, std::string* log = nullptr) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path nvcc(GPUGRADE_NVCC);
+  std::string key = source + '\n' + nvcc.string() + '\n' + std::to_string(fs::file_size(nvcc, error)) + '\n' +
+                    std::to_string(fs::last_write_time(nvcc, error).time_since_epoch().count());
+  uint64_t hash = 1469598103934665603u;  // FNV-1a: stable across runs and builds, unlike std::hash
+  for (unsigned char c : key) hash = (hash ^ c) * 1099511628211u;
+  const fs::path dir = fs::temp_directory_path() / "gpugrade-test-ptx";
+  const fs::path cached = dir / (std::to_string(hash) + ".ptx");
+  std::stringstream stored;
+  stored << std::ifstream(cached).rdbuf();
+  if (!stored.str().empty()) return stored.str();
+  const std::string ptx = compile_cuda(source, log);
+  if (ptx.empty()) return ptx;
+  // Written aside and renamed, so that a process reading the cache never sees half a file.
+  fs::create_directories(dir, error);
+  const fs::path partial = dir / (std::to_string(hash) + "." + std::to_string(getpid()) + ".tmp");
+  std::ofstream(partial) << ptx;
+  fs::rename(partial, cached, error);
+  if (error) fs::remove(partial, error);
+  return ptx;
 }
 
 template <class T>

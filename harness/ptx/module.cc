@@ -678,21 +678,47 @@ class Parser {
   }
 
   // Code inlined from the CUDA toolkit's headers (__shfl_down_sync, atomicAdd) is charged to the learner's
-  // line that called it. nvcc lists the .file paths after the code, so this runs at the end.
+  // line that called it. A header function inlined into another header function (tex1Dfetch's helpers,
+  // cooperative groups' reduce) names a header line as its inlined_at: that line's own .loc, the latest one
+  // before, was inlined in turn, and so on out to the learner's file. nvcc lists the .file paths after
+  // the code, so this runs at the end.
   void charge_inlined_headers() {
+    auto in_header = [&](int file) {
+      if (file < 0 || static_cast<size_t>(file) >= module_->files.size()) return false;
+      const std::string& path = module_->files[static_cast<size_t>(file)];
+      return path.find("/include/") != std::string::npos || path.find("/targets/") != std::string::npos;
+    };
+    const std::vector<SourceLoc> written = module_->locs;
+    std::vector<std::optional<SourceLoc>> outer_of(written.size());
+    for (const auto& [index, outer] : inlined_) outer_of[index] = outer;
+    constexpr int kMaxDepth = 32;
     for (const auto& [index, outer] : inlined_) {
-      SourceLoc& loc = module_->locs[index];
-      if (loc.file < 0 || static_cast<size_t>(loc.file) >= module_->files.size()) continue;
-      const std::string& path = module_->files[loc.file];
-      if (path.find("/include/") != std::string::npos || path.find("/targets/") != std::string::npos) loc = outer;
+      if (!in_header(written[index].file)) continue;
+      SourceLoc at = outer;
+      size_t search = index;
+      for (int depth = 0; depth < kMaxDepth && in_header(at.file); ++depth) {
+        size_t k = search;
+        while (k > 0 && !(outer_of[k - 1] && written[k - 1].file == at.file && written[k - 1].line == at.line)) --k;
+        if (k == 0) break;
+        at = *outer_of[k - 1];
+        search = k - 1;
+      }
+      module_->locs[index] = at;
     }
   }
+
 
   bool parse_instruction(const Token& start) {
     Instr instr;
     instr.line = start.line;
     instr.loc = current_loc_;
     size_t first = pos_;
+    // Inside an instruction, braces group operands (`{%r1, %r2}`) and do not end the statement.
+    instruction_start_ = pos_;
+    struct ClearOnReturn {
+      size_t* start;
+      ~ClearOnReturn() { *start = kNoInstruction; }
+    } clear_on_return{&instruction_start_};
     if (accept("@")) {
       bool negate = accept("!");
       if (peek().kind != Token::Kind::kWord) return fail_here("a predicate");
@@ -795,6 +821,14 @@ class Parser {
         address.imm = static_cast<int64_t>(offset);
       }
       parsed->parts.push_back(address);
+      // A texture or surface operand, `[tex, {x, y}]`: its coordinates are read so that the statement
+      // parses and only the kernels that use it are refused (no decoder takes a grouped address).
+      while (accept(",")) {
+        Parsed coordinates;
+        if (!parse_operand(&coordinates)) return false;
+        parsed->group = true;
+        parsed->parts.insert(parsed->parts.end(), coordinates.parts.begin(), coordinates.parts.end());
+      }
       return expect("]");
     }
     do {
@@ -846,7 +880,7 @@ class Parser {
 
   // The statement being parsed, for messages; the operands are parsed before the whole text is known.
   std::string current_statement() const {
-    size_t start = pos_;
+    size_t start = instruction_start_ != kNoInstruction ? instruction_start_ : pos_;
     while (start > 0 && tokens_[start - 1].text != ";" && tokens_[start - 1].text != "{" && tokens_[start - 1].text != "}" &&
            tokens_[start - 1].text != ":")
       --start;
@@ -1115,6 +1149,8 @@ class Parser {
   std::vector<std::pair<size_t, Token>> label_uses_;
   const Token* label_token_ = nullptr;
   std::vector<PendingCall> pending_calls_;
+  static constexpr size_t kNoInstruction = ~size_t{0};
+  size_t instruction_start_ = kNoInstruction;  // the token that starts the instruction being parsed
   std::vector<std::pair<size_t, SourceLoc>> inlined_;  // locs index, the inlined_at position
   Function* function_ = nullptr;
   uint32_t function_index_ = 0;

@@ -32,8 +32,10 @@ enum class Special : uint8_t {
 };
 static_assert(static_cast<int>(Special::kCount) <= 32, "Kernel::specials_read is a 32-bit mask");
 
-// Bytes of the reserved shared memory the simulator gives every block that reads a reserved register.
-inline constexpr uint32_t kReservedSharedBytes = 16;
+// Bytes of the reserved shared memory the simulator gives every block that reads a reserved register: 1 KB,
+// as sm_80 and later reserve per block. Cooperative groups count on 288 bytes from %reserved_smem_offset_1
+// (a tile's barriers, then one 8-byte slot per warp for cg::reduce over a tile wider than a warp).
+inline constexpr uint32_t kReservedSharedBytes = 1024;
 
 struct Operand {
   enum class Kind : uint8_t { kNone, kReg, kSpecial, kImm, kSymbol, kAddr, kLabel };
