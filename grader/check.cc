@@ -382,6 +382,7 @@ buffers:
   out: {{type: float, count: n, init: poison, output: true, compare: {{ulp: 1}}}}
   # A matrix output names elements out[3][17] with shape: [rows, cols]; an accumulator starts at
   # init: zero; a buffer only the kernels pass between them is intermediate: true.
+  # An input the kernel reads from `__constant__ float mask[7];` in its file: constant: mask (no parameter).
 reference: reference.cpp  # {{file: reference.cpp, launch: true}} gives it the defines and the launch
 variants:
   - {{defines: {{BLOCK: 128}}, block: [BLOCK]}}
@@ -396,6 +397,8 @@ sizes:
 # pipeline:  # further kernels of the same file, launched in order on the same buffers
 #   - {{name: second_pass, params: [...], grid: [1], block: [32]}}
 # nvcc_flags: [-use_fast_math]
+# learner_defines:  # a define the learner's file chooses (#define BLOCK 256) instead of the variants
+#   BLOCK: {{default: 128, min: 32, max: 1024, multiple_of: 32}}  # then no variant defines BLOCK
 performance:
   sim: {{max_sector_ratio: 2.0}}
 hints:

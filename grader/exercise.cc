@@ -5,6 +5,7 @@
 #include "grader/yaml_fields.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -225,7 +226,14 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     const KernelArg* arg = find_in(exercise.kernel, shape.args);
     for (size_t k = 0; arg == nullptr && k < exercise.pipeline.size(); ++k)
       arg = find_in(exercise.pipeline[k].kernel, shape.stages[k].args);
-    if (arg != nullptr) shape.reference_args.push_back(*arg);
+    if (arg != nullptr) {
+      shape.reference_args.push_back(*arg);
+    } else if (param->buffer) {  // a `constant:` buffer, which no kernel takes
+      KernelArg constant;
+      constant.kind = KernelArg::Kind::kBuffer;
+      constant.buffer = *param->buffer;
+      shape.reference_args.push_back(constant);
+    }
   }
   if (too_large) {
     *failure = *too_large;
@@ -343,8 +351,8 @@ class Loader {
                   known({"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
                          "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
                          "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order", "schedules"},
-                        {"pipeline", "nvcc_flags"}),
-                  newer({"pipeline", "nvcc_flags"}));
+                        {"pipeline", "nvcc_flags", "learner_defines"}),
+                  newer({"pipeline", "nvcc_flags", "learner_defines"}));
     if (!fields.valid()) return;
     read_id(fields.require("id"));
     exercise_->title = read_string(diagnostics_, fields.require("title")).value_or("");
@@ -362,6 +370,7 @@ class Loader {
     }
     read_sizes(fields.require("sizes"), exercise_->sizes);
     read_sizes(fields.get("gpu_sizes"), exercise_->gpu_sizes);
+    read_learner_defines(fields.get("learner_defines"));
     read_variants(fields.require("variants"));
     read_grid(fields.require("grid"));
     if (Field shared = fields.get("shared_bytes"); shared.present) {
@@ -476,8 +485,8 @@ class Loader {
   void read_buffer(const Field& entry, const std::string& name) {
     int errors_before = diagnostics_->count();
     Fields fields(diagnostics_, entry,
-                  known({"type", "count", "init", "value", "output"}, {"shape", "compare", "intermediate"}),
-                  newer({"shape", "compare", "intermediate"}));
+                  known({"type", "count", "init", "value", "output"}, {"shape", "compare", "intermediate", "constant"}),
+                  newer({"shape", "compare", "intermediate", "constant"}));
     if (!fields.valid()) return;
     BufferSpec buffer;
     buffer.name = name;
@@ -491,6 +500,26 @@ class Loader {
         diagnostics_->error(intermediate.key.Mark(),
                             fmt::format("'{}' is an output and intermediate; an intermediate buffer is not compared",
                                         entry.path));
+    }
+    if (Field constant = fields.get("constant"); constant.present) {
+      auto symbol = read_string(diagnostics_, constant);
+      if (symbol && !is_identifier(*symbol)) {
+        diagnostics_->error(constant, fmt::format("'{}' must name the kernel file's __constant__ variable, a C "
+                                                  "identifier; got '{}'", constant.path, *symbol));
+      } else if (symbol && (buffer.output || buffer.intermediate)) {
+        diagnostics_->error(constant.key.Mark(),
+                            fmt::format("'{}' is an {}, but a __constant__ variable is read-only to kernels: only an "
+                                        "input can be copied into one",
+                                        entry.path, buffer.output ? "output" : "intermediate buffer"));
+      } else if (symbol) {
+        auto same = std::find_if(exercise_->buffers.begin(), exercise_->buffers.end(),
+                                 [&](const BufferSpec& b) { return b.constant == *symbol; });
+        if (same != exercise_->buffers.end())
+          diagnostics_->error(constant, fmt::format("buffers '{}' and '{}' are both copied into __constant__ '{}'; "
+                                                    "give each its own variable",
+                                                    same->name, name, *symbol));
+        buffer.constant = *symbol;
+      }
     }
     Field init_field = fields.require("init");
     std::optional<Fill> fill;
@@ -703,6 +732,24 @@ class Loader {
     if (diagnostics_->count() != errors_before_kernels || !broken_buffers_.empty()) return;
     used_buffers_.resize(exercise_->buffers.size());
     for (size_t i = 0; i < used_buffers_.size(); ++i) {
+      const BufferSpec& spec = exercise_->buffers[i];
+      if (!spec.constant.empty()) {
+        if (used_buffers_[i])
+          diagnostics_->error(buffer_keys_.at(spec.name).Mark(),
+                              fmt::format("buffer '{}' is copied into __constant__ '{}', so no kernel parameter may "
+                                          "take it: the kernel reads the variable. Remove the parameter, or the "
+                                          "'constant' field to pass it as a pointer",
+                                          spec.name, spec.constant));
+        ParamSpec param;
+        param.name = spec.name;
+        param.type = fmt::format("const {}*", info(spec.type).c_name);
+        param.element = spec.type;
+        param.pointer = true;
+        param.is_const = true;
+        param.buffer = i;
+        exercise_->constant_inputs.push_back(std::move(param));
+        continue;
+      }
       if (!used_buffers_[i]) {
         const std::string& buffer = exercise_->buffers[i].name;
         diagnostics_->error(buffer_keys_.at(buffer).Mark(),
@@ -1058,6 +1105,18 @@ class Loader {
       Variant variant;
       Field defines = fields.get("defines");
       if (defines.present && !read_defines(defines, &variant)) continue;
+      bool clash = false;
+      for (const LearnerDefine& chosen : exercise_->learner_defines) {
+        if (std::any_of(variant.defines.begin(), variant.defines.end(),
+                        [&](const auto& define) { return define.first == chosen.name; })) {
+          diagnostics_->error(defines, fmt::format("'{}' defines {}, which the learner's file chooses "
+                                                   "(learner_defines); a variant cannot set it",
+                                                   defines.path, chosen.name));
+          clash = true;
+        }
+        variant.defines.emplace_back(chosen.name, chosen.fallback);
+      }
+      if (clash) continue;
       std::vector<std::string> names = names_of(variant.defines);
       std::sort(names.begin(), names.end());
       if (item.path == list->front().path) {
@@ -1073,6 +1132,7 @@ class Loader {
         auto text = read_string(diagnostics_, label);
         if (!text) continue;
         variant.label = *text;
+        variant.labelled = true;
       }
       auto same_label = std::find_if(exercise_->variants.begin(), exercise_->variants.end(),
                                      [&](const Variant& v) { return v.label == variant.label; });
@@ -1126,6 +1186,7 @@ class Loader {
       const Field& item = (*list)[i];
       auto expr = read_expression(diagnostics_, item);
       if (!expr) return false;
+      variant->block_expressions.push_back(*expr);
       ExprError error;
       std::optional<int64_t> value = expr->eval(defines, &error);
       if (!value) {
@@ -1149,6 +1210,65 @@ class Loader {
     }
     variant->label = label;
     return true;
+  }
+
+  // `learner_defines: {BLOCK_SIZE: {default: 256, min: 32, max: 1024, multiple_of: 32}}` (or `values: [...]`).
+  void read_learner_defines(const Field& field) {
+    if (!field.present) return;
+    if (!field.value.IsMap() || field.value.size() == 0) {
+      diagnostics_->error(field, fmt::format("'learner_defines' must be a map of macro names to their limits, got {}",
+                                             describe(field.value)));
+      return;
+    }
+    for (auto it = field.value.begin(); it != field.value.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      Field entry{fmt::format("learner_defines.{}", name), it->first, it->second, true};
+      if (!is_identifier(name)) {
+        diagnostics_->error(it->first.Mark(), fmt::format("learner define '{}' is not a C identifier", name));
+        continue;
+      }
+      if (std::binary_search(size_names_.begin(), size_names_.end(), name)) {
+        diagnostics_->error(it->first.Mark(), fmt::format("learner define '{}' has the name of a size variable", name));
+        continue;
+      }
+      Fields fields(diagnostics_, entry, {"default", "min", "max", "multiple_of", "values", "message"});
+      if (!fields.valid()) continue;
+      const int errors_before = diagnostics_->count();
+      constexpr int64_t kLimit = int64_t{1} << 31;
+      LearnerDefine chosen;
+      chosen.name = name;
+      Field fallback = fields.require("default");
+      std::optional<int64_t> fallback_value;
+      if (fallback.present) fallback_value = read_integer(diagnostics_, fallback, -kLimit, kLimit);
+      chosen.fallback = fallback_value.value_or(0);
+      Field values = fields.get("values");
+      if (values.present) {
+        for (const char* bound : {"min", "max", "multiple_of"})
+          if (Field other = fields.get(bound); other.present)
+            diagnostics_->error(other.key.Mark(), fmt::format("'{}' lists its values; '{}' is for a range instead",
+                                                              entry.path, bound));
+        if (auto list = items(diagnostics_, values, 1, 64))
+          for (const Field& item : *list)
+            if (auto value = read_integer(diagnostics_, item, -kLimit, kLimit)) chosen.values.push_back(*value);
+      } else {
+        if (Field min = fields.get("min"); min.present) chosen.min = read_integer(diagnostics_, min, -kLimit, kLimit).value_or(0);
+        if (Field max = fields.get("max"); max.present) chosen.max = read_integer(diagnostics_, max, -kLimit, kLimit).value_or(0);
+        if (Field step = fields.get("multiple_of"); step.present)
+          chosen.multiple_of = read_integer(diagnostics_, step, 1, kLimit).value_or(1);
+        if (chosen.min > chosen.max)
+          diagnostics_->error(entry, fmt::format("'{}' allows nothing: min {} is above max {}", entry.path, chosen.min,
+                                                 chosen.max));
+      }
+      if (Field message = fields.get("message"); message.present)
+        chosen.message = read_string(diagnostics_, message).value_or("");
+      // A default the file read is still the value variants see, so their blocks do not add errors of their own.
+      if (!fallback_value) continue;
+      if (diagnostics_->count() == errors_before && !chosen.allows(chosen.fallback))
+        diagnostics_->error(fallback, fmt::format("'{}.default' is {}, which it does not allow ({})", entry.path,
+                                                  chosen.fallback, chosen.allowed()));
+      learner_define_keys_[name] = entry;
+      exercise_->learner_defines.push_back(std::move(chosen));
+    }
   }
 
   void read_grid(const Field& field) {
@@ -1346,6 +1466,27 @@ class Loader {
       for (const Size& size : exercise_->sizes) check(variant, size);
       for (const Size& size : exercise_->gpu_sizes) check(variant, size);
     }
+    // Whatever the learner chooses within the limits must launch: every expression at each extreme value.
+    for (const LearnerDefine& chosen : exercise_->learner_defines) {
+      for (int64_t value : chosen.extremes()) {
+        Exercise at = *exercise_;
+        std::string error;
+        const std::string where = fmt::format(" (with {} = {}, which '{}' allows)", chosen.name, value,
+                                              learner_define_keys_.at(chosen.name).path);
+        if (!set_learner_define(at, chosen.name, value, &error)) {
+          diagnostics_->error(learner_define_keys_.at(chosen.name), error + where);
+          continue;
+        }
+        for (const Variant& variant : at.variants) {
+          for (const std::vector<Size>* sizes : {&at.sizes, &at.gpu_sizes})
+            for (const Size& size : *sizes) {
+              EvalFailure failure;
+              if (evaluate(at, variant, size, &failure) || !reported.insert(failure.field).second) continue;
+              report(failure, fmt::format(" at variant {}, size {}{}", variant.label, size.label(), where));
+            }
+        }
+      }
+    }
     const auto& gpu = exercise_->performance.gpu;
     if (!gpu) return;
     const Variant& variant = exercise_->variants[gpu->variant];
@@ -1373,6 +1514,7 @@ class Loader {
   std::vector<std::string> define_names_;                // sorted
   std::map<std::string, std::pair<Field, Expr>> sites_;  // every expression but the blocks, by path
   std::vector<bool> used_buffers_;                       // by Exercise::buffers index: some kernel takes it
+  std::map<std::string, Field> learner_define_keys_;     // where each learner define is declared
 };
 
 }  // namespace
@@ -1463,6 +1605,57 @@ std::vector<fs::path> list_exercises(const fs::path& root) {
   return dirs;
 }
 
+bool LearnerDefine::allows(int64_t value) const {
+  if (!values.empty()) return std::find(values.begin(), values.end(), value) != values.end();
+  return value >= min && value <= max && value % multiple_of == 0;
+}
+
+std::string LearnerDefine::allowed() const {
+  if (!values.empty()) {
+    std::vector<std::string> texts;
+    for (int64_t v : values) texts.push_back(std::to_string(v));
+    return fmt::format("one of {}", fmt::join(texts, ", "));
+  }
+  return multiple_of == 1 ? fmt::format("{} to {}", min, max) : fmt::format("{} to {} in multiples of {}", min, max, multiple_of);
+}
+
+std::vector<int64_t> LearnerDefine::extremes() const {
+  if (!values.empty()) return values;
+  // The smallest and largest allowed values: the range's ends rounded inwards to a multiple.
+  const int64_t low = min % multiple_of == 0 ? min : (min / multiple_of + (min > 0)) * multiple_of;
+  const int64_t high = max % multiple_of == 0 ? max : (max / multiple_of - (max < 0)) * multiple_of;
+  if (low > high) return {fallback};
+  return low == high ? std::vector<int64_t>{low} : std::vector<int64_t>{low, high};
+}
+
+bool set_learner_define(Exercise& exercise, const std::string& name, int64_t value, std::string* error) {
+  for (Variant& variant : exercise.variants) {
+    for (auto& [define, bound] : variant.defines)
+      if (define == name) bound = value;
+    const Bindings defines(variant.defines.begin(), variant.defines.end());
+    uint32_t* dims[] = {&variant.block.x, &variant.block.y, &variant.block.z};
+    std::vector<std::string> texts;
+    for (size_t i = 0; i < variant.block_expressions.size() && i < 3; ++i) {
+      ExprError expr_error;
+      std::optional<int64_t> dim = variant.block_expressions[i].eval(defines, &expr_error);
+      if (!dim || *dim < 1 || *dim > kMaxBlockThreads) {
+        *error = fmt::format("block[{}] ({}) is {}; it must be between 1 and {}", i, variant.block_expressions[i].text(),
+                             dim ? std::to_string(*dim) : expr_error.to_string(), kMaxBlockThreads);
+        return false;
+      }
+      *dims[i] = static_cast<uint32_t>(*dim);
+      texts.push_back(std::to_string(*dim));
+    }
+    if (variant.block.count() > kMaxBlockThreads) {
+      *error = fmt::format("a block of {} has {} threads; CUDA allows at most {}", fmt::join(texts, "x"),
+                           variant.block.count(), kMaxBlockThreads);
+      return false;
+    }
+    if (!variant.labelled) variant.label = fmt::format("{}", fmt::join(texts, "x"));
+  }
+  return true;
+}
+
 Bindings bindings_for(const Variant& variant, const Size& size) {
   Bindings bindings(size.values.begin(), size.values.end());
   bindings.insert(variant.defines.begin(), variant.defines.end());
@@ -1492,6 +1685,7 @@ std::vector<const ParamSpec*> reference_params(const Exercise& exercise) {
   };
   add(exercise.kernel);
   for (const Stage& stage : exercise.pipeline) add(stage.kernel);
+  for (const ParamSpec& p : exercise.constant_inputs) params.push_back(&p);
   return params;
 }
 

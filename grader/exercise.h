@@ -65,6 +65,9 @@ struct BufferSpec {
   bool intermediate = false;  // format 2: passed between a pipeline's kernels; neither checked nor the reference's
   std::vector<Expr> shape;         // format 2: dimensions, outermost first, naming elements out[3][17]
   std::optional<Compare> compare;  // format 2: this buffer's own tolerance, else Exercise::compare
+  // Format 2 `constant: mask`: an input copied into the learner's module-scope `__constant__` variable of
+  // this name before each launch (cudaMemcpyToSymbol's part), instead of being a kernel parameter.
+  std::string constant;
 };
 
 // One kernel parameter, in the kernel's order. The YAML writes its C type ("const float*", "int");
@@ -106,8 +109,26 @@ struct Size {
 // One compiled shape: -D defines for nvcc and the block to launch with.
 struct Variant {
   std::string label;  // `label:` if given, else the block's dimensions: "32x8"
-  std::vector<std::pair<std::string, int64_t>> defines;
+  bool labelled = false;  // `label:` was given; else the label follows the block when learner defines change it
+  std::vector<std::pair<std::string, int64_t>> defines;  // with each learner define's value (its default at load)
   Dim3 block;
+  std::vector<Expr> block_expressions;  // as written, to evaluate again with the learner's values
+  // Learner defines the submission sets itself: not passed to nvcc, whose -D would clash with its #define.
+  std::vector<std::string> source_defines;
+};
+
+// Format 2 `learner_defines:`: a define whose value the learner's file chooses (`#define BLOCK_SIZE 256`),
+// within what the exercise allows; expressions (block, grid, counts) and the reference see the chosen value.
+struct LearnerDefine {
+  std::string name;
+  int64_t fallback = 0;          // `default:`, when the file does not define it (then passed with -D)
+  int64_t min = 1, max = 1024;   // inclusive
+  int64_t multiple_of = 1;
+  std::vector<int64_t> values;   // `values:`: exactly one of these (min, max, multiple_of unused)
+  std::string message;           // the instructor's reason, added to the finding of a value not allowed
+  bool allows(int64_t value) const;
+  std::string allowed() const;   // "32 to 1024 in steps of 32", "one of 64, 128, 256"
+  std::vector<int64_t> extremes() const;  // the values the loader evaluates every expression at
 };
 
 // What the PTX must contain, checked before any launch.
@@ -168,9 +189,13 @@ struct Exercise {
   bool reference_sees_launch = false;  // format 2 `reference: {file, launch: true}`: a last parameter
                                        // `const gpugrade::Launch&` gives the reference defines and shape
   std::vector<Stage> pipeline;         // format 2: kernels launched after `kernel`, in order
+  // Format 2: the reference's parameters for the `constant:` buffers (`const float* mask`), in the order of
+  // `buffers`; the reference takes them after the kernels' parameters.
+  std::vector<ParamSpec> constant_inputs;
   std::vector<std::string> nvcc_flags;  // format 2: extra nvcc flags, each from an allowed list
   Compare compare;
   std::vector<Variant> variants;
+  std::vector<LearnerDefine> learner_defines;  // format 2: defines the learner's file chooses
   std::vector<Expr> grid;  // one to three dimensions
   Expr shared_bytes;       // dynamic shared memory per block
   std::vector<Size> sizes;
@@ -193,6 +218,10 @@ struct Exercise {
 // error it can find; never throws.
 std::optional<Exercise> load_exercise(const std::filesystem::path& dir, std::vector<std::string>* errors,
                                       const std::filesystem::path& display_dir = {});
+
+// Sets learner define `name` to `value` in every variant and evaluates their blocks again (and the labels that
+// follow them). False with *error ("a block of 64x32 has 2048 threads...") when a block does not fit.
+bool set_learner_define(Exercise& exercise, const std::string& name, int64_t value, std::string* error);
 
 // The folders under root holding an exercise.yaml, sorted by name.
 std::vector<std::filesystem::path> list_exercises(const std::filesystem::path& root);
@@ -218,7 +247,7 @@ struct LaunchShape {
 };
 
 // The reference function's parameters: the kernel's, and with a pipeline every kernel's parameters by
-// name in order of first use, leaving out intermediate buffers.
+// name in order of first use, leaving out intermediate buffers; then the `constant:` buffers.
 std::vector<const ParamSpec*> reference_params(const Exercise& exercise);
 
 // Fails (with a message naming the field, the expression and the reason) when an expression does not

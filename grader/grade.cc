@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "grader/buffer_fill.h"
 #include "grader/element.h"
 #include "grader/kernel_lookup.h"
+#include "grader/learner_defines.h"
 #include "grader/reference.h"
 #include "grader/reference_call.h"
 #include "grader/report_lines.h"
@@ -362,7 +364,9 @@ std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs) {
 
 std::vector<Define> defines_of(const Variant& variant) {
   std::vector<Define> defines;
-  for (const auto& [name, value] : variant.defines) defines.push_back({name, std::to_string(value)});
+  for (const auto& [name, value] : variant.defines)
+    if (std::find(variant.source_defines.begin(), variant.source_defines.end(), name) == variant.source_defines.end())
+      defines.push_back({name, std::to_string(value)});
   return defines;
 }
 
@@ -370,6 +374,79 @@ ExpectedKernel expected_kernel(const Exercise& exercise) {
   ExpectedKernel expected{exercise.kernel.name, {}};
   for (const ParamSpec& p : exercise.kernel.params) expected.params.push_back({p.name, p.type});
   return expected;
+}
+
+// The line of the source's first `__constant__` declaration that names `symbol` (any, when empty); 0 if none.
+int constant_line(const std::string& text, std::string_view symbol) {
+  int line = 1;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view row(text.data() + at, end - at);
+    row = row.substr(0, row.find("//"));  // a comment that mentions __constant__ is no declaration
+    if (row.find("__constant__") != std::string_view::npos) {
+      if (symbol.empty()) return line;
+      for (size_t p = row.find(symbol); p != std::string_view::npos; p = row.find(symbol, p + 1)) {
+        auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        const bool starts = p == 0 || !word(row[p - 1]);
+        const bool ends = p + symbol.size() >= row.size() || !word(row[p + symbol.size()]);
+        if (starts && ends) return line;
+      }
+    }
+    at = end + 1;
+    ++line;
+  }
+  return 0;
+}
+
+// Each `constant:` buffer needs the learner's module-scope __constant__ variable of its name, large enough
+// for the buffer at every size: a renamed or shrunk declaration is the learner's to fix, at its line.
+std::vector<Finding> check_constants(const Exercise& exercise, const Variant& variant, const KernelTraits& kernel,
+                                     const Submission& source) {
+  std::vector<Finding> findings;
+  std::vector<Size> sizes = exercise.sizes;
+  sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
+  for (size_t b = 0; b < exercise.buffers.size(); ++b) {
+    const BufferSpec& buffer = exercise.buffers[b];
+    if (buffer.constant.empty()) continue;
+    const std::string c_type(info(buffer.type).c_name);
+    uint64_t most = 0;
+    std::string at;
+    for (const Size& size : sizes) {
+      std::string ignored;
+      std::optional<LaunchShape> shape = evaluate_launch(exercise, variant, size, &ignored);
+      if (shape && shape->buffer_counts[b] > most) {
+        most = shape->buffer_counts[b];
+        at = size.label();
+      }
+    }
+    auto found = std::find_if(kernel.constants.begin(), kernel.constants.end(),
+                              [&](const ConstVariable& c) { return c.name == buffer.constant; });
+    Finding finding;
+    finding.kind = FindingKind::kSignatureMismatch;
+    finding.file = source.display_path;
+    finding.variant = variant.label;
+    if (found == kernel.constants.end()) {
+      std::vector<std::string> names;
+      for (const ConstVariable& c : kernel.constants) names.push_back(fmt::format("'{}'", c.name));
+      finding.line = constant_line(source.text, "");
+      finding.message = fmt::format(
+          "the exercise copies its input '{}' into a __constant__ variable named '{}', but the file declares {}; "
+          "declare `__constant__ {} {}[...];` at file scope (not in a namespace or function), as the stub does",
+          buffer.name, buffer.constant,
+          names.empty() ? std::string("no __constant__ variable") : fmt::format("only {}", fmt::join(names, ", ")),
+          c_type, buffer.constant);
+    } else if (found->bytes < most * element_size(buffer.type)) {
+      finding.line = constant_line(source.text, buffer.constant);
+      finding.message = fmt::format(
+          "__constant__ '{}' holds {} bytes, but the exercise copies {} {} elements ({} bytes) into it at {}; declare "
+          "it with at least {} elements",
+          buffer.constant, found->bytes, most, c_type, most * element_size(buffer.type), at, most);
+    } else {
+      continue;
+    }
+    findings.push_back(std::move(finding));
+  }
+  return findings;
 }
 
 // A compiled, loaded variant whose kernel was found.
@@ -427,6 +504,11 @@ std::optional<Built> build_variant(const Exercise& exercise, const Variant& vari
     built.stages.push_back(stage_match.kernel);
     entries.push_back(stage_match.kernel->entry);
   }
+  std::vector<Finding> constants = check_constants(exercise, variant, *match.kernel, source);
+  if (!constants.empty()) {
+    for (Finding& f : constants) findings.push_back(std::move(f));
+    return stop("The exercise's __constant__ input has nowhere to go; nothing ran.");
+  }
   built.technique = technique_of(compiled.ptx, entries);
   built.ptx = std::move(compiled.ptx);
   return built;
@@ -449,6 +531,8 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
     request.buffers.push_back(fill ? make_buffer(exercise.buffers[b], fill_at(exercise.buffers[b], size),
                                                  shape->buffer_counts[b], seed, b)
                                    : sized_buffer(exercise.buffers[b], shape->buffer_counts[b]));
+  for (size_t b = 0; b < exercise.buffers.size(); ++b)
+    if (!exercise.buffers[b].constant.empty()) request.constants.push_back({exercise.buffers[b].constant, b});
   request.instruction_budget = exercise.instruction_budget;
   request.wall_seconds = exercise.wall_seconds;
   request.checks.intra_warp_races_are_errors = exercise.intra_warp_races_are_errors;
@@ -740,9 +824,23 @@ double min_ratio_for(const GpuPerformance& performance, const std::string& devic
   return it == performance.min_ratio_by_device.end() ? performance.min_ratio : it->second;
 }
 
-std::optional<Result> grade(const Exercise& exercise, const Submission& submission, Toolchain& toolchain,
+std::optional<Result> grade(const Exercise& as_written, const Submission& submission, Toolchain& toolchain,
                             const GradeOptions& options, std::string* error) {
   Result result;
+  // With learner defines, the exercise is graded as this submission chose to launch it.
+  std::optional<Exercise> chosen;
+  if (!as_written.learner_defines.empty()) {
+    chosen = with_learner_defines(as_written, submission.text, submission.display_path, &result.findings);
+    if (!chosen) {
+      result.exercise = as_written.id;
+      result.submission = submission.display_path;
+      result.backend = toolchain.backend.name();
+      result.max_points = as_written.points;
+      result.note = "The source was refused before compiling; nothing ran.";
+      return result;
+    }
+  }
+  const Exercise& exercise = chosen ? *chosen : as_written;
   result.exercise = exercise.id;
   result.submission = submission.display_path;
   result.backend = toolchain.backend.name();

@@ -36,6 +36,13 @@ struct SharedVariable {
   bool dynamic = false;
 };
 
+// A module-scope __constant__ variable (`.const .align 4 .b8 mask[28]`): a host program fills it with
+// cudaMemcpyToSymbol, and every kernel of the module reads it through the constant cache.
+struct ConstVariable {
+  std::string name;       // the PTX name: the C++ name for a variable at namespace scope (`mask`)
+  uint64_t bytes = 0;
+};
+
 // What the grader needs to know of one .entry without knowing PTX: its name, parameters, and the facts
 // that exercise requirements are checked against.
 struct KernelTraits {
@@ -46,6 +53,7 @@ struct KernelTraits {
   bool uses_barrier = false;            // bar.sync / barrier.sync / bar.red... reachable from the entry
   bool uses_dynamic_shared = false;     // references an .extern .shared variable
   int line = 0;                         // the source line of the entry's first .loc, 0 if none
+  std::vector<ConstVariable> constants; // the module's __constant__ variables (the same for every entry)
 };
 
 // A global allocation. The launch gets the initial bytes and hands back the bytes after the kernel.
@@ -90,12 +98,21 @@ enum class Schedule : uint8_t {
   kReversed,     // the last block first, and each block's last warp first
 };
 
+// Before the launch, a buffer's bytes are copied into a module-scope __constant__ variable, as a host
+// program's cudaMemcpyToSymbol would: the kernel reads them through the constant cache, not a pointer.
+// The buffer stays in the request's list (its bytes come back unchanged); no argument points to it.
+struct ConstantCopy {
+  std::string symbol;                   // a ConstVariable's name
+  size_t buffer = 0;                    // index into LaunchRequest::buffers; at most the variable's bytes
+};
+
 struct LaunchRequest {
   std::string entry;                    // the .entry to launch
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
   std::vector<KernelArg> args;          // one per PTX parameter, in order
   std::vector<Buffer> buffers;
+  std::vector<ConstantCopy> constants;  // __constant__ variables filled before the launch
   std::vector<SharedShape> shared_shapes;
   uint64_t instruction_budget = 0;      // thread-instructions for the launch; 0 = the backend's default
   double wall_seconds = 0;              // wall-clock limit for the launch; 0 = the backend's default

@@ -273,5 +273,120 @@ TEST_F(Format2GradeTest, HistogramTechniqueAndAccumulator) {
       << unwritten[0].message;
 }
 
+// A weighted window whose weights sit in constant memory (`constant: mask`) and whose block size the
+// learner's file chooses (`learner_defines`). The second output records the launch the kernel saw, and the
+// reference writes the launch it was given: they agree only if both follow the learner's choice.
+constexpr const char* kWeightedYaml = R"yaml(format: 2
+id: weighted
+title: Weighted neighbours
+points: 2
+kernel:
+  file: weighted.cu
+  name: weighted
+  params:
+    - {name: out, type: "float*", buffer: out}
+    - {name: seen, type: "int*", buffer: seen}
+    - {name: in, type: "const float*", buffer: in}
+    - {name: n, type: int, value: n}
+buffers:
+  mask: {type: float, count: 3, init: {random: {min: -1, max: 1}}, constant: mask}
+  in:   {type: float, count: n, init: random}
+  out:  {type: float, count: n, init: poison, output: true}
+  seen: {type: int, count: 2, init: poison, output: true}
+reference: {file: reference.cpp, launch: true}
+compare: {rel: 1.0e-5, abs: 1.0e-5}
+learner_defines:
+  BLOCK: {default: 64, min: 32, max: 256, multiple_of: 32, message: "whole warps, at most 256"}
+variants:
+  - {block: [BLOCK]}
+grid: ["ceil_div(n, BLOCK)"]
+sizes: [{n: 5}, {n: 300}]
+)yaml";
+
+constexpr const char* kWeightedReference = R"(void weighted(float* out, int* seen, const float* in, int n, const float* mask,
+              const gpugrade::Launch& launch) {
+  for (int i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int j = 0; j < 3; ++j)
+      if (i + j - 1 >= 0 && i + j - 1 < n) sum += static_cast<double>(mask[j]) * in[i + j - 1];
+    out[i] = static_cast<float>(sum);
+  }
+  seen[0] = static_cast<int>(launch.block.x);
+  seen[1] = static_cast<int>(launch.grid.x);
+}
+)";
+
+std::string weighted_kernel(const std::string& block_line, const std::string& mask_name = "mask", int taps = 3) {
+  return block_line + "\n__constant__ float " + mask_name + "[3];\n" +
+         "__global__ void weighted(float* out, int* seen, const float* in, int n) {\n"
+         "  int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+         "  if (i == 0) { seen[0] = blockDim.x; seen[1] = gridDim.x; }\n"
+         "  if (i >= n) return;\n"
+         "  float sum = 0.0f;\n"
+         "  for (int j = 0; j < " + std::to_string(taps) + "; ++j)\n"
+         "    if (i + j - 1 >= 0 && i + j - 1 < n) sum += " + mask_name + "[j] * in[i + j - 1];  // TAP\n"
+         "  out[i] = sum;\n"
+         "}\n";
+}
+
+TEST_F(Format2GradeTest, ConstantMaskAndTheLearnersBlockReachTheKernelAndTheReference) {
+  Exercise e = exercise("weighted", kWeightedYaml, kWeightedReference, "weighted.cu");
+  Result chosen = grade(e, weighted_kernel("#define BLOCK 128"));
+  EXPECT_EQ(chosen.verdict, Verdict::kPass);
+  for (const Finding& f : chosen.findings) ADD_FAILURE() << f.message;
+  ASSERT_FALSE(chosen.runs.empty());
+  EXPECT_EQ(chosen.runs[0].variant, "128");
+
+  // No definition: the default, passed to nvcc with -D.
+  Result fallback = grade(e, weighted_kernel("// BLOCK is the exercise's"));
+  EXPECT_EQ(fallback.verdict, Verdict::kPass);
+  for (const Finding& f : fallback.findings) ADD_FAILURE() << f.message;
+  ASSERT_FALSE(fallback.runs.empty());
+  EXPECT_EQ(fallback.runs[0].variant, "64");
+
+  // A choice outside the limits: refused at its line before compiling, saying what is allowed.
+  Result refused = grade(e, weighted_kernel("constexpr int BLOCK = 100;"));
+  EXPECT_EQ(refused.verdict, Verdict::kFail);
+  EXPECT_TRUE(refused.runs.empty());
+  ASSERT_EQ(refused.findings.size(), 1u);
+  EXPECT_EQ(refused.findings[0].kind, FindingKind::kRejectedSource);
+  EXPECT_EQ(refused.findings[0].line, 1);
+  EXPECT_EQ(refused.findings[0].file, "exercises/weighted/weighted.cu");
+  EXPECT_EQ(refused.findings[0].message,
+            "BLOCK is 100, but this exercise allows 32 to 256 in multiples of 32: whole warps, at most 256");
+}
+
+TEST_F(Format2GradeTest, ConstantMaskRenamedOrOverrunIsTheLearnersLine) {
+  Exercise e = exercise("weighted", kWeightedYaml, kWeightedReference, "weighted.cu");
+  const std::string renamed = weighted_kernel("#define BLOCK 64", "weights");
+  Result missing = grade(e, renamed);
+  EXPECT_EQ(missing.verdict, Verdict::kFail);
+  std::vector<Finding> mismatch = findings_of(missing, FindingKind::kSignatureMismatch);
+  ASSERT_EQ(mismatch.size(), 1u);
+  EXPECT_EQ(mismatch[0].line, 2);
+  EXPECT_EQ(mismatch[0].message,
+            "the exercise copies its input 'mask' into a __constant__ variable named 'mask', but the file declares only "
+            "'weights'; declare `__constant__ float mask[...];` at file scope (not in a namespace or function), as the "
+            "stub does");
+
+  std::string shrunk = weighted_kernel("#define BLOCK 64");
+  shrunk.replace(shrunk.find("mask[3];"), 8, "mask[2];");
+  Result small = grade(e, shrunk);
+  mismatch = findings_of(small, FindingKind::kSignatureMismatch);
+  ASSERT_EQ(mismatch.size(), 1u);
+  EXPECT_EQ(mismatch[0].line, 2);
+  EXPECT_EQ(mismatch[0].message, "__constant__ 'mask' holds 8 bytes, but the exercise copies 3 float elements (12 bytes) "
+                                 "into it at n=5; declare it with at least 3 elements");
+
+  const std::string overrun = weighted_kernel("#define BLOCK 64", "mask", 4);
+  Result past = grade(e, overrun);
+  EXPECT_EQ(past.verdict, Verdict::kFail);
+  std::vector<Finding> outside = findings_of(past, FindingKind::kOutOfBounds);
+  ASSERT_FALSE(outside.empty());
+  EXPECT_EQ(outside[0].line, line_of(overrun, "// TAP"));
+  EXPECT_NE(outside[0].message.find("reads mask[3], 1 element past the end of 'mask' (3 elements)"), std::string::npos)
+      << outside[0].message;
+}
+
 }  // namespace
 }  // namespace gpugrade

@@ -144,6 +144,74 @@ TEST_F(Format2Test, RandomSpecMistakes) {
                    "uniform, normal, got \"gauss\""});
 }
 
+// `constant: mask`: an input with no kernel parameter, copied into the learner's __constant__ variable; the
+// reference takes it after the kernel's parameters.
+TEST_F(Format2Test, ConstantInputGoesToTheReferenceAfterTheKernelsParameters) {
+  ASSERT_EQ(errors_of(with("  out:", "  mask: {type: float, count: 3, init: random, constant: mask}\n  out:")), Errors{});
+  std::vector<std::string> reference;
+  for (const ParamSpec* p : reference_params(*loaded_)) reference.push_back(p->name + " " + p->type);
+  EXPECT_EQ(reference, (std::vector<std::string>{"out float*", "x const float*", "a float", "n int", "mask const float*"}));
+  std::string error;
+  auto launch = evaluate_launch(*loaded_, loaded_->variants[0], loaded_->sizes[0], &error);
+  ASSERT_TRUE(launch) << error;
+  EXPECT_EQ(launch->args.size(), 4u);  // the kernel has no parameter for it
+  ASSERT_EQ(launch->reference_args.size(), 5u);
+  EXPECT_EQ(launch->reference_args[4].kind, KernelArg::Kind::kBuffer);
+  EXPECT_EQ(launch->reference_args[4].buffer, 1u);
+  EXPECT_EQ(loaded_->buffers[1].constant, "mask");
+}
+
+TEST_F(Format2Test, ConstantInputMistakes) {
+  EXPECT_EQ(errors_of(with("shape: [rows, cols]", "constant: result, shape: [rows, cols]")),
+            Errors{"exercises/saxpy/exercise.yaml:15:68: 'buffers.out' is an output, but a __constant__ variable is "
+                   "read-only to kernels: only an input can be copied into one"});
+  EXPECT_EQ(errors_of(with("init: {random: {min: 80", "constant: x, init: {random: {min: 80")),
+            Errors{"exercises/saxpy/exercise.yaml:14:3: buffer 'x' is copied into __constant__ 'x', so no kernel "
+                   "parameter may take it: the kernel reads the variable. Remove the parameter, or the 'constant' "
+                   "field to pass it as a pointer"});
+  EXPECT_EQ(errors_of(with("init: {random: {min: 80", "constant: \"mask[0]\", init: {random: {min: 80")),
+            Errors{"exercises/saxpy/exercise.yaml:14:50: 'buffers.x.constant' must name the kernel file's __constant__ "
+                   "variable, a C identifier; got 'mask[0]'"});
+}
+
+// `learner_defines`: a block size the learner's file chooses, within limits the loader checks at both ends.
+TEST_F(Format2Test, LearnerDefineIsADefineAtItsDefault) {
+  std::string yaml = with("  - {defines: {B: 32}, block: [B]}", "  - {block: [B]}");
+  yaml += "learner_defines:\n  B: {default: 64, min: 32, max: 256, multiple_of: 32}\n";
+  ASSERT_EQ(errors_of(yaml), Errors{});
+  ASSERT_EQ(loaded_->learner_defines.size(), 1u);
+  EXPECT_EQ(loaded_->learner_defines[0].allowed(), "32 to 256 in multiples of 32");
+  EXPECT_EQ(loaded_->variants[0].label, "64");
+  EXPECT_EQ(loaded_->variants[0].block.x, 64u);
+  Exercise chosen = *loaded_;
+  std::string error;
+  ASSERT_TRUE(set_learner_define(chosen, "B", 128, &error)) << error;
+  EXPECT_EQ(chosen.variants[0].label, "128");
+  auto launch = evaluate_launch(chosen, chosen.variants[0], chosen.sizes[1], &error);
+  ASSERT_TRUE(launch) << error;
+  EXPECT_EQ(launch->block.x, 128u);
+  EXPECT_EQ(launch->grid.x, 1u);  // ceil_div(35, 128)
+}
+
+TEST_F(Format2Test, LearnerDefineMistakes) {
+  std::string yaml = with("  - {defines: {B: 32}, block: [B]}", "  - {defines: {B: 32}, block: [B, T]}");
+  EXPECT_EQ(errors_of(yaml + "learner_defines:\n  B: {default: 64}\n"),
+            Errors{"exercises/saxpy/exercise.yaml:18:15: 'variants[0].defines' defines B, which the learner's file "
+                   "chooses (learner_defines); a variant cannot set it"});
+  EXPECT_EQ(errors_of(yaml + "learner_defines:\n  T: {default: 20, multiple_of: 16}\n"),
+            Errors{"exercises/saxpy/exercise.yaml:22:16: 'learner_defines.T.default' is 20, which it does not allow "
+                   "(1 to 1024 in multiples of 16)"});
+  EXPECT_EQ(errors_of(yaml + "learner_defines:\n  T: {default: 2, values: [1, 2, 64]}\n"),
+            Errors{"exercises/saxpy/exercise.yaml:22:6: a block of 32x64 has 2048 threads; CUDA allows at most 1024 "
+                   "(with T = 64, which 'learner_defines.T' allows)"});
+  EXPECT_EQ(errors_of(yaml + "learner_defines:\n  T: {default: 2, values: [2], min: 1}\n"),
+            Errors{"exercises/saxpy/exercise.yaml:22:32: 'learner_defines.T' lists its values; 'min' is for a range "
+                   "instead"});
+  EXPECT_EQ(errors_of(with("format: 2\n", "") + "learner_defines:\n  T: {default: 2}\n")[0],
+            "exercises/saxpy/exercise.yaml:20:1: field 'learner_defines' is format 2: put `format: 2` at the top of "
+            "the file");
+}
+
 // tests/data/exercises/format2 uses every format 2 field: the loader and exercises/schema.json both accept it.
 TEST(Format2SchemaTest, LoaderAndSchemaAcceptEveryField) {
   const fs::path dir = fs::path(GPUGRADE_SOURCE_DIR) / "tests/data/exercises/format2";
@@ -158,7 +226,9 @@ TEST(Format2SchemaTest, LoaderAndSchemaAcceptEveryField) {
   EXPECT_EQ(e->sizes[1].label(), "rows=8 cols=8 x=random of {1, 2} descending bytes=random [0, 15] with 1 x 3");
   std::vector<std::string> reference;
   for (const ParamSpec* p : reference_params(*e)) reference.push_back(p->name);
-  EXPECT_EQ(reference, (std::vector<std::string>{"out", "x", "keys", "bytes", "a", "n", "sum"}));
+  EXPECT_EQ(reference, (std::vector<std::string>{"out", "x", "keys", "bytes", "a", "n", "sum", "weights"}));
+  ASSERT_EQ(e->learner_defines.size(), 1u);
+  EXPECT_EQ(e->learner_defines[0].allowed(), "one of 1, 2, 4");
 
   std::optional<std::string> python = find_program("python3");
   if (!python) GTEST_SKIP() << "python3 is not on PATH";

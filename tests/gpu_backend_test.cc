@@ -88,6 +88,10 @@ extern "C" __global__ void half_reverse(float* out, const float* in, float scale
   __half mirrored = tile[blockDim.x - 1 - threadIdx.x];
   out[blockIdx.x * blockDim.x + threadIdx.x] = __half2float(__hmul(mirrored, __float2half(scale)));
 }
+__constant__ float weights[4];
+extern "C" __global__ void weigh(float* out, const float* in) {
+  out[threadIdx.x] = in[threadIdx.x] * weights[threadIdx.x % 4];
+}
 extern "C" __global__ void handoff(float* out) {
   __shared__ float box[32];
   if (threadIdx.x >= 32) {
@@ -168,6 +172,11 @@ TEST(GpuLoad, DescribesParametersSharedVariablesAndBarriers) {
   ASSERT_EQ(dynamic.shared.size(), 1u);
   EXPECT_TRUE(dynamic.shared[0].dynamic);
   EXPECT_TRUE(dynamic.uses_dynamic_shared);
+  // The module's __constant__ variables, which an exercise's `constant:` inputs are copied into.
+  const KernelTraits& weigh = traits_of(program, "weigh");
+  ASSERT_EQ(weigh.constants.size(), 1u);
+  EXPECT_EQ(weigh.constants[0].name, "weights");
+  EXPECT_EQ(weigh.constants[0].bytes, 16u);
 }
 
 // The GPU runs what the simulator cannot: half precision, bar.arrive. Such kernels load and are described.
@@ -653,6 +662,24 @@ TEST(GpuJob, SeriesTravelsToTheLauncherWithEveryLaunchsBuffers) {
   }
 }
 
+TEST(GpuJob, ConstantCopiesTravelToTheLauncher) {
+  gpu::Job job;
+  job.subject.ptx = ".version 8.0";
+  job.subject.launch.entry = "weigh";
+  job.subject.launch.buffers = {float_buffer("out", 4, iota), float_buffer("mask", 4, iota)};
+  job.subject.launch.constants = {{"weights", 1}};
+  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_constant_job_{}", getpid())).string();
+  std::string error;
+  ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
+  gpu::Job back;
+  ASSERT_TRUE(gpu::read_job(path, &back, &error)) << error;
+  fs::remove(path);
+  ASSERT_EQ(back.subject.launch.constants.size(), 1u);
+  EXPECT_EQ(back.subject.launch.constants[0].symbol, "weights");
+  EXPECT_EQ(back.subject.launch.constants[0].buffer, 1u);
+  EXPECT_EQ(back.subject.launch.buffers[1].bytes, job.subject.launch.buffers[1].bytes);
+}
+
 class GpuDevice : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -694,6 +721,53 @@ TEST_F(GpuDevice, CopyKernelCopies) {
   EXPECT_EQ(o.buffers[0].bytes, request.buffers[1].bytes);
   EXPECT_EQ(o.buffers[1].bytes, request.buffers[1].bytes);  // the input is untouched
   EXPECT_GT(o.seconds, 0);
+}
+
+// What cudaMemcpyToSymbol does for a host program: each launch's weights reach the __constant__ variable
+// before it runs, and the next launch's replace them; the buffer itself comes back unchanged.
+TEST_F(GpuDevice, ConstantInputIsCopiedBeforeEachLaunch) {
+  for (float scale : {1.0f, -3.0f}) {
+    LaunchRequest request;
+    request.entry = "weigh";
+    request.grid = {1, 1, 1};
+    request.block = {32, 1, 1};
+    Buffer weights{"weights", 4, std::vector<std::byte>(16)};
+    for (int i = 0; i < 4; ++i) {
+      const float w = scale * static_cast<float>(i + 1);
+      std::memcpy(weights.bytes.data() + i * 4, &w, 4);
+    }
+    request.buffers = {poisoned_buffer("out", 32), float_buffer("in", 32, iota), weights};
+    request.args = {buffer_arg(0), buffer_arg(1)};
+    request.constants = {{"weights", 2}};
+    Observations o = backend_->launch(*program_, request);
+    ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+    ASSERT_EQ(o.buffers.size(), 3u);
+    for (size_t i = 0; i < 32; ++i)
+      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], i)), static_cast<float>(i) * scale * static_cast<float>(i % 4 + 1))
+          << "element " << i << " with scale " << scale;
+    EXPECT_EQ(o.buffers[2].bytes, weights.bytes);
+  }
+}
+
+// A symbol the module does not have, and a buffer larger than the variable, are findings, not crashes.
+TEST_F(GpuDevice, ConstantCopyThatDoesNotFitIsAFinding) {
+  LaunchRequest request;
+  request.entry = "weigh";
+  request.block = {32, 1, 1};
+  request.buffers = {poisoned_buffer("out", 32), float_buffer("in", 32, iota), float_buffer("mask", 8, iota)};
+  request.args = {buffer_arg(0), buffer_arg(1)};
+  request.constants = {{"mask", 2}};
+  Observations missing = backend_->launch(*program_, request);
+  EXPECT_FALSE(missing.completed);
+  ASSERT_FALSE(missing.findings.empty());
+  EXPECT_NE(missing.findings[0].message.find("no __constant__ variable 'mask'"), std::string::npos)
+      << missing.findings[0].message;
+  EXPECT_NE(missing.findings[0].message.find("cuModuleGetGlobal"), std::string::npos) << missing.findings[0].message;
+  request.constants = {{"weights", 2}};
+  Observations too_big = backend_->launch(*program_, request);
+  EXPECT_FALSE(too_big.completed);
+  ASSERT_FALSE(too_big.findings.empty());
+  EXPECT_EQ(too_big.findings[0].message, "__constant__ 'weights' has 16 bytes, fewer than the 32 of buffer 'mask' copied into it");
 }
 
 TEST_F(GpuDevice, TiledTransposeIsRightAndWrongWithoutItsBarrier) {

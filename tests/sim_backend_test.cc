@@ -125,6 +125,9 @@ extern "C" __global__ void constants_and_calls(float* out) {
   out[threadIdx.x] = scale((float)threadIdx.x, threadIdx.x);
   if (threadIdx.x == 0) atomicAdd(&launches, 1);
 }
+extern "C" __global__ void weigh_from(float* out, int k) {
+  out[threadIdx.x] = coefficients[threadIdx.x + k];  // @coefficients_from
+}
 extern "C" __global__ void unwritten_shared(float* out) {
   __shared__ float tile[64];
   out[blockIdx.x * 64 + threadIdx.x] = tile[threadIdx.x];
@@ -430,6 +433,43 @@ TEST_F(SimBackendTest, ConstantsGlobalsAndCalls) {
   std::vector<float> expected(8);
   for (int t = 0; t < 8; ++t) expected[t] = static_cast<float>(t) * coefficients[t & 3];
   EXPECT_EQ(read_buffer<float>(result.buffers[0]), expected);
+}
+
+// A ConstantCopy does what cudaMemcpyToSymbol does before a launch: that launch reads the buffer's values
+// from the __constant__ variable; the module's own initializer stays for launches without one.
+TEST_F(SimBackendTest, ConstantCopyFillsTheConstantVariableForItsLaunch) {
+  LaunchRequest r = request("weigh_from", {1, 1, 1}, {4, 1, 1});
+  r.buffers = {make_buffer("out", std::vector<float>(4, 0.0f)), make_buffer("mask", std::vector<float>{7, -1, 0.5f, 3})};
+  r.args = {buffer_arg(0), scalar_arg(0)};
+  r.constants = {{"coefficients", 1}};
+  Observations copied = run(r);
+  ASSERT_TRUE(copied.completed) << (copied.findings.empty() ? "" : copied.findings[0].message);
+  EXPECT_EQ(read_buffer<float>(copied.buffers[0]), (std::vector<float>{7, -1, 0.5f, 3}));
+  EXPECT_EQ(copied.buffers[1].bytes, r.buffers[1].bytes);
+  r.constants.clear();
+  Observations initial = run(r);
+  ASSERT_TRUE(initial.completed);
+  EXPECT_EQ(read_buffer<float>(initial.buffers[0]), (std::vector<float>{1.5f, 2.5f, -3.0f, 8.0f}));
+  // A read one past the variable names it, as a global buffer's would be named.
+  r.args = {buffer_arg(0), scalar_arg(1)};
+  Observations past = run(r);
+  EXPECT_FALSE(past.completed);
+  ASSERT_EQ(past.findings.size(), 1u);
+  EXPECT_EQ(past.findings[0].kind, FindingKind::kOutOfBounds);
+  EXPECT_EQ(past.findings[0].line, line_of("coefficients_from"));
+  EXPECT_EQ(past.findings[0].message,
+            "thread (3,0,0) of block (0,0,0) reads coefficients[4], 1 element past the end of 'coefficients' (4 elements)");
+  // A copy with nowhere to go stops the launch with what is wrong.
+  r.constants = {{"mask", 1}};
+  Observations missing = run(r);
+  EXPECT_FALSE(missing.completed);
+  ASSERT_EQ(missing.findings.size(), 1u);
+  EXPECT_EQ(missing.findings[0].message, "the module has no __constant__ variable 'mask' to copy into");
+  r.buffers[1] = make_buffer("mask", std::vector<float>(5, 1.0f));
+  r.constants = {{"coefficients", 1}};
+  Observations too_big = run(r);
+  ASSERT_EQ(too_big.findings.size(), 1u);
+  EXPECT_EQ(too_big.findings[0].message, "__constant__ 'coefficients' has 16 bytes, fewer than the 20 of buffer 'mask' copied into it");
 }
 
 TEST_F(SimBackendTest, UnwrittenSharedMemoryReadsAsBlockNumberedNaN) {

@@ -47,12 +47,15 @@ json launch_to_json(const LaunchRequest& r) {
   json args = json::array();
   for (const KernelArg& a : r.args)
     args.push_back({{"buffer", a.kind == KernelArg::Kind::kBuffer}, {"index", a.buffer}, {"bits", a.bits}});
+  json constants = json::array();
+  for (const ConstantCopy& c : r.constants) constants.push_back({{"symbol", c.symbol}, {"buffer", c.buffer}});
   return {{"entry", r.entry},
           {"grid", dim_to_json(r.grid)},
           {"block", dim_to_json(r.block)},
           {"dynamic_shared_bytes", r.dynamic_shared_bytes},
           {"args", args},
           {"buffers", buffers_to_json(r.buffers)},
+          {"constants", constants},
           {"wall_seconds", r.wall_seconds}};
 }
 
@@ -70,6 +73,8 @@ LaunchRequest launch_from_json(const json& j) {
     r.args.push_back(arg);
   }
   r.buffers = buffers_from_json(j.at("buffers"));
+  for (const json& c : j.at("constants"))
+    r.constants.push_back({c.at("symbol").get<std::string>(), c.at("buffer").get<size_t>()});
   r.wall_seconds = j.at("wall_seconds").get<double>();
   return r;
 }

@@ -185,6 +185,7 @@ class Session {
           (buffer.bytes.empty() && !fill(pointer, bytes)))
         return fail(findings, fmt::format("cannot set up buffer '{}'", buffer.name));
     }
+    if (!copy_constants(module, launch, findings)) return false;
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const KernelArg& arg = launch.args[i];
       std::vector<std::byte> storage(std::max<uint32_t>(job.param_bytes[i], 1));
@@ -203,6 +204,36 @@ class Session {
       prepared->arg_storage.push_back(std::move(storage));
     }
     for (std::vector<std::byte>& storage : prepared->arg_storage) prepared->args.push_back(storage.data());
+    return true;
+  }
+
+  // What a host program's cudaMemcpyToSymbol does: each ConstantCopy's buffer into its __constant__
+  // variable of the module, before the launch. A timing run's buffers have no bytes (their contents do
+  // not matter there), so nothing is copied for them.
+  bool copy_constants(CUmodule module, const LaunchRequest& launch, std::vector<Finding>* findings) {
+    for (const ConstantCopy& copy : launch.constants) {
+      if (copy.buffer >= launch.buffers.size()) {
+        findings->push_back(make_finding(FindingKind::kRuntimeError,
+                                         fmt::format("the copy into '{}' names buffer {}, but the launch has {}",
+                                                     copy.symbol, copy.buffer, launch.buffers.size())));
+        return false;
+      }
+      const std::vector<std::byte>& bytes = launch.buffers[copy.buffer].bytes;
+      CUdeviceptr symbol = 0;
+      size_t symbol_bytes = 0;
+      if (!cuda_.ok(cuModuleGetGlobal(&symbol, &symbol_bytes, module, copy.symbol.c_str()), "cuModuleGetGlobal"))
+        return fail(findings, fmt::format("the module has no __constant__ variable '{}'", copy.symbol));
+      if (bytes.size() > symbol_bytes) {
+        findings->push_back(make_finding(
+            FindingKind::kRuntimeError,
+            fmt::format("__constant__ '{}' has {} bytes, fewer than the {} of buffer '{}' copied into it",
+                        copy.symbol, symbol_bytes, bytes.size(), launch.buffers[copy.buffer].name)));
+        return false;
+      }
+      if (!bytes.empty() && !cuda_.ok(cuMemcpyHtoD(symbol, bytes.data(), bytes.size()), "cuMemcpyHtoD"))
+        return fail(findings, fmt::format("cannot copy buffer '{}' into __constant__ '{}'",
+                                          launch.buffers[copy.buffer].name, copy.symbol));
+    }
     return true;
   }
 

@@ -1194,6 +1194,9 @@ std::vector<uint32_t> reachable_functions(const Module& module, uint32_t entry) 
 
 std::vector<KernelTraits> kernel_traits(const Module& module) {
   std::vector<KernelTraits> all;
+  std::vector<ConstVariable> constants;
+  for (const Variable& variable : module.variables)
+    if (variable.function == kNone32 && variable.space == Space::kConst) constants.push_back({variable.name, variable.bytes});
   for (uint32_t f = 0; f < module.functions.size(); ++f) {
     const Function& function = module.functions[f];
     if (!function.entry) continue;
@@ -1204,6 +1207,7 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
       traits.params.push_back({param.name, std::string(to_string(param.param_type)), static_cast<uint32_t>(param.bytes)});
     }
     traits.line = module.locs[function.first_loc].line;
+    traits.constants = constants;
     std::vector<uint32_t> shared;
     auto reference = [&](uint32_t symbol) {
       if (symbol == kNone32 || module.variables[symbol].space != Space::kShared) return;

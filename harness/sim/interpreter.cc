@@ -343,7 +343,7 @@ struct BlockRunner::Impl {
                    : static_cast<int64_t>(address);
       size = space == ptx::Space::kShared ? launch.shared_bytes
              : space == ptx::Space::kLocal ? kernel.local_bytes
-             : space == ptx::Space::kConst ? kernel.const_bank.size()
+             : space == ptx::Space::kConst ? launch.const_bank.size()
                                            : launch.params.size();
       if (space == ptx::Space::kShared) {
         // The array it lands in, else the nearest one: below the first, past the end of the last before it.
@@ -359,6 +359,14 @@ struct BlockRunner::Impl {
           offset -= static_cast<int64_t>(named->offset);
           size = named->bytes;
         }
+      } else if (space == ptx::Space::kConst && !kernel.const_variables.empty()) {
+        // The __constant__ variable it lands in, else the one it ran past (the bank has no gaps to speak of).
+        const ConstRange* named = &kernel.const_variables.front();
+        for (const ConstRange& range : kernel.const_variables)
+          if (static_cast<int64_t>(range.offset) <= offset) named = &range;
+        name = named->name;
+        offset -= static_cast<int64_t>(named->offset);
+        size = named->bytes;
       }
     }
     const std::string verb = write ? "writes" : "reads";
@@ -501,7 +509,7 @@ struct BlockRunner::Impl {
       case ptx::Space::kShared: window_lanes(shared.data(), shared.size(), 0); break;
       case ptx::Space::kLocal: window_lanes(w.local, kernel.local_bytes, kernel.local_bytes); break;
       case ptx::Space::kConst:
-        window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(kernel.const_bank.data())), write ? 0 : kernel.const_bank.size(), 0);
+        window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.const_bank.data())), write ? 0 : launch.const_bank.size(), 0);
         break;
       case ptx::Space::kParam:
         window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.params.data())), write ? 0 : launch.params.size(), 0);
@@ -1508,7 +1516,7 @@ struct BlockRunner::Impl {
     switch (space) {
       case ptx::Space::kShared: return from(shared.data(), shared.size());
       case ptx::Space::kLocal: return from(w.local + static_cast<size_t>(lane) * kernel.local_bytes, kernel.local_bytes);
-      case ptx::Space::kConst: return from(kernel.const_bank.data(), kernel.const_bank.size());
+      case ptx::Space::kConst: return from(launch.const_bank.data(), launch.const_bank.size());
       case ptx::Space::kParam: return from(launch.params.data(), launch.params.size());
       default: {
         const Allocation* allocation = find_allocation(address, bytes);

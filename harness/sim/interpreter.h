@@ -39,6 +39,7 @@ struct LaunchState {
   std::vector<Allocation> allocations;       // sorted by base
   std::vector<GlobalRange> global_ranges;    // the request's buffers, for the cross-block race checker
   std::vector<uint8_t> params;               // the kernel's parameter block
+  std::vector<uint8_t> const_bank;           // the kernel's const bank with the request's ConstantCopy applied
   uint64_t budget = 0;
   // The time limit: seconds of CPU time each worker thread may spend on the launch (0: none). Warps look
   // at their thread's CPU clock every few thousand instructions, so an endless loop costs seconds whatever

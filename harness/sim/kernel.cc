@@ -226,6 +226,7 @@ class Linker {
         kernel_->const_bank.resize(offset + variable.bytes);
         std::copy(variable.init.begin(), variable.init.end(), kernel_->const_bank.begin() + static_cast<std::ptrdiff_t>(offset));
         const_offset_[v] = offset;
+        kernel_->const_variables.push_back({variable.name, offset, variable.bytes});
       } else if (variable.space == ptx::Space::kGlobal) {
         if (variable.bytes > kMaxModuleGlobalBytes)
           return over_limit(module_.functions[entry_].line, fmt::format("'{}' is larger than {} bytes", variable.name, kMaxModuleGlobalBytes));

@@ -95,6 +95,13 @@ struct GlobalVariable {
   std::vector<uint8_t> init;
 };
 
+// Where a module-scope .const variable sits in the const bank.
+struct ConstRange {
+  std::string name;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
 struct Kernel {
   std::string name;
   std::vector<Inst> code;
@@ -114,7 +121,8 @@ struct Kernel {
   std::vector<uint64_t> param_offsets;                   // kernel parameters in the parameter block
   std::vector<uint32_t> param_bytes;
   uint64_t param_block_bytes = 0;
-  std::vector<uint8_t> const_bank;                       // module .const variables
+  std::vector<uint8_t> const_bank;                       // module .const variables, as initialized
+  std::vector<ConstRange> const_variables;               // their places in it, in offset order
   std::vector<GlobalVariable> globals;                   // module .global variables
   std::vector<uint8_t> data_path;                        // per instruction: DataPath bits (data_path.h)
 };

@@ -281,6 +281,20 @@ class SimBackend : public Backend {
     std::sort(state.allocations.begin(), state.allocations.end(),
               [](const sim::Allocation& a, const sim::Allocation& b) { return a.base < b.base; });
 
+    state.const_bank = kernel.const_bank;
+    for (const ConstantCopy& copy : request.constants) {
+      auto variable = std::find_if(kernel.const_variables.begin(), kernel.const_variables.end(),
+                                   [&](const sim::ConstRange& range) { return range.name == copy.symbol; });
+      if (variable == kernel.const_variables.end())
+        return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("the module has no __constant__ variable '{}' to copy into", copy.symbol)));
+      if (copy.buffer >= request.buffers.size())
+        return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("the copy into '{}' names buffer {}, which does not exist", copy.symbol, copy.buffer)));
+      const std::vector<std::byte>& bytes = request.buffers[copy.buffer].bytes;
+      if (bytes.size() > variable->bytes)
+        return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("__constant__ '{}' has {} bytes, fewer than the {} of buffer '{}' copied into it",
+                                                                              copy.symbol, variable->bytes, bytes.size(), request.buffers[copy.buffer].name)));
+      std::memcpy(state.const_bank.data() + variable->offset, bytes.data(), bytes.size());
+    }
     state.params.assign(kernel.param_block_bytes, 0);
     for (size_t i = 0; i < request.args.size(); ++i) {
       const KernelArg& arg = request.args[i];
