@@ -2,6 +2,7 @@
 // `file:line:column: message`, and evaluates an exercise's expressions for one launch.
 #include "grader/exercise.h"
 
+#include "grader/kernel_lookup.h"
 #include "grader/yaml_fields.h"
 
 #include <fmt/format.h>
@@ -710,10 +711,21 @@ class Loader {
 
   void read_kernel_name(const Field& name, KernelSpec* kernel) {
     if (auto text = read_string(diagnostics_, name)) {
-      if (is_identifier(*text)) {
-        kernel->name = *text;
+      // `reduce<float, 256>` picks one instantiation of a template kernel by its arguments.
+      const std::string_view written = *text;
+      const std::string_view plain = written.substr(0, written.find('<'));
+      std::optional<std::vector<std::string>> args = template_args_of(written);
+      if (is_identifier(plain) && args) {
+        kernel->name = std::string(plain);
+        kernel->template_args = std::move(*args);
+      } else if (is_identifier(plain)) {
+        diagnostics_->error(name, fmt::format("kernel name '{}' has unbalanced or empty template arguments; "
+                                              "write them as C++ does: '{}<float, 256>'",
+                                              written, plain));
       } else {
-        diagnostics_->error(name, fmt::format("kernel name '{}' is not a C identifier", *text));
+        diagnostics_->error(name, fmt::format("kernel name '{}' is not a C identifier (optionally with template "
+                                              "arguments: 'reduce<float, 256>')",
+                                              written));
       }
     }
   }

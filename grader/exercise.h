@@ -85,7 +85,9 @@ struct ParamSpec {
 
 struct KernelSpec {
   std::string file;  // the stub learners edit, relative to the exercise folder
-  std::string name;  // the kernel's name in the source (unmangled)
+  std::string name;  // the kernel's name in the source (unmangled, without template arguments)
+  // `name: reduce<float, 256>` in the YAML: the instantiation to grade, as written ("float", "256").
+  std::vector<std::string> template_args;
   std::vector<ParamSpec> params;
 };
 

@@ -133,6 +133,7 @@ struct LineFigures {
   std::map<std::pair<std::string, int>, SharedLineStats> shared;
   // Per global instruction, keyed so that a line's loads come before its stores.
   std::map<std::tuple<std::string, int, bool, uint32_t>, GlobalInstructionStats> global;
+  std::map<std::pair<std::string, int>, LineActivity> activity;
   // What shared memory did in any run of the variant; unset when no run could see it.
   std::optional<SharedUse> shared_use;
   bool stopped_early = false;  // a run faulted or timed out, so shared_use may have missed the rest
@@ -145,6 +146,10 @@ struct LineFigures {
       t.requests += s.requests;
       t.wavefronts += s.wavefronts;
       t.worst_ways = std::max(t.worst_ways, s.worst_ways);
+      t.atomic_requests += s.atomic_requests;
+      t.atomic_passes += s.atomic_passes;
+      t.worst_atomic_passes = std::max(t.worst_atomic_passes, s.worst_atomic_passes);
+      t.worst_same_address = std::max(t.worst_same_address, s.worst_same_address);
     }
     for (const GlobalInstructionStats& g : obs.global_instructions) {
       GlobalInstructionStats& t = global[{g.file, g.line, g.store, g.instruction}];
@@ -158,6 +163,14 @@ struct LineFigures {
       t.full_requests += g.full_requests;
       t.full_sectors += g.full_sectors;
       t.full_min_sectors += g.full_min_sectors;
+    }
+    for (const LineActivity& a : obs.line_activity) {
+      LineActivity& t = activity[{a.file, a.line}];
+      t.file = a.file;
+      t.line = a.line;
+      t.issues += a.issues;
+      t.active_lanes += a.active_lanes;
+      t.warp_lanes += a.warp_lanes;
     }
     stopped_early = stopped_early || !obs.completed;
     if (obs.shared_use) {
@@ -173,10 +186,47 @@ struct LineFigures {
 // grading records them only: on a device the timing measures what they stand for.
 void judge_line_figures(const LineFigures& figures, const SimPerformance& limits, const std::string& variant,
                         std::vector<Finding>& findings, nlohmann::json& metrics, bool judge = true) {
+  // Branch divergence: how full the warps were that ran each line, a figure to show, not a limit.
+  for (const auto& [key, a] : figures.activity) {
+    if (a.warp_lanes == 0) continue;
+    metrics["activity"].push_back(
+        {{"variant", variant}, {"file", a.file}, {"line", a.line}, {"issues", a.issues},
+         {"active_lanes", a.active_lanes}, {"warp_lanes", a.warp_lanes},
+         {"active_fraction", static_cast<double>(a.active_lanes) / static_cast<double>(a.warp_lanes)}});
+  }
   for (const auto& [key, s] : figures.shared) {
-    metrics["shared"].push_back({{"variant", variant}, {"file", s.file}, {"line", s.line},
-                                 {"requests", s.requests}, {"wavefronts", s.wavefronts},
-                                 {"worst_ways", s.worst_ways}});
+    nlohmann::json row = {{"variant", variant}, {"file", s.file},         {"line", s.line},
+                          {"requests", s.requests}, {"wavefronts", s.wavefronts}, {"worst_ways", s.worst_ways}};
+    if (s.atomic_requests > 0) {
+      row["atomic_requests"] = s.atomic_requests;
+      row["atomic_passes"] = s.atomic_passes;
+      row["worst_atomic_passes"] = s.worst_atomic_passes;
+      row["worst_same_address"] = s.worst_same_address;
+    }
+    metrics["shared"].push_back(std::move(row));
+    // Atomics serialize on a hot address, which no padding helps: their own figure and advice.
+    if (judge && limits.max_bank_conflict_ways && s.worst_atomic_passes > *limits.max_bank_conflict_ways) {
+      const uint32_t passes = s.worst_atomic_passes, hot = s.worst_same_address;
+      const std::string why =
+          hot == passes
+              ? fmt::format("{} lanes of a warp atomically update one shared address at once, so the atomic is "
+                            "{}-way serialized",
+                            hot, passes)
+              : fmt::format("{} lanes of a warp atomically update words of one shared bank at once ({} of them one "
+                            "address), so the atomic is {}-way serialized",
+                            passes, hot, passes);
+      Finding f = config_finding(
+          FindingKind::kBankConflict,
+          fmt::format("{} (the limit is {}); lanes on one address take turns: combine a warp's updates to one "
+                      "address before the atomic (__match_any_sync finds the lanes with the same address, "
+                      "__reduce_add_sync sums them) or give each warp its own copy of the counters",
+                      why, *limits.max_bank_conflict_ways),
+          s.file, s.line);
+      f.variant = variant;
+      f.details = {{"atomic_passes", passes}, {"same_address_lanes", hot}, {"requests", s.atomic_requests},
+                   {"passes", s.atomic_passes}};
+      findings.push_back(std::move(f));
+    }
     if (judge && limits.max_bank_conflict_ways && s.worst_ways > *limits.max_bank_conflict_ways) {
       Finding f = config_finding(
           FindingKind::kBankConflict,
@@ -371,7 +421,7 @@ std::vector<Define> defines_of(const Variant& variant) {
 }
 
 ExpectedKernel expected_kernel(const Exercise& exercise) {
-  ExpectedKernel expected{exercise.kernel.name, {}};
+  ExpectedKernel expected{exercise.kernel.name, {}, exercise.kernel.template_args};
   for (const ParamSpec& p : exercise.kernel.params) expected.params.push_back({p.name, p.type});
   return expected;
 }
@@ -496,7 +546,7 @@ std::optional<Built> build_variant(const Exercise& exercise, const Variant& vari
   Built built{std::move(loaded.program), match.kernel, {}, {}, {}};
   std::vector<std::string_view> entries = {match.kernel->entry};
   for (const Stage& stage : exercise.pipeline) {
-    ExpectedKernel expected{stage.kernel.name, {}};
+    ExpectedKernel expected{stage.kernel.name, {}, stage.kernel.template_args};
     for (const ParamSpec& p : stage.kernel.params) expected.params.push_back({p.name, p.type});
     KernelMatch stage_match = find_kernel(built.program->kernels(), expected, source.display_path);
     for (Finding& f : stage_match.findings) findings.push_back(std::move(f));
@@ -564,6 +614,7 @@ Observations launch_pipeline(Backend& backend, Program& program, const std::vect
     all.global_lines.insert(all.global_lines.end(), obs.global_lines.begin(), obs.global_lines.end());
     all.global_instructions.insert(all.global_instructions.end(), obs.global_instructions.begin(),
                                    obs.global_instructions.end());
+    all.line_activity.insert(all.line_activity.end(), obs.line_activity.begin(), obs.line_activity.end());
     if (obs.shared_use) {
       SharedUse& use = all.shared_use ? *all.shared_use : all.shared_use.emplace();
       use.feeds_global_stores = use.feeds_global_stores || obs.shared_use->feeds_global_stores;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <optional>
 #include <utility>
@@ -95,10 +96,11 @@ struct CppKernel {
   std::string instance;             // with them, as demangled: "reduce<float, 256>"; else the name
   bool mangled = false;
   std::vector<std::string> params;  // canonical types, when mangled
+  std::vector<std::string> args;    // canonical template arguments; empty when not a template
 };
 
 CppKernel describe(const KernelTraits& traits) {
-  CppKernel kernel{&traits, traits.entry, traits.entry, false, {}};
+  CppKernel kernel{&traits, traits.entry, traits.entry, false, {}, {}};
   std::optional<std::string> text = demangle(traits.entry);
   if (!text || text->empty() || text->back() != ')') return kernel;
   // The parameter list is the last balanced (...); before it, an optional return type (templates) and
@@ -124,13 +126,45 @@ CppKernel describe(const KernelTraits& traits) {
   }
   name.remove_prefix(name_start);
   kernel.instance = std::string(name);
-  if (name.ends_with(">")) name = name.substr(0, name.find('<'));
+  if (name.ends_with(">")) {
+    for (const std::string& arg : template_args_of(name).value_or(std::vector<std::string>{}))
+      kernel.args.push_back(canonical_template_arg(arg));
+    name = name.substr(0, name.find('<'));
+  }
   kernel.name = std::string(name);
   kernel.mangled = true;
   std::string_view list = std::string_view(*text).substr(open + 1, text->size() - open - 2);
   for (const std::string& param : split_top_level(list)) kernel.params.push_back(canonical_type(param));
   if (kernel.params.size() == 1 && kernel.params[0] == "void") kernel.params.clear();
   return kernel;
+}
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+// An integer literal as C++ or the demangler writes it (`-3`, `256u`, `0x100`, `10ul`), in decimal.
+std::optional<std::string> integer_literal(std::string_view text) {
+  while (!text.empty() && (text.back() == 'u' || text.back() == 'U' || text.back() == 'l' || text.back() == 'L'))
+    text.remove_suffix(1);
+  const bool negative = text.starts_with('-');
+  if (negative) text.remove_prefix(1);
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text.remove_prefix(2);
+  }
+  if (text.empty()) return std::nullopt;
+  unsigned long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return fmt::format("{}{}", negative && value != 0 ? "-" : "", value);
+}
+
+std::string instance_text(std::string_view name, const std::vector<std::string>& args) {
+  return args.empty() ? std::string(name) : fmt::format("{}<{}>", name, fmt::join(args, ", "));
 }
 
 bool name_matches(const CppKernel& kernel, std::string_view expected) {
@@ -183,6 +217,40 @@ Finding signature_mismatch(std::string message, std::string_view display_path, i
 
 }  // namespace
 
+std::optional<std::vector<std::string>> template_args_of(std::string_view name) {
+  const size_t open = name.find('<');
+  if (open == std::string_view::npos) return std::vector<std::string>{};
+  if (!name.ends_with('>')) return std::nullopt;
+  std::string_view inner = name.substr(open + 1, name.size() - open - 2);
+  int depth = 0;
+  for (char c : inner) {
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth < 0) return std::nullopt;
+  }
+  if (depth != 0) return std::nullopt;
+  std::vector<std::string> args;
+  for (const std::string& part : split_top_level(inner)) {
+    std::string_view arg = trimmed(part);
+    if (arg.empty()) return std::nullopt;
+    args.emplace_back(arg);
+  }
+  if (args.empty() || inner.ends_with(',')) return std::nullopt;
+  return args;
+}
+
+std::string canonical_template_arg(std::string_view arg) {
+  arg = trimmed(arg);
+  // The demangler casts values of types without a literal suffix: `(unsigned char)3`, `(Mode)1`.
+  if (arg.starts_with('(')) {
+    const size_t close = arg.find(')');
+    if (close != std::string_view::npos)
+      if (std::optional<std::string> value = integer_literal(trimmed(arg.substr(close + 1)))) return *value;
+  }
+  if (std::optional<std::string> value = integer_literal(arg)) return *value;
+  return canonical_type(arg);
+}
+
 std::string canonical_type(std::string_view type) {
   struct Level {
     std::string indirection;  // empty for the base type, else "*" or "&"
@@ -231,11 +299,35 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
   KernelMatch match;
   std::vector<CppKernel> all;
   for (const KernelTraits& traits : kernels) all.push_back(describe(traits));
+  std::vector<const CppKernel*> named;
+  for (const CppKernel& kernel : all)
+    if (name_matches(kernel, expected.name)) named.push_back(&kernel);
+  // The exercise names the instantiation (`reduce<float, 256>`): only it is graded.
+  if (!expected.template_args.empty()) {
+    std::vector<std::string> want;
+    for (const std::string& arg : expected.template_args) want.push_back(canonical_template_arg(arg));
+    std::vector<const CppKernel*> instances;
+    for (const CppKernel* kernel : named)
+      if (kernel->args == want) instances.push_back(kernel);
+    if (instances.empty() && !named.empty()) {
+      std::vector<std::string> present;
+      for (const CppKernel* kernel : named) present.push_back(kernel->instance);
+      match.findings.push_back(signature_mismatch(
+          fmt::format("no instantiation of kernel '{}' is {}, the one the exercise grades: the compiled code has "
+                      "{}; instantiate {} (launch it, or write `template __global__ void {}({});`)",
+                      expected.name, instance_text(expected.name, want), fmt::join(present, ", "),
+                      instance_text(expected.name, want), instance_text(expected.name, want),
+                      expected_params_text(expected)),
+          display_path, named[0]->traits->line));
+      return match;
+    }
+    named = std::move(instances);
+  }
   const CppKernel* first_candidate = nullptr;
   std::string first_reason;
   std::vector<const CppKernel*> matching;
-  for (const CppKernel& kernel : all) {
-    if (!name_matches(kernel, expected.name)) continue;
+  for (const CppKernel* candidate : named) {
+    const CppKernel& kernel = *candidate;
     std::string reason = mismatch(kernel, expected);
     if (reason.empty()) matching.push_back(&kernel);
     else if (first_candidate == nullptr) first_candidate = &kernel, first_reason = reason;
@@ -257,7 +349,9 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
         display_path, matching[0]->traits->line));
     return match;
   }
-  std::string wanted = fmt::format("{}({})", expected.name, expected_params_text(expected));
+  std::vector<std::string> want;
+  for (const std::string& arg : expected.template_args) want.push_back(canonical_template_arg(arg));
+  std::string wanted = fmt::format("{}({})", instance_text(expected.name, want), expected_params_text(expected));
   if (first_candidate != nullptr) {
     match.findings.push_back(signature_mismatch(
         fmt::format("kernel '{}' has parameters ({}); the exercise expects ({}): {}", expected.name,

@@ -2,6 +2,7 @@
 // the exercise, so that a learner who renamed the kernel or dropped a `const` hears it in C++ terms.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,9 @@ struct ExpectedParam {
 struct ExpectedKernel {
   std::string name;  // the C++ name: "copy"
   std::vector<ExpectedParam> params;
+  // The template arguments the exercise names (`reduce<float, 256>`: "float", "256"); empty: any
+  // instantiation, and several with the expected parameters are ambiguous.
+  std::vector<std::string> template_args = {};
 };
 
 struct KernelMatch {
@@ -33,6 +37,14 @@ struct KernelMatch {
 // extern "C" entries match by plain name, and then only parameter count and sizes can be compared.
 KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const ExpectedKernel& expected,
                         std::string_view display_path);
+
+// A template argument as find_kernel compares it: a type in canonical_type's spelling, an integer in
+// decimal without suffix or cast (`256u`, `0x100` and the demangler's `(unsigned char)3` compare by value).
+std::string canonical_template_arg(std::string_view arg);
+
+// The arguments between the outermost <> of `name` (`reduce<float, 256>`), split at top-level commas and
+// trimmed; nullopt when the brackets do not balance or an argument is empty. No brackets: an empty list.
+std::optional<std::vector<std::string>> template_args_of(std::string_view name);
 
 // `type` in the one spelling find_kernel compares ("const float*", "unsigned long", "float* const*").
 std::string canonical_type(std::string_view type);

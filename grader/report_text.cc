@@ -76,15 +76,42 @@ void write_line_tables(const Result& result, std::ostream& out) {
     }
   }
   if (m.contains("shared") && !m["shared"].empty()) {
-    out << "  shared accesses per line:  variant  line  requests  wavefronts/request  worst\n";
+    bool accesses_shown = false;
     for (const nlohmann::json& row : m["shared"]) {
       const double requests = row["requests"].get<double>();
+      if (requests == 0) continue;  // a line of atomics only: the table below
+      if (!accesses_shown) out << "  shared accesses per line:  variant  line  requests  wavefronts/request  worst\n";
+      accesses_shown = true;
       out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>18.2f}  {:>4}-way\n", "", row["variant"].get<std::string>(),
                          row["line"].get<int>(), with_thousands(row["requests"].get<uint64_t>()),
                          requests > 0 ? row["wavefronts"].get<double>() / requests : 0.0,
                          row["worst_ways"].get<uint32_t>());
     }
+    bool atomics_shown = false;
+    for (const nlohmann::json& row : m["shared"]) {
+      if (!row.contains("atomic_requests")) continue;
+      if (!atomics_shown)
+        out << "  shared atomics per line:   variant  line  requests  passes/request  worst  same address\n";
+      atomics_shown = true;
+      const double requests = row["atomic_requests"].get<double>();
+      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>14.2f}  {:>5}  {:>12}\n", "",
+                         row["variant"].get<std::string>(), row["line"].get<int>(),
+                         with_thousands(row["atomic_requests"].get<uint64_t>()),
+                         requests > 0 ? row["atomic_passes"].get<double>() / requests : 0.0,
+                         row["worst_atomic_passes"].get<uint32_t>(), row["worst_same_address"].get<uint32_t>());
+    }
   }
+}
+
+// With --verbose, after the access tables: how full the warps were that ran each line.
+void write_activity_table(const Result& result, std::ostream& out) {
+  const nlohmann::json& m = result.metrics;
+  if (!m.contains("activity") || m["activity"].empty()) return;
+  out << "  lanes active per line:     variant  line  warp issues  active\n";
+  for (const nlohmann::json& row : m["activity"])
+    out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>11}  {:>5.0f}%\n", "", row["variant"].get<std::string>(),
+                       row["line"].get<int>(), with_thousands(row["issues"].get<uint64_t>()),
+                       100 * row["active_fraction"].get<double>());
 }
 
 // What the kernel printed, after the findings it may help to explain.
@@ -109,6 +136,7 @@ void write_text(const std::vector<Result>& results, std::ostream& out, const Tex
     if (options.verbose) {
       write_runs(result, out);
       write_line_tables(result, out);
+      write_activity_table(result, out);
     } else if (result.verdict == Verdict::kFail) {
       if (std::string runs = run_summary(result); !runs.empty()) out << runs << "; --verbose lists them\n";
     }

@@ -127,6 +127,11 @@ struct SharedLineStats {
   uint64_t requests = 0;                // warp-level shared loads and stores
   uint64_t wavefronts = 0;              // serialized passes through the 32 banks
   uint32_t worst_ways = 0;              // the worst request's wavefronts (1 = conflict-free)
+  // Shared atomics, apart from loads and stores: lanes on one address serialize rather than broadcast.
+  uint64_t atomic_requests = 0;         // warp-level shared atomics
+  uint64_t atomic_passes = 0;           // summed: each request's most lanes on one bank
+  uint32_t worst_atomic_passes = 0;     // the worst request's (1 = every lane on its own bank)
+  uint32_t worst_same_address = 0;      // the most lanes of one request on one address
 };
 
 // Per source line, what the global-memory checker measured.
@@ -136,6 +141,16 @@ struct GlobalLineStats {
   uint64_t requests = 0;                // warp-level global loads and stores
   uint64_t sectors = 0;                 // distinct 32-byte sectors touched, summed over requests
   uint64_t min_sectors = 0;             // the fewest sectors that could hold the bytes asked for, summed
+};
+
+// Per source line, how full its warps were when its instructions issued (the simulator's branch-divergence
+// figure): active_lanes / warp_lanes is the mean fraction of a warp's threads that ran them.
+struct LineActivity {
+  std::string file;
+  int line = 0;
+  uint64_t issues = 0;                  // warp-instructions issued from the line
+  uint64_t active_lanes = 0;            // lanes that ran them, summed over issues
+  uint64_t warp_lanes = 0;              // threads the issuing warps have (32, fewer in a partial warp), summed
 };
 
 // One line a kernel printed with device printf, and the thread that printed it.
@@ -182,6 +197,7 @@ struct Observations {
   std::vector<SharedLineStats> shared_lines;
   std::vector<GlobalLineStats> global_lines;
   std::vector<GlobalInstructionStats> global_instructions;
+  std::vector<LineActivity> line_activity;  // per line, by file and line (the simulator's; empty on a GPU)
   std::optional<SharedUse> shared_use;  // unset where the backend cannot see it (a GPU)
   uint64_t thread_instructions = 0;     // executed, summed over active lanes
   uint64_t warp_instructions = 0;       // issued, one per warp per instruction (the simulator's; 0 on a GPU):

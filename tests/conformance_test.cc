@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -577,6 +578,57 @@ TEST(ConformanceByHand, CooperativeGroupTilesOfTwoWarpsOneWarpAndFourThreads) {
     d["out"][5 * 256 + i] = sum(i - i % 32, 32);  // below 2^24: the float sum is exact
   }
   expect_matches_by_hand("tile_groups", d);
+}
+
+// dp4a / dp2a: c + products of a's bytes (dp2a: 16-bit halves) with b's bytes, each part extended by
+// its operand's signedness, the sum wrapping in 32 bits.
+TEST(ConformanceByHand, DotProductsOfPackedBytes) {
+  const std::vector<uint64_t>& a = input("dot_products", "a");
+  const std::vector<uint64_t>& b = input("dot_products", "b");
+  const std::vector<uint64_t>& c = input("dot_products", "c");
+  const auto part = [](uint64_t word, int index, unsigned width, bool is_signed) {
+    const uint64_t raw = (word >> (index * width)) & ((uint64_t{1} << width) - 1);
+    return is_signed ? sign_extend(raw, width) : static_cast<int64_t>(raw);
+  };
+  Derived d{{"out", std::vector<std::optional<uint64_t>>(384)}};
+  for (int i = 0; i < 64; ++i) {
+    for (int is_signed = 0; is_signed < 2; ++is_signed) {
+      int64_t dp4a = static_cast<int64_t>(c[i] & 0xffffffffu), lo = dp4a, hi = dp4a;
+      for (int k = 0; k < 4; ++k) dp4a += part(a[i], k, 8, is_signed) * part(b[i], k, 8, is_signed);
+      for (int k = 0; k < 2; ++k) {
+        lo += part(a[i], k, 16, is_signed) * part(b[i], k, 8, is_signed);
+        hi += part(a[i], k, 16, is_signed) * part(b[i], 2 + k, 8, is_signed);
+      }
+      d["out"][(is_signed ? 0 : 1) * 64 + i] = bits_of(dp4a, 32);
+      d["out"][(is_signed ? 2 : 4) * 64 + i] = bits_of(lo, 32);
+      d["out"][(is_signed ? 3 : 5) * 64 + i] = bits_of(hi, 32);
+    }
+  }
+  expect_matches_by_hand("dot_products", d);
+}
+
+// cp.async: the copies land by the wait; src-size 8 zero-fills the last 8 of 16 bytes, 0 all of them.
+TEST(ConformanceByHand, AsyncCopiesLandByTheWait) {
+  const std::vector<uint64_t>& in = input("async_copies", "in");
+  const auto doubled = [](uint64_t word) {
+    float x;
+    const uint32_t bits = static_cast<uint32_t>(word);
+    std::memcpy(&x, &bits, 4);
+    x *= 2.0f;
+    uint32_t out;
+    std::memcpy(&out, &x, 4);
+    return uint64_t{out};
+  };
+  Derived d{{"out", std::vector<std::optional<uint64_t>>(512)}};
+  for (int t = 0; t < 128; ++t) {
+    d["out"][t] = in[127 - t];
+    const int vector = t / 4;
+    const bool zero = vector % 4 == 2 || (vector % 4 == 1 && t % 4 >= 2);
+    d["out"][128 + t] = zero ? 0 : in[128 + t];
+    d["out"][256 + t] = in[256 + (t + 1) % 128];
+    d["out"][384 + t] = doubled(in[384 + 127 - t]);
+  }
+  expect_matches_by_hand("async_copies", d);
 }
 
 TEST(ConformanceByHand, ApproximateFunctionsOnSpecialOperands) {

@@ -99,6 +99,22 @@ TEST_F(ExerciseTest, ValidExerciseLoads) {
   EXPECT_FALSE(loaded_->intra_warp_races_are_errors);
 }
 
+TEST_F(ExerciseTest, KernelNameMayNameAnInstantiation) {
+  EXPECT_EQ(errors_of(with_line(6, "  name: \"scale<float, 256>\"")), Errors{});
+  ASSERT_TRUE(loaded_);
+  EXPECT_EQ(loaded_->kernel.name, "scale");
+  EXPECT_EQ(loaded_->kernel.template_args, (std::vector<std::string>{"float", "256"}));
+  EXPECT_EQ(errors_of(with_line(6, "  name: \"scale<float, 256\"")),
+            Errors{"exercises/scale/exercise.yaml:6:9: kernel name 'scale<float, 256' has unbalanced or empty "
+                   "template arguments; write them as C++ does: 'scale<float, 256>'"});
+  EXPECT_EQ(errors_of(with_line(6, "  name: \"scale<>\"")),
+            Errors{"exercises/scale/exercise.yaml:6:9: kernel name 'scale<>' has unbalanced or empty template "
+                   "arguments; write them as C++ does: 'scale<float, 256>'"});
+  EXPECT_EQ(errors_of(with_line(6, "  name: \"2scale\"")),
+            Errors{"exercises/scale/exercise.yaml:6:9: kernel name '2scale' is not a C identifier (optionally "
+                   "with template arguments: 'reduce<float, 256>')"});
+}
+
 TEST_F(ExerciseTest, YamlSyntaxErrorHasItsPosition) {
   EXPECT_EQ(errors_of(with_line(14, "  - {defines: {B: 32}, block: [B]")),
             Errors{"exercises/scale/exercise.yaml:15:1: end of map flow not found"});

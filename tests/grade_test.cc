@@ -311,6 +311,35 @@ TEST_F(CopyGradeTest, AKernelTheSimulatorCannotRunDoesNotRefuseTheGradedOne) {
   EXPECT_EQ(r.runs.size(), 16u);
 }
 
+// map<K> adds K - 9 more than it should: only map<9> is right, and the exercise picks one by its name.
+TEST_F(CopyGradeTest, TheExerciseNamesTheInstantiationToGrade) {
+  const std::string text =
+      "template <int K>\n"
+      "__global__ void map(float* out, const float* in, int n, int k) {\n"
+      "  out[threadIdx.x] = in[threadIdx.x] + k + (K - 9);\n"
+      "}\n"
+      "template __global__ void map<9>(float*, const float*, int, int);\n"
+      "template __global__ void map<10>(float*, const float*, int, int);\n";
+  Exercise e = grading_->exercise("map");
+  e.kernel.template_args = {"9"};
+  EXPECT_EQ(grading_->grade_exercise(e, text).verdict, Verdict::kPass);
+  e.kernel.template_args = {"10"};
+  Result wrong = grading_->grade_exercise(e, text);
+  EXPECT_EQ(wrong.verdict, Verdict::kFail);
+  EXPECT_FALSE(findings_of(wrong, FindingKind::kWrongOutput).empty());
+  e.kernel.template_args = {"0x0b"};
+  Result missing = grading_->grade_exercise(e, text);
+  EXPECT_EQ(missing.verdict, Verdict::kFail);
+  ASSERT_EQ(missing.findings.size(), 1u);
+  EXPECT_EQ(missing.findings[0].kind, FindingKind::kSignatureMismatch);
+  EXPECT_EQ(missing.findings[0].file, "exercises/map/map.cu");
+  EXPECT_EQ(missing.findings[0].line, 2);
+  EXPECT_EQ(missing.findings[0].message,
+            "no instantiation of kernel 'map' is map<11>, the one the exercise grades: the compiled code has "
+            "map<9>, map<10>; instantiate map<11> (launch it, or write `template __global__ void map<11>(float* "
+            "out, const float* in, int n, int k);`)");
+}
+
 TEST_F(CopyGradeTest, SameSubmissionGivesByteIdenticalJson) {
   std::string text = testing::read_file(testing::source_dir() / "exercises/copy/copy.cu");
   auto strip = [](Result r) {
@@ -352,6 +381,77 @@ TEST_F(LadderGradeTest, UnpaddedTileIsABankConflictAtTheColumnRead) {
   EXPECT_EQ(conflicts[0].message,
             "32-way bank conflict: 32 wavefronts per request where 1 is possible (the limit is 2); pad the tile's "
             "rows so a column's elements fall in different banks");
+}
+
+// A one-letter name the C++ demangler would read as a type (`s` is "short") is shown as written.
+TEST_F(LadderGradeTest, ADynamicTileNamedSIsNamedSInFindings) {
+  std::string text = testing::read_file(testing::source_dir() / "solutions/transpose-dynamic/transpose.cu");
+  for (size_t at = text.find("tile["); at != std::string::npos; at = text.find("tile[", at)) text.replace(at, 4, "s");
+  text.replace(text.find("  __syncthreads();\n"), 19, "");
+  Result r = grading_->grade_text("transpose-dynamic", text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> unwritten = findings_of(r, FindingKind::kUninitializedSharedRead);
+  ASSERT_FALSE(unwritten.empty());
+  EXPECT_EQ(unwritten[0].line, line_of(text, "= s[threadIdx.x * kPitch"));
+  EXPECT_EQ(unwritten[0].message.find("short"), std::string::npos) << unwritten[0].message;
+  EXPECT_NE(unwritten[0].message.find(" reads s["), std::string::npos) << unwritten[0].message;
+}
+
+// Every input the same value: the histogram's one hot bin gets all 32 lanes' atomics at once. That is
+// serialization, told as such, not a bank conflict to pad away.
+TEST_F(LadderGradeTest, AHotBinIsSerializedAtomicsNotABankConflict) {
+  Exercise e = grading_->exercise("histogram");
+  e.performance.sim.max_bank_conflict_ways = 4;
+  for (BufferSpec& buffer : e.buffers)
+    if (buffer.name == "in") buffer.fill = {BufferInit::kConstant, 5, {}, {}};
+  e.variants.resize(1);
+  e.sizes.resize(2);
+  const std::string text = testing::read_file(testing::source_dir() / "solutions/histogram/histogram.cu");
+  Result r = grading_->grade_exercise(e, text);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  std::vector<Finding> serialized = findings_of(r, FindingKind::kBankConflict);
+  ASSERT_EQ(serialized.size(), 1u);
+  EXPECT_EQ(serialized[0].line, line_of(text, "atomicAdd(&local[in[i] % count], 1u)"));
+  EXPECT_EQ(serialized[0].message,
+            "32 lanes of a warp atomically update one shared address at once, so the atomic is 32-way serialized "
+            "(the limit is 4); lanes on one address take turns: combine a warp's updates to one address before "
+            "the atomic (__match_any_sync finds the lanes with the same address, __reduce_add_sync sums them) or "
+            "give each warp its own copy of the counters");
+  EXPECT_EQ(serialized[0].message.find("pad"), std::string::npos);
+  EXPECT_EQ(serialized[0].details["same_address_lanes"], 32);
+}
+
+// The fraction of lanes active on the line, as metrics.activity and --verbose show it.
+double active_fraction(const Result& r, int line) {
+  if (!r.metrics.contains("activity")) return -1;
+  for (const nlohmann::json& row : r.metrics["activity"])
+    if (row["line"] == line) return row["active_fraction"].get<double>();
+  return -1;
+}
+
+// The interleaved reduction's lesson in a number: picking workers by t % (2 * s) leaves most lanes of
+// every warp idle on the line that adds; folding the upper half onto the lower keeps whole warps busy.
+TEST_F(LadderGradeTest, InterleavedReductionShowsFewLanesActiveOnItsBranch) {
+  Exercise e = grading_->exercise("reduce-interleaved");
+  e.variants.erase(e.variants.begin());  // BLOCK 256 only
+  e.sizes.erase(e.sizes.begin(), e.sizes.end() - 1);
+  const std::string modulo =
+      testing::read_file(testing::source_dir() / "solutions/reduce-interleaved/alternatives/modulo.cu");
+  const std::string sequential = testing::read_file(testing::source_dir() / "solutions/reduce-sequential/reduce.cu");
+  Result divergent = grading_->grade_exercise(e, modulo);
+  Result packed = grading_->grade_exercise(e, sequential);
+  EXPECT_EQ(divergent.verdict, Verdict::kPass);
+  EXPECT_EQ(packed.verdict, Verdict::kPass);
+  const double low = active_fraction(divergent, line_of(modulo, "if (t % (2 * s) == 0)"));
+  const double high = active_fraction(packed, line_of(sequential, "if (t < s)"));
+  EXPECT_GT(low, 0);
+  EXPECT_LT(low, 0.6);
+  EXPECT_GT(high, 0.85);  // 0.91 here, the modulo form 0.53
+  std::ostringstream text;
+  TextOptions verbose;
+  verbose.verbose = true;
+  write_text({divergent}, text, verbose);
+  EXPECT_NE(text.str().find("lanes active per line:"), std::string::npos) << text.str();
 }
 
 TEST_F(LadderGradeTest, NaiveKernelForTheTiledExerciseMissesItsRequirements) {

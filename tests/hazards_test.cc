@@ -498,6 +498,27 @@ TEST(HazardsTest, BankConflictWays) {
   EXPECT_EQ(one_warp_request(1, 1).worst_ways, 1u);    // bytes: eight words, all in different banks
 }
 
+// An atomic on one word by every lane is not a broadcast: each lane's update takes its own pass.
+TEST(HazardsTest, SharedAtomicsOnOneAddressSerializeApartFromBankConflicts) {
+  Launch launch({32, 1, 1}, {{"_ZZ4histPiE4bins", 0, 64 * 4, false}});
+  launch.begin({0, 0, 0});
+  launch.shared(AccessKind::kAtomic, 1, [](const Dim3&) { return 0ull; });                   // one hot bin
+  launch.shared(AccessKind::kAtomic, 2, [](const Dim3& t) { return t.x % 2 * 32 * 4ull; });  // bins 0 and 32
+  launch.shared(AccessKind::kAtomic, 3, [](const Dim3& t) { return t.x * 4ull; });           // a bin each
+  const Observations out = launch.collect();
+  ASSERT_EQ(out.shared_lines.size(), 3u);
+  const SharedLineStats& hot = out.shared_lines[0];
+  EXPECT_EQ(hot.requests, 0u);  // not a load or store: no bank figure, no "pad the rows"
+  EXPECT_EQ(hot.worst_ways, 0u);
+  EXPECT_EQ(hot.atomic_requests, 1u);
+  EXPECT_EQ(hot.worst_atomic_passes, 32u);
+  EXPECT_EQ(hot.worst_same_address, 32u);
+  EXPECT_EQ(out.shared_lines[1].worst_atomic_passes, 32u);  // two words of bank 0, 16 lanes each
+  EXPECT_EQ(out.shared_lines[1].worst_same_address, 16u);
+  EXPECT_EQ(out.shared_lines[2].worst_atomic_passes, 1u);
+  EXPECT_EQ(out.shared_lines[2].atomic_passes, 1u);
+}
+
 TEST(HazardsTest, WideAccessesRunInPhases) {
   const SharedLineStats doubles = one_warp_request(8, 8);  // 64-bit: two phases of 16 lanes, no conflict
   EXPECT_EQ(doubles.wavefronts, 2u);
@@ -577,6 +598,8 @@ TEST(HazardsTest, SharedSourceNames) {
   EXPECT_EQ(shared_source_name("_ZZ9transposePfPKfiiE4tile"), "tile");
   EXPECT_EQ(shared_source_name("_ZZ6reduceILi256EEvPfS0_E5sdata"), "sdata");
   EXPECT_EQ(shared_source_name("sdata"), "sdata");
+  EXPECT_EQ(shared_source_name("s"), "s");  // the demangler alone reads it as the type "short"
+  EXPECT_EQ(shared_source_name("i"), "i");
 }
 
 // ---- End to end: kernels compiled by nvcc, run on the simulator with these checkers attached. ----

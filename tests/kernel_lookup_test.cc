@@ -84,6 +84,69 @@ TEST(KernelLookup, OneInstantiationWithTheExpectedParametersIsChosen) {
   EXPECT_EQ(match.kernel->entry, "_Z4copyIfLi256EEvPfPKfii");
 }
 
+// reduce<T, N>(const T* in, T* out, int n) in three instantiations.
+const std::vector<KernelTraits>& reduce_instantiations() {
+  static const std::vector<KernelTraits> kernels = {
+      traits("_Z6reduceIfLi128EEvPKT_PS0_i", {".u64", ".u64", ".u32"}, 5),
+      traits("_Z6reduceIfLi256EEvPKT_PS0_i", {".u64", ".u64", ".u32"}, 5),
+      traits("_Z6reduceIjLj256EEvPKT_PS0_i", {".u64", ".u64", ".u32"}, 5)};
+  return kernels;
+}
+
+ExpectedKernel reduce_of(std::string type, std::vector<std::string> args) {
+  return {"reduce", {{"in", "const " + type + "*"}, {"out", type + "*"}, {"n", "int"}}, std::move(args)};
+}
+
+TEST(KernelLookup, TemplateArgumentsInTheNamePickTheInstantiation) {
+  KernelMatch match = find_kernel(reduce_instantiations(), reduce_of("float", {"float", "256"}), kPath);
+  EXPECT_TRUE(match.findings.empty());
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_Z6reduceIfLi256EEvPKT_PS0_i");
+  // The demangler writes reduce<unsigned int, 256u>; the exercise may spell it as C++ allows.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"unsigned", "256"},
+                                               std::vector<std::string>{" unsigned  int ", "0x100u"}}) {
+    KernelMatch spelled = find_kernel(reduce_instantiations(), reduce_of("unsigned", args), kPath);
+    ASSERT_NE(spelled.kernel, nullptr) << args[0];
+    EXPECT_EQ(spelled.kernel->entry, "_Z6reduceIjLj256EEvPKT_PS0_i");
+  }
+}
+
+TEST(KernelLookup, TemplateArgumentsThatMatchNoInstantiationListTheOnesThere) {
+  KernelMatch match = find_kernel(reduce_instantiations(), reduce_of("float", {"float", "512"}), kPath);
+  EXPECT_EQ(match.kernel, nullptr);
+  ASSERT_EQ(match.findings.size(), 1u);
+  EXPECT_EQ(match.findings[0].kind, FindingKind::kSignatureMismatch);
+  EXPECT_EQ(match.findings[0].line, 5);
+  EXPECT_EQ(match.findings[0].message,
+            "no instantiation of kernel 'reduce' is reduce<float, 512>, the one the exercise grades: the compiled "
+            "code has reduce<float, 128>, reduce<float, 256>, reduce<unsigned int, 256u>; instantiate "
+            "reduce<float, 512> (launch it, or write `template __global__ void reduce<float, 512>(const float* in, "
+            "float* out, int n);`)");
+}
+
+TEST(KernelLookup, NamedInstantiationWithOtherParametersShowsThem) {
+  KernelMatch match = find_kernel(reduce_instantiations(), reduce_of("double", {"float", "256"}), kPath);
+  EXPECT_EQ(match.kernel, nullptr);
+  ASSERT_EQ(match.findings.size(), 1u);
+  EXPECT_EQ(match.findings[0].message,
+            "kernel 'reduce' has parameters (const float*, float*, int); the exercise expects (const double* in, "
+            "double* out, int n): parameter 1 (in) is const float*, not const double*");
+}
+
+TEST(CanonicalTemplateArg, ComparesTypesBySpellingAndIntegersByValue) {
+  EXPECT_EQ(canonical_template_arg("unsigned"), "unsigned int");
+  EXPECT_EQ(canonical_template_arg("float const *"), "const float*");
+  EXPECT_EQ(canonical_template_arg("256u"), "256");
+  EXPECT_EQ(canonical_template_arg("0x10"), "16");
+  EXPECT_EQ(canonical_template_arg("-3"), "-3");
+  EXPECT_EQ(canonical_template_arg("(unsigned char)3"), "3");
+  EXPECT_EQ(canonical_template_arg("true"), "true");
+  EXPECT_EQ(template_args_of("reduce<Pair<int, float>, 4>"), (std::vector<std::string>{"Pair<int, float>", "4"}));
+  EXPECT_EQ(template_args_of("reduce"), std::vector<std::string>{});
+  EXPECT_EQ(template_args_of("reduce<float,>"), std::nullopt);
+  EXPECT_EQ(template_args_of("reduce<float"), std::nullopt);
+}
+
 TEST(KernelLookup, WrongConstnessShowsBothSignatures) {
   std::vector<KernelTraits> kernels = {traits("_Z4copyPfS_ii", {".u64", ".u64", ".u32", ".u32"}, 3)};
   KernelMatch match = find_kernel(kernels, kCopy, kPath);

@@ -86,6 +86,27 @@ extern "C" __global__ void shfl_every_lane(float* out, const float* in, int n) {
   if (i < n) out[i] = v;
 }
 
+extern "C" __global__ void redux_in_branch(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned int sum = __reduce_add_sync(0xffffffff, static_cast<unsigned int>(i));  // @redux_branch
+    out[i] = static_cast<float>(sum);
+  }
+}
+extern "C" __global__ void match_in_branch(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned int same = __match_any_sync(0xffffffff, in[i] > 0.0f);  // @match_branch
+    out[i] = static_cast<float>(__popc(same));
+  }
+}
+extern "C" __global__ void match_active_lanes(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned int same = __match_any_sync(__activemask(), in[i] > 0.0f);
+    out[i] = static_cast<float>(__popc(same));
+  }
+}
 // Stream compaction with an atomic counter: where each kept element lands depends on the order of the
 // atomics, so only a fixed schedule gives the same output twice.
 extern "C" __global__ void compact(float* out, const float* in, int n) {
@@ -238,6 +259,29 @@ TEST_F(SimOrderTest, FullMaskShuffleInAPartialWarpReadsLanesThatAreNotThere) {
             "is not in the block), so on a GPU the value it gets is undefined (a full-mask shuffle after an early "
             "return or in a partial last warp: keep every lane until the shuffles are done, giving idle lanes a "
             "neutral value)");
+}
+
+TEST_F(SimOrderTest, ReduxAndMatchInsideABranchAreDivergentWarpSync) {
+  const Observations redux = run("redux_in_branch", 40, 64, 1);
+  std::vector<const Finding*> found = of_kind(redux, FindingKind::kDivergentWarpSync);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]->line, line_of("redux_branch"));
+  EXPECT_EQ(found[0]->severity, Severity::kError);
+  EXPECT_EQ(found[0]->message,
+            "__reduce_add_sync with mask 0xffffffff executed by 8 of the 32 lanes it names in warp 1 of block "
+            "(0,0,0); the other 24 are live but took another branch, so on a GPU its result is undefined (a warp "
+            "operation inside `if (i < n)`: call it where every named lane gets to it, or name only the lanes "
+            "that do, e.g. with __ballot_sync before the branch)");
+  const Observations match = run("match_in_branch", 40, 64, 1);
+  found = of_kind(match, FindingKind::kDivergentWarpSync);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]->line, line_of("match_branch"));
+  EXPECT_EQ(found[0]->message.rfind("__match_any_sync with mask 0xffffffff executed by 8 of the 32 lanes", 0), 0u)
+      << found[0]->message;
+  // Naming only the lanes that take the branch is what the finding advises, and is clean.
+  const Observations active = run("match_active_lanes", 40, 64, 1);
+  EXPECT_TRUE(of_kind(active, FindingKind::kDivergentWarpSync).empty());
+  EXPECT_TRUE(active.completed);
 }
 
 TEST_F(SimOrderTest, ShuffleThatEveryLaneReachesIsClean) {

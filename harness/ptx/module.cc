@@ -915,6 +915,7 @@ class Parser {
     instr->op = *op;
     std::vector<Type> types;
     bool bar_red = false;
+    bool async = false;  // cp.async, not another cp.* form
     for (size_t i = 1; i < words.size(); ++i) {
       std::string_view word = words[i];
       if (auto type = parse_type(word)) {
@@ -938,6 +939,14 @@ class Parser {
       } else if ((*op == Op::kMul || *op == Op::kMad || *op == Op::kMadc || *op == Op::kMul24 || *op == Op::kMad24) &&
                  (word == "lo" || word == "hi" || word == "wide")) {
         instr->mode = static_cast<uint8_t>(word == "lo" ? MulMode::kLo : word == "hi" ? MulMode::kHi : MulMode::kWide);
+      } else if (*op == Op::kCpAsync && word == "async" && i == 1) {
+        async = true;
+      } else if (*op == Op::kCpAsync && async && (word == "commit_group" || word == "wait_group" || word == "wait_all")) {
+        instr->mode = static_cast<uint8_t>(word == "commit_group" ? AsyncMode::kCommitGroup
+                                           : word == "wait_group" ? AsyncMode::kWaitGroup
+                                                                  : AsyncMode::kWaitAll);
+      } else if (*op == Op::kDp2a && (word == "lo" || word == "hi")) {
+        instr->mode = word == "hi" ? 1 : 0;
       } else if (*op == Op::kPrmt && parse_prmt_mode(word)) {
         instr->mode = static_cast<uint8_t>(*parse_prmt_mode(word));
       } else if (*op == Op::kShf && (word == "l" || word == "r")) {
@@ -978,6 +987,7 @@ class Parser {
       }
     }
     if (instr->op == Op::kBar && bar_red && instr->mode == 0) return unsupported("barrier reduction");
+    if (instr->op == Op::kCpAsync && !async) return unsupported("instruction");
     if (!types.empty()) instr->type = types[0];
     if (types.size() > 1) instr->type2 = types[1];
     if (types.size() > 2) return unsupported("type list");
@@ -1020,7 +1030,7 @@ class Parser {
     const OperandShape shape = op_info(instr->op).shape;
     bool writes = !(shape == OperandShape::kStore || shape == OperandShape::kReduction ||
                     shape == OperandShape::kBarrier || shape == OperandShape::kWarpSync ||
-                    shape == OperandShape::kSource);
+                    shape == OperandShape::kSource || shape == OperandShape::kAsyncCopy);
     if (instr->op == Op::kBar && instr->mode != static_cast<uint8_t>(BarKind::kSync)) writes = true;
     if (writes) {
       if (operands.empty()) return wrong_operands();
@@ -1072,6 +1082,15 @@ class Parser {
       case OperandShape::kWarpSync: ok = srcs == 1; break;
       case OperandShape::kMatch: ok = (dsts == 1 || (dsts == 2 && instr.mode == 1)) && srcs == 2; break;
       case OperandShape::kSource: ok = srcs == 1; break;
+      case OperandShape::kAsyncCopy:
+        switch (static_cast<AsyncMode>(instr.mode)) {
+          case AsyncMode::kCopy:
+            ok = (srcs == 3 || srcs == 4) && is_addr(0) && is_addr(1) && instr.src[2].kind == Operand::Kind::kImm;
+            break;
+          case AsyncMode::kWaitGroup: ok = srcs == 1 && instr.src[0].kind == Operand::Kind::kImm; break;
+          default: ok = srcs == 0; break;
+        }
+        break;
       // Placed and checked by place_operands and place_call.
       case OperandShape::kBranch:
       case OperandShape::kCall:
@@ -1080,11 +1099,12 @@ class Parser {
     if (!ok) return wrong_operands();
     for (int i = 0; i < srcs; ++i) {
       if (instr.src[i].kind == Operand::Kind::kAddr && !(instr.op == Op::kLd || instr.op == Op::kSt ||
-                                                          instr.op == Op::kAtom || instr.op == Op::kRed))
+                                                          instr.op == Op::kAtom || instr.op == Op::kRed ||
+                                                          instr.op == Op::kCpAsync))
         return wrong_operands();
     }
     if (instr.type == Type::kNone && instr.op != Op::kBar && instr.op != Op::kBarWarpSync && instr.op != Op::kClock &&
-        instr.op != Op::kIsspacep)
+        instr.op != Op::kIsspacep && instr.op != Op::kCpAsync)
       return unsupported("instruction without a type");
     return true;
   }

@@ -33,6 +33,7 @@ enum class OperandShape : uint8_t {
   kBarrier,      // [id[, count]]; bar.red: d, id[, count], p
   kWarpSync,     // mask
   kMatch,        // d[|p], a, mask
+  kAsyncCopy,    // cp.async: [dst], [src], size[, src-size]; commit_group and wait_all: nothing; wait_group: n
   kSource,       // a
   kBranch,       // label
   kCall,         // (returns), function, (arguments)
@@ -73,6 +74,8 @@ enum class AtomOp : uint8_t { kAdd, kMin, kMax, kExch, kCas, kAnd, kOr, kXor, kI
 enum class ShflMode : uint8_t { kUp, kDown, kBfly, kIdx };
 enum class VoteMode : uint8_t { kAll, kAny, kUni, kBallot };
 enum class MulMode : uint8_t { kLo, kHi, kWide };
+// cp.async's forms: a copy of one lane's bytes, and the group operations that order them.
+enum class AsyncMode : uint8_t { kCopy, kCommitGroup, kWaitGroup, kWaitAll };
 enum class PrmtMode : uint8_t { kDefault, kF4e, kB4e, kRc8, kEcl, kEcr, kRc16 };
 // shf: bit 0 is the direction (1 = right), bit 1 clamps the shift at 32 instead of wrapping it.
 enum ShfMode : uint8_t { kShfRight = 1, kShfClamp = 2 };

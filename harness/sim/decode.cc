@@ -77,6 +77,7 @@ Handler handler_for(const Inst& in) {
     case Op::kRedux: return Handler::kRedux;
     case Op::kMatch: return Handler::kMatch;
     case Op::kNanosleep: return Handler::kYield;
+    case Op::kCpAsync: return Handler::kAsyncCopy;
     // The linker inlines calls of .func bodies; only runtime functions (printf, assert) reach the interpreter.
     case Op::kCall: return Handler::kSystemCall;
     case Op::kTrap: return Handler::kTrap;
@@ -88,6 +89,8 @@ Handler handler_for(const Inst& in) {
     case Op::kSubc:
     case Op::kMadc:
     case Op::kSad:
+    case Op::kDp4a:
+    case Op::kDp2a:
     case Op::kMul24:
     case Op::kMad24:
     case Op::kDiv:

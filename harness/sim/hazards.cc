@@ -85,6 +85,31 @@ BankCost bank_cost(const WarpAccess& access) {
   return cost;
 }
 
+// A shared atomic is a read-modify-write: lanes on one word do not share a broadcast, each takes its own
+// pass, and so does each lane on another word of the same bank. Its cost is the most lanes on one bank.
+struct AtomicCost {
+  uint32_t passes = 0;          // the most active lanes whose words fall in one bank
+  uint32_t same_address = 0;    // the most active lanes on one address
+};
+
+AtomicCost atomic_cost(const WarpAccess& access) {
+  std::array<uint32_t, kBanks> lanes_in_bank{};
+  std::array<uint64_t, kWarpSize> addresses;
+  uint32_t n = 0;
+  AtomicCost cost;
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint64_t address = access.address[std::countr_zero(mask)];
+    cost.passes = std::max(cost.passes, ++lanes_in_bank[address / 4 % kBanks]);
+    addresses[n++] = address;
+  }
+  std::sort(addresses.begin(), addresses.begin() + n);
+  for (uint32_t i = 0, run = 0; i < n; ++i) {
+    run = i > 0 && addresses[i] == addresses[i - 1] ? run + 1 : 1;
+    cost.same_address = std::max(cost.same_address, run);
+  }
+  return cost;
+}
+
 struct SectorCost {
   uint32_t sectors = 0;      // distinct 32-byte sectors the active lanes touch
   uint32_t min_sectors = 0;  // ceil(distinct bytes asked for / 32)
@@ -247,6 +272,8 @@ void fold(std::vector<Group>& groups, const GroupKey& key, const Occurrence& occ
 struct SharedCounters {
   uint64_t requests = 0, wavefronts = 0;
   uint32_t worst_ways = 0;
+  uint64_t atomic_requests = 0, atomic_passes = 0;
+  uint32_t worst_atomic_passes = 0, worst_same_address = 0;
 };
 struct GlobalCounters {
   uint64_t requests = 0, sectors = 0, min_sectors = 0;
@@ -571,7 +598,14 @@ void HazardObserver::publish(const WarpAccess& access) {
 void HazardObserver::on_access(const WarpAccess& access) {
   if (access.active_mask == 0) return;
   if (access.space == Space::kShared) {
-    if (checks_.bank_conflicts) {
+    if (checks_.bank_conflicts && access.kind == AccessKind::kAtomic) {
+      const AtomicCost cost = atomic_cost(access);
+      SharedCounters& line = shared_lines_.at(access.file, access.line);
+      ++line.atomic_requests;
+      line.atomic_passes += cost.passes;
+      line.worst_atomic_passes = std::max(line.worst_atomic_passes, cost.passes);
+      line.worst_same_address = std::max(line.worst_same_address, cost.same_address);
+    } else if (checks_.bank_conflicts) {
       const BankCost cost = bank_cost(access);
       SharedCounters& line = shared_lines_.at(access.file, access.line);
       ++line.requests;
@@ -761,6 +795,8 @@ void HazardObserver::collect(Observations& out) {
 }  // namespace
 
 std::string shared_source_name(std::string_view ptx_name) {
+  // Only `_Z` names are mangled: the demangler also reads a bare `s`, `i` or `f` as a type ("short").
+  if (!ptx_name.starts_with("_Z")) return std::string(ptx_name);
   int status = 0;
   const std::string mangled(ptx_name);
   char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
@@ -921,11 +957,15 @@ void HazardLaunch::State::merge(Observations& out) {
     for (size_t f = 0; f < shared_files.size(); ++f) {
       for (size_t l = 0; l < shared_files[f].size(); ++l) {
         const SharedCounters& c = shared_files[f][l];
-        if (c.requests == 0) continue;
+        if (c.requests == 0 && c.atomic_requests == 0) continue;
         SharedCounters& total = shared_totals[{static_cast<int>(f), static_cast<int>(l)}];
         total.requests += c.requests;
         total.wavefronts += c.wavefronts;
         total.worst_ways = std::max(total.worst_ways, c.worst_ways);
+        total.atomic_requests += c.atomic_requests;
+        total.atomic_passes += c.atomic_passes;
+        total.worst_atomic_passes = std::max(total.worst_atomic_passes, c.worst_atomic_passes);
+        total.worst_same_address = std::max(total.worst_same_address, c.worst_same_address);
       }
     }
     const std::vector<GlobalCounters>& instructions = worker->global_instructions();
@@ -965,8 +1005,8 @@ void HazardLaunch::State::merge(Observations& out) {
                    });
   if (checks.races || checks.uninitialized_shared) out.shared_use = SharedUse{feeds && carried, barrier_orders};
   for (const auto& [where, c] : shared_totals)
-    out.shared_lines.push_back(
-        {file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways});
+    out.shared_lines.push_back({file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways,
+                                c.atomic_requests, c.atomic_passes, c.worst_atomic_passes, c.worst_same_address});
   for (const auto& [where, c] : global_totals)
     out.global_lines.push_back({file_name(where.first), where.second, c.requests, c.sectors, c.min_sectors});
 }

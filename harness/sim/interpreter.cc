@@ -114,10 +114,22 @@ uint64_t float_to_int(double x, Type type) {
   return static_cast<uint64_t>(x) & low_mask(bits);
 }
 
+// One cp.async of a warp, kept until its lanes wait for it: on a GPU the bytes may land any time before.
+struct AsyncCopy {
+  const Inst* in = nullptr;   // the cp.async, for the checkers and findings
+  uint32_t lanes = 0;         // lanes whose copy has not happened yet
+  uint32_t bytes = 0;         // cp-size: 4, 8 or 16
+  uint64_t dst[32] = {};      // shared offsets
+  uint64_t src[32] = {};      // global addresses
+  uint32_t src_bytes[32] = {};  // bytes read from src; the rest of the copy is zeros
+  uint32_t group[32] = {};    // the lane's committed-group count when it issued: its group's number
+};
+
 struct Warp {
   uint64_t* regs = nullptr;        // slots x 32
   std::byte* local = nullptr;      // 32 x local_bytes
   uint32_t pc[32] = {};
+  uint32_t lanes = 0;              // threads the warp has: 32, fewer in a block's last partial warp
   uint32_t live = 0;               // lanes that have not exited
   uint32_t waiting = 0;            // lanes at a block barrier
   uint32_t upc = 0;                // the common pc while `uniform`
@@ -125,6 +137,8 @@ struct Warp {
   uint64_t clock = 0;
   uint32_t index = 0;
   uint8_t carry[32] = {};          // each lane's carry (or borrow) flag, for add.cc/addc and their kin
+  std::vector<AsyncCopy> copies;   // cp.async copies not yet waited for, oldest first
+  uint32_t commits[32] = {};       // each lane's cp.async.commit_group count
 };
 
 // kYield: the warp can still run but lets the block's other warps go first (it waits for one of them).
@@ -193,8 +207,10 @@ struct BlockRunner::Impl {
   std::vector<DeviceOutputLine> printed;  // this block's device printf lines, at most kDeviceOutputLines
   uint64_t printed_dropped = 0;
   std::vector<uint32_t> warp_sync_lines;  // lines with a divergent-warp-sync finding in this block
+  std::vector<LaunchState::Activity> activity;  // per instruction, this worker's blocks; added at the end
 
-  Impl(LaunchState& state, AccessObserver* obs) : launch(state), kernel(*state.kernel), observer(obs) {
+  Impl(LaunchState& state, AccessObserver* obs)
+      : launch(state), kernel(*state.kernel), observer(obs), activity(state.kernel->code.size()) {
     uint32_t threads_per_block = static_cast<uint32_t>(launch.block.count());
     uint32_t warp_count = (threads_per_block + 31) / 32;
     regs.assign(static_cast<size_t>(warp_count) * kernel.slots * 32, 0);
@@ -232,12 +248,15 @@ struct BlockRunner::Impl {
     for (Warp& w : warps) {
       uint32_t first = w.index * 32;
       uint32_t lanes = std::min<uint32_t>(32, threads - first);
+      w.lanes = lanes;
       w.live = lanes == 32 ? kFullMask : (uint32_t{1} << lanes) - 1;
       w.waiting = 0;
       w.upc = 0;
       w.uniform = true;
       w.clock = 0;
       std::fill(std::begin(w.carry), std::end(w.carry), uint8_t{0});
+      w.copies.clear();
+      std::fill(std::begin(w.commits), std::end(w.commits), 0u);
       for (uint32_t slot : kernel.read_before_written) std::fill_n(w.regs + static_cast<size_t>(slot) * 32, 32, 0);
       if (kernel.specials_read == 0) continue;
       for (uint32_t lane = 0; lane < 32; ++lane) {
@@ -731,6 +750,93 @@ struct BlockRunner::Impl {
     return true;
   }
 
+  // cp.async keeps the copy until the lane waits for its group (wait_group n: all but the newest n committed
+  // groups; wait_all: every copy), as a GPU may land the bytes any time before: a read of the tile before
+  // the wait sees what was there, and the checkers see the copy's global read and shared write at the wait.
+  bool async_copy(Warp& w, const Inst& in, uint32_t on) {
+    switch (static_cast<ptx::AsyncMode>(in.mode)) {
+      case ptx::AsyncMode::kCopy: {
+        AsyncCopy copy;
+        copy.in = &in;
+        copy.lanes = on;
+        copy.bytes = static_cast<uint32_t>(reg(w, in.src[2])[std::countr_zero(on)]);
+        if (copy.bytes != 4 && copy.bytes != 8 && copy.bytes != 16) {
+          runtime_error(in, fmt::format("cp.async of {} bytes; it copies 4, 8 or 16", copy.bytes));
+          return false;
+        }
+        const uint64_t* dst = reg(w, in.src[0]);
+        const uint64_t* src = reg(w, in.src[1]);
+        const uint64_t* size = in.nsrc > 3 ? reg(w, in.src[3]) : nullptr;
+        for_lanes(on, [&](uint32_t lane) {
+          copy.dst[lane] = (dst[lane] + static_cast<uint64_t>(in.offset)) & address_mask(ptx::Space::kShared);
+          copy.src[lane] = src[lane] + static_cast<uint64_t>(in.offset2);
+          copy.src_bytes[lane] = size != nullptr ? static_cast<uint32_t>(std::min<uint64_t>(size[lane], copy.bytes)) : copy.bytes;
+          copy.group[lane] = w.commits[lane];
+        });
+        w.copies.push_back(copy);
+        return true;
+      }
+      case ptx::AsyncMode::kCommitGroup:
+        for_lanes(on, [&](uint32_t lane) { ++w.commits[lane]; });
+        return true;
+      case ptx::AsyncMode::kWaitGroup:
+        return complete_copies(w, on, reg(w, in.src[0])[std::countr_zero(on)]);
+      case ptx::AsyncMode::kWaitAll:
+        for_lanes(on, [&](uint32_t lane) { ++w.commits[lane]; });  // wait_all commits the open group too
+        return complete_copies(w, on, 0);
+    }
+    return true;
+  }
+
+  // Performs, for the lanes in `on`, every copy of a committed group older than the newest `keep`.
+  bool complete_copies(Warp& w, uint32_t on, uint64_t keep) {
+    for (AsyncCopy& copy : w.copies) {
+      uint32_t due = 0;
+      for_lanes(copy.lanes & on, [&](uint32_t lane) {
+        if (uint64_t{copy.group[lane]} + keep < w.commits[lane]) due |= uint32_t{1} << lane;
+      });
+      if (due == 0) continue;
+      if (!perform_copy(w, copy, due)) return false;
+      copy.lanes &= ~due;
+    }
+    std::erase_if(w.copies, [](const AsyncCopy& copy) { return copy.lanes == 0; });
+    return true;
+  }
+
+  bool perform_copy(Warp& w, const AsyncCopy& copy, uint32_t due) {
+    const Inst& in = *copy.in;
+    std::byte* from[32] = {};
+    std::byte* to[32] = {};
+    // Lanes read as many bytes as their src-size says; lanes alike are one access for the checkers.
+    for (uint32_t remaining = due; remaining != 0;) {
+      const uint32_t size = copy.src_bytes[std::countr_zero(remaining)];
+      uint32_t alike = 0;
+      for_lanes(remaining, [&](uint32_t lane) {
+        if (copy.src_bytes[lane] == size) alike |= uint32_t{1} << lane;
+      });
+      remaining &= ~alike;
+      if (size == 0) continue;
+      if (!std::has_single_bit(size)) {
+        runtime_error(in, fmt::format("cp.async reading {} of its {} bytes (the rest zero-filled); the simulator "
+                                      "reads only a power of two of them",
+                                      size, copy.bytes));
+        return false;
+      }
+      uint64_t addresses[32] = {};
+      for_lanes(alike, [&](uint32_t lane) { addresses[lane] = copy.src[lane]; });
+      if (!resolve(w, in, alike, ptx::Space::kGlobal, AccessKind::kRead, size, addresses, from)) return false;
+    }
+    uint64_t addresses[32] = {};
+    for_lanes(due, [&](uint32_t lane) { addresses[lane] = copy.dst[lane]; });
+    if (!resolve(w, in, due, ptx::Space::kShared, AccessKind::kWrite, copy.bytes, addresses, to)) return false;
+    for_lanes(due, [&](uint32_t lane) {
+      const uint32_t size = copy.src_bytes[lane];
+      if (size != 0) std::memmove(to[lane], from[lane], size);
+      std::memset(to[lane] + size, 0, copy.bytes - size);
+    });
+    return true;
+  }
+
   // ---- arithmetic ----
 
   bool alu(Warp& w, const Inst& in, uint32_t on) {
@@ -771,6 +877,28 @@ struct BlockRunner::Impl {
       return carry_arithmetic(w, in, on);
 
     switch (in.op) {
+      case Op::kDp4a:
+      case Op::kDp2a: {
+        // Bytes of b (and of a for dp4a, halves for dp2a) extend by their own type, .s32 or .u32; the sum
+        // wraps in 32 bits. type is a's, type2 b's.
+        const bool a_signed = ptx::is_signed(in.type), b_signed = ptx::is_signed(in.type2);
+        auto part = [](uint64_t word, uint32_t index, uint32_t width, bool is_signed) {
+          const uint64_t raw = (word >> (index * width)) & low_mask(width);
+          return is_signed ? sext(raw, width) : static_cast<int64_t>(raw);
+        };
+        const uint32_t first_byte = in.op == Op::kDp2a && in.mode == 1 ? 2 : 0;
+        for_lanes(on, [&](uint32_t l) {
+          int64_t sum = static_cast<int64_t>(c[l] & 0xFFFFFFFFu);
+          if (in.op == Op::kDp4a) {
+            for (uint32_t i = 0; i < 4; ++i) sum += part(a[l], i, 8, a_signed) * part(b[l], i, 8, b_signed);
+          } else {
+            for (uint32_t i = 0; i < 2; ++i)
+              sum += part(a[l], i, 16, a_signed) * part(b[l], first_byte + i, 8, b_signed);
+          }
+          d[l] = static_cast<uint64_t>(sum) & 0xFFFFFFFFu;
+        });
+        return true;
+      }
       case Op::kSad: {
         // c + |a - b|, the difference taken in the type's signedness.
         for_lanes(on, [&](uint32_t l) {
@@ -1407,6 +1535,17 @@ struct BlockRunner::Impl {
         default: return "__ballot_sync";
       }
     }
+    if (in.op == Op::kMatch) return in.mode == 0 ? "__match_any_sync" : "__match_all_sync";
+    if (in.op == Op::kRedux) {
+      switch (static_cast<ptx::AtomOp>(in.mode)) {
+        case ptx::AtomOp::kMin: return "__reduce_min_sync";
+        case ptx::AtomOp::kMax: return "__reduce_max_sync";
+        case ptx::AtomOp::kAnd: return "__reduce_and_sync";
+        case ptx::AtomOp::kOr: return "__reduce_or_sync";
+        case ptx::AtomOp::kXor: return "__reduce_xor_sync";
+        default: return "__reduce_add_sync";
+      }
+    }
     return "__syncwarp";
   }
 
@@ -1629,12 +1768,14 @@ struct BlockRunner::Impl {
       }
     });
     for_lanes(on, [&](uint32_t lane) { d[lane] = (lanes >> lane & 1) != 0 ? result : 0; });
+    check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[1])[std::countr_zero(on)]), 0);
   }
 
   // match.any: each member lane gets the members holding its value; match.all: every member gets the
   // members when they all hold one value (and p = 1), else 0 (and p = 0).
   void match(Warp& w, const Inst& in, uint32_t on) {
     const uint32_t lanes = members(w, in, on, 1);
+    check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[1])[std::countr_zero(on)]), 0);
     const uint64_t* a = reg(w, in.src[0]);
     const uint64_t key_mask = low_mask(ptx::type_bits(in.type));
     uint64_t* d = reg(w, in.dst[0]);
@@ -1698,6 +1839,10 @@ struct BlockRunner::Impl {
       uint32_t count = mask == kFullMask ? 32 : static_cast<uint32_t>(std::popcount(mask));
       executed += count;
       w.clock += 1;
+      LaunchState::Activity& issued = activity[pc];
+      ++issued.issues;
+      issued.active_lanes += count;
+      issued.warp_lanes += w.lanes;
       if (executed > limit) {
         // The pc is left at this instruction, so the timeout names where the warp was.
         return Stop::kBudget;
@@ -1850,6 +1995,9 @@ struct BlockRunner::Impl {
           }
           assertion_failed(w, in, on);
           return Stop::kFault;
+        case Handler::kAsyncCopy:
+          if (on != 0 && !async_copy(w, in, on)) return Stop::kFault;
+          break;
         case Handler::kTrap:
           if (on == 0) break;
           trap(w, in, on);
@@ -2065,7 +2213,17 @@ struct BlockRunner::Impl {
 };
 
 BlockRunner::BlockRunner(LaunchState& launch, AccessObserver* observer) : impl_(std::make_unique<Impl>(launch, observer)) {}
-BlockRunner::~BlockRunner() = default;
+
+BlockRunner::~BlockRunner() {
+  std::lock_guard lock(impl_->launch.activity_mutex);
+  std::vector<LaunchState::Activity>& total = impl_->launch.activity;
+  if (total.size() < impl_->activity.size()) total.resize(impl_->activity.size());
+  for (size_t pc = 0; pc < impl_->activity.size(); ++pc) {
+    total[pc].issues += impl_->activity[pc].issues;
+    total[pc].active_lanes += impl_->activity[pc].active_lanes;
+    total[pc].warp_lanes += impl_->activity[pc].warp_lanes;
+  }
+}
 
 std::optional<BlockFault> BlockRunner::run(uint64_t linear, std::vector<Finding>* findings) {
   std::optional<BlockFault> fault = impl_->run(linear, findings);

@@ -48,6 +48,13 @@ struct LaunchState {
   std::atomic<uint64_t> instructions{0};     // thread-instructions of finished blocks
   std::atomic<uint64_t> warp_instructions{0};  // warp-instructions issued by finished blocks
   std::atomic<bool> budget_exhausted{false};
+  // Per instruction of the kernel's code: warp issues, their active lanes and their warps' threads, summed
+  // over the workers when each finishes (Observations::line_activity).
+  struct Activity {
+    uint64_t issues = 0, active_lanes = 0, warp_lanes = 0;
+  };
+  std::mutex activity_mutex;
+  std::vector<Activity> activity;
   bool warps_reversed = false;               // run each block's warps last first (Schedule::kReversed)
   bool one_worker = false;                   // run the blocks on one thread, in the schedule's order
 

@@ -436,12 +436,13 @@ class Linker {
         }
         case Operand::Kind::kAddr: {
           inst->src[i] = operand.reg == kNone32 ? kZeroSlot : frame.reg_base + operand.reg;
-          inst->offset = operand.imm;
+          int64_t& offset = i == 1 && instr.op == ptx::Op::kCpAsync ? inst->offset2 : inst->offset;
+          offset = operand.imm;
           if (operand.symbol != kNone32) {
             ptx::Space space;
             uint64_t address;
             if (!place(frame, operand.symbol, instr.line, &space, &address)) return false;
-            inst->offset += static_cast<int64_t>(address);
+            offset += static_cast<int64_t>(address);
             if (inst->space == ptx::Space::kParam && space == ptx::Space::kLocal) inst->space = ptx::Space::kLocal;
           }
           break;

@@ -56,6 +56,7 @@ enum class Handler : uint8_t {
   kYield,         // nanosleep: the warp lets the block's other warps run
   kLoadAcquire,   // ld.acquire: a load, then the warp lets the others run (they may be what it waits for)
   kTrap,          // trap: stops the launch
+  kAsyncCopy,     // cp.async and its commit_group / wait_group / wait_all (ptx::AsyncMode in mode)
   kGeneral,       // every other form: the arithmetic, conversion and comparison families' general code
 };
 
@@ -77,6 +78,7 @@ struct Inst {
   uint32_t src[5] = {};
   bool negate_src[5] = {};       // `!%p` sources
   int64_t offset = 0;            // address offset (src[0] is the base), or the branch target
+  int64_t offset2 = 0;           // the second address's offset (cp.async's source; src[1] is its base)
   uint32_t file = 0, line = 0;   // source position from .loc
   int ptx_line = 0;
   Handler handler = Handler::kGeneral;

@@ -317,6 +317,20 @@ class SimBackend : public Backend {
     run_blocks(state, request, &out);
     out.thread_instructions = state.instructions.load();
     out.warp_instructions = state.warp_instructions.load();
+    std::map<std::pair<uint32_t, uint32_t>, LineActivity> lines;
+    for (size_t pc = 0; pc < state.activity.size() && pc < kernel.code.size(); ++pc) {
+      const sim::LaunchState::Activity& a = state.activity[pc];
+      if (a.issues == 0 || kernel.code[pc].line == 0) continue;
+      LineActivity& line = lines[{kernel.code[pc].file, kernel.code[pc].line}];
+      line.issues += a.issues;
+      line.active_lanes += a.active_lanes;
+      line.warp_lanes += a.warp_lanes;
+    }
+    for (auto& [where, line] : lines) {
+      line.file = sim::file_name(state, where.first);
+      line.line = static_cast<int>(where.second);
+      out.line_activity.push_back(std::move(line));
+    }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
