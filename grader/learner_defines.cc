@@ -3,7 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <regex>
+#include <cctype>
+#include <cstring>
 
 #include "grader/expr.h"
 
@@ -72,14 +73,91 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin + 1));
 }
 
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 // A number or an expression of numbers, integer suffixes (256u, 64UL) allowed; anything else is nullopt.
-std::optional<int64_t> value_of(const std::string& text) {
-  static const std::regex suffix(R"(\b([0-9]+)[uUlL]+\b)");
-  const std::string plain = std::regex_replace(text, suffix, "$1");
+std::optional<int64_t> value_of(std::string_view text) {
+  std::string plain;
+  for (size_t i = 0; i < text.size();) {
+    const bool starts_number =
+        std::isdigit(static_cast<unsigned char>(text[i])) && (i == 0 || !is_word_char(text[i - 1]));
+    if (!starts_number) {
+      plain += text[i++];
+      continue;
+    }
+    size_t digits = i;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+    size_t suffix = digits;
+    while (suffix < text.size() && std::strchr("uUlL", text[suffix]) != nullptr) ++suffix;
+    plain.append(text.substr(i, digits - i));
+    // A suffix is dropped only when it ends the literal (256u); anything else stays for the parser to refuse.
+    i = suffix < text.size() && is_word_char(text[suffix]) ? digits : suffix;
+  }
   std::string error;
   std::optional<Expr> expr = Expr::parse(plain, &error);
   if (!expr || !expr->variables().empty()) return std::nullopt;
   return expr->eval({}, &error);
+}
+
+// `# define NAME value` (not a function-like macro): the value's text, else nullopt.
+std::optional<std::string> macro_value(std::string_view line, std::string_view name) {
+  size_t at = line.find_first_not_of(" \t");
+  if (at == std::string_view::npos || line[at] != '#') return std::nullopt;
+  at = line.find_first_not_of(" \t", at + 1);
+  if (at == std::string_view::npos || line.compare(at, 6, "define") != 0) return std::nullopt;
+  at += 6;
+  const size_t name_at = line.find_first_not_of(" \t", at);
+  if (name_at == at || name_at == std::string_view::npos || line.compare(name_at, name.size(), name) != 0)
+    return std::nullopt;
+  const size_t after = name_at + name.size();
+  if (after < line.size() && line[after] != ' ' && line[after] != '\t') return std::nullopt;
+  return trim(line.substr(std::min(after, line.size())));
+}
+
+// `[static] constexpr|const <type words> NAME = value;` or `{value}` in one statement: the value's text.
+std::optional<std::string> constant_value(std::string_view line, std::string_view name) {
+  for (size_t p = line.find(name); p != std::string_view::npos; p = line.find(name, p + 1)) {
+    const size_t after = p + name.size();
+    if ((p > 0 && is_word_char(line[p - 1])) || (after < line.size() && is_word_char(line[after]))) continue;
+    // The words before it in its statement: identifiers only (no '*', '&', '('), with const or constexpr
+    // among them and a type after it.
+    const size_t boundary = p == 0 ? std::string_view::npos : line.find_last_of(";{}", p - 1);
+    const size_t from = boundary == std::string_view::npos ? 0 : boundary + 1;
+    const std::string_view before = line.substr(from, p - from);
+    bool words_only = true, qualified = false, typed = false;
+    for (size_t w = 0; w < before.size();) {
+      if (before[w] == ' ' || before[w] == '\t') {
+        ++w;
+        continue;
+      }
+      size_t e = w;
+      while (e < before.size() && (is_word_char(before[e]) || before[e] == ':')) ++e;
+      if (e == w) {
+        words_only = false;
+        break;
+      }
+      const std::string_view word = before.substr(w, e - w);
+      if (word == "const" || word == "constexpr") {
+        qualified = true;
+        typed = false;
+      } else if (qualified) {
+        typed = true;
+      }
+      w = e;
+    }
+    if (!words_only || !qualified || !typed) continue;
+    size_t v = line.find_first_not_of(" \t", after);
+    if (v == std::string_view::npos) continue;
+    if (line[v] == '=' && (v + 1 >= line.size() || line[v + 1] != '=')) {
+      const size_t stop = line.find_first_of(";,{}", v + 1);
+      return trim(line.substr(v + 1, (stop == std::string_view::npos ? line.size() : stop) - v - 1));
+    }
+    if (line[v] == '{') {
+      const size_t stop = line.find('}', v + 1);
+      return trim(line.substr(v + 1, (stop == std::string_view::npos ? line.size() : stop) - v - 1));
+    }
+  }
+  return std::nullopt;
 }
 
 Finding refusal(const std::string& file, int line, const LearnerDefine& chosen, std::string message) {
@@ -96,27 +174,15 @@ Finding refusal(const std::string& file, int line, const LearnerDefine& chosen, 
 
 std::vector<SourceDefinition> find_definitions(std::string_view text, std::string_view name) {
   const std::string code = blank_comments_and_strings(text);
-  const std::string n(name);
-  const std::regex define(R"(^\s*#\s*define\s+)" + n + R"((\s.*)?$)");
-  const std::regex constant(R"((?:^|[^A-Za-z0-9_])(?:constexpr|const)\s+(?:[A-Za-z_:][A-Za-z0-9_:]*\s+)+)" +
-                            n + R"(\s*(?:=\s*([^;,{}]*)|\{([^}]*)\}))");
   std::vector<SourceDefinition> found;
   int line_number = 0;
   for (size_t at = 0; at <= code.size();) {
     const size_t end = std::min(code.find('\n', at), code.size());
-    const std::string line = code.substr(at, end - at);
+    const std::string_view line(code.data() + at, end - at);
     ++line_number;
-    std::smatch match;
-    if (std::regex_match(line, match, define)) {
-      SourceDefinition definition{line_number, trim(match[1].str()), std::nullopt};
-      definition.value = value_of(definition.text);
-      found.push_back(std::move(definition));
-    } else if (std::regex_search(line, match, constant)) {
-      SourceDefinition definition{line_number, trim(match[1].matched ? match[1].str() : match[2].str()),
-                                  std::nullopt};
-      definition.value = value_of(definition.text);
-      found.push_back(std::move(definition));
-    }
+    std::optional<std::string> value = macro_value(line, name);
+    if (!value) value = constant_value(line, name);
+    if (value) found.push_back({line_number, *value, value_of(*value)});
     at = end + 1;
   }
   return found;

@@ -8,6 +8,8 @@
 // purpose: it reads `#define NAME value` and `[static] constexpr|const <integer type> NAME = value;` (or
 // `{value}`) outside comments and strings, where value is a number or an expression of numbers (`8 * 32`,
 // `256u`). It does not run the preprocessor, so a definition it cannot read is refused with what to write.
+// It is written by hand, not with std::regex, whose matcher recurses once per character: a submission's long
+// line would overflow the stack.
 #pragma once
 
 #include <optional>

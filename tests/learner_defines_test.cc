@@ -37,6 +37,13 @@ TEST(LearnerDefinesTest, IgnoresCommentsStringsAndOtherNames) {
   EXPECT_EQ(values_of("#define BLOCK_SIZE(n) (n)\nint x = BLOCK_SIZE;\n"), Values{});
 }
 
+// A submission is untrusted: a line of a megabyte is scanned, not a stack overflow.
+TEST(LearnerDefinesTest, ALongLineIsJustALine) {
+  const std::string spaces(size_t{1} << 20, ' ');
+  EXPECT_EQ(values_of("#define BLOCK_SIZE" + spaces + "64\n// " + spaces + "\n"), Values{"1:64"});
+  EXPECT_EQ(values_of("const int" + spaces + "BLOCK_SIZE = 32;"), Values{"1:32"});
+}
+
 TEST(LearnerDefinesTest, UnreadableValuesAreKeptAsWritten) {
   EXPECT_EQ(values_of("#define BLOCK_SIZE (WARPS * 32)\n"), Values{"1:?(WARPS * 32)"});
   EXPECT_EQ(values_of("#define BLOCK_SIZE 1 << 8\n"), Values{"1:?1 << 8"});
