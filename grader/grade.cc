@@ -899,6 +899,11 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   result.max_points = exercise.points;
   const uint64_t seed = options.seed.value_or(exercise.seed);
   const std::string& file = submission.display_path;
+  // The kernel's name as its definition spells it: `reduce` of `reduce<float, 256>` or `ns::reduce`.
+  std::string kernel_source_name = exercise.kernel.name.substr(0, exercise.kernel.name.find('<'));
+  if (size_t colons = kernel_source_name.rfind("::"); colons != std::string::npos)
+    kernel_source_name.erase(0, colons + 2);
+  while (!kernel_source_name.empty() && kernel_source_name.back() == ' ') kernel_source_name.pop_back();
 
   std::optional<std::vector<SourceFile>> headers = read_folder_headers(exercise.dir, error);
   if (!headers) return std::nullopt;
@@ -1016,7 +1021,10 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     }
     Bindings defines;
     for (const auto& [name, value] : variant.defines) defines[name] = value;
-    std::vector<SharedShape> shapes = find_shared_shapes(submission.text, defines);
+    // A name declared with other shapes in other kernels of the file is settled by the launched kernel's own
+    // declaration; a pipeline's kernels share one launch's shapes, so there none is preferred.
+    std::vector<SharedShape> shapes =
+        find_shared_shapes(submission.text, defines, exercise.pipeline.empty() ? kernel_source_name : "");
     LineFigures figures;
     bool simulated_timeout = false;
     if (simulator) {

@@ -318,9 +318,25 @@ void read_declarators(const std::vector<std::string>& tokens, size_t first, uint
   }
 }
 
+// The function a body that opens after `header` belongs to: the word before the parameter list, the
+// parenthesized group that ends the header (`__launch_bounds__(256) void k(int* a)` is k's); "" when the
+// header is not a function's (a namespace, a struct, `extern "C"`).
+std::string function_of(const std::vector<std::string>& header) {
+  size_t close = header.size();
+  while (close > 0 && header[close - 1] != ")") --close;
+  if (close == 0) return "";
+  int depth = 0;
+  for (size_t i = close; i > 0; --i) {
+    if (header[i - 1] == ")") ++depth;
+    if (header[i - 1] == "(" && --depth == 0)
+      return i >= 2 && is_identifier_start(header[i - 2][0]) ? header[i - 2] : "";
+  }
+  return "";
+}
+
 }  // namespace
 
-std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindings& defines) {
+std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindings& defines, std::string_view kernel) {
   const std::string text = strip(source);
   Bindings bindings = defines;
   add_source_constants(text, bindings);
@@ -340,6 +356,9 @@ std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindi
 
   const std::vector<std::string> tokens = tokenize(code);
   std::vector<std::pair<SharedShape, bool>> found;
+  std::vector<std::string> owners;  // per entry of `found`: the function it is declared in, "" at file scope
+  std::string function;             // the function whose body the tokens are in
+  size_t depth = 0, function_depth = 0;
   size_t statement_start = 0;
   for (size_t i = 0; i < tokens.size(); ++i) {
     const std::string& token = tokens[i];
@@ -347,6 +366,12 @@ std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindi
       const std::vector<std::string> statement(tokens.begin() + static_cast<std::ptrdiff_t>(statement_start),
                                                tokens.begin() + static_cast<std::ptrdiff_t>(i));
       statement_start = i + 1;
+      if (token == "{" && function.empty()) {
+        function = function_of(statement);
+        function_depth = depth;
+      }
+      if (token == "{") ++depth;
+      if (token == "}" && depth > 0 && --depth == function_depth) function.clear();
       if (token != ";" || std::find(statement.begin(), statement.end(), "__shared__") == statement.end())
         continue;
       const std::vector<std::string> declaration = declaration_tokens(statement);
@@ -362,10 +387,22 @@ std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindi
           type.begin(), type.end(), [](const std::string& word) { return is_identifier_start(word[0]); });
       const std::optional<uint32_t> size = all_words ? element_size(type) : std::nullopt;
       if (size) read_declarators(declaration, name, *size, bindings, found);
+      owners.resize(found.size(), function);
     }
   }
 
-  // A name declared twice (two kernels of one file) names a shape only when both agree.
+  // A name declared twice (two kernels of one file) names a shape only when both agree, or when one of the
+  // declarations is in the launched kernel's own body: that one is the kernel's.
+  if (!kernel.empty()) {
+    std::vector<std::pair<SharedShape, bool>> kernels_own;
+    for (size_t d = 0; d < found.size(); ++d)
+      if (owners[d] == kernel) kernels_own.push_back(found[d]);
+    std::erase_if(found, [&](const std::pair<SharedShape, bool>& entry) {
+      return std::any_of(kernels_own.begin(), kernels_own.end(),
+                         [&](const auto& own) { return own.first.variable == entry.first.variable; });
+    });
+    found.insert(found.end(), kernels_own.begin(), kernels_own.end());
+  }
   std::vector<SharedShape> shapes;
   std::vector<std::string> ambiguous;
   for (const auto& [shape, known] : found) {

@@ -18,8 +18,11 @@ namespace gpugrade {
 // `const`/`constexpr` integer constants; -D values win, as they do for `#ifndef` guards. The element size
 // comes from the type: C integer and floating types, the fixed-width typedefs, half, and CUDA's vector
 // types (int2, float4, ...). An unsized `[]` gives the dimension 0. A declaration whose type or
-// dimensions cannot be worked out is left out, and so is a name declared twice with different shapes.
-std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindings& defines);
+// dimensions cannot be worked out is left out, and so is a name declared twice with different shapes,
+// unless `kernel` names the function launched (its source name, without template arguments) and one of
+// the declarations is in that function's body (reduce0 ... reduce6 of one file, each with its `sdata`).
+std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindings& defines,
+                                            std::string_view kernel = {});
 
 // ptxas refuses more static shared memory than this on every GPU (0xc000 bytes); only dynamic shared
 // memory may opt in to more, per launch.

@@ -188,7 +188,7 @@ class Launch {
     LaunchRequest request = request_;
     request.entry = matches[0];
     // As the grader does, so that findings name `tile[5][0]` rather than a byte offset.
-    request.shared_shapes = find_shared_shapes(family_source(family_), {});
+    request.shared_shapes = find_shared_shapes(family_source(family_), {}, kernel_);
     return f.backend->launch(*f.loaded.program, request);
   }
 
@@ -450,10 +450,8 @@ TEST(CourseKernels, ReduceUnrolledLastWarpWarnsOfIntraWarpRaces) {
     seen.push_back(std::to_string(f.line - first) + ": " + f.message);
   }
   ASSERT_FALSE(seen.empty());
-  // Gap: `sdata` is declared with three shapes in this file (as in a course's file of reduce0..reduce6),
-  // so the grader's shape reader leaves it out and the element is named by its byte offset (+64 is
-  // sdata[16]).
-  EXPECT_EQ(seen[0], "1: thread (0,0,0) reads sdata[+64] written by thread (16,0,0) at line " +
+  // `sdata` has three shapes in this file (a course's file of reduce0 ... reduce6): the kernel's own names it.
+  EXPECT_EQ(seen[0], "1: thread (0,0,0) reads sdata[16] written by thread (16,0,0) at line " +
                          std::to_string(first) + " with no __syncwarp() between them");
   EXPECT_EQ(seen.size(), 10u);
 }
@@ -657,10 +655,9 @@ TEST(CourseKernels, HistogramWithoutAtomicsIsARace) {
   EXPECT_EQ(out.findings[0].kind, FindingKind::kRace) << describe(out.findings[0]);
   EXPECT_EQ(out.findings[0].line, line_of("histograms", "racy_increment"));
   EXPECT_EQ(out.findings[0].severity, Severity::kError);
-  // Gap: `local` has another shape in histogram_shared_private, so it is named by byte offset (+8 is
-  // local[2]).
+  // `local` has another shape in histogram_shared_private: this kernel's own declaration names it.
   EXPECT_EQ(out.findings[0].message,
-            "thread (33,0,0) reads local[+8] written by thread (29,0,0) at line " +
+            "thread (33,0,0) reads local[2] written by thread (29,0,0) at line " +
                 std::to_string(line_of("histograms", "racy_increment")) + " with no __syncthreads() between them");
 }
 
@@ -1258,7 +1255,6 @@ TEST(CourseKernels, HaloOffByOneWritesPastTheSharedTile) {
                                   "'tile' (66 elements)"}));
 }
 
-// Gap (as for the histogram): `s` has two shapes in bugs.cu, so the race names byte offsets.
 TEST(CourseKernels, MissingBarrierIsARace) {
   SIMULATOR_ONLY();
   std::vector<int> d(256);
@@ -1268,13 +1264,13 @@ TEST(CourseKernels, MissingBarrierIsARace) {
   const int read = line_of("bugs", "no_barrier"), write = read - 1;
   EXPECT_EQ(findings_of(out),
             (std::vector<std::string>{
-                "race error " + std::to_string(write) + ": thread (128,0,0) writes s[+512] read by thread (127,0,0) "
+                "race error " + std::to_string(write) + ": thread (128,0,0) writes s[128] read by thread (127,0,0) "
                 "at line " + std::to_string(read) + " with no __syncthreads() between them",
-                "race error " + std::to_string(read) + ": thread (128,0,0) reads s[+508] written by thread (127,0,0) "
+                "race error " + std::to_string(read) + ": thread (128,0,0) reads s[127] written by thread (127,0,0) "
                 "at line " + std::to_string(write) + " with no __syncthreads() between them",
                 // Warp 0 runs ahead of warp 7, as a GPU may: it reads s[255] before anyone wrote it.
                 "uninitialized-shared-read error " + std::to_string(read) +
-                    ": thread (0,0,0) reads s[+1020], which no thread of block (0,0,0) wrote"}));
+                    ": thread (0,0,0) reads s[255], which no thread of block (0,0,0) wrote"}));
 }
 
 TEST(CourseKernels, BarrierInABranchIsBarrierDivergence) {
@@ -1290,17 +1286,16 @@ TEST(CourseKernels, BarrierInABranchIsBarrierDivergence) {
                     "reaching it (__syncthreads() inside a branch or after an early return)",
                 // The second bug of the kernel: thread 99 reads s[100], which thread 100 (past n) never wrote.
                 "uninitialized-shared-read error " + std::to_string(barrier + 1) +
-                    ": thread (99,0,0) reads s[+400], which no thread of block (0,0,0) wrote"}));
+                    ": thread (99,0,0) reads s[100], which no thread of block (0,0,0) wrote"}));
 }
 
-// Gap (as above): `tile` has two shapes in bugs.cu; +252 is tile[63].
 TEST(CourseKernels, HalfLoadedTileReadsUninitializedShared) {
   SIMULATOR_ONLY();
   const Observations out = Launch("bugs", "half_loaded_tile").grid(2).block(64)
       .buffer("in", std::vector<float>(128, 1.0f)).buffer("out", std::vector<float>(128, 0.0f)).run();
   EXPECT_EQ(findings_of(out), (std::vector<std::string>{
                                   "uninitialized-shared-read error " + std::to_string(line_of("bugs", "uninitialized")) +
-                                  ": thread (0,0,0) reads tile[+252], which no thread of block (0,0,0) wrote"}));
+                                  ": thread (0,0,0) reads tile[63], which no thread of block (0,0,0) wrote"}));
 }
 
 }  // namespace

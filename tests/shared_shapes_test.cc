@@ -12,9 +12,10 @@ namespace gpugrade {
 namespace {
 
 // "tile:4:[32,33]" per shape, so a mismatch shows every field at once.
-std::vector<std::string> shapes_of(std::string_view source, const Bindings& defines = {}) {
+std::vector<std::string> shapes_of(std::string_view source, const Bindings& defines = {},
+                                   std::string_view kernel = {}) {
   std::vector<std::string> out;
-  for (const SharedShape& shape : find_shared_shapes(source, defines))
+  for (const SharedShape& shape : find_shared_shapes(source, defines, kernel))
     out.push_back(fmt::format("{}:{}:[{}]", shape.variable, shape.element_size, fmt::join(shape.dims, ",")));
   return out;
 }
@@ -105,6 +106,29 @@ __global__ void c() { __shared__ int same[4]; }
 __global__ void d() { __shared__ int same[4]; }
 )";
   EXPECT_EQ(shapes_of(source), Shapes{"same:4:[4]"});
+}
+
+// A course's file of reductions declares `sdata` in each kernel with its own shape: the launched kernel's
+// declaration names it; a device function it calls, or another kernel, does not.
+TEST(SharedShapesTest, TheLaunchedKernelsOwnDeclarationSettlesANameWithTwoShapes) {
+  const char* source = R"(
+#define BLOCK 256
+__device__ void last_warp(volatile float* s, int t) { s[t] += s[t + 32]; }
+__global__ void reduce0(const int* in) { extern __shared__ int sdata[]; if (in) { } }
+template <unsigned kBlock>
+__global__ void __launch_bounds__(256) reduce1(const float* in) {
+  __shared__ float sdata[BLOCK];
+  if (threadIdx.x < 32) { last_warp(sdata, threadIdx.x); }
+}
+struct Helper { __device__ void f() { __shared__ double sdata[3]; } };
+__global__ void reduce2(const float* in) { __shared__ float sdata[2 * BLOCK]; __shared__ int flags[8]; }
+)";
+  EXPECT_EQ(shapes_of(source), Shapes{"flags:4:[8]"});
+  EXPECT_EQ(shapes_of(source, {}, "reduce0"), (Shapes{"flags:4:[8]", "sdata:4:[0]"}));
+  EXPECT_EQ(shapes_of(source, {}, "reduce1"), (Shapes{"flags:4:[8]", "sdata:4:[256]"}));
+  EXPECT_EQ(shapes_of(source, {}, "reduce2"), (Shapes{"sdata:4:[512]", "flags:4:[8]"}));
+  EXPECT_EQ(shapes_of(source, {}, "f"), (Shapes{"flags:4:[8]", "sdata:8:[3]"}));
+  EXPECT_EQ(shapes_of(source, {}, "last_warp"), Shapes{"flags:4:[8]"});
 }
 
 TEST(SharedShapesTest, AMegabyteDefineAndAFortyThousandCharacterLineAreRead) {
