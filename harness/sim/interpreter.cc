@@ -125,6 +125,9 @@ struct AsyncCopy {
   uint32_t group[32] = {};    // the lane's committed-group count when it issued: its group's number
 };
 
+// cp.async copies a warp keeps unfinished before it lands the oldest (each is 800 bytes of host memory).
+constexpr size_t kCopiesInFlight = 64;
+
 struct Warp {
   uint64_t* regs = nullptr;        // slots x 32
   std::byte* local = nullptr;      // 32 x local_bytes
@@ -773,6 +776,12 @@ struct BlockRunner::Impl {
           copy.src_bytes[lane] = size != nullptr ? static_cast<uint32_t>(std::min<uint64_t>(size[lane], copy.bytes)) : copy.bytes;
           copy.group[lane] = w.commits[lane];
         });
+        // A GPU holds a bounded number of copies in flight, and lands the oldest on its own: so does the
+        // simulator, so a loop that never waits cannot grow the list without end.
+        if (w.copies.size() >= kCopiesInFlight) {
+          if (!perform_copy(w, w.copies.front(), w.copies.front().lanes)) return false;
+          w.copies.erase(w.copies.begin());
+        }
         w.copies.push_back(copy);
         return true;
       }
