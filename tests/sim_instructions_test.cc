@@ -245,7 +245,10 @@ TEST(SimInstructionsTest, NamedBarriersWithACountAreRefused) {
   Loaded loaded;
   run_one_thread("  bar.sync 1, 64;", &loaded);
   ASSERT_EQ(loaded.findings.size(), 1u);
-  EXPECT_EQ(loaded.findings[0].message, "ptx:10: barriers with a thread count (named barriers) are not supported");
+  // At the learner's line (the .loc before it), which says where; the PTX line would only confuse.
+  EXPECT_EQ(loaded.findings[0].message, "barriers with a thread count (named barriers) are not supported");
+  EXPECT_EQ(loaded.findings[0].file, "k.cu");
+  EXPECT_EQ(loaded.findings[0].line, 7);
 }
 
 }  // namespace
