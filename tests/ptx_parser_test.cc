@@ -34,8 +34,8 @@ std::string parse_error(const std::string& text, const ptx::ParseOptions& option
 constexpr ptx::ParseOptions kLenient{.keep_unsupported = true};
 
 TEST(PtxParserTest, UnsupportedInstructionNamesTheText) {
-  EXPECT_EQ(parse_error(kernel_with("  dp4a.u32.u32   %r1, %r2,\t%r2, %r1;")),
-            "ptx:7: unsupported instruction in 'dp4a.u32.u32 %r1, %r2, %r2, %r1'");
+  EXPECT_EQ(parse_error(kernel_with("  fns.b32   %r1, %r2,\t%r2, %r1;")),
+            "ptx:7: unsupported instruction in 'fns.b32 %r1, %r2, %r2, %r1'");
 }
 
 TEST(PtxParserTest, UnsupportedModifierNamesIt) {
@@ -62,13 +62,13 @@ TEST(PtxParserTest, StructuralErrors) {
 
 TEST(PtxParserTest, LoadReportsParseErrorsAsFindings) {
   auto backend = make_sim_backend();
-  Loaded loaded = backend->load(kernel_with("  dp4a.u32.u32 %r1, %r2, %r2, %r1;"));
+  Loaded loaded = backend->load(kernel_with("  fns.b32 %r1, %r2, %r2, %r1;"));
   EXPECT_EQ(loaded.program, nullptr);
   ASSERT_EQ(loaded.findings.size(), 1u);
   EXPECT_EQ(loaded.findings[0].kind, FindingKind::kRuntimeError);
   // Valid PTX the simulator does not run: it says so, and where a GPU would run it.
   EXPECT_EQ(loaded.findings[0].message,
-            "the simulator cannot run this kernel: unsupported instruction in 'dp4a.u32.u32 %r1, %r2, %r2, %r1' (PTX "
+            "the simulator cannot run this kernel: unsupported instruction in 'fns.b32 %r1, %r2, %r2, %r1' (PTX "
             "line 7); a GPU can: grade it with --backend gpu");
   EXPECT_EQ(loaded.findings[0].details["ptx_line"], 7);
   // Text that is not PTX at all is the parser's error as it is.
