@@ -40,7 +40,10 @@ NvrtcCompiler::NvrtcCompiler(std::string worker_program, Compiler& fallback, std
   // version joins it because refusals carry nvcc's words.
   std::error_code ec;
   std::filesystem::path library = std::filesystem::canonical(GPUGRADE_NVRTC_LIBRARY, ec);
-  identity_ = fmt::format("nvrtc {} worker 1; {}", ec ? GPUGRADE_NVRTC_LIBRARY : library.filename().string(),
+  // "worker 2": before 9a72def a failure of the worker itself (in a clone under /tmp, its sandbox hid it) was
+  // cached as the submission's compile error, and such an entry kept failing the same source after the fix;
+  // the new identity leaves every entry of worker 1 unread.
+  identity_ = fmt::format("nvrtc {} worker 2; {}", ec ? GPUGRADE_NVRTC_LIBRARY : library.filename().string(),
                           fallback_.identity());
 }
 
