@@ -57,6 +57,13 @@ struct BlockFinding {
 // Why the simulator cannot run `entry` of a leniently parsed module: the first statement it cannot run
 // among the functions the entry reaches, at the learner's source line (a statement with no .loc of its
 // own takes the entry's first line), saying that a GPU runs it. nullopt when the entry can run.
+// Whether blocks of the kernel may communicate through global atomics (they then run in one fixed order, and
+// the checkers keep more per element).
+bool has_global_atomics(const sim::Kernel& kernel) {
+  return std::any_of(kernel.data_path.begin(), kernel.data_path.end(),
+                     [](uint8_t bits) { return (bits & sim::kGlobalAtomic) != 0; });
+}
+
 // A kernel the linker refused, at the learner's line: the instruction's own where the PTX line has one
 // (a call that makes the kernel too large), else the kernel's first.
 Finding link_refusal(const ptx::Module& module, const ptx::Function& function, const sim::LinkError& error) {
@@ -188,8 +195,7 @@ class SimBackend : public Backend {
   // checkers' writer shadow (16 bytes per buffer element, 16 more when blocks meet at global atomics).
   std::optional<Finding> over_memory_budget(const sim::Kernel& kernel, const LaunchRequest& request) const {
     uint64_t buffers = 0, shadow = 0, globals = 0;
-    const bool atomics = std::any_of(kernel.data_path.begin(), kernel.data_path.end(),
-                                     [](uint8_t bits) { return (bits & sim::kGlobalAtomic) != 0; });
+    const bool atomics = has_global_atomics(kernel);
     for (const Buffer& buffer : request.buffers) {
       buffers += buffer.bytes.size();
       if (options_.make_observer) shadow += buffer.bytes.size() / std::max<uint32_t>(1, buffer.element_size) * (atomics ? 32 : 16);
@@ -311,8 +317,7 @@ class SimBackend : public Backend {
 
     // Blocks that communicate through global atomics, and a schedule asked for, run in one fixed order.
     state.one_worker = one_worker || request.schedule != Schedule::kLaunchOrder ||
-                       std::any_of(kernel.data_path.begin(), kernel.data_path.end(),
-                                   [](uint8_t bits) { return (bits & sim::kGlobalAtomic) != 0; });
+                       has_global_atomics(kernel);
     state.warps_reversed = request.schedule == Schedule::kReversed;
     run_blocks(state, request, &out);
     out.thread_instructions = state.instructions.load();
