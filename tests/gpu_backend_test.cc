@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -16,12 +17,14 @@
 #include <sstream>
 
 #include "harness/gpu/child_process.h"
+#include "harness/gpu/entry_scan.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/poison_prologue.h"
 #include "harness/gpu/red_zone.h"
 #include "harness/gpu/job.h"
 #include "harness/gpu/sanitizer_report.h"
 #include "harness/poison.h"
+#include "harness/ptx/module.h"
 
 namespace gpugrade {
 namespace {
@@ -124,20 +127,51 @@ struct Tools {
   std::string error;
 };
 
-// Compiles kKernels once per test binary, as the grader does: device code only, to PTX, with lines.
+// Compiles `source` as the grader does: device code only, to PTX, with lines.
+Tools compile_to_ptx(std::string_view name, std::string_view source) {
+  Tools t;
+  t.dir = fs::temp_directory_path() / fmt::format("gpugrade-gpu-test-{}", getpid());
+  fs::create_directories(t.dir);
+  std::ofstream(t.dir / fmt::format("{}.cu", name)) << source;
+  const std::string command = fmt::format("'{}' -ptx -arch=compute_75 -lineinfo -o '{}' '{}' > '{}' 2>&1",
+                                          GPUGRADE_NVCC, (t.dir / fmt::format("{}.ptx", name)).string(),
+                                          (t.dir / fmt::format("{}.cu", name)).string(),
+                                          (t.dir / fmt::format("{}.log", name)).string());
+  if (std::system(command.c_str()) != 0) t.error = read_file(t.dir / fmt::format("{}.log", name));
+  t.ptx = read_file(t.dir / fmt::format("{}.ptx", name));
+  return t;
+}
+
+// kKernels, compiled once per test binary.
 const Tools& compiled() {
-  static const Tools tools = [] {
-    Tools t;
-    t.dir = fs::temp_directory_path() / fmt::format("gpugrade-gpu-test-{}", getpid());
-    fs::create_directories(t.dir);
-    std::ofstream(t.dir / "kernels.cu") << kKernels;
-    const std::string command = fmt::format("'{}' -ptx -arch=compute_75 -lineinfo -o '{}' '{}' > '{}' 2>&1",
-                                            GPUGRADE_NVCC, (t.dir / "kernels.ptx").string(),
-                                            (t.dir / "kernels.cu").string(), (t.dir / "nvcc.log").string());
-    if (std::system(command.c_str()) != 0) t.error = read_file(t.dir / "nvcc.log");
-    t.ptx = read_file(t.dir / "kernels.ptx");
-    return t;
-  }();
+  static const Tools tools = compile_to_ptx("kernels", kKernels);
+  return tools;
+}
+
+// What only the driver runs: a table of device-function pointers (its initializer names functions) and a
+// __managed__ counter, which the simulator's parser does not read; the tile and the barrier are reached
+// only through a called function.
+constexpr std::string_view kDriverOnly = R"(
+__managed__ unsigned int calls;
+__device__ float twice(float x) { return 2 * x; }
+__device__ float thrice(float x) { return 3 * x; }
+typedef float (*Scale)(float);
+__device__ Scale scales[2] = {twice, thrice};
+__shared__ float staged[128];
+__device__ __noinline__ float stage(float x) {
+  staged[threadIdx.x] = x;
+  __syncthreads();
+  return staged[blockDim.x - 1 - threadIdx.x];
+}
+extern "C" __global__ void scale_reversed(float* out, const float* in, int which) {  // SCALE
+  float x = scales[which & 1](in[threadIdx.x]);
+  out[threadIdx.x] = stage(x);
+  atomicAdd(&calls, 1u);
+}
+)";
+
+const Tools& compiled_driver_only() {
+  static const Tools tools = compile_to_ptx("driver_only", kDriverOnly);
   return tools;
 }
 
@@ -203,13 +237,83 @@ TEST(GpuLoad, DescribesKernelsTheSimulatorCannotRun) {
   EXPECT_EQ(handoff.shared[0].bytes, 32u * 4);
 }
 
-TEST(GpuLoad, UnreadablePtxIsAFindingWithItsLine) {
-  Loaded loaded =
-      make_gpu_backend()->load(".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k(\n");
-  EXPECT_FALSE(loaded.program);
-  ASSERT_EQ(loaded.findings.size(), 1u);
-  EXPECT_EQ(loaded.findings[0].kind, FindingKind::kRuntimeError);
-  EXPECT_TRUE(loaded.findings[0].message.starts_with("ptx:")) << loaded.findings[0].message;
+// The GPU backend reads the module's outline itself (harness/gpu/entry_scan); where the simulator's parser
+// can read a module, both describe every kernel alike.
+TEST(GpuLoad, OutlineAgreesWithTheSimulatorsParser) {
+  const Tools& tools = compiled();
+  ASSERT_TRUE(tools.error.empty()) << tools.error;
+  ptx::Module module;
+  std::string error;
+  ASSERT_TRUE(ptx::parse_module(tools.ptx, &module, &error, {.keep_unsupported = true})) << error;
+  const std::vector<KernelTraits> parsed = ptx::kernel_traits(module);
+  std::vector<KernelTraits> scanned;
+  ASSERT_TRUE(gpu::scan_kernel_traits(tools.ptx, &scanned, &error)) << error;
+  ASSERT_EQ(scanned.size(), parsed.size());
+  auto shared_names = [](const KernelTraits& traits) {
+    std::vector<std::string> names;
+    for (const SharedVariable& v : traits.shared) names.push_back(fmt::format("{} {} {} {}", v.name, v.bytes, v.align, v.dynamic));
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  for (size_t k = 0; k < parsed.size(); ++k) {
+    SCOPED_TRACE(parsed[k].entry);
+    EXPECT_EQ(scanned[k].entry, parsed[k].entry);
+    ASSERT_EQ(scanned[k].params.size(), parsed[k].params.size());
+    for (size_t p = 0; p < parsed[k].params.size(); ++p) {
+      EXPECT_EQ(scanned[k].params[p].name, parsed[k].params[p].name);
+      EXPECT_EQ(scanned[k].params[p].ptx_type, parsed[k].params[p].ptx_type);
+      EXPECT_EQ(scanned[k].params[p].bytes, parsed[k].params[p].bytes);
+    }
+    EXPECT_EQ(shared_names(scanned[k]), shared_names(parsed[k]));
+    EXPECT_EQ(scanned[k].static_shared_bytes, parsed[k].static_shared_bytes);
+    EXPECT_EQ(scanned[k].uses_barrier, parsed[k].uses_barrier);
+    EXPECT_EQ(scanned[k].uses_dynamic_shared, parsed[k].uses_dynamic_shared);
+    EXPECT_EQ(scanned[k].line, parsed[k].line);
+    ASSERT_EQ(scanned[k].constants.size(), parsed[k].constants.size());
+    for (size_t c = 0; c < parsed[k].constants.size(); ++c) {
+      EXPECT_EQ(scanned[k].constants[c].name, parsed[k].constants[c].name);
+      EXPECT_EQ(scanned[k].constants[c].bytes, parsed[k].constants[c].bytes);
+    }
+  }
+}
+
+// Whatever the driver's JIT accepts loads on the GPU backend, though the simulator's parser refuses it.
+TEST(GpuLoad, DescribesModulesOnlyTheDriverReads) {
+  const Tools& tools = compiled_driver_only();
+  ASSERT_TRUE(tools.error.empty()) << tools.error;
+  ptx::Module module;
+  std::string error;
+  EXPECT_FALSE(ptx::parse_module(tools.ptx, &module, &error, {.keep_unsupported = true}))
+      << "the simulator now reads this module: pick another construct it does not, or drop this check";
+
+  Loaded loaded = make_gpu_backend()->load(tools.ptx);
+  ASSERT_TRUE(loaded.program) << (loaded.findings.empty() ? "" : loaded.findings[0].message);
+  EXPECT_TRUE(loaded.findings.empty());
+  const KernelTraits& kernel = traits_of(*loaded.program, "scale_reversed");
+  ASSERT_EQ(kernel.params.size(), 3u);
+  EXPECT_EQ(kernel.params[0].ptx_type, ".u64");
+  EXPECT_EQ(kernel.params[2].name, "scale_reversed_param_2");
+  EXPECT_EQ(kernel.params[2].bytes, 4u);
+  ASSERT_EQ(kernel.shared.size(), 1u);  // reached through stage()
+  EXPECT_EQ(kernel.shared[0].name, "staged");
+  EXPECT_EQ(kernel.static_shared_bytes, 128u * 4);
+  EXPECT_TRUE(kernel.uses_barrier);   // in stage()
+  int line = 1;
+  for (size_t i = 0; i < kDriverOnly.find("// SCALE"); ++i) line += kDriverOnly[i] == '\n';
+  EXPECT_EQ(kernel.line, line);
+}
+
+// A module whose outline is broken is refused at its line; the driver never sees it.
+TEST(GpuLoad, BrokenOutlinesAreFindingsWithTheirLine) {
+  for (std::string_view ptx : {".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k(\n",
+                               ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n ret;\n",
+                               ".version 8.0\n.target sm_75\n.address_size 64\n.global .u32 t[1] = {0\n"}) {
+    Loaded loaded = make_gpu_backend()->load(ptx);
+    EXPECT_FALSE(loaded.program);
+    ASSERT_EQ(loaded.findings.size(), 1u);
+    EXPECT_EQ(loaded.findings[0].kind, FindingKind::kRuntimeError);
+    EXPECT_TRUE(loaded.findings[0].message.starts_with("ptx:4: ")) << loaded.findings[0].message;
+  }
 }
 
 // The prologue of `entry` in instrumented PTX, from its marker to the entry's first learner instruction.
@@ -1007,6 +1111,29 @@ TEST_F(GpuDevice, HalfPrecisionAndBarArriveKernelsRun) {
   ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
   for (size_t t = 0; t < 32; ++t)
     EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], t)), 63.0f - static_cast<float>(t));
+}
+
+// A module the simulator's parser refuses runs on the GPU: function pointers from a table, a __managed__
+// counter, a tile and a barrier in a called function.
+TEST(GpuDeviceDriverOnly, FunctionPointerTableAndManagedVariableRun) {
+  REQUIRE_GPU();
+  const Tools& tools = compiled_driver_only();
+  ASSERT_TRUE(tools.error.empty()) << tools.error;
+  std::unique_ptr<Backend> backend = make_gpu_backend();
+  Loaded loaded = backend->load(tools.ptx);
+  ASSERT_TRUE(loaded.program) << (loaded.findings.empty() ? "" : loaded.findings[0].message);
+  for (uint32_t which : {0u, 1u}) {
+    LaunchRequest request;
+    request.entry = "scale_reversed";
+    request.block = {128, 1, 1};
+    request.buffers = {poisoned_buffer("out", 128), float_buffer("in", 128, iota)};
+    request.args = {buffer_arg(0), buffer_arg(1), scalar_arg(which)};
+    Observations o = backend->launch(*loaded.program, request);
+    ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+    EXPECT_TRUE(o.findings.empty()) << o.findings[0].message;
+    for (size_t t = 0; t < 128; ++t)
+      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], t)), static_cast<float>(127 - t) * static_cast<float>(which + 2));
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // outputs checked against host loops and findings checked as a learner would read them.
 #include "harness/sim/sim_backend.h"
 
+#include <algorithm>
 #include <bit>
 #include <climits>
 #include <cmath>
@@ -128,6 +129,8 @@ extern "C" __global__ void constants_and_calls(float* out) {
 extern "C" __global__ void weigh_from(float* out, int k) {
   out[threadIdx.x] = coefficients[threadIdx.x + k];  // @coefficients_from
 }
+__managed__ unsigned int tickets;
+extern "C" __global__ void managed_ticket(unsigned* out) { out[threadIdx.x] = atomicAdd(&tickets, 1u); }
 extern "C" __global__ void unwritten_shared(float* out) {
   __shared__ float tile[64];
   out[blockIdx.x * 64 + threadIdx.x] = tile[threadIdx.x];
@@ -433,6 +436,19 @@ TEST_F(SimBackendTest, ConstantsGlobalsAndCalls) {
   std::vector<float> expected(8);
   for (int t = 0; t < 8; ++t) expected[t] = static_cast<float>(t) * coefficients[t & 3];
   EXPECT_EQ(read_buffer<float>(result.buffers[0]), expected);
+}
+
+// A __managed__ variable is a global one to device code (no host code runs), where nvcc's PTX marks it
+// `.attribute(.managed)`.
+TEST_F(SimBackendTest, ManagedVariableIsAGlobalOne) {
+  LaunchRequest r = request("managed_ticket", {1, 1, 1}, {64, 1, 1});
+  r.buffers = {make_buffer("out", std::vector<uint32_t>(64, 99u))};
+  r.args = {buffer_arg(0)};
+  Observations result = run(r);
+  ASSERT_TRUE(result.completed) << (result.findings.empty() ? "" : result.findings[0].message);
+  std::vector<uint32_t> tickets = read_buffer<uint32_t>(result.buffers[0]);
+  std::sort(tickets.begin(), tickets.end());
+  for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(tickets[t], t);
 }
 
 // A ConstantCopy does what cudaMemcpyToSymbol does before a launch: that launch reads the buffer's values

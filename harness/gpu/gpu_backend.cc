@@ -15,7 +15,7 @@
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/poison_prologue.h"
 #include "harness/gpu/sanitizer_report.h"
-#include "harness/ptx/module.h"
+#include "harness/gpu/entry_scan.h"
 #include "harness/trace.h"
 
 namespace gpugrade {
@@ -199,16 +199,12 @@ class GpuBackend : public Backend {
 
   Loaded load(std::string_view ptx) override {
     Loaded loaded;
-    // The simulator's front end reads the PTX, so both backends describe kernels alike; leniently, since
-    // the GPU runs what the simulator cannot (half precision, bar.arrive...).
-    ptx::Module module;
+    // The module's outline is read here, not by the simulator's parser: whatever the driver's JIT
+    // accepts runs on the GPU (function-pointer tables, __managed__ variables, half precision,
+    // bar.arrive, a learner's inline assembly), and PTX the driver refuses is refused by it, at launch.
+    std::vector<KernelTraits> kernels;
     std::string error, poisoned;
-    if (!ptx::parse_module(ptx, &module, &error, {.keep_unsupported = true})) {
-      loaded.findings.push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
-      return loaded;
-    }
-    std::vector<KernelTraits> kernels = ptx::kernel_traits(module);
-    if (!gpu::add_poison_prologue(ptx, kernels, &poisoned, &error)) {
+    if (!gpu::scan_kernel_traits(ptx, &kernels, &error) || !gpu::add_poison_prologue(ptx, kernels, &poisoned, &error)) {
       loaded.findings.push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
       return loaded;
     }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "harness/gpu/entry_scan.h"
 #include "harness/poison.h"
 
 namespace gpugrade::gpu {
@@ -91,29 +92,6 @@ std::string prologue(const KernelTraits& traits) {
 
 // Comments become spaces (newlines kept), so that offsets still match the text and nothing commented
 // out is taken for code.
-std::string blank_comments(std::string_view ptx) {
-  std::string code(ptx);
-  bool in_string = false;
-  for (size_t i = 0; i < code.size(); ++i) {
-    if (in_string) {
-      in_string = code[i] != '"';
-    } else if (code[i] == '"') {
-      in_string = true;
-    } else if (code.compare(i, 2, "//") == 0) {
-      for (; i < code.size() && code[i] != '\n'; ++i) code[i] = ' ';
-    } else if (code.compare(i, 2, "/*") == 0) {
-      size_t end = code.find("*/", i + 2);
-      end = end == std::string::npos ? code.size() : end + 2;
-      for (; i < end; ++i)
-        if (code[i] != '\n') code[i] = ' ';
-      --i;  // the loop's increment moves past the comment
-    }
-  }
-  return code;
-}
-
-// The offset of the first line of `entry`'s body that is not blank, a declaration or a .loc: where the
-// learner's code starts. nullopt when the body is not there.
 std::optional<size_t> first_instruction(std::string_view code, std::string_view entry) {
   size_t open = std::string_view::npos;
   for (size_t at = code.find(".entry"); at != std::string_view::npos && open == std::string_view::npos;

@@ -14,7 +14,7 @@ namespace gpugrade::gpu {
 inline constexpr std::string_view kPoisonPrologueMarker = "// gpugrade: poison prologue";
 
 // Sets *poisoned to `ptx` with a poison prologue before the first instruction of every entry in
-// `kernels` (the traits of the same text, from harness/ptx). The prologue goes after the entry's
+// `kernels` (the traits of the same text, from entry_scan.h). The prologue goes after the entry's
 // declarations and leading .loc lines. Registers it adds are named %gg_*, which nvcc never emits.
 // Returns false with *error when an entry's body cannot be found.
 bool add_poison_prologue(std::string_view ptx, const std::vector<KernelTraits>& kernels,

@@ -398,6 +398,11 @@ class Parser {
         *type = *parsed;
       } else if (word == "ptr" || parse_space(word)) {
         continue;  // .ptr .global .align N attributes of kernel pointer parameters
+      } else if (word == "attribute" && accept("(")) {
+        // `.attribute(.managed)`: a __managed__ variable. No host code runs here, so it is a global
+        // variable like any other.
+        if (!accept(".managed")) return fail(start.line, fmt::format("unsupported {} attribute '.attribute({})'", what, peek().text));
+        if (!accept(")")) return fail_here("')'");
       } else {
         return fail(start.line, fmt::format("unsupported {} attribute '.{}'", what, word));
       }
