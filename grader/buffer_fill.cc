@@ -94,6 +94,10 @@ Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uin
     case BufferInit::kGenerator:  // the grader calls the generator on the zeroed buffer
       break;
     case BufferInit::kPoison:
+      if (t.bytes / t.lanes >= 4) {  // every 4-byte word is the poison word: fill them at memory speed
+        for (size_t offset = 0; offset + 4 <= buffer.bytes.size(); offset += 4) std::memcpy(data + offset, &kOutputPoisonWord, 4);
+        break;
+      }
       for (uint64_t i = 0; i < count; ++i) poison_element(data + i * t.bytes, spec.type);
       break;
     case BufferInit::kConstant:
@@ -107,6 +111,19 @@ Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uin
       break;
     case BufferInit::kRandom: {
       const uint64_t stream = splitmix64(seed ^ (uint64_t{buffer_index} << 48));
+      const RandomSpec& random = fill.random;
+      if (spec.type == ElementType::kFloat && random.values.empty() &&
+          random.distribution == RandomSpec::Distribution::kUniform && !random.hot_value &&
+          random.order == RandomSpec::Order::kNone) {
+        // The common case, the same values as draw() gives, without its per-element choices: a realistic
+        // size has millions of elements, and a GPU grade makes them before its first large launch.
+        const double lo = random.min.value_or(-1.0), hi = random.max.value_or(1.0);
+        for (uint64_t k = 0; k < count; ++k) {
+          const float value = static_cast<float>(lo + static_cast<double>(splitmix64(stream + k) >> 40) * 0x1.0p-24 * (hi - lo));
+          std::memcpy(data + k * 4, &value, 4);
+        }
+        break;
+      }
       std::vector<double> values(count * t.lanes);
       for (uint64_t k = 0; k < values.size(); ++k) values[k] = draw(fill.random, spec.type, splitmix64(stream + k));
       // `hot: {count: N}`: exactly N values (all, when N covers the buffer), at places a seeded partial

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "grader/buffer_fill.h"
 #include "grader/exercise.h"
 #include "grader/process.h"
+#include "harness/poison.h"
 
 namespace gpugrade {
 namespace {
@@ -271,6 +273,24 @@ TEST(BufferFillTest, Version1RandomIsUnchanged) {
     EXPECT_LT(v, 1.0f);
     EXPECT_EQ(v, std::ldexp(std::round(std::ldexp(v + 1.0f, 23)), -23) - 1.0f);  // on the 2^-23 grid
   }
+}
+
+// Plain float buffers take a fast path (millions of elements at realistic sizes); it draws the same values
+// as the general path, which a float2 buffer (the same lane sequence, two lanes an element) still takes.
+TEST(BufferFillTest, FloatFastPathDrawsWhatTheGeneralPathDraws) {
+  for (std::optional<double> min : {std::optional<double>{}, std::optional<double>{80.0}}) {
+    Fill fill;
+    fill.init = BufferInit::kRandom;
+    fill.random.min = min;
+    if (min) fill.random.max = 100.0;
+    std::vector<float> plain = values_of<float>(make_buffer(spec_of(ElementType::kFloat), fill, 4096, 3, 1));
+    std::vector<float> pairs = values_of<float>(make_buffer(spec_of(ElementType::kFloat2), fill, 2048, 3, 1));
+    EXPECT_EQ(plain, pairs);
+  }
+  Fill poison;
+  poison.init = BufferInit::kPoison;
+  for (uint32_t word : values_of<uint32_t>(make_buffer(spec_of(ElementType::kFloat), poison, 1000, 3, 1)))
+    ASSERT_EQ(word, kOutputPoisonWord);
 }
 
 TEST(BufferFillTest, RangeSortedAndHot) {

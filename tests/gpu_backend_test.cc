@@ -695,6 +695,49 @@ TEST(GpuJob, TimingBuffersTravelAsSizesAndTheDeviceNameComesBack) {
   fs::remove(path);
 }
 
+// What moves a realistic size's buffers cheaply: an output filled with poison travels as its word, a
+// borrowed launch is written without a copy, and a result's buffer the launch left unchanged does not
+// travel back (the grader fills it from what it sent).
+TEST(GpuJob, PoisonTravelsAsAWordAndUnchangedBuffersDoNotComeBack) {
+  LaunchRequest request;
+  request.entry = "copy";
+  Buffer out{"out", 4, std::vector<std::byte>(1 << 20)};
+  fill_poison(out.bytes, 0, kOutputPoisonWord);
+  Buffer in{"in", 4, std::vector<std::byte>(1 << 20)};
+  for (size_t i = 0; i < in.bytes.size(); ++i) in.bytes[i] = static_cast<std::byte>(i * 7 + i / 256);
+  request.buffers = {out, in};
+  gpu::Job job;
+  job.mode = gpu::JobMode::kLaunch;
+  job.subject.borrowed = &request;
+  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_wire_job_{}", getpid())).string();
+  std::string error;
+  ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
+  EXPECT_LT(fs::file_size(path), (1u << 20) + 4096u);  // the input's bytes, not the poisoned output's
+  gpu::Job back;
+  ASSERT_TRUE(gpu::read_job(path, &back, &error)) << error;
+  ASSERT_EQ(back.subject.launch.buffers.size(), 2u);
+  EXPECT_EQ(back.subject.launch.buffers[0].bytes, out.bytes);
+  EXPECT_EQ(back.subject.launch.buffers[1].bytes, in.bytes);
+  EXPECT_EQ(back.subject.launch.entry, "copy");
+
+  gpu::JobResult result;  // as the launcher answers a copy kernel: out written, in unchanged
+  result.observations.completed = true;
+  result.observations.buffers = {in, in};
+  result.unchanged = {false, true};
+  ASSERT_TRUE(gpu::write_result(path, result, &error)) << error;
+  EXPECT_LT(fs::file_size(path), (1u << 20) + 4096u);
+  gpu::JobResult read;
+  ASSERT_TRUE(gpu::read_result(path, &read, &error, &request.buffers)) << error;
+  ASSERT_EQ(read.observations.buffers.size(), 2u);
+  EXPECT_EQ(read.observations.buffers[0].bytes, in.bytes);
+  EXPECT_EQ(read.observations.buffers[1].bytes, in.bytes);
+  // A reader that sent nothing cannot fill an unchanged buffer, and says so.
+  gpu::JobResult orphan;
+  EXPECT_FALSE(gpu::read_result(path, &orphan, &error));
+  EXPECT_NE(error.find("says a buffer is unchanged that this job did not send"), std::string::npos) << error;
+  fs::remove(path);
+}
+
 // ---- On a device ----
 
 bool device_ready(std::string* why_not) {

@@ -146,7 +146,7 @@ std::optional<gpu::JobResult> run_job(const gpu::Job& job, const GpuOptions& opt
     return std::nullopt;
   }
   gpu::JobResult result;
-  if (!gpu::read_result(result_path, &result, &error)) {
+  if (!gpu::read_result(result_path, &result, &error, &job.subject.request().buffers)) {
     findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
     return std::nullopt;
   }
@@ -159,7 +159,8 @@ std::vector<uint32_t> param_bytes(const KernelTraits& traits) {
   return bytes;
 }
 
-// The job for one launch of `program`; nullopt (with a finding) when the entry is not in it.
+// The job for one launch of `program`, borrowing `request` (which must outlive it); nullopt (with a
+// finding) when the entry is not in it.
 std::optional<gpu::KernelJob> kernel_job(const Program& program, const std::string& ptx,
                                          const LaunchRequest& request, std::vector<Finding>* findings) {
   const KernelTraits* traits = program.find(request.entry);
@@ -168,7 +169,7 @@ std::optional<gpu::KernelJob> kernel_job(const Program& program, const std::stri
                                           fmt::format("the PTX has no kernel '{}'", request.entry)));
     return std::nullopt;
   }
-  return gpu::KernelJob{ptx, param_bytes(*traits), request};
+  return gpu::KernelJob{ptx, param_bytes(*traits), {}, &request};
 }
 
 gpu::ChildLimits limits_for(const LaunchRequest& request, const GpuOptions& options) {
@@ -295,7 +296,7 @@ class GpuBackend : public Backend {
       return std::nullopt;
     }
     gpu::JobResult result;
-    const bool read = gpu::read_result(result_path, &result, &error);
+    const bool read = gpu::read_result(result_path, &result, &error, &job.subject.request().buffers);
     trace("gpu: result read");
     if (!read) {
       findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
@@ -392,7 +393,7 @@ SanitizerOutcome sanitize_launches(const Program& program, const std::vector<Lau
     return outcome;
   }
   job.subject = std::move(*kernel);
-  job.subject.launch = {};  // the series carries the launches
+  job.subject.borrowed = nullptr;  // the series carries the launches; the subject's own is empty
   job.series = launches;
   // A kernel under the sanitizer runs many times slower: one generous limit for the whole series.
   const gpu::ChildLimits limits{options.sanitizer_seconds, options.sanitizer_seconds};

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 namespace gpugrade::gpu {
@@ -19,17 +21,45 @@ Dim3 dim_from_json(const json& j) {
   return {j.at(0).get<uint32_t>(), j.at(1).get<uint32_t>(), j.at(2).get<uint32_t>()};
 }
 
-json buffers_to_json(const std::vector<Buffer>& buffers) {
+// A buffer of at least this many bytes that is one 4-byte word repeated (an output filled with poison)
+// travels as that word, not as its bytes.
+constexpr size_t kRepeatedWordMinBytes = 4096;
+
+std::optional<uint32_t> repeated_word(const Buffer& b) {
+  if (b.bytes.size() < kRepeatedWordMinBytes || b.bytes.size() % 4 != 0) return std::nullopt;
+  uint32_t word;
+  std::memcpy(&word, b.bytes.data(), 4);
+  for (size_t offset = 4; offset < b.bytes.size(); offset += 4)
+    if (std::memcmp(b.bytes.data() + offset, &word, 4) != 0) return std::nullopt;
+  return word;
+}
+
+// The buffers' header entries. *tail gets the buffers whose bytes follow the header, in order: all but
+// those that travel as a repeated word and those `unchanged` marks (a result's buffers that are the
+// job's bytes, which the reader still has).
+json buffers_to_json(const std::vector<Buffer>& buffers, std::vector<const Buffer*>* tail,
+                     const std::vector<bool>* unchanged = nullptr) {
   json out = json::array();
-  for (const Buffer& b : buffers)
-    out.push_back({{"name", b.name},
-                   {"element_size", b.element_size},
-                   {"bytes", b.bytes.size()},
-                   {"filled_by_backend", b.filled_by_backend}});
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const Buffer& b = buffers[i];
+    json entry = {{"name", b.name},
+                  {"element_size", b.element_size},
+                  {"bytes", b.bytes.size()},
+                  {"filled_by_backend", b.filled_by_backend}};
+    if (unchanged && i < unchanged->size() && (*unchanged)[i]) {
+      entry["unchanged"] = true;
+    } else if (std::optional<uint32_t> word = repeated_word(b)) {
+      entry["repeated_word"] = *word;
+    } else {
+      tail->push_back(&b);
+    }
+    out.push_back(std::move(entry));
+  }
   return out;
 }
 
-// Sizes the buffers from the header; their bytes are read later from the file's tail.
+// Sizes the buffers from the header and fills those that travel as a repeated word; the others' bytes
+// are read later from the file's tail (see tail_of).
 std::vector<Buffer> buffers_from_json(const json& j) {
   std::vector<Buffer> buffers;
   for (const json& b : j) {
@@ -38,12 +68,23 @@ std::vector<Buffer> buffers_from_json(const json& j) {
     buffer.element_size = b.at("element_size").get<uint32_t>();
     buffer.bytes.resize(b.at("bytes").get<size_t>());
     buffer.filled_by_backend = b.value("filled_by_backend", uint64_t{0});
+    if (b.contains("repeated_word")) {
+      const uint32_t word = b.at("repeated_word").get<uint32_t>();
+      for (size_t offset = 0; offset + 4 <= buffer.bytes.size(); offset += 4)
+        std::memcpy(buffer.bytes.data() + offset, &word, 4);
+    }
     buffers.push_back(std::move(buffer));
   }
   return buffers;
 }
 
-json launch_to_json(const LaunchRequest& r) {
+// The buffers of `buffers` (read from header entries `j`) whose bytes follow in the tail.
+void tail_of(std::vector<Buffer>& buffers, const json& j, std::vector<Buffer*>* tail) {
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (!j.at(i).contains("repeated_word") && !j.at(i).value("unchanged", false)) tail->push_back(&buffers[i]);
+}
+
+json launch_to_json(const LaunchRequest& r, std::vector<const Buffer*>* tail) {
   json args = json::array();
   for (const KernelArg& a : r.args)
     args.push_back({{"buffer", a.kind == KernelArg::Kind::kBuffer}, {"index", a.buffer}, {"bits", a.bits}});
@@ -54,7 +95,7 @@ json launch_to_json(const LaunchRequest& r) {
           {"block", dim_to_json(r.block)},
           {"dynamic_shared_bytes", r.dynamic_shared_bytes},
           {"args", args},
-          {"buffers", buffers_to_json(r.buffers)},
+          {"buffers", buffers_to_json(r.buffers, tail)},
           {"constants", constants},
           {"wall_seconds", r.wall_seconds}};
 }
@@ -79,13 +120,13 @@ LaunchRequest launch_from_json(const json& j) {
   return r;
 }
 
-json kernel_to_json(const KernelJob& k) {
-  return {{"ptx", k.ptx}, {"param_bytes", k.param_bytes}, {"launch", launch_to_json(k.launch)}};
+json kernel_to_json(const KernelJob& k, std::vector<const Buffer*>* tail) {
+  return {{"ptx", k.ptx}, {"param_bytes", k.param_bytes}, {"launch", launch_to_json(k.request(), tail)}};
 }
 
 KernelJob kernel_from_json(const json& j) {
   return {j.at("ptx").get<std::string>(), j.at("param_bytes").get<std::vector<uint32_t>>(),
-          launch_from_json(j.at("launch"))};
+          launch_from_json(j.at("launch")), nullptr};
 }
 
 json findings_to_json(const std::vector<Finding>& findings) {
@@ -222,25 +263,20 @@ JobMode mode_from_name(const std::string& name) {
 }  // namespace
 
 bool write_job(const std::string& path, const Job& job, std::string* error) {
+  std::vector<const Buffer*> tail;
   json header = {{"mode", mode_name(job.mode)},
-                 {"subject", kernel_to_json(job.subject)},
-                 {"baseline", kernel_to_json(job.baseline)},
+                 {"subject", kernel_to_json(job.subject, &tail)},
+                 {"baseline", kernel_to_json(job.baseline, &tail)},
                  {"bytes_moved", job.bytes_moved},
                  {"warmup_launches", job.warmup_launches},
                  {"timed_launches", job.timed_launches},
                  {"series", json::array()}};
-  std::vector<const Buffer*> buffers;
-  for (const Buffer& b : job.subject.launch.buffers) buffers.push_back(&b);
-  for (const Buffer& b : job.baseline.launch.buffers) buffers.push_back(&b);
-  for (const LaunchRequest& launch : job.series) {
-    header["series"].push_back(launch_to_json(launch));
-    for (const Buffer& b : launch.buffers) buffers.push_back(&b);
-  }
-  return write_file(path, header, buffers, error);
+  for (const LaunchRequest& launch : job.series) header["series"].push_back(launch_to_json(launch, &tail));
+  return write_file(path, header, tail, error);
 }
 
 bool read_job(const std::string& path, Job* job, std::string* error) {
-  return read_file(path, error, [&](const json& header, std::vector<Buffer*>* buffers) {
+  return read_file(path, error, [&](const json& header, std::vector<Buffer*>* tail) {
     job->mode = mode_from_name(header.at("mode").get<std::string>());
     job->subject = kernel_from_json(header.at("subject"));
     job->baseline = kernel_from_json(header.at("baseline"));
@@ -248,19 +284,20 @@ bool read_job(const std::string& path, Job* job, std::string* error) {
     job->warmup_launches = header.at("warmup_launches").get<int>();
     job->timed_launches = header.at("timed_launches").get<int>();
     for (const json& launch : header.at("series")) job->series.push_back(launch_from_json(launch));
-    for (Buffer& b : job->subject.launch.buffers) buffers->push_back(&b);
-    for (Buffer& b : job->baseline.launch.buffers) buffers->push_back(&b);
-    for (LaunchRequest& launch : job->series)
-      for (Buffer& b : launch.buffers) buffers->push_back(&b);
+    tail_of(job->subject.launch.buffers, header.at("subject").at("launch").at("buffers"), tail);
+    tail_of(job->baseline.launch.buffers, header.at("baseline").at("launch").at("buffers"), tail);
+    for (size_t k = 0; k < job->series.size(); ++k)
+      tail_of(job->series[k].buffers, header.at("series").at(k).at("buffers"), tail);
   });
 }
 
 bool write_result(const std::string& path, const JobResult& result, std::string* error) {
   const Observations& o = result.observations;
   const TimingResult& t = result.timing;
+  std::vector<const Buffer*> tail;
   json header = {{"device", result.device},
                  {"findings", findings_to_json(o.findings)},
-                 {"buffers", buffers_to_json(o.buffers)},
+                 {"buffers", buffers_to_json(o.buffers, &tail, &result.unchanged)},
                  {"seconds", o.seconds},
                  {"completed", o.completed},
                  {"timing",
@@ -270,13 +307,12 @@ bool write_result(const std::string& path, const JobResult& result, std::string*
                    {"ratio", t.ratio},
                    {"device_name", t.device},
                    {"findings", findings_to_json(t.findings)}}}};
-  std::vector<const Buffer*> buffers;
-  for (const Buffer& b : o.buffers) buffers.push_back(&b);
-  return write_file(path, header, buffers, error);
+  return write_file(path, header, tail, error);
 }
 
-bool read_result(const std::string& path, JobResult* result, std::string* error) {
-  return read_file(path, error, [&](const json& header, std::vector<Buffer*>* buffers) {
+bool read_result(const std::string& path, JobResult* result, std::string* error, const std::vector<Buffer>* sent) {
+  bool unchanged_ok = true;
+  const bool read = read_file(path, error, [&](const json& header, std::vector<Buffer*>* tail) {
     result->device = header.at("device").get<std::string>();
     Observations& o = result->observations;
     o.findings = findings_from_json(header.at("findings"));
@@ -290,8 +326,18 @@ bool read_result(const std::string& path, JobResult* result, std::string* error)
     result->timing.ratio = t.at("ratio").get<double>();
     result->timing.device = t.at("device_name").get<std::string>();
     result->timing.findings = findings_from_json(t.at("findings"));
-    for (Buffer& b : o.buffers) buffers->push_back(&b);
+    tail_of(o.buffers, header.at("buffers"), tail);
+    for (size_t i = 0; i < o.buffers.size(); ++i) {
+      if (!header.at("buffers").at(i).value("unchanged", false)) continue;
+      if (!sent || i >= sent->size() || (*sent)[i].bytes.size() != o.buffers[i].bytes.size()) {
+        unchanged_ok = false;
+        continue;
+      }
+      std::memcpy(o.buffers[i].bytes.data(), (*sent)[i].bytes.data(), o.buffers[i].bytes.size());
+    }
   });
+  if (read && !unchanged_ok) *error = fmt::format("{} says a buffer is unchanged that this job did not send", path);
+  return read && unchanged_ok;
 }
 
 }  // namespace gpugrade::gpu

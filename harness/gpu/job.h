@@ -20,10 +20,14 @@ inline constexpr std::string_view kSeriesMarker = "gpugrade-launch: series launc
 
 // One kernel to run: its PTX (instrumented for correctness runs, untouched for timing), the sizes of its
 // parameters from the PTX (scalars are passed in exactly that many bytes), and the launch itself.
+// A writer may borrow the launch instead of copying it (buffers of realistic sizes are tens of
+// megabytes): `borrowed`, when set, is what write_job writes; a reader fills `launch`.
 struct KernelJob {
   std::string ptx;
   std::vector<uint32_t> param_bytes;
   LaunchRequest launch;
+  const LaunchRequest* borrowed = nullptr;
+  const LaunchRequest& request() const { return borrowed ? *borrowed : launch; }
 };
 
 struct Job {
@@ -40,12 +44,19 @@ struct JobResult {
   Observations observations;  // kLaunch
   TimingResult timing;        // kTime
   std::string device;         // "NVIDIA H200 (sm_90), driver 13.0"
+  // Per buffer of observations, whether the launch left it as the job sent it (the launcher compares):
+  // its bytes then do not travel back, and read_result takes them from what was sent.
+  std::vector<bool> unchanged;
 };
 
 // Writes and reads the files. Readers return false with *error when the file is short or malformed.
+// Buffers travel as their bytes, except a buffer that is one 4-byte word repeated (an output filled with
+// poison), which travels as that word, and a result's buffer the launch left unchanged: read_result
+// copies it from `sent`, the job's buffers (subject.launch.buffers), and fails when they do not match.
 bool write_job(const std::string& path, const Job& job, std::string* error);
 bool read_job(const std::string& path, Job* job, std::string* error);
 bool write_result(const std::string& path, const JobResult& result, std::string* error);
-bool read_result(const std::string& path, JobResult* result, std::string* error);
+bool read_result(const std::string& path, JobResult* result, std::string* error,
+                 const std::vector<Buffer>* sent = nullptr);
 
 }  // namespace gpugrade::gpu

@@ -282,12 +282,21 @@ class Session {
     if (pointer) cuMemFree(pointer);
   }
 
-  bool copy_back(const Prepared& prepared, std::vector<Buffer>* buffers, std::vector<Finding>* findings) {
+  // Reads every buffer back over the bytes the job sent, and says which the launch left as they were
+  // (*unchanged): those do not travel back to the grader, which still has them.
+  bool copy_back(const Prepared& prepared, std::vector<Buffer>* buffers, std::vector<bool>* unchanged,
+                 std::vector<Finding>* findings) {
+    unchanged->assign(buffers->size(), false);
     for (size_t i = 0; i < buffers->size(); ++i) {
       std::vector<std::byte>& bytes = (*buffers)[i].bytes;
-      if (!bytes.empty() &&
-          !cuda_.ok(cuMemcpyDtoH(bytes.data(), prepared.buffers[i], bytes.size()), "cuMemcpyDtoH"))
+      if (bytes.empty()) continue;
+      read_back_.resize(bytes.size());
+      if (!cuda_.ok(cuMemcpyDtoH(read_back_.data(), prepared.buffers[i], bytes.size()), "cuMemcpyDtoH"))
         return fail(findings, fmt::format("cannot read back buffer '{}'", (*buffers)[i].name));
+      if (std::memcmp(read_back_.data(), bytes.data(), bytes.size()) == 0)
+        (*unchanged)[i] = true;
+      else
+        bytes.swap(read_back_);  // the sent bytes become the next buffer's scratch
     }
     return true;
   }
@@ -418,6 +427,7 @@ class Session {
   bool events_ready_ = false;
   CUdeviceptr flush_ = 0;
   size_t flush_bytes_ = 0;
+  std::vector<std::byte> read_back_;  // kept between jobs, so a served launcher allocates it once
   unsigned flushes_ = 0;
 };
 
@@ -436,7 +446,7 @@ void run_launch(Session& session, Job& job, JobResult* result) {
   o.seconds = *ms / 1000.0;
   o.buffers = std::move(job.subject.launch.buffers);
   o.completed = session.check_red_zones(prepared, o.buffers, &o.findings) &&
-                session.copy_back(prepared, &o.buffers, &o.findings);
+                session.copy_back(prepared, &o.buffers, &result->unchanged, &o.findings);
   if (!o.completed) o.buffers.clear();
   session.release(prepared);
 }
