@@ -34,6 +34,10 @@ struct SharedVariable {
   uint64_t bytes = 0;     // 0 for the dynamic window
   uint32_t align = 1;
   bool dynamic = false;
+  // False for a variable declared in the body of a function the kernel calls: nvcc moves a __shared__
+  // variable that only one __noinline__ function uses into that function, where the kernel's own code
+  // cannot name it (so the GPU's poison prologue cannot fill it).
+  bool named_in_entry = true;
 };
 
 // A module-scope __constant__ variable (`.const .align 4 .b8 mask[28]`): a host program fills it with

@@ -251,7 +251,7 @@ TEST(GpuLoad, OutlineAgreesWithTheSimulatorsParser) {
   ASSERT_EQ(scanned.size(), parsed.size());
   auto shared_names = [](const KernelTraits& traits) {
     std::vector<std::string> names;
-    for (const SharedVariable& v : traits.shared) names.push_back(fmt::format("{} {} {} {}", v.name, v.bytes, v.align, v.dynamic));
+    for (const SharedVariable& v : traits.shared) names.push_back(fmt::format("{} {} {} {} {}", v.name, v.bytes, v.align, v.dynamic, v.named_in_entry));
     std::sort(names.begin(), names.end());
     return names;
   };
@@ -296,6 +296,7 @@ TEST(GpuLoad, DescribesModulesOnlyTheDriverReads) {
   EXPECT_EQ(kernel.params[2].bytes, 4u);
   ASSERT_EQ(kernel.shared.size(), 1u);  // reached through stage()
   EXPECT_EQ(kernel.shared[0].name, "staged");
+  EXPECT_FALSE(kernel.shared[0].named_in_entry);  // nvcc declares it in stage()'s body
   EXPECT_EQ(kernel.static_shared_bytes, 128u * 4);
   EXPECT_TRUE(kernel.uses_barrier);   // in stage()
   int line = 1;

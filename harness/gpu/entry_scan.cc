@@ -396,12 +396,16 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
         pending.insert(pending.end(), v->second->names_in_initializer.rbegin(), v->second->names_in_initializer.rend());
       }
     }
+    std::set<const Variable*> elsewhere;  // declared in the body of a called function
     for (const Function* f : reached) {
       traits.uses_barrier = traits.uses_barrier || f->barrier;
-      for (const Variable& variable : f->own_shared) shared.push_back(&variable);
+      for (const Variable& variable : f->own_shared) {
+        shared.push_back(&variable);
+        if (f != &fn) elsewhere.insert(&variable);
+      }
     }
     for (const Variable* variable : shared) {
-      traits.shared.push_back({variable->name, variable->bytes, variable->align, variable->dynamic});
+      traits.shared.push_back({variable->name, variable->bytes, variable->align, variable->dynamic, !elsewhere.contains(variable)});
       if (variable->dynamic) {
         traits.uses_dynamic_shared = true;
       } else {

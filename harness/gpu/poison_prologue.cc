@@ -76,6 +76,9 @@ std::string prologue(const KernelTraits& traits) {
   int label = 0;
   bool dynamic_done = false;
   for (const SharedVariable& variable : traits.shared) {
+    // A variable declared in a called function's body cannot be named here; it starts unpoisoned on the
+    // GPU (the simulator's pass still poisons it).
+    if (!variable.named_in_entry) continue;
     if (variable.dynamic) {
       // Every .extern .shared variable starts at the same dynamic window: fill it once.
       if (dynamic_done) continue;

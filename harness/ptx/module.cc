@@ -1251,7 +1251,8 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
     }
     for (uint32_t s : shared) {
       const Variable& variable = module.variables[s];
-      traits.shared.push_back({variable.name, variable.bytes, variable.align, variable.dynamic});
+      traits.shared.push_back({variable.name, variable.bytes, variable.align, variable.dynamic,
+                               variable.function == kNone32 || variable.function == f});
       if (variable.dynamic) {
         traits.uses_dynamic_shared = true;
       } else {
