@@ -251,5 +251,88 @@ TEST(SimInstructionsTest, NamedBarriersWithACountAreRefused) {
   EXPECT_EQ(loaded.findings[0].line, 7);
 }
 
+// The simulator holds a predicate as one bit per lane of a warp: each lane keeps its own value through
+// logic on predicates, immediates read as predicates, guards, a predicate written by only some lanes, setp's
+// second result, selp and vote, in a full warp and in a partial one (48 threads).
+TEST(SimInstructionsTest, EachLaneKeepsItsOwnPredicate) {
+  const char* text = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry lanes(.param .u64 out)
+{
+  .reg .pred %p<12>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 12;
+  add.s64 %rd3, %rd1, %rd2;
+  and.b32 %r2, %r1, 31;
+  setp.lt.u32 %p1, %r2, 10;
+  setp.ge.u32 %p2|%p9, %r2, 5;
+  and.pred %p3, %p1, %p2;
+  or.pred %p4, %p1, %p9;
+  xor.pred %p5, %p1, %p2;
+  not.pred %p6, %p1;
+  mov.pred %p7, 1;
+  and.pred %p10, %p7, %p1;
+  @%p1 setp.eq.u32 %p8, %r2, %r2;
+  selp.u32 %r3, 1, 0, %p3;
+  selp.u32 %r4, 2, 0, %p4;
+  selp.u32 %r5, 4, 0, %p5;
+  selp.u32 %r6, 8, 0, %p6;
+  selp.u32 %r7, 16, 0, %p7;
+  selp.u32 %r8, 32, 0, %p8;
+  selp.u32 %r9, 64, 0, %p10;
+  selp.u32 %r10, 128, 0, !%p9;
+  or.b32 %r3, %r3, %r4;
+  or.b32 %r3, %r3, %r5;
+  or.b32 %r3, %r3, %r6;
+  or.b32 %r3, %r3, %r7;
+  or.b32 %r3, %r3, %r8;
+  or.b32 %r3, %r3, %r9;
+  or.b32 %r3, %r3, %r10;
+  st.global.u32 [%rd3], %r3;
+  mov.u32 %r11, 0;
+  @!%p1 mov.u32 %r11, 7;
+  st.global.u32 [%rd3+4], %r11;
+  activemask.b32 %r13;
+  vote.sync.ballot.b32 %r12, %p3, %r13;
+  st.global.u32 [%rd3+8], %r12;
+  ret;
+}
+)";
+  auto backend = make_sim_backend();
+  Loaded loaded = backend->load(text);
+  ASSERT_NE(loaded.program, nullptr) << loaded.findings.at(0).message;
+  LaunchRequest request;
+  request.entry = "lanes";
+  request.grid = {1, 1, 1};
+  request.block = {48, 1, 1};
+  request.buffers = {testing::make_buffer("out", std::vector<uint32_t>(48 * 3, 0xDEADBEEFu))};
+  request.args = {testing::buffer_arg(0)};
+  Observations result = backend->launch(*loaded.program, request);
+  ASSERT_TRUE(result.completed) << result.findings.at(0).message;
+  std::vector<uint32_t> out = testing::read_buffer<uint32_t>(result.buffers[0]);
+  for (uint32_t thread = 0; thread < 48; ++thread) {
+    const uint32_t lane = thread % 32;
+    const bool below_10 = lane < 10, from_5 = lane >= 5;
+    uint32_t bits = 0;
+    if (below_10 && from_5) bits |= 1;     // and
+    if (below_10 || !from_5) bits |= 2;    // or with setp's second result
+    if (below_10 != from_5) bits |= 4;     // xor
+    if (!below_10) bits |= 8;              // not
+    bits |= 16;                            // mov.pred of the immediate 1: every lane
+    if (below_10) bits |= 32;              // set only by the lanes its guard let through
+    if (below_10) bits |= 64;              // the immediate and a register
+    if (from_5) bits |= 128;               // selp on !%p9
+    EXPECT_EQ(out[thread * 3], bits) << "thread " << thread;
+    EXPECT_EQ(out[thread * 3 + 1], below_10 ? 0u : 7u) << "thread " << thread;
+    // Lanes 5 to 9 of each warp; the second warp has lanes 0 to 15 only, so it has the same ballot.
+    EXPECT_EQ(out[thread * 3 + 2], 0x3E0u) << "thread " << thread;
+  }
+}
+
 }  // namespace
 }  // namespace gpugrade

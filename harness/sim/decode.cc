@@ -31,6 +31,9 @@ Handler integer_or_general(const Inst& in, Handler handler) {
 }
 
 Handler handler_for(const Inst& in) {
+  if (in.type == Type::kPred && (in.op == Op::kAnd || in.op == Op::kOr || in.op == Op::kXor || in.op == Op::kNot ||
+                                 in.op == Op::kCnot || (in.op == Op::kMov && in.ndst == 1 && in.nsrc == 1)))
+    return Handler::kPredLogic;
   switch (in.op) {
     case Op::kMov:
       return in.ndst == 1 && in.nsrc == 1 && in.type != Type::kNone ? Handler::kMove : Handler::kGeneral;

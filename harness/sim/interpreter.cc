@@ -1,5 +1,6 @@
 // The dispatch loop and the semantics of every opcode in harness/ptx/opcodes.h. Registers are stored per
-// warp as structure-of-arrays (slot-major, 32 lanes contiguous); a warp runs at the lowest program counter
+// warp as structure-of-arrays (slot-major, 32 lanes contiguous), except predicates, which are one 32-bit
+// lane mask in the first word of their slot (`pred`, `set_pred`); a warp runs at the lowest program counter
 // among its runnable lanes, which reconverges divergent paths at the first instruction they share (nvcc
 // lays blocks out so that this is the immediate post-dominator for the code it emits).
 #include "harness/sim/interpreter.h"
@@ -43,6 +44,18 @@ template <class F>
       f(lane);
     }
   }
+}
+
+// The mask whose bit l is flags[l] (each 0 or 1). Multiplying eight 0/1 bytes by 0x0102040810204080 sums
+// byte i shifted to bit 56 + i, with no carries between them.
+inline uint32_t pack_lanes(const uint8_t* flags) {
+  uint32_t mask = 0;
+  for (uint32_t i = 0; i < 4; ++i) {
+    uint64_t eight;
+    std::memcpy(&eight, flags + 8 * i, 8);
+    mask |= static_cast<uint32_t>((eight * 0x0102040810204080u) >> 56) << (8 * i);
+  }
+  return mask;
 }
 
 inline uint64_t low_mask(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
@@ -112,6 +125,16 @@ uint64_t float_to_int(double x, Type type) {
   if (x <= 0) return 0;
   if (x >= std::ldexp(1.0, static_cast<int>(bits))) return low_mask(bits);
   return static_cast<uint64_t>(x) & low_mask(bits);
+}
+
+// fma.f32 on the lanes `on`, the result's NaN canonical as the GPU's: with the host's FMA instruction where
+// it has one, else with libm's fmaf, which gives the same bits (one rounding either way) a call per lane.
+[[gnu::target_clones("fma", "default")]] void fma_f32_lanes(uint32_t on, uint64_t* d, const uint64_t* a, const uint64_t* b,
+                                                           const uint64_t* c) {
+  for_lanes(on, [&](uint32_t l) {
+    const float x = std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l]));
+    d[l] = std::isnan(x) ? uint64_t{0x7FFFFFFFu} : from_f32(x);
+  });
 }
 
 // One cp.async of a warp, kept until its lanes wait for it: on a GPU the bytes may land any time before.
@@ -225,10 +248,64 @@ struct BlockRunner::Impl {
       warps[w].local = local.data() + static_cast<size_t>(w) * 32 * kernel.local_bytes;
       warps[w].index = w;
       for (const auto& [slot, value] : kernel.constants) std::fill_n(warps[w].regs + slot * 32, 32, value);
+      write_fixed_specials(warps[w], warp_count);
+    }
+  }
+
+  // The specials that are the same in every block of the launch (all but %ctaid), written once per worker:
+  // no instruction writes a special's slot, so they survive from block to block.
+  void write_fixed_specials(Warp& w, uint32_t warp_count) {
+    if (kernel.specials_read == 0) return;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      Dim3 t = thread_of(w, lane);
+      auto set = [&](ptx::Special special, uint64_t value) {
+        if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) w.regs[static_cast<size_t>(special) * 32 + lane] = value;
+      };
+      set(ptx::Special::kTidX, t.x);
+      set(ptx::Special::kTidY, t.y);
+      set(ptx::Special::kTidZ, t.z);
+      set(ptx::Special::kNtidX, launch.block.x);
+      set(ptx::Special::kNtidY, launch.block.y);
+      set(ptx::Special::kNtidZ, launch.block.z);
+      set(ptx::Special::kNctaidX, launch.grid.x);
+      set(ptx::Special::kNctaidY, launch.grid.y);
+      set(ptx::Special::kNctaidZ, launch.grid.z);
+      set(ptx::Special::kLaneid, lane);
+      set(ptx::Special::kWarpid, w.index);
+      set(ptx::Special::kNwarpid, warp_count);
+      uint32_t bit = uint32_t{1} << lane;
+      set(ptx::Special::kLanemaskEq, bit);
+      set(ptx::Special::kLanemaskLt, bit - 1);
+      set(ptx::Special::kLanemaskLe, (bit - 1) | bit);
+      set(ptx::Special::kLanemaskGt, ~((bit - 1) | bit));
+      set(ptx::Special::kLanemaskGe, ~(bit - 1));
+      set(ptx::Special::kDynamicSmemSize, launch.dynamic_shared_bytes);
+      set(ptx::Special::kTotalSmemSize, launch.shared_bytes);
+      set(ptx::Special::kReservedSmemBegin, launch.reserved_shared_offset);
+      set(ptx::Special::kReservedSmemEnd, launch.reserved_shared_offset + ptx::kReservedSharedBytes);
+      set(ptx::Special::kReservedSmemCap, ptx::kReservedSharedBytes);
+      set(ptx::Special::kReservedSmem0, launch.reserved_shared_offset);
+      set(ptx::Special::kReservedSmem1, launch.reserved_shared_offset + ptx::kReservedSharedBytes / 2);
+      set(ptx::Special::kSmid, 0);
+      set(ptx::Special::kNsmid, 1);
     }
   }
 
   uint64_t* reg(Warp& w, uint32_t slot) { return w.regs + static_cast<size_t>(slot) * 32; }
+
+  // A predicate register holds the warp's 32 lanes as one mask (bit l: lane l) in the first word of its
+  // slot: a guard, a setp or a selp reads or writes one word, not 32.
+  static uint32_t pred(const Warp& w, uint32_t slot) { return static_cast<uint32_t>(w.regs[static_cast<size_t>(slot) * 32]); }
+  // Sets the lanes `on` of predicate `slot` to their bits of `value`; the other lanes keep theirs.
+  static void set_pred(Warp& w, uint32_t slot, uint32_t on, uint32_t value) {
+    uint64_t& word = w.regs[static_cast<size_t>(slot) * 32];
+    word = (static_cast<uint32_t>(word) & ~on) | (value & on);
+  }
+  // Source operand `index` read as a predicate, its `!` applied.
+  static uint32_t pred_source(const Warp& w, const Inst& in, int index) {
+    const uint32_t value = pred(w, in.src[index]);
+    return in.negate_src[index] ? ~value : value;
+  }
 
   Dim3 thread_of(const Warp& w, uint32_t lane) const {
     uint32_t t = w.index * 32 + lane;
@@ -247,7 +324,6 @@ struct BlockRunner::Impl {
     if (launch.reserved_shared_offset != 0)
       std::fill(shared.begin() + static_cast<std::ptrdiff_t>(launch.reserved_shared_offset), shared.end(), std::byte{0});
     std::fill(local.begin(), local.end(), std::byte{0});
-    uint32_t warp_count = static_cast<uint32_t>(warps.size());
     for (Warp& w : warps) {
       uint32_t first = w.index * 32;
       uint32_t lanes = std::min<uint32_t>(32, threads - first);
@@ -261,43 +337,12 @@ struct BlockRunner::Impl {
       w.copies.clear();
       std::fill(std::begin(w.commits), std::end(w.commits), 0u);
       for (uint32_t slot : kernel.read_before_written) std::fill_n(w.regs + static_cast<size_t>(slot) * 32, 32, 0);
-      if (kernel.specials_read == 0) continue;
-      for (uint32_t lane = 0; lane < 32; ++lane) {
-        Dim3 t = thread_of(w, lane);
-        auto set = [&](ptx::Special special, uint64_t value) {
-          if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) w.regs[static_cast<size_t>(special) * 32 + lane] = value;
-        };
-        set(ptx::Special::kTidX, t.x);
-        set(ptx::Special::kTidY, t.y);
-        set(ptx::Special::kTidZ, t.z);
-        set(ptx::Special::kNtidX, launch.block.x);
-        set(ptx::Special::kNtidY, launch.block.y);
-        set(ptx::Special::kNtidZ, launch.block.z);
-        set(ptx::Special::kCtaidX, block_index.x);
-        set(ptx::Special::kCtaidY, block_index.y);
-        set(ptx::Special::kCtaidZ, block_index.z);
-        set(ptx::Special::kNctaidX, launch.grid.x);
-        set(ptx::Special::kNctaidY, launch.grid.y);
-        set(ptx::Special::kNctaidZ, launch.grid.z);
-        set(ptx::Special::kLaneid, lane);
-        set(ptx::Special::kWarpid, w.index);
-        set(ptx::Special::kNwarpid, warp_count);
-        uint32_t bit = uint32_t{1} << lane;
-        set(ptx::Special::kLanemaskEq, bit);
-        set(ptx::Special::kLanemaskLt, bit - 1);
-        set(ptx::Special::kLanemaskLe, (bit - 1) | bit);
-        set(ptx::Special::kLanemaskGt, ~((bit - 1) | bit));
-        set(ptx::Special::kLanemaskGe, ~(bit - 1));
-        set(ptx::Special::kDynamicSmemSize, launch.dynamic_shared_bytes);
-        set(ptx::Special::kTotalSmemSize, launch.shared_bytes);
-        set(ptx::Special::kReservedSmemBegin, launch.reserved_shared_offset);
-        set(ptx::Special::kReservedSmemEnd, launch.reserved_shared_offset + ptx::kReservedSharedBytes);
-        set(ptx::Special::kReservedSmemCap, ptx::kReservedSharedBytes);
-        set(ptx::Special::kReservedSmem0, launch.reserved_shared_offset);
-        set(ptx::Special::kReservedSmem1, launch.reserved_shared_offset + ptx::kReservedSharedBytes / 2);
-        set(ptx::Special::kSmid, 0);
-        set(ptx::Special::kNsmid, 1);
-      }
+      auto set_ctaid = [&](ptx::Special special, uint64_t value) {
+        if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) std::fill_n(w.regs + static_cast<size_t>(special) * 32, 32, value);
+      };
+      set_ctaid(ptx::Special::kCtaidX, block_index.x);
+      set_ctaid(ptx::Special::kCtaidY, block_index.y);
+      set_ctaid(ptx::Special::kCtaidZ, block_index.z);
     }
   }
 
@@ -548,10 +593,11 @@ struct BlockRunner::Impl {
   }
 
   // The warp-wide hit path: every active lane aligned and inside one allocation (global) or inside the
-  // block's window (shared), decided with one range check for the warp; *origin is then the host address
-  // of device address 0, so a lane's host address is origin + its address. Anything else takes the
-  // per-lane path, which finds the lane at fault and words the finding.
-  bool warp_origin(ptx::Space space, uint32_t on, uint32_t bytes, const uint64_t* addresses, uintptr_t* origin) {
+  // block's window (shared; for loads also the parameter block and the const bank), decided with one range
+  // check for the warp; *origin is then the host address of device address 0, so a lane's host address is
+  // origin + its address. Anything else takes the per-lane path, which finds the lane at fault and words
+  // the finding.
+  [[gnu::target_clones("avx2", "default")]] bool warp_origin(ptx::Space space, uint32_t on, uint32_t bytes, const uint64_t* addresses, uintptr_t* origin) {
     uint64_t low = ~uint64_t{0}, high = 0, bits = 0;
     for_lanes(on, [&](uint32_t lane) {
       low = std::min(low, addresses[lane]);
@@ -559,10 +605,16 @@ struct BlockRunner::Impl {
       bits |= addresses[lane];
     });
     if ((bits & (bytes - 1)) != 0) return false;
-    if (space == ptx::Space::kShared) {
-      if (high > shared.size() || shared.size() - high < bytes) return false;
-      *origin = reinterpret_cast<uintptr_t>(shared.data());
+    auto in_window = [&](const void* data, size_t size) {
+      if (high > size || size - high < bytes) return false;
+      *origin = reinterpret_cast<uintptr_t>(data);
       return true;
+    };
+    switch (space) {
+      case ptx::Space::kShared: return in_window(shared.data(), shared.size());
+      case ptx::Space::kParam: return in_window(launch.params.data(), launch.params.size());
+      case ptx::Space::kConst: return in_window(launch.const_bank.data(), launch.const_bank.size());
+      default: break;
     }
     const Allocation* allocation = find_allocation(low, high - low + bytes);
     if (allocation == nullptr) return false;
@@ -578,24 +630,40 @@ struct BlockRunner::Impl {
   }
 
   // A plain ld/st of one 4- or 8-byte element per lane on the hit path; a signed 4-byte load is
-  // sign-extended into the register, as the general path does.
-  void copy_lanes(Warp& w, const Inst& in, uint32_t on, uint32_t element, bool store, uintptr_t origin,
-                  const uint64_t* addresses) {
+  // sign-extended into the register, as the general path does. A full warp at consecutive addresses (a
+  // row of an array, the common case) is one block of memory, which the compiler copies with vector loads
+  // and stores rather than lane by lane.
+  [[gnu::always_inline]] void copy_lanes(Warp& w, const Inst& in, uint32_t on, uint32_t element, bool store, uintptr_t origin,
+                                         const uint64_t* addresses) {
+    uint64_t apart = on == kFullMask ? 0 : 1;  // the test has no branch per lane: a few vector instructions
+    if (on == kFullMask)
+      for (uint32_t lane = 0; lane < 32; ++lane) apart |= addresses[lane] ^ (addresses[0] + uint64_t{lane} * element);
+    if (apart == 0) {
+      std::byte* first = reinterpret_cast<std::byte*>(origin + addresses[0]);
+      if (element == 4) copy_lanes_at<4>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 4; });
+      else copy_lanes_at<8>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 8; });
+      return;
+    }
     auto at = [&](uint32_t lane) { return reinterpret_cast<std::byte*>(origin + addresses[lane]); };
+    if (element == 4) copy_lanes_at<4>(w, in, on, store, at);
+    else copy_lanes_at<8>(w, in, on, store, at);
+  }
+
+  template <uint32_t kElement, class At>
+  [[gnu::always_inline]] void copy_lanes_at(Warp& w, const Inst& in, uint32_t on, bool store, At&& at) {
     if (store) {
       const uint64_t* source = reg(w, in.src[1]);
-      if (element == 4) for_lanes(on, [&](uint32_t lane) { std::memcpy(at(lane), &source[lane], 4); });
-      else for_lanes(on, [&](uint32_t lane) { std::memcpy(at(lane), &source[lane], 8); });
+      for_lanes(on, [&](uint32_t lane) { std::memcpy(at(lane), &source[lane], kElement); });
       return;
     }
     uint64_t* target = reg(w, in.dst[0]);
-    if (element == 4 && ptx::is_signed(in.type)) {
+    if (kElement == 4 && ptx::is_signed(in.type)) {
       for_lanes(on, [&](uint32_t lane) {
         int32_t value;
         std::memcpy(&value, at(lane), 4);
         target[lane] = static_cast<uint64_t>(int64_t{value});
       });
-    } else if (element == 4) {
+    } else if (kElement == 4) {
       for_lanes(on, [&](uint32_t lane) {
         uint32_t value;
         std::memcpy(&value, at(lane), 4);
@@ -605,6 +673,7 @@ struct BlockRunner::Impl {
       for_lanes(on, [&](uint32_t lane) { std::memcpy(&target[lane], at(lane), 8); });
     }
   }
+
 
   // Shows the checkers one warp-level access that is about to happen.
   void announce(const Warp& w, const Inst& in, uint32_t on, ptx::Space space, AccessKind kind, uint32_t bytes,
@@ -629,7 +698,7 @@ struct BlockRunner::Impl {
     }
   }
 
-  bool load_store(Warp& w, const Inst& in, uint32_t on) {
+  [[gnu::target_clones("avx2", "default")]] bool load_store(Warp& w, const Inst& in, uint32_t on) {
     uint32_t element = std::max<uint32_t>(1, ptx::type_bits(in.type) / 8);
     uint32_t bytes = element * in.vec;
     const uint64_t* base = reg(w, in.src[0]);
@@ -640,10 +709,12 @@ struct BlockRunner::Impl {
     uint64_t* addresses = explicit_space ? access.address.data() : generic_addresses;
     std::byte* host[32];
     const uint64_t width = address_mask(in.space);
+    const bool store = in.op == Op::kSt;
+    const AccessKind kind = store ? AccessKind::kWrite : AccessKind::kRead;
     for_lanes(on, [&](uint32_t lane) { addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width; });
-    bool store = in.op == Op::kSt;
-    AccessKind kind = store ? AccessKind::kWrite : AccessKind::kRead;
-    if (explicit_space && in.vec == 1 && (element == 4 || element == 8)) {
+    // Loads of kernel parameters and of __constant__ data (one window each, read-only) take the hit path too.
+    const bool read_only_window = !store && (in.space == ptx::Space::kParam || in.space == ptx::Space::kConst);
+    if ((explicit_space || read_only_window) && in.vec == 1 && (element == 4 || element == 8)) {
       uintptr_t origin = 0;
       if (warp_origin(in.space, on, bytes, addresses, &origin)) {
         announce(w, in, on, in.space, kind, bytes, addresses);
@@ -947,7 +1018,7 @@ struct BlockRunner::Impl {
         return true;
       }
       case Op::kIsspacep:
-        for_lanes(on, [&](uint32_t l) { d[l] = classify(a[l]) == in.space ? 1 : 0; });
+        set_pred(w, in.dst[0], on, lanes_where(on, [&](uint32_t l) { return classify(a[l]) == in.space; }));
         return true;
       case Op::kCvt: return convert(w, in, on);
       case Op::kAdd:
@@ -1273,9 +1344,11 @@ struct BlockRunner::Impl {
         return true;
       }
       case Op::kSetp: return compare(w, in, on);
-      case Op::kSelp:
-        for_lanes(on, [&](uint32_t l) { d[l] = ((c[l] & 1) != (in.negate_src[2] ? 1u : 0u) ? a[l] : b[l]) & m; });
+      case Op::kSelp: {
+        const uint32_t pick = pred_source(w, in, 2);
+        for_lanes(on, [&](uint32_t l) { d[l] = ((pick >> l) & 1 ? a[l] : b[l]) & m; });
         return true;
+      }
       case Op::kSlct:
         for_lanes(on, [&](uint32_t l) {
           bool pick_a = in.type2 == Type::kF32 ? as_f32(c[l]) >= 0.0f : sext(c[l], 32) >= 0;
@@ -1408,8 +1481,15 @@ struct BlockRunner::Impl {
   }
 
   // The lanes of `on` for which `test(lane)` holds, as a mask.
+  // A full warp's tests go to a byte per lane first and are then packed eight at a time: that loop has no
+  // chain from lane to lane, and the packing is a multiplication per eight lanes.
   template <class Test>
   [[gnu::always_inline]] static uint32_t lanes_where(uint32_t on, Test&& test) {
+    if (on == kFullMask) {
+      uint8_t holds[32];
+      for (uint32_t lane = 0; lane < 32; ++lane) holds[lane] = test(lane) ? 1 : 0;
+      return pack_lanes(holds);
+    }
     uint32_t result = 0;
     for_lanes(on, [&](uint32_t lane) { result |= static_cast<uint32_t>(test(lane)) << lane; });
     return result;
@@ -1465,8 +1545,7 @@ struct BlockRunner::Impl {
     }
     uint32_t falsity = on & ~truth;
     if (in.combine != ptx::BoolOp::kNone) {
-      const uint64_t* c = reg(w, in.src[2]);
-      uint32_t cv = lanes_where(on, [&](uint32_t l) { return ((c[l] & 1) != 0) != in.negate_src[2]; });
+      const uint32_t cv = on & pred_source(w, in, 2);
       switch (in.combine) {
         case ptx::BoolOp::kAnd: truth &= cv; falsity &= cv; break;
         case ptx::BoolOp::kOr: truth |= cv; falsity |= cv; break;
@@ -1474,12 +1553,8 @@ struct BlockRunner::Impl {
         case ptx::BoolOp::kNone: break;
       }
     }
-    uint64_t* p = reg(w, in.dst[0]);
-    for_lanes(on, [&](uint32_t l) { p[l] = (truth >> l) & 1; });
-    if (in.ndst > 1) {
-      uint64_t* q = reg(w, in.dst[1]);
-      for_lanes(on, [&](uint32_t l) { q[l] = (falsity >> l) & 1; });
-    }
+    set_pred(w, in.dst[0], on, truth);
+    if (in.ndst > 1) set_pred(w, in.dst[1], on, falsity);
     return true;
   }
 
@@ -1490,7 +1565,6 @@ struct BlockRunner::Impl {
     const uint64_t* b = reg(w, in.src[1]);
     const uint64_t* c = reg(w, in.src[2]);
     uint64_t* d = reg(w, in.dst[0]);
-    uint64_t* p = in.ndst > 1 ? reg(w, in.dst[1]) : nullptr;
     auto mode = static_cast<ptx::ShflMode>(in.mode);
     uint64_t result[32];
     bool valid[32];
@@ -1515,10 +1589,8 @@ struct BlockRunner::Impl {
       valid[lane] = ok;
       source_lane[lane] = static_cast<uint32_t>(j);
     });
-    for_lanes(on, [&](uint32_t lane) {
-      d[lane] = result[lane];
-      if (p != nullptr) p[lane] = valid[lane] ? 1 : 0;
-    });
+    for_lanes(on, [&](uint32_t lane) { d[lane] = result[lane]; });
+    if (in.ndst > 1) set_pred(w, in.dst[1], on, lanes_where(on, [&](uint32_t lane) { return valid[lane]; }));
     uint32_t sources = 0;  // lanes whose value some lane took
     for_lanes(on, [&](uint32_t lane) {
       if (valid[lane]) sources |= uint32_t{1} << (source_lane[lane] & 31);
@@ -1595,20 +1667,20 @@ struct BlockRunner::Impl {
   }
 
   void vote(Warp& w, const Inst& in, uint32_t on) {
-    const uint64_t* q = reg(w, in.src[0]);
-    uint64_t* d = reg(w, in.dst[0]);
-    uint32_t ballot = 0;
-    for_lanes(on, [&](uint32_t lane) {
-      if (((q[lane] & 1) != 0) != in.negate_src[0]) ballot |= uint32_t{1} << lane;
-    });
-    uint64_t value;
+    const uint32_t ballot = on & pred_source(w, in, 0);
+    bool holds;
     switch (static_cast<ptx::VoteMode>(in.mode)) {
-      case ptx::VoteMode::kAll: value = ballot == on ? 1 : 0; break;
-      case ptx::VoteMode::kAny: value = ballot != 0 ? 1 : 0; break;
-      case ptx::VoteMode::kUni: value = (ballot == on || ballot == 0) ? 1 : 0; break;
-      default: value = ballot; break;
+      case ptx::VoteMode::kAll: holds = ballot == on; break;
+      case ptx::VoteMode::kAny: holds = ballot != 0; break;
+      case ptx::VoteMode::kUni: holds = ballot == on || ballot == 0; break;
+      default: {  // ballot: a b32 register
+        uint64_t* d = reg(w, in.dst[0]);
+        for_lanes(on, [&](uint32_t lane) { d[lane] = ballot; });
+        holds = false;
+        break;
+      }
     }
-    for_lanes(on, [&](uint32_t lane) { d[lane] = value; });
+    if (static_cast<ptx::VoteMode>(in.mode) != ptx::VoteMode::kBallot) set_pred(w, in.dst[0], on, holds ? kFullMask : 0);
     check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[1])[std::countr_zero(on)]), 0);
   }
 
@@ -1802,10 +1874,7 @@ struct BlockRunner::Impl {
     const uint64_t first = a[std::countr_zero(lanes | (lanes == 0 ? 1u : 0u))];
     for_lanes(lanes, [&](uint32_t lane) { all = all && ((a[lane] ^ first) & key_mask) == 0; });
     for_lanes(on, [&](uint32_t lane) { d[lane] = all ? lanes : 0; });
-    if (in.ndst > 1) {
-      uint64_t* p = reg(w, in.dst[1]);
-      for_lanes(on, [&](uint32_t lane) { p[lane] = all ? 1 : 0; });
-    }
+    if (in.ndst > 1) set_pred(w, in.dst[1], on, all ? kFullMask : 0);
   }
 
   // ---- control ----
@@ -1822,7 +1891,7 @@ struct BlockRunner::Impl {
     else for_lanes(mask, [&](uint32_t lane) { w.pc[lane] = next; });
   }
 
-  Stop run_warp(Warp& w) {
+  [[gnu::target_clones("avx2", "default")]] Stop run_warp(Warp& w) {
     const Inst* code = kernel.code.data();
     for (;;) {
       uint32_t runnable = w.live & ~w.waiting;
@@ -1863,9 +1932,7 @@ struct BlockRunner::Impl {
       }
       uint32_t on = mask;
       if (in.guard != kNoGuard) {
-        const uint64_t* guard = reg(w, in.guard);
-        uint32_t bits = 0;
-        for_lanes(mask, [&](uint32_t lane) { bits |= static_cast<uint32_t>(guard[lane] & 1) << lane; });
+        const uint32_t bits = pred(w, in.guard);
         on = in.guard_negate ? mask & ~bits : mask & bits;
       }
       switch (in.handler) {
@@ -1913,13 +1980,15 @@ struct BlockRunner::Impl {
           for_lanes(on, [&](uint32_t l) { d[l] = a[l] & m; });
           break;
         }
+        case Handler::kPredLogic: predicate_logic(w, in, on); break;
         case Handler::kSetpSigned: set_predicates(w, in, on, compare_signed(w, in, on)); break;
         case Handler::kSetpUnsigned: set_predicates(w, in, on, compare_unsigned(w, in, on)); break;
         case Handler::kSelp: {
           uint64_t* d = reg(w, in.dst[0]);
-          const uint64_t *a = reg(w, in.src[0]), *b = reg(w, in.src[1]), *c = reg(w, in.src[2]);
-          const uint64_t m = in.mask, pick = in.negate_src[2] ? 0 : 1;
-          for_lanes(on, [&](uint32_t l) { d[l] = ((c[l] & 1) == pick ? a[l] : b[l]) & m; });
+          const uint64_t *a = reg(w, in.src[0]), *b = reg(w, in.src[1]);
+          const uint64_t m = in.mask;
+          const uint32_t pick = pred_source(w, in, 2);
+          for_lanes(on, [&](uint32_t l) { d[l] = ((pick >> l) & 1 ? a[l] : b[l]) & m; });
           break;
         }
         case Handler::kAddF32:
@@ -1929,9 +1998,7 @@ struct BlockRunner::Impl {
           lanes2(w, in, on, [](uint64_t x, uint64_t y) { return canonical_f32(as_f32(x) * as_f32(y)); });
           break;
         case Handler::kFmaF32: {
-          uint64_t* d = reg(w, in.dst[0]);
-          const uint64_t *a = reg(w, in.src[0]), *b = reg(w, in.src[1]), *c = reg(w, in.src[2]);
-          for_lanes(on, [&](uint32_t l) { d[l] = canonical_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l]))); });
+          fma_f32_lanes(on, reg(w, in.dst[0]), reg(w, in.src[0]), reg(w, in.src[1]), reg(w, in.src[2]));
           break;
         }
         case Handler::kBranch: {
@@ -2035,7 +2102,7 @@ struct BlockRunner::Impl {
   static uint64_t canonical_f32(float x) { return std::isnan(x) ? uint64_t{0x7FFFFFFFu} : from_f32(x); }
 
   template <class T, class Widen>
-  static uint32_t compare_lanes(uint32_t on, ptx::Cmp cmp, const uint64_t* a, const uint64_t* b, Widen widen) {
+  [[gnu::always_inline]] static uint32_t compare_lanes(uint32_t on, ptx::Cmp cmp, const uint64_t* a, const uint64_t* b, Widen widen) {
     switch (cmp) {
       case ptx::Cmp::kEq: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) == widen(b[l]); });
       case ptx::Cmp::kNe: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) != widen(b[l]); });
@@ -2047,25 +2114,39 @@ struct BlockRunner::Impl {
     }
   }
 
-  uint32_t compare_signed(Warp& w, const Inst& in, uint32_t on) {
+  [[gnu::always_inline]] uint32_t compare_signed(Warp& w, const Inst& in, uint32_t on) {
     const uint32_t shift = 64 - ptx::type_bits(in.type);
+    if (shift == 32)  // .s32, the common case: a plain 32-bit comparison
+      return compare_lanes<int32_t>(on, static_cast<ptx::Cmp>(in.mode), reg(w, in.src[0]), reg(w, in.src[1]),
+                                    [](uint64_t v) { return static_cast<int32_t>(v); });
     return compare_lanes<int64_t>(on, static_cast<ptx::Cmp>(in.mode), reg(w, in.src[0]), reg(w, in.src[1]),
                                   [shift](uint64_t v) { return static_cast<int64_t>(v << shift) >> shift; });
   }
 
-  uint32_t compare_unsigned(Warp& w, const Inst& in, uint32_t on) {
+  [[gnu::always_inline]] uint32_t compare_unsigned(Warp& w, const Inst& in, uint32_t on) {
     return compare_lanes<uint64_t>(on, static_cast<ptx::Cmp>(in.mode), reg(w, in.src[0]), reg(w, in.src[1]),
                                    [m = in.mask](uint64_t v) { return v & m; });
   }
 
+  // and/or/xor/not/cnot/mov on .pred: one operation on the masks.
+  static void predicate_logic(Warp& w, const Inst& in, uint32_t on) {
+    const uint32_t a = pred_source(w, in, 0);
+    uint32_t value = a;
+    switch (in.op) {
+      case Op::kAnd: value = a & pred_source(w, in, 1); break;
+      case Op::kOr: value = a | pred_source(w, in, 1); break;
+      case Op::kXor: value = a ^ pred_source(w, in, 1); break;
+      case Op::kNot:
+      case Op::kCnot: value = ~a; break;
+      default: break;  // mov
+    }
+    set_pred(w, in.dst[0], on, value);
+  }
+
   // setp's results: p for the lanes where the comparison holds, q (when asked for) where it does not.
   void set_predicates(Warp& w, const Inst& in, uint32_t on, uint32_t truth) {
-    uint64_t* p = reg(w, in.dst[0]);
-    for_lanes(on, [&](uint32_t l) { p[l] = (truth >> l) & 1; });
-    if (in.ndst > 1) {
-      uint64_t* q = reg(w, in.dst[1]);
-      for_lanes(on, [&](uint32_t l) { q[l] = (~truth >> l) & 1; });
-    }
+    set_pred(w, in.dst[0], on, truth);
+    if (in.ndst > 1) set_pred(w, in.dst[1], on, ~truth);
   }
 
   // Every live thread of the block waits at a barrier: check that the block agrees, then release it.
@@ -2105,22 +2186,19 @@ struct BlockRunner::Impl {
       for (Warp& w : warps) {
         for_lanes(w.waiting, [&](uint32_t lane) {
           const Inst& in = code[w.pc[lane] - 1];
-          const uint64_t* pred = reg(w, in.src[in.nsrc - 1]);
-          bool value = ((pred[lane] & 1) != 0) != in.negate_src[in.nsrc - 1];
-          count += value ? 1 : 0;
+          count += (pred_source(w, in, in.nsrc - 1) >> lane) & 1;
           ++total;
         });
       }
       for (Warp& w : warps) {
         for_lanes(w.waiting, [&](uint32_t lane) {
           const Inst& in = code[w.pc[lane] - 1];
-          uint64_t value;
+          // .popc gives a u32 register; .and and .or a predicate.
           switch (static_cast<ptx::BarKind>(in.mode)) {
-            case ptx::BarKind::kRedPopc: value = count; break;
-            case ptx::BarKind::kRedAnd: value = count == total ? 1 : 0; break;
-            default: value = count != 0 ? 1 : 0; break;
+            case ptx::BarKind::kRedPopc: reg(w, in.dst[0])[lane] = count; break;
+            case ptx::BarKind::kRedAnd: set_pred(w, in.dst[0], uint32_t{1} << lane, count == total ? kFullMask : 0); break;
+            default: set_pred(w, in.dst[0], uint32_t{1} << lane, count != 0 ? kFullMask : 0); break;
           }
-          reg(w, in.dst[0])[lane] = value;
         });
       }
     }

@@ -395,6 +395,23 @@ class Linker {
     return true;
   }
 
+  // Whether source `i` of `instr` is read as a predicate.
+  static bool predicate_source(const ptx::Instr& instr, int i) {
+    switch (instr.op) {
+      case ptx::Op::kAnd:
+      case ptx::Op::kOr:
+      case ptx::Op::kXor:
+      case ptx::Op::kNot:
+      case ptx::Op::kCnot:
+      case ptx::Op::kMov: return instr.type == ptx::Type::kPred;
+      case ptx::Op::kSetp:
+      case ptx::Op::kSelp: return i == 2;
+      case ptx::Op::kVote: return i == 0;
+      case ptx::Op::kBar: return instr.mode != static_cast<uint8_t>(ptx::BarKind::kSync) && i == instr.nsrc - 1;
+      default: return false;
+    }
+  }
+
   bool convert(const Frame& frame, const ptx::Instr& instr, Inst* inst) {
     inst->op = instr.op;
     inst->type = instr.type;
@@ -426,7 +443,10 @@ class Linker {
       switch (operand.kind) {
         case Operand::Kind::kReg: inst->src[i] = frame.reg_base + operand.reg; break;
         case Operand::Kind::kSpecial: inst->src[i] = operand.reg; break;
-        case Operand::Kind::kImm: inst->src[i] = constant(static_cast<uint64_t>(operand.imm)); break;
+        case Operand::Kind::kImm:
+          // A predicate holds one bit per lane (interpreter.cc), so an immediate one is all lanes or none.
+          inst->src[i] = constant(predicate_source(instr, i) ? ((operand.imm & 1) != 0 ? 0xFFFFFFFFu : 0) : static_cast<uint64_t>(operand.imm));
+          break;
         case Operand::Kind::kSymbol: {
           ptx::Space space;
           uint64_t address;

@@ -21,7 +21,9 @@ inline constexpr uint64_t kWindowBytes = uint64_t{1} << 32;
 inline constexpr uint64_t kModuleGlobalBase = 0x0000'5000'0000'0000;
 inline constexpr uint64_t kBufferBase = 0x0000'7000'0000'0000;
 
-// Slots 0..kSpecialSlots-1 hold the special registers (ptx::Special order); kZeroSlot holds 0.
+// Slots 0..kSpecialSlots-1 hold the special registers (ptx::Special order); kZeroSlot holds 0. A slot is
+// 32 lanes of 64 bits, but a predicate's slot holds the warp's lanes as one mask in its first word, so an
+// immediate read as a predicate becomes the constant 0 or 0xFFFFFFFF (all lanes).
 inline constexpr uint32_t kSpecialSlots = static_cast<uint32_t>(ptx::Special::kCount);
 inline constexpr uint32_t kZeroSlot = kSpecialSlots;
 
@@ -37,6 +39,7 @@ enum class Handler : uint8_t {
   kSetpSigned,    // setp.cmp.s* p[|q], a, b without .and/.or/.xor
   kSetpUnsigned,  // setp.cmp.u*/b* p[|q], a, b without .and/.or/.xor
   kSelp,          // selp.type d, a, b, p on integers and floats (bits are copied)
+  kPredLogic,     // and/or/xor/not/cnot/mov.pred: on the predicates' lane masks
   kAddF32,        // add.f32 / add.rn.f32 without .ftz/.sat
   kMulF32,        // mul.f32 / mul.rn.f32 without .ftz/.sat
   kFmaF32,        // fma.rn.f32 / mad.rn.f32 without .ftz/.sat
