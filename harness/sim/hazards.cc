@@ -70,7 +70,34 @@ bool conflict_free(const WarpAccess& access) {
   return !conflict;
 }
 
-BankCost bank_cost(const WarpAccess& access) {
+// The lowest and highest address of a request's active lanes and the OR of all of them (for alignment),
+// found once per shared request for the bank cost and the race checks alike.
+struct Span {
+  uint64_t low = std::numeric_limits<uint64_t>::max();
+  uint64_t high = 0;
+  uint64_t bits = 0;
+};
+
+Span span(const WarpAccess& access) {
+  Span span;
+  const auto take = [&](uint64_t address) {
+    span.low = std::min(span.low, address);
+    span.high = std::max(span.high, address);
+    span.bits |= address;
+  };
+  if (access.active_mask == 0xFFFFFFFFu) {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) take(access.address[lane]);
+  } else {
+    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
+      take(access.address[std::countr_zero(mask)]);
+  }
+  return span;
+}
+
+BankCost bank_cost(const WarpAccess& access, const Span& span) {
+  // Words fewer than 32 apart are in 32 different banks: one wavefront, a broadcast or not.
+  if (access.bytes_per_lane == 4 && access.active_mask != 0 && span.high / 4 - span.low / 4 < kBanks)
+    return {1, 1};
   if (access.bytes_per_lane == 4 && access.active_mask != 0 && conflict_free(access)) return {1, 1};
   if (std::optional<BankCost> strided = strided_bank_cost(access)) return *strided;
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
@@ -129,7 +156,8 @@ AtomicCost atomic_cost(const WarpAccess& access) {
     for (uint32_t mask = in_bank; mask != 0; mask &= mask - 1) {
       const uint64_t address = access.address[std::countr_zero(mask)];
       uint32_t same = 0;
-      for (uint32_t other = mask; other != 0; other &= other - 1) same += access.address[std::countr_zero(other)] == address;
+      for (uint32_t other = mask; other != 0; other &= other - 1)
+        same += access.address[std::countr_zero(other)] == address;
       cost.same_address = std::max(cost.same_address, same);
     }
   }
@@ -374,7 +402,8 @@ class Cells {
   Cells() = default;
   Cells(uint64_t count, bool huge) {
     const size_t bytes = static_cast<size_t>(count) * sizeof(uint64_t);
-    void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* memory =
+        mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (memory == MAP_FAILED) return;
     if (huge) madvise(memory, bytes, MADV_HUGEPAGE);  // a hint: without it the cells are the same
     cells_ = static_cast<uint64_t*>(memory);
@@ -443,7 +472,7 @@ struct HazardLaunch::State {
   std::once_flag layout_once;
   std::vector<NamedRange> variables;
   std::vector<std::unique_ptr<BufferWriters>> buffers;
-  std::mutex shadow_mutex;  // making a buffer's writer cells
+  std::mutex shadow_mutex;                 // making a buffer's writer cells
   std::atomic<int> global_write_file{-1};  // the .loc file of global writes, for cross-block findings
 
   // Publication between blocks (docs/simulator.md, "Memory ordering between blocks"): per address of a
@@ -534,7 +563,7 @@ class HazardObserver final : public AccessObserver {
   static constexpr uint32_t kEpochLimit = std::numeric_limits<uint32_t>::max() - 2;
 
   void next_epoch();
-  void check_shared(const WarpAccess& access);
+  void check_shared(const WarpAccess& access, const Span& span);
   void visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset);
   // The common warp requests, one aligned 4-byte word per lane, where a lane's check ends at its first
   // look when nothing of interest happened to its word in this epoch; visit() takes the rest.
@@ -715,6 +744,7 @@ void HazardObserver::publish(const WarpAccess& access) {
 void HazardObserver::on_access(const WarpAccess& access) {
   if (access.active_mask == 0) return;
   if (access.space == Space::kShared) {
+    const Span request = span(access);
     if (checks_.bank_conflicts && access.kind == AccessKind::kAtomic) {
       const AtomicCost cost = atomic_cost(access);
       SharedCounters& line = shared_lines_.at(access.file, access.line);
@@ -723,13 +753,13 @@ void HazardObserver::on_access(const WarpAccess& access) {
       line.worst_atomic_passes = std::max(line.worst_atomic_passes, cost.passes);
       line.worst_same_address = std::max(line.worst_same_address, cost.same_address);
     } else if (checks_.bank_conflicts) {
-      const BankCost cost = bank_cost(access);
+      const BankCost cost = bank_cost(access, request);
       SharedCounters& line = shared_lines_.at(access.file, access.line);
       ++line.requests;
       line.wavefronts += cost.wavefronts;
       line.worst_ways = std::max(line.worst_ways, cost.ways);
     }
-    if (checks_.races || checks_.uninitialized_shared) check_shared(access);
+    if (checks_.races || checks_.uninitialized_shared) check_shared(access, request);
     if (access.kind != AccessKind::kWrite && on_path(access, kFeedsGlobalStore)) shared_fed_ = true;
   } else if (access.space == Space::kGlobal) {
     if (checks_.coalescing && access.kind != AccessKind::kAtomic) {
@@ -754,30 +784,18 @@ void HazardObserver::on_access(const WarpAccess& access) {
   }
 }
 
-void HazardObserver::check_shared(const WarpAccess& access) {
+void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   if (access.warp >= warp_sync_.size()) warp_sync_.resize(access.warp + 1);
   LaneState lane_state{.sync = warp_sync_[access.warp]};
-  if (bytes == 4 && !byte_cells_) {
-    uint64_t bits = 0, high = 0;
-    if (access.active_mask == 0xFFFFFFFFu) {
-      for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-        bits |= access.address[lane];
-        high = std::max(high, access.address[lane]);
-      }
-    } else {
-      for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
-        const uint64_t offset = access.address[std::countr_zero(mask)];
-        bits |= offset;
-        high = std::max(high, offset);
-      }
-    }
-    if ((bits & 3) == 0 && high + 4 <= window_) {
-      if (access.kind == AccessKind::kRead) read_words(access, lane_state.sync);
-      else if (access.kind == AccessKind::kWrite) write_words(access, lane_state.sync);
-      else atomic_words(access, lane_state.sync);
-      return;
-    }
+  if (bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4) {
+    if (access.kind == AccessKind::kRead)
+      read_words(access, lane_state.sync);
+    else if (access.kind == AccessKind::kWrite)
+      write_words(access, lane_state.sync);
+    else
+      atomic_words(access, lane_state.sync);
+    return;
   }
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
@@ -843,8 +861,10 @@ void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState
       report(key, thread, other, offset);
     }
   }
-  if (access.kind == AccessKind::kRead) note_reader(cell, thread, access.line, lane.sync);
-  else note_writer(cell, thread, access.line, access.kind, lane.sync);
+  if (access.kind == AccessKind::kRead)
+    note_reader(cell, thread, access.line, lane.sync);
+  else
+    note_writer(cell, thread, access.line, access.kind, lane.sync);
 }
 
 void HazardObserver::read_words(const WarpAccess& access, uint32_t sync) {
@@ -876,7 +896,8 @@ void HazardObserver::read_words(const WarpAccess& access, uint32_t sync) {
     }
     if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
     note_reader(cell, thread, access.line, sync);
-    if (cell.write_epoch != epoch_ && cell.readers == 2 && barrier_orders_shared_) quiet_[offset / 4] = epoch_;
+    if (cell.write_epoch != epoch_ && cell.readers == 2 && barrier_orders_shared_)
+      quiet_[offset / 4] = epoch_;
   }
 }
 
@@ -889,7 +910,8 @@ void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
     // Written or read by another thread in this epoch: a finding is possible.
     if ((cell.write_epoch == epoch_ && cell.writer != thread) ||
         (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread))) {
-      LaneState lane_state{.thread = thread, .sync = sync, .uninitialized_done = true, .race_done = !checks_.races};
+      LaneState lane_state{
+          .thread = thread, .sync = sync, .uninitialized_done = true, .race_done = !checks_.races};
       visit(cell, access, lane_state, offset);
       continue;
     }
@@ -1006,7 +1028,8 @@ void HazardObserver::record_global_writes(const WarpAccess& access) {
     Contested& contested = contested_[last_buffer_];
     const uint64_t size = buffer->range.element_size;
     const uint64_t packed = pack_writer(block_, access.line, access.warp * kWarpSize + lane);
-    const uint64_t last = std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
+    const uint64_t last =
+        std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
     const uint32_t fences = follow_order_ ? fences_[access.warp * kWarpSize + lane] : 0;
     for (uint64_t e = (address - buffer->range.address) / size; e <= last; ++e) {
       const bool again = alone_ ? record_writer_alone(lowest[e], highest[e], packed)
@@ -1083,8 +1106,9 @@ bool HazardLaunch::State::shadow(BufferWriters& buffer) {
       buffer.latest = Cells(buffer.elements, false);
       buffer.latest_fences = Cells(buffer.elements, false);
     }
-    buffer.unshadowed = buffer.lowest.get() == nullptr || buffer.highest.get() == nullptr ||
-                        (follow_order && (buffer.latest.get() == nullptr || buffer.latest_fences.get() == nullptr));
+    buffer.unshadowed =
+        buffer.lowest.get() == nullptr || buffer.highest.get() == nullptr ||
+        (follow_order && (buffer.latest.get() == nullptr || buffer.latest_fences.get() == nullptr));
     buffer.made.store(true, std::memory_order_release);
   }
   return !buffer.unshadowed;
@@ -1171,7 +1195,8 @@ void HazardLaunch::State::merge(Observations& out) {
     const BufferWriters& buffer = *buffers[b];
     Contested contested;
     for (const HazardObserver* worker : workers) {
-      if (b >= worker->contested().size() || worker->contested()[b].first > worker->contested()[b].last) continue;
+      if (b >= worker->contested().size() || worker->contested()[b].first > worker->contested()[b].last)
+        continue;
       contested.add(worker->contested()[b].first);
       contested.add(worker->contested()[b].last);
     }
