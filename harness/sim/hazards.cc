@@ -6,6 +6,7 @@
 
 #include <cxxabi.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <array>
@@ -51,7 +52,53 @@ std::optional<BankCost> strided_bank_cost(const WarpAccess& access) {
   return BankCost{ways, ways};
 }
 
-BankCost bank_cost(const WarpAccess& access) {
+// Whether a request of 4-byte words asks no bank for two different words: then it is one wavefront (a
+// broadcast or a permutation of banks), as most requests are; found with one look per lane.
+bool conflict_free(const WarpAccess& access) {
+  // Without a branch per lane: a bank's first word stays, a later lane on it compares with it.
+  std::array<uint64_t, kBanks> bank_word{};
+  uint32_t used = 0;
+  bool conflict = false;
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint64_t word = access.address[std::countr_zero(mask)] / 4;
+    const uint32_t bank = static_cast<uint32_t>(word % kBanks);
+    const bool seen = (used >> bank & 1) != 0;
+    conflict |= seen && bank_word[bank] != word;
+    bank_word[bank] = seen ? bank_word[bank] : word;
+    used |= 1u << bank;
+  }
+  return !conflict;
+}
+
+// The lowest and highest address of a request's active lanes and the OR of all of them (for alignment),
+// found once per shared request for the bank cost and the race checks alike.
+struct Span {
+  uint64_t low = std::numeric_limits<uint64_t>::max();
+  uint64_t high = 0;
+  uint64_t bits = 0;
+};
+
+Span span(const WarpAccess& access) {
+  Span span;
+  const auto take = [&](uint64_t address) {
+    span.low = std::min(span.low, address);
+    span.high = std::max(span.high, address);
+    span.bits |= address;
+  };
+  if (access.active_mask == 0xFFFFFFFFu) {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) take(access.address[lane]);
+  } else {
+    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
+      take(access.address[std::countr_zero(mask)]);
+  }
+  return span;
+}
+
+BankCost bank_cost(const WarpAccess& access, const Span& span) {
+  // Words fewer than 32 apart are in 32 different banks: one wavefront, a broadcast or not.
+  if (access.bytes_per_lane == 4 && access.active_mask != 0 && span.high / 4 - span.low / 4 < kBanks)
+    return {1, 1};
+  if (access.bytes_per_lane == 4 && access.active_mask != 0 && conflict_free(access)) return {1, 1};
   if (std::optional<BankCost> strided = strided_bank_cost(access)) return *strided;
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   const uint32_t words_per_lane = std::max<uint32_t>(bytes / 4, 1);
@@ -93,19 +140,26 @@ struct AtomicCost {
 };
 
 AtomicCost atomic_cost(const WarpAccess& access) {
-  std::array<uint32_t, kBanks> lanes_in_bank{};
-  std::array<uint64_t, kWarpSize> addresses;
-  uint32_t n = 0;
-  AtomicCost cost;
+  // The lanes of each bank as a mask; lanes on one address share its bank, so the most lanes on one
+  // address is found within banks, which rarely hold more than a few lanes.
+  std::array<uint32_t, kBanks> lanes{};
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
-    const uint64_t address = access.address[std::countr_zero(mask)];
-    cost.passes = std::max(cost.passes, ++lanes_in_bank[address / 4 % kBanks]);
-    addresses[n++] = address;
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    lanes[access.address[lane] / 4 % kBanks] |= 1u << lane;
   }
-  std::sort(addresses.begin(), addresses.begin() + n);
-  for (uint32_t i = 0, run = 0; i < n; ++i) {
-    run = i > 0 && addresses[i] == addresses[i - 1] ? run + 1 : 1;
-    cost.same_address = std::max(cost.same_address, run);
+  AtomicCost cost;
+  for (const uint32_t in_bank : lanes) {
+    const uint32_t count = static_cast<uint32_t>(std::popcount(in_bank));
+    cost.passes = std::max(cost.passes, count);
+    if (count == 1) cost.same_address = std::max(cost.same_address, 1u);
+    if (count <= 1) continue;
+    for (uint32_t mask = in_bank; mask != 0; mask &= mask - 1) {
+      const uint64_t address = access.address[std::countr_zero(mask)];
+      uint32_t same = 0;
+      for (uint32_t other = mask; other != 0; other &= other - 1)
+        same += access.address[std::countr_zero(other)] == address;
+      cost.same_address = std::max(cost.same_address, same);
+    }
   }
   return cost;
 }
@@ -311,45 +365,92 @@ uint32_t writer_thread(uint64_t packed) { return static_cast<uint32_t>(packed & 
 
 // Keeps the lowest write of an element in `lowest` and, once it has a second write, the highest in
 // `highest`: both depend only on the set of writes, never on their order, so the merge is deterministic
-// however blocks were spread over threads. An element written once costs one compare-and-swap.
-void record_writer(uint64_t& lowest, uint64_t& highest, uint64_t value) {
+// however blocks were spread over threads. An element written once costs one compare-and-swap. Returns
+// whether the element had been written before (the merge looks only where that happened).
+bool record_writer(uint64_t& lowest, uint64_t& highest, uint64_t value) {
   std::atomic_ref<uint64_t> low(lowest);
   uint64_t seen = low.load(std::memory_order_relaxed);
   while ((seen == 0 || value < seen) && !low.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
   }
-  if (seen == 0) return;  // the first write
+  if (seen == 0) return false;  // the first write
   // `seen` was displaced or is below `value`: either way the larger of the two is a candidate.
   const uint64_t candidate = std::max(seen, value);
   std::atomic_ref<uint64_t> high(highest);
   uint64_t top = high.load(std::memory_order_relaxed);
   while (candidate > top && !high.compare_exchange_weak(top, candidate, std::memory_order_relaxed)) {
   }
+  return true;
 }
 
 // record_writer for a launch with one worker: the same result without lock-prefixed instructions.
-void record_writer_alone(uint64_t& lowest, uint64_t& highest, uint64_t value) {
+bool record_writer_alone(uint64_t& lowest, uint64_t& highest, uint64_t value) {
   const uint64_t seen = lowest;
-  if (seen == 0 || value < seen) lowest = value;
-  if (seen == 0) return;
+  if (seen == 0) {
+    lowest = value;
+    return false;
+  }
+  if (value < seen) lowest = value;
   highest = std::max({highest, seen, value});
+  return true;
 }
 
-struct FreeDeleter {
-  void operator()(uint64_t* p) const { std::free(p); }
-};
-using Cells = std::unique_ptr<uint64_t[], FreeDeleter>;
+// Zeroed cells straight from the kernel: pages nobody touches cost address space, not memory. `huge` asks
+// for 2 MiB pages, for cells that every write of a buffer touches: a write then costs far fewer page
+// faults and TLB misses (a transpose writes each row of its output far from the one before).
+class Cells {
+ public:
+  Cells() = default;
+  Cells(uint64_t count, bool huge) {
+    const size_t bytes = static_cast<size_t>(count) * sizeof(uint64_t);
+    void* memory =
+        mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (memory == MAP_FAILED) return;
+    if (huge) madvise(memory, bytes, MADV_HUGEPAGE);  // a hint: without it the cells are the same
+    cells_ = static_cast<uint64_t*>(memory);
+    bytes_ = bytes;
+  }
+  Cells(Cells&& other) noexcept : cells_(std::exchange(other.cells_, nullptr)), bytes_(other.bytes_) {}
+  Cells& operator=(Cells&& other) noexcept {
+    std::swap(cells_, other.cells_);
+    std::swap(bytes_, other.bytes_);
+    return *this;
+  }
+  Cells(const Cells&) = delete;
+  Cells& operator=(const Cells&) = delete;
+  ~Cells() {
+    if (cells_ != nullptr) munmap(cells_, bytes_);
+  }
+  uint64_t* get() const { return cells_; }
 
-// One buffer's writers per element. calloc leaves untouched pages unmapped, so buffers that are only
-// read, and the `highest` cells of elements written once, cost address space, not memory.
+ private:
+  uint64_t* cells_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// One buffer's writers per element, made when the launch first writes the buffer: buffers that are only
+// read cost nothing, and the `highest` cells of elements written once cost address space only.
 struct BufferWriters {
   GlobalRange range;
   uint64_t elements = 0;
+  int element_shift = -1;  // log2 of the element size when it is a power of two
+  std::atomic<bool> made{false};
+  bool unshadowed = false;  // too large to shadow: left unchecked
   Cells lowest;
   Cells highest;
   // When blocks run one at a time in a kernel with global atomics: the latest write in run order, and
   // its writer's fence count then, with kUnorderedWrites once two blocks' writes were found unordered.
   Cells latest;
   Cells latest_fences;
+};
+
+// The elements of one buffer that some worker wrote a second time: the merge looks only between them.
+struct Contested {
+  uint64_t first = std::numeric_limits<uint64_t>::max();
+  uint64_t last = 0;
+  void add(uint64_t element) {
+    first = std::min(first, element);
+    last = std::max(last, element);
+  }
 };
 
 constexpr uint64_t kUnorderedWrites = uint64_t{1} << 63;
@@ -370,7 +471,8 @@ struct HazardLaunch::State {
   // Set from the first block's context: every block of a launch has the same variables and buffers.
   std::once_flag layout_once;
   std::vector<NamedRange> variables;
-  std::vector<BufferWriters> buffers;
+  std::vector<std::unique_ptr<BufferWriters>> buffers;
+  std::mutex shadow_mutex;                 // making a buffer's writer cells
   std::atomic<int> global_write_file{-1};  // the .loc file of global writes, for cross-block findings
 
   // Publication between blocks (docs/simulator.md, "Memory ordering between blocks"): per address of a
@@ -387,6 +489,8 @@ struct HazardLaunch::State {
   bool collected = false;
 
   void learn_layout(const BlockContext& context);
+  // Makes the buffer's writer cells at its first write; false when they could not be made.
+  bool shadow(BufferWriters& buffer);
   void merge(Observations& out);
   Finding shared_finding(const Group& group) const;
   Finding global_finding(const Group& group) const;
@@ -422,6 +526,8 @@ class HazardObserver final : public AccessObserver {
   const LineTable<SharedCounters>& shared_lines() const { return shared_lines_; }
   // Per instruction of the kernel's code; requests == 0 for instructions this worker did not see.
   const std::vector<GlobalCounters>& global_instructions() const { return global_instructions_; }
+  // Per buffer of the launch, the elements this worker wrote where some write had come before.
+  const std::vector<Contested>& contested() const { return contested_; }
   bool shared_fed() const { return shared_fed_; }
   bool carried() const { return carried_; }
   bool barrier_orders_shared() const { return barrier_orders_shared_; }
@@ -457,9 +563,39 @@ class HazardObserver final : public AccessObserver {
   static constexpr uint32_t kEpochLimit = std::numeric_limits<uint32_t>::max() - 2;
 
   void next_epoch();
-  void check_shared(const WarpAccess& access);
+  void check_shared(const WarpAccess& access, const Span& span);
   void visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset);
+  // The common warp requests, one aligned 4-byte word per lane, where a lane's check ends at its first
+  // look when nothing of interest happened to its word in this epoch; visit() takes the rest.
+  void read_words(const WarpAccess& access, uint32_t sync);
+  void write_words(const WarpAccess& access, uint32_t sync);
+  void atomic_words(const WarpAccess& access, uint32_t sync);
+  void note_reader(SharedCell& cell, uint32_t thread, int line, uint32_t sync) {
+    if (cell.read_epoch != epoch_) {
+      cell.read_epoch = epoch_;
+      cell.readers = 0;
+    }
+    const bool known =
+        (cell.readers > 0 && cell.reader[0] == thread) || (cell.readers > 1 && cell.reader[1] == thread);
+    if (!known && cell.readers < 2) {
+      cell.reader[cell.readers] = static_cast<uint16_t>(thread);
+      cell.read_line[cell.readers] = line;
+      cell.read_sync[cell.readers] = sync;
+      ++cell.readers;
+    }
+  }
+  void note_writer(SharedCell& cell, uint32_t thread, int line, AccessKind kind, uint32_t sync) {
+    if (&cell >= words_.data() && &cell < words_.data() + words_.size()) quiet_[&cell - words_.data()] = 0;
+    cell.write_epoch = epoch_;
+    cell.writer = static_cast<uint16_t>(thread);
+    cell.write_line = line;
+    cell.write_kind = kind;
+    cell.write_sync = sync;
+    cell.read_epoch = 0;  // this write was checked against every reader; later writes need not be
+  }
   void record_global_writes(const WarpAccess& access);
+  bool record_global_warp(const WarpAccess& access);
+  BufferWriters* buffer_holding(uint64_t address, uint64_t end);
   void publish(const WarpAccess& access);
   // Whether the latest write of an element, by `writer` after `fences` fences of its own, happens before
   // this block's writes: its thread fenced after it, then made an atomic this block has since observed.
@@ -488,8 +624,13 @@ class HazardObserver final : public AccessObserver {
   // Accesses of whole aligned words (nearly all) use one cell per word; a word that a 1- or 2-byte access
   // touches switches to one cell per byte for the rest of the block, so char arrays stay exact.
   std::vector<SharedCell> words_;
+  // Per word, a column beside words_: equal to epoch_ while reading the word changes nothing (it has its
+  // two readers in this epoch, no thread of the block wrote it in this epoch but one did before, and a
+  // barrier is known to order shared memory), so a read by any lane ends at one look at this column.
+  std::vector<uint32_t> quiet_;
   std::vector<SharedCell> bytes_;
   std::vector<uint32_t> byte_mode_;  // per word: equal to block_epoch_ when its bytes_ cells are in use
+  bool byte_cells_ = false;          // some word of the current block uses its bytes_ cells
   uint64_t window_ = 0;              // the current block's shared bytes
   uint32_t epoch_ = 0;
   uint32_t block_epoch_ = 0;  // the epoch the current block began in
@@ -499,6 +640,7 @@ class HazardObserver final : public AccessObserver {
   bool check_globals_ = false;
   bool alone_ = false;  // the launch's only worker: global write shadows need no atomics
   size_t last_buffer_ = 0;  // most global writes of a warp land in the buffer the last one did
+  std::vector<Contested> contested_;
   bool follow_order_ = false;      // this launch follows publication (HazardLaunch::State::follow_order)
   std::vector<uint32_t> fences_;   // per thread of the block: device fences made so far
   std::map<uint64_t, uint32_t> acquired_;  // thread_key -> fences: what this block's atomics observed
@@ -516,6 +658,7 @@ class HazardObserver final : public AccessObserver {
 void HazardObserver::begin_block(const BlockContext& context) {
   std::call_once(state_.layout_once, [&] { state_.learn_layout(context); });
   check_globals_ = !state_.buffers.empty();
+  contested_.resize(state_.buffers.size());
   {
     std::lock_guard lock(state_.workers_mutex);
     alone_ = state_.workers.size() == 1;
@@ -533,10 +676,12 @@ void HazardObserver::begin_block(const BlockContext& context) {
   const uint64_t words = (window_ + 3) / 4;
   if (words_.size() < words) {
     words_.resize(words);
+    quiet_.resize(words);
     bytes_.resize(words * 4);
     byte_mode_.resize(words);
   }
   warp_sync_.assign(context.warps, 0);
+  byte_cells_ = false;
   next_epoch();
   block_epoch_ = epoch_;
 }
@@ -554,6 +699,7 @@ void HazardObserver::next_epoch() {
       }
     }
     for (uint32_t& mode : byte_mode_) renumber(mode);
+    std::fill(quiet_.begin(), quiet_.end(), 0);
     block_epoch_ = 1;
     epoch_ = 1;
   }
@@ -598,6 +744,7 @@ void HazardObserver::publish(const WarpAccess& access) {
 void HazardObserver::on_access(const WarpAccess& access) {
   if (access.active_mask == 0) return;
   if (access.space == Space::kShared) {
+    const Span request = span(access);
     if (checks_.bank_conflicts && access.kind == AccessKind::kAtomic) {
       const AtomicCost cost = atomic_cost(access);
       SharedCounters& line = shared_lines_.at(access.file, access.line);
@@ -606,13 +753,13 @@ void HazardObserver::on_access(const WarpAccess& access) {
       line.worst_atomic_passes = std::max(line.worst_atomic_passes, cost.passes);
       line.worst_same_address = std::max(line.worst_same_address, cost.same_address);
     } else if (checks_.bank_conflicts) {
-      const BankCost cost = bank_cost(access);
+      const BankCost cost = bank_cost(access, request);
       SharedCounters& line = shared_lines_.at(access.file, access.line);
       ++line.requests;
       line.wavefronts += cost.wavefronts;
       line.worst_ways = std::max(line.worst_ways, cost.ways);
     }
-    if (checks_.races || checks_.uninitialized_shared) check_shared(access);
+    if (checks_.races || checks_.uninitialized_shared) check_shared(access, request);
     if (access.kind != AccessKind::kWrite && on_path(access, kFeedsGlobalStore)) shared_fed_ = true;
   } else if (access.space == Space::kGlobal) {
     if (checks_.coalescing && access.kind != AccessKind::kAtomic) {
@@ -637,10 +784,19 @@ void HazardObserver::on_access(const WarpAccess& access) {
   }
 }
 
-void HazardObserver::check_shared(const WarpAccess& access) {
+void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   if (access.warp >= warp_sync_.size()) warp_sync_.resize(access.warp + 1);
   LaneState lane_state{.sync = warp_sync_[access.warp]};
+  if (bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4) {
+    if (access.kind == AccessKind::kRead)
+      read_words(access, lane_state.sync);
+    else if (access.kind == AccessKind::kWrite)
+      write_words(access, lane_state.sync);
+    else
+      atomic_words(access, lane_state.sync);
+    return;
+  }
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t offset = access.address[lane];
@@ -663,6 +819,7 @@ void HazardObserver::check_shared(const WarpAccess& access) {
       if (byte_mode_[w] == block_epoch_) continue;
       std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(w * 4), 4, words_[w]);
       byte_mode_[w] = block_epoch_;
+      byte_cells_ = true;
     }
     for (uint64_t b = offset; b < offset + bytes; ++b) visit(bytes_[b], access, lane_state, b);
   }
@@ -704,26 +861,84 @@ void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState
       report(key, thread, other, offset);
     }
   }
-  if (access.kind == AccessKind::kRead) {
-    if (cell.read_epoch != epoch_) {
-      cell.read_epoch = epoch_;
-      cell.readers = 0;
-    }
-    const bool known =
-        (cell.readers > 0 && cell.reader[0] == thread) || (cell.readers > 1 && cell.reader[1] == thread);
-    if (!known && cell.readers < 2) {
-      cell.reader[cell.readers] = static_cast<uint16_t>(thread);
-      cell.read_line[cell.readers] = access.line;
-      cell.read_sync[cell.readers] = lane.sync;
-      ++cell.readers;
-    }
+  if (access.kind == AccessKind::kRead)
+    note_reader(cell, thread, access.line, lane.sync);
+  else
+    note_writer(cell, thread, access.line, access.kind, lane.sync);
+}
+
+void HazardObserver::read_words(const WarpAccess& access, uint32_t sync) {
+  // First the lanes whose word is not quiet, without a branch per lane; usually few or none.
+  uint32_t busy = 0;
+  if (access.active_mask == 0xFFFFFFFFu) {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+      busy |= static_cast<uint32_t>(quiet_[access.address[lane] / 4] != epoch_) << lane;
   } else {
-    cell.write_epoch = epoch_;
-    cell.writer = static_cast<uint16_t>(thread);
-    cell.write_line = access.line;
-    cell.write_kind = access.kind;
-    cell.write_sync = lane.sync;
-    cell.read_epoch = 0;  // this write was checked against every reader; later writes need not be
+    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+      busy |= static_cast<uint32_t>(quiet_[access.address[lane] / 4] != epoch_) << lane;
+    }
+  }
+  for (uint32_t mask = busy; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t offset = access.address[lane];
+    if (quiet_[offset / 4] == epoch_) continue;  // an earlier lane of this request made it quiet
+    const uint32_t thread = access.warp * kWarpSize + lane;
+    SharedCell& cell = words_[offset / 4];
+    // Unwritten in this block, or written by another thread in this epoch: a finding is possible.
+    if (cell.write_epoch < block_epoch_ || (cell.write_epoch == epoch_ && cell.writer != thread)) {
+      LaneState lane_state{.thread = thread,
+                           .sync = sync,
+                           .uninitialized_done = !checks_.uninitialized_shared,
+                           .race_done = !checks_.races};
+      visit(cell, access, lane_state, offset);
+      continue;
+    }
+    if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
+    note_reader(cell, thread, access.line, sync);
+    if (cell.write_epoch != epoch_ && cell.readers == 2 && barrier_orders_shared_)
+      quiet_[offset / 4] = epoch_;
+  }
+}
+
+void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t offset = access.address[lane];
+    const uint32_t thread = access.warp * kWarpSize + lane;
+    SharedCell& cell = words_[offset / 4];
+    // Written or read by another thread in this epoch: a finding is possible.
+    if ((cell.write_epoch == epoch_ && cell.writer != thread) ||
+        (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread))) {
+      LaneState lane_state{
+          .thread = thread, .sync = sync, .uninitialized_done = true, .race_done = !checks_.races};
+      visit(cell, access, lane_state, offset);
+      continue;
+    }
+    note_writer(cell, thread, access.line, access.kind, sync);
+  }
+}
+
+void HazardObserver::atomic_words(const WarpAccess& access, uint32_t sync) {
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t offset = access.address[lane];
+    const uint32_t thread = access.warp * kWarpSize + lane;
+    SharedCell& cell = words_[offset / 4];
+    // Unwritten in this block, stored to by another thread or read by another thread in this epoch (atomics
+    // do not race with atomics): a finding is possible.
+    if (cell.write_epoch < block_epoch_ ||
+        (cell.write_epoch == epoch_ && cell.writer != thread && cell.write_kind != AccessKind::kAtomic) ||
+        (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread))) {
+      LaneState lane_state{.thread = thread,
+                           .sync = sync,
+                           .uninitialized_done = !checks_.uninitialized_shared,
+                           .race_done = !checks_.races};
+      visit(cell, access, lane_state, offset);
+      continue;
+    }
+    if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
+    note_writer(cell, thread, access.line, AccessKind::kAtomic, sync);
   }
 }
 
@@ -751,35 +966,81 @@ void HazardObserver::report(const GroupKey& partial, uint32_t thread, uint32_t o
        1);
 }
 
+BufferWriters* HazardObserver::buffer_holding(uint64_t address, uint64_t end) {
+  const auto inside = [&](const std::unique_ptr<BufferWriters>& b) {
+    return address >= b->range.address && end <= b->range.address + b->range.bytes;
+  };
+  if (!inside(state_.buffers[last_buffer_])) {
+    const auto found = std::find_if(state_.buffers.begin(), state_.buffers.end(), inside);
+    if (found == state_.buffers.end()) return nullptr;
+    last_buffer_ = static_cast<size_t>(found - state_.buffers.begin());
+  }
+  return state_.buffers[last_buffer_].get();
+}
+
+// The common warp write: every lane one whole element of one buffer, the launch not following publication.
+// The same records as the per-lane path, without looking up a buffer per lane. False: not such a write.
+bool HazardObserver::record_global_warp(const WarpAccess& access) {
+  uint64_t low = std::numeric_limits<uint64_t>::max(), high = 0, bits = 0;
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint64_t address = access.address[std::countr_zero(mask)];
+    low = std::min(low, address);
+    high = std::max(high, address);
+    bits |= address;
+  }
+  BufferWriters* buffer = buffer_holding(low, high + access.bytes_per_lane);
+  if (buffer == nullptr || buffer->element_shift < 0 || access.bytes_per_lane != buffer->range.element_size ||
+      ((bits | buffer->range.address) & (access.bytes_per_lane - 1)) != 0)
+    return false;
+  if (!state_.shadow(*buffer)) return true;
+  uint64_t* lowest = buffer->lowest.get();
+  uint64_t* highest = buffer->highest.get();
+  const uint64_t base = buffer->range.address;
+  const int shift = buffer->element_shift;
+  const uint64_t packed = pack_writer(block_, access.line, 0);
+  Contested& contested = contested_[last_buffer_];
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t e = (access.address[lane] - base) >> shift;
+    const uint64_t writer = packed | ((access.warp * kWarpSize + lane) & 0x3FF);
+    const bool again = alone_ ? record_writer_alone(lowest[e], highest[e], writer)
+                              : record_writer(lowest[e], highest[e], writer);
+    if (again) contested.add(e);
+  }
+  return true;
+}
+
 void HazardObserver::record_global_writes(const WarpAccess& access) {
   const uint64_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
-  int expected = -1;
-  state_.global_write_file.compare_exchange_strong(expected, access.file, std::memory_order_relaxed);
+  if (state_.global_write_file.load(std::memory_order_relaxed) < 0) {
+    int expected = -1;
+    state_.global_write_file.compare_exchange_strong(expected, access.file, std::memory_order_relaxed);
+  }
+  if (!follow_order_ && record_global_warp(access)) return;
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t address = access.address[lane];
-    const auto inside = [&](const BufferWriters& b) {
-      return address >= b.range.address && address + bytes <= b.range.address + b.range.bytes;
-    };
-    if (!inside(state_.buffers[last_buffer_])) {
-      const auto found = std::find_if(state_.buffers.begin(), state_.buffers.end(), inside);
-      if (found == state_.buffers.end()) continue;  // out of bounds: the interpreter reports it
-      last_buffer_ = static_cast<size_t>(found - state_.buffers.begin());
-    }
-    BufferWriters& buffer = state_.buffers[last_buffer_];
-    const uint64_t size = buffer.range.element_size;
+    BufferWriters* buffer = buffer_holding(address, address + bytes);
+    if (buffer == nullptr) continue;  // out of bounds: the interpreter reports it
+    if (!state_.shadow(*buffer)) continue;
+    uint64_t* lowest = buffer->lowest.get();
+    uint64_t* highest = buffer->highest.get();
+    Contested& contested = contested_[last_buffer_];
+    const uint64_t size = buffer->range.element_size;
     const uint64_t packed = pack_writer(block_, access.line, access.warp * kWarpSize + lane);
-    const uint64_t last = std::min((address + bytes - 1 - buffer.range.address) / size, buffer.elements - 1);
+    const uint64_t last =
+        std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
     const uint32_t fences = follow_order_ ? fences_[access.warp * kWarpSize + lane] : 0;
-    for (uint64_t e = (address - buffer.range.address) / size; e <= last; ++e) {
-      if (alone_) record_writer_alone(buffer.lowest[e], buffer.highest[e], packed);
-      else record_writer(buffer.lowest[e], buffer.highest[e], packed);
+    for (uint64_t e = (address - buffer->range.address) / size; e <= last; ++e) {
+      const bool again = alone_ ? record_writer_alone(lowest[e], highest[e], packed)
+                                : record_writer(lowest[e], highest[e], packed);
+      if (again) contested.add(e);
       if (!follow_order_) continue;
-      const uint64_t latest = buffer.latest[e];
-      uint64_t& latest_fences = buffer.latest_fences[e];
+      const uint64_t latest = buffer->latest.get()[e];
+      uint64_t& latest_fences = buffer->latest_fences.get()[e];
       if (latest != 0 && writer_block(latest) != block_ && !ordered_before_block(latest, latest_fences))
         latest_fences |= kUnorderedWrites;
-      buffer.latest[e] = packed;
+      buffer->latest.get()[e] = packed;
       latest_fences = (latest_fences & kUnorderedWrites) | fences;
     }
   }
@@ -822,23 +1083,35 @@ void HazardLaunch::State::learn_layout(const BlockContext& context) {
   }
   if (context.global_ranges != nullptr && checks.races) {
     for (const GlobalRange& range : *context.global_ranges) {
-      const uint64_t elements = range.bytes / std::max<uint32_t>(range.element_size, 1);
+      const uint32_t size = std::max<uint32_t>(range.element_size, 1);
+      const uint64_t elements = range.bytes / size;
       if (elements == 0) continue;
-      Cells lowest(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
-      Cells highest(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
-      Cells latest, latest_fences;
-      if (follow_order) {
-        latest.reset(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
-        latest_fences.reset(static_cast<uint64_t*>(std::calloc(elements, sizeof(uint64_t))));
-      }
-      if (lowest == nullptr || highest == nullptr || (follow_order && (latest == nullptr || latest_fences == nullptr)))
-        continue;  // too large to shadow: left unchecked
-      GlobalRange kept = range;
-      kept.element_size = std::max<uint32_t>(range.element_size, 1);
-      buffers.push_back({std::move(kept), elements, std::move(lowest), std::move(highest), std::move(latest),
-                         std::move(latest_fences)});
+      auto buffer = std::make_unique<BufferWriters>();
+      buffer->range = range;
+      buffer->range.element_size = size;
+      buffer->elements = elements;
+      buffer->element_shift = std::has_single_bit(size) ? std::countr_zero(size) : -1;
+      buffers.push_back(std::move(buffer));
     }
   }
+}
+
+bool HazardLaunch::State::shadow(BufferWriters& buffer) {
+  if (buffer.made.load(std::memory_order_acquire)) return !buffer.unshadowed;
+  std::lock_guard lock(shadow_mutex);
+  if (!buffer.made.load(std::memory_order_relaxed)) {
+    buffer.lowest = Cells(buffer.elements, true);
+    buffer.highest = Cells(buffer.elements, false);
+    if (follow_order) {
+      buffer.latest = Cells(buffer.elements, false);
+      buffer.latest_fences = Cells(buffer.elements, false);
+    }
+    buffer.unshadowed =
+        buffer.lowest.get() == nullptr || buffer.highest.get() == nullptr ||
+        (follow_order && (buffer.latest.get() == nullptr || buffer.latest_fences.get() == nullptr));
+    buffer.made.store(true, std::memory_order_release);
+  }
+  return !buffer.unshadowed;
 }
 
 Finding HazardLaunch::State::shared_finding(const Group& group) const {
@@ -885,7 +1158,7 @@ Finding HazardLaunch::State::global_finding(const Group& group) const {
   const Dim3 other = coordinates(example.other_thread, block);
   const Dim3 block_index = coordinates(example.block, grid);
   const Dim3 other_block = coordinates(example.other_block, grid);
-  const std::string& name = buffers[key.variable].range.name;
+  const std::string& name = buffers[key.variable]->range.name;
   const std::string index = fmt::format("{}[{}]", name, example.offset);
 
   Finding finding;
@@ -919,13 +1192,22 @@ void HazardLaunch::State::merge(Observations& out) {
   // A global element whose lowest and highest writers are different blocks was written by two blocks.
   const int file = global_write_file.load(std::memory_order_relaxed);
   for (size_t b = 0; b < buffers.size(); ++b) {
-    const BufferWriters& buffer = buffers[b];
-    for (uint64_t e = 0; e < buffer.elements; ++e) {
-      const uint64_t lowest = buffer.lowest[e], highest = buffer.highest[e];
+    const BufferWriters& buffer = *buffers[b];
+    Contested contested;
+    for (const HazardObserver* worker : workers) {
+      if (b >= worker->contested().size() || worker->contested()[b].first > worker->contested()[b].last)
+        continue;
+      contested.add(worker->contested()[b].first);
+      contested.add(worker->contested()[b].last);
+    }
+    if (!buffer.made.load(std::memory_order_acquire) || buffer.unshadowed) continue;
+    for (uint64_t e = contested.first; e <= contested.last && e < buffer.elements; ++e) {
+      const uint64_t lowest = buffer.lowest.get()[e], highest = buffer.highest.get()[e];
       if (highest == 0 || writer_block(lowest) == writer_block(highest)) continue;
       out.blocks_interacted = true;
       // Followed in run order: only writes no fence-and-atomic chain ordered are a race.
-      if (buffer.latest != nullptr && !order_unfollowed && (buffer.latest_fences[e] & kUnorderedWrites) == 0)
+      if (buffer.latest.get() != nullptr && !order_unfollowed &&
+          (buffer.latest_fences.get()[e] & kUnorderedWrites) == 0)
         continue;
       const GroupKey key{.where = Where::kGlobal,
                          .file = file,
