@@ -18,8 +18,8 @@
 
 #include "grader/cache.h"
 #include "grader/exercise.h"
-#include "grader/file_bytes.h"
-#include "grader/process.h"
+#include "os/file.h"
+#include "os/process.h"
 
 namespace gpugrade {
 namespace {

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
-#include "grader/file_bytes.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {

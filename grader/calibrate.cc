@@ -5,10 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 
 #include "grader/check.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {
@@ -96,13 +95,12 @@ bool calibrate_exercise(const Exercise& exercise, const fs::path& root, Toolchai
   double noise = 0;
   for (const auto* group : {&correct, &slow}) {
     for (const auto& [file, label] : *group) {
-      std::ifstream in(file, std::ios::binary);
-      if (!in) {
+      std::optional<std::string> text = read_file_bytes(file);
+      if (!text) {
         *error = fmt::format("cannot read {}", file.string());
         return false;
       }
-      std::string text(std::istreambuf_iterator<char>(in), {});
-      std::optional<Result> result = grade(exercise, {text, file.string()}, toolchain, options, error);
+      std::optional<Result> result = grade(exercise, {std::move(*text), file.string()}, toolchain, options, error);
       if (!result) return false;
       CalibrationSample sample{label, group == &correct, describe(*result), std::nullopt, 0};
       if (result->metrics.contains("throughput") && correct_but_maybe_slow(*result)) {

@@ -8,19 +8,14 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <iterator>
 #include <sstream>
+
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::optional<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 std::string kinds_of(const Result& result) {
   std::vector<std::string> kinds;
@@ -118,7 +113,7 @@ bool check_one(const Exercise& exercise, const fs::path& file, const std::string
   if (!dropped.empty())
     row.expected += toolchain.simulator ? fmt::format(" ({}: timed instead)", fmt::join(dropped, ", "))
                                         : fmt::format(" (not on a gpu: {})", fmt::join(dropped, ", "));
-  std::optional<std::string> text = read_text(file);
+  std::optional<std::string> text = read_file_bytes(file);
   if (!text) {
     row.got = "missing";
     row.why = fmt::format("cannot read {}", file.string());
@@ -201,7 +196,7 @@ std::optional<std::pair<bool, std::string>> expect_here(std::string_view line) {
 }
 
 std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::string& display_path, std::string* error) {
-  std::optional<std::string> text = read_text(file);
+  std::optional<std::string> text = read_file_bytes(file);
   if (!text) {
     *error = fmt::format("{}: cannot read the mutant", display_path);
     return std::nullopt;

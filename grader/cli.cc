@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -21,7 +20,6 @@
 #include <thread>
 #include <sstream>
 
-#include "grader/access_samples.h"
 #include "grader/batch.h"
 #include "grader/cache.h"
 #include "grader/calibrate.h"
@@ -40,9 +38,8 @@
 #include "grader/slurm.h"
 #include "grader/submission_file.h"
 #include "grader/text_escape.h"
-#include "harness/gpu/gpu_backend.h"
-#include "harness/sim/hazards.h"
-#include "harness/sim/sim_backend.h"
+#include "harness/backends.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {
@@ -55,7 +52,7 @@ struct Invocation {
   std::string exercise;
   std::vector<std::string> exercises;
   std::string submission;
-  std::string backend = "auto";
+  std::string backend = std::string(to_string(BackendChoice::kAuto));
   std::string compiler = "nvrtc";
   std::string format = "text";
   std::optional<uint64_t> seed;
@@ -82,12 +79,6 @@ struct Invocation {
 struct UsageError {
   std::string message;
 };
-
-std::optional<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // The path as the user should read it: relative to where they stand when it is below it.
 std::string display(const fs::path& path) {
@@ -149,8 +140,9 @@ fs::path exercise_dir(const fs::path& root, const std::string& id) {
 // The compiler, cache and backend, made once per command on first use.
 class Tools {
  public:
+  // The choice is one of backend_choice_names(): every --backend option checks that.
   explicit Tools(const Invocation& inv)
-      : backend_choice_(inv.backend),
+      : backend_choice_(parse_backend_choice(inv.backend).value_or(BackendChoice::kAuto)),
         compiler_choice_(inv.compiler),
         sanitize_(inv.sanitize),
         gpu_only_(inv.gpu_only) {}
@@ -171,60 +163,42 @@ class Tools {
       compiler = nvrtc_.get();
     }
     compiler_ = std::make_unique<CachingCompiler>(*compiler, *cache_);
-    std::string name = backend_choice_;
-    std::unique_ptr<Backend> device;
-    if (name == "auto" || name == "gpu") {
-      std::string why_not;
-      device = make_gpu_backend();
-      const bool gpu = gpu_backend_ready(*device, &why_not);
-      if (name == "gpu" && !gpu) throw UsageError{"--backend gpu: " + why_not + " (--backend sim runs anywhere)"};
-      name = gpu ? "gpu" : "sim";
-      if (sanitize_ && !gpu)
-        throw UsageError{"--sanitize runs compute-sanitizer on a GPU, and " + why_not +
-                         " (without it the simulator still checks races and barriers on every run: drop "
-                         "--sanitize)"};
-    }
-    if (sanitize_ && name == "sim")
-      throw UsageError{"--sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers on "
-                       "every run without it: drop --sanitize, or use --backend gpu"};
-    if (std::string why_not; sanitize_ && !sanitizer_available(&why_not)) throw UsageError{"--sanitize: " + why_not};
-    if (gpu_only_ && name != "gpu")
-      throw UsageError{"--gpu-only grades on a GPU without the simulator's pass, and this run uses the simulator: "
-                       "drop --gpu-only, or use --backend gpu on a machine with a GPU"};
-    if (name == "gpu") {
-      backend_ = std::move(device);
-    } else {
-      // The simulator's accesses are also sampled for the HTML report's pictures.
-      SimOptions options;
-      options.worker_threads = 0;
-      options.make_observer = samples_.observe_with(sim::hazard_observer_factory());
-      simulator_ = make_sim_backend(std::move(options));
-      backend_ = samples_.count_launches(*simulator_);
-    }
-    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_});
+    BackendOptions options;
+    options.sanitize = sanitize_;
+    options.gpu_only = gpu_only_;
+    // The simulator's accesses are also sampled for the HTML report's pictures.
+    options.sample_accesses = true;
+    std::optional<Backends> backends = make_backends(backend_choice_, options, &error);
+    if (!backends) throw UsageError{error};
+    backends_ = std::move(*backends);
+    toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backends_.backend});
     // On a GPU, grading is as strict as the simulator's: its pass runs beside the device's, unless the
     // kernel is one the simulator cannot run (--gpu-only).
-    if (name == "gpu" && !gpu_only_) {
-      SimOptions options;
-      options.worker_threads = 0;
-      options.make_observer = sim::hazard_observer_factory();
-      strict_simulator_ = make_sim_backend(std::move(options));
-      toolchain_->simulator = strict_simulator_.get();
-    }
+    toolchain_->simulator = backends_.strict_simulator.get();
     return *toolchain_;
   }
 
-  // What the simulator's accesses showed since the last call, for the result's metrics.samples; null on a GPU.
+  // What the simulator's accesses showed since the last call, for the result's metrics.samples, each entry
+  // with its run's variant and size from `runs`; null where nothing samples (a GPU).
   nlohmann::json take_samples(const std::vector<Run>& runs) {
-    if (simulator_ == nullptr) return nullptr;
-    return samples_.take(runs);
+    nlohmann::json samples = backends_.take_samples();
+    if (samples.is_null()) return samples;
+    for (const char* space : {"shared", "global"}) {
+      for (nlohmann::json& entry : samples[space]) {
+        const int run = entry.value("run", -1);
+        if (run < 0 || static_cast<size_t>(run) >= runs.size()) continue;
+        entry["variant"] = runs[static_cast<size_t>(run)].variant;
+        entry["size"] = runs[static_cast<size_t>(run)].size;
+      }
+    }
+    return samples;
   }
 
   // For --verbose: why nvcc ran without its sandbox; empty when it ran in one or did not run.
   std::string unsandboxed_because() const { return nvcc_ ? nvcc_->unsandboxed_because() : ""; }
 
  private:
-  std::string backend_choice_;
+  BackendChoice backend_choice_;
   std::string compiler_choice_;
   bool sanitize_ = false;
   bool gpu_only_ = false;
@@ -232,10 +206,7 @@ class Tools {
   std::unique_ptr<NvccCompiler> nvcc_;
   std::unique_ptr<NvrtcCompiler> nvrtc_;
   std::unique_ptr<CachingCompiler> compiler_;
-  AccessSamples samples_;
-  std::unique_ptr<Backend> simulator_;
-  std::unique_ptr<Backend> backend_;
-  std::unique_ptr<Backend> strict_simulator_;  // strict GPU grading's simulator pass
+  Backends backends_;
   std::unique_ptr<Toolchain> toolchain_;
 };
 
@@ -391,7 +362,7 @@ int cmd_list(const Invocation& inv, std::ostream& out, std::ostream& err) {
 
 int cmd_show(const Invocation& inv, std::ostream& out, std::ostream&) {
   fs::path dir = exercise_dir(find_root(inv), inv.exercise);
-  std::optional<std::string> lesson = read_text(dir / "README.md");
+  std::optional<std::string> lesson = read_file_bytes(dir / "README.md");
   if (!lesson) throw UsageError{fmt::format("{} has no README.md lesson", display(dir))};
   out << *lesson;
   return kExitPass;
@@ -474,9 +445,9 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
 int cmd_calibrate(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
   Invocation on_gpu = inv;
-  if (on_gpu.backend == "auto") on_gpu.backend = "gpu";
-  if (on_gpu.backend != "gpu")
+  if (parse_backend_choice(inv.backend) == BackendChoice::kSim)
     throw UsageError{"calibrate times kernels on a GPU; the simulator cannot (drop --backend sim)"};
+  on_gpu.backend = to_string(BackendChoice::kGpu);
   Tools tools(on_gpu);
   Exercise exercise = load_or_throw(exercise_dir(root, inv.exercise));
   GradeOptions options;
@@ -529,7 +500,7 @@ int cmd_pr(const Invocation& inv, std::ostream& out, std::ostream& err) {
 
 int cmd_report(const Invocation& inv, std::ostream& out, std::ostream&) {
   fs::path root = find_root(inv);
-  std::optional<std::string> text = read_text(last_grade_file(root));
+  std::optional<std::string> text = read_file_bytes(last_grade_file(root));
   if (!text) throw UsageError{"nothing graded yet: run `gpugrade grade EXERCISE`, then `gpugrade report`"};
   std::vector<Result> results;
   const nlohmann::json saved = nlohmann::json::parse(*text, nullptr, false);
@@ -619,7 +590,8 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
     options.gpus.push_back(id);
     at = comma + 1;
   }
-  if (!options.gpus.empty() && inv.backend != "gpu")
+  const std::optional<BackendChoice> backend = parse_backend_choice(inv.backend);
+  if (!options.gpus.empty() && backend != BackendChoice::kGpu)
     throw UsageError{"--gpus shares the roster among GPUs; it needs --backend gpu"};
   options.time_limit_seconds = inv.time_limit;
   options.shard = inv.shard;
@@ -631,7 +603,7 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   if (inv.slurm) {
     if (inv.slurm_options.tasks < 1) throw UsageError{"--tasks must be at least 1"};
     SlurmOptions slurm = inv.slurm_options;
-    if (inv.backend == "gpu" && slurm.gres.empty()) slurm.gres = "gpu:1";  // a GPU grade needs a GPU per task
+    if (backend == BackendChoice::kGpu && slurm.gres.empty()) slurm.gres = "gpu:1";  // a GPU grade needs a GPU per task
     std::optional<SlurmJobs> jobs = submit_to_slurm(options, slurm, &error);
     if (!jobs) throw UsageError{error};
     out << fmt::format("submitted job array {} ({} tasks) and collect job {}; the gradebook will be {}\n", jobs->grade,
@@ -673,7 +645,7 @@ struct Command {
 
 void add_backend(CLI::App& app, Invocation& inv) {
   app.add_option("--backend", inv.backend, "sim (the CPU simulator), gpu, or auto: gpu when a device is here")
-      ->check(CLI::IsMember({"sim", "gpu", "auto"}));
+      ->check(CLI::IsMember(backend_choice_names()));
   app.add_option("--seed", inv.seed, "seed for random inputs, instead of the exercise's own");
   app.add_option("--compiler", inv.compiler, "nvrtc (a compile worker, the default) or nvcc")
       ->check(CLI::IsMember({"nvrtc", "nvcc"}));
@@ -726,7 +698,7 @@ const std::vector<Command>& commands() {
          app.add_option("--repeats", inv.repeats, "timed launches per kernel (default 100)")
              ->check(CLI::Range(5, 10000));
          app.add_flag("--gpu-only", inv.gpu_only, "skip the simulator's pass (faster; correctness on the GPU only)");
-         app.add_option("--backend", inv.backend, "gpu (the default here)")->check(CLI::IsMember({"gpu", "auto"}));
+         app.add_option("--backend", inv.backend, "gpu (the default here)")->check(CLI::IsMember(backend_choice_names()));
        },
        cmd_calibrate},
       {"new", "ID", "for instructors: scaffold a new exercise that passes `gpugrade check` as generated",

@@ -5,8 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grader/sandbox.h"
+#include "os/process.h"
 
 namespace gpugrade {
 namespace {
@@ -186,7 +185,6 @@ bool CompileWorker::start(std::string* error) {
     folder_ = ScratchDir::create("compile-worker", error);
     if (!folder_) return false;
   }
-  const std::string cwd = folder_->path().string();
   // The worker compiles untrusted source, so it runs in the compiler's sandbox where there is one: no
   // network, a read-only /usr (the toolkit and NVRTC), its own folder read-only, and its scratch folder.
   std::vector<std::string> args = {program_};
@@ -201,35 +199,23 @@ bool CompileWorker::start(std::string* error) {
     }
     args = sandboxed_argv(*bwrap, {program.string()}, {folder_->path(), {program.parent_path()}});
   }
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  // The worker dies with the grader, has its own process group (a timeout kills all of it), and sees only
+  // its pipes.
   int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-  const uint64_t limit = memory_limit_bytes_;
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    // Between fork and exec only async-signal-safe calls. The worker dies with the grader, has its own
-    // process group (a timeout kills all of it), and sees only its pipes.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    setpgid(0, 0);
-    dup2(to[0], STDIN_FILENO);
-    dup2(from[1], STDOUT_FILENO);
-    if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
-    if (chdir(cwd.c_str()) != 0) _exit(127);
-    if (limit != 0) {
-      rlimit rl{limit, limit};
-      setrlimit(RLIMIT_AS, &rl);
-    }
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
+  SpawnOptions options;
+  options.working_directory = folder_->path();
+  options.memory_limit_bytes = memory_limit_bytes_;
+  options.stdin_fd = to[0];
+  options.stdout_fd = from[1];
+  options.stderr_fd = null_fd;
+  options.dies_with_parent = true;
+  std::string why_not;
+  const pid_t pid = spawn_process(args, options, &why_not);
   close(to[0]);
   close(from[1]);
   if (null_fd >= 0) close(null_fd);
   if (pid < 0) {
-    *error = fmt::format("cannot start the compile worker: {}", std::strerror(errno));
+    *error = fmt::format("cannot start the compile worker: {}", why_not);
     close(to[1]);
     close(from[0]);
     return false;

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "grader/scratch_dir.h"
 #include "grader/screen.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 

@@ -6,12 +6,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 
 #include "grader/yaml_fields.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {
@@ -128,15 +127,13 @@ CourseEntry load_entry(const fs::path& dir, const std::string& id,
 std::vector<ManifestEntry> read_manifest(const fs::path& root, const std::function<std::string(const fs::path&)>& display,
                                          Course* course, std::optional<Diagnostics>* diagnostics) {
   const fs::path manifest = root / kManifest;
-  std::ifstream in(manifest, std::ios::binary);
-  if (!in) return {};
+  const std::optional<std::string> text = read_file_bytes(manifest);
+  if (!text) return {};
   course->has_manifest = true;
-  std::stringstream text;
-  text << in.rdbuf();
-  diagnostics->emplace(display(manifest), text.str(), &course->problems);
+  diagnostics->emplace(display(manifest), *text, &course->problems);
   try {
     ManifestReader reader(&**diagnostics, &course->title);
-    return reader.read(YAML::Load(text.str()));
+    return reader.read(YAML::Load(*text));
   } catch (const YAML::Exception& e) {
     (*diagnostics)->error(e.mark, e.msg);
   }

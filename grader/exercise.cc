@@ -4,6 +4,7 @@
 
 #include "grader/kernel_lookup.h"
 #include "grader/yaml_fields.h"
+#include "os/file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,11 +16,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace gpugrade {
 namespace {
@@ -1583,17 +1582,15 @@ std::optional<Exercise> load_exercise(const fs::path& dir, std::vector<std::stri
   exercise.dir = dir;
   exercise.display_dir = display_dir.empty() ? dir : display_dir;
   std::string display_file = (exercise.display_dir / kExerciseFile).generic_string();
-  std::ifstream in(dir / kExerciseFile, std::ios::binary);
-  if (!in) {
+  const std::optional<std::string> text = read_file_bytes(dir / kExerciseFile);
+  if (!text) {
     errors->push_back(fmt::format("{}: cannot read the file", display_file));
     return std::nullopt;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  Diagnostics diagnostics(display_file, text.str(), errors);
+  Diagnostics diagnostics(display_file, *text, errors);
   // yaml-cpp reports syntax errors, and a few representation errors, by throwing; nothing escapes here.
   try {
-    YAML::Node root = YAML::Load(text.str());
+    YAML::Node root = YAML::Load(*text);
     Loader(&diagnostics, &exercise).load(root);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file", which sends an instructor looking in the wrong place.

@@ -10,10 +10,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <future>
-#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -30,6 +28,7 @@
 #include "grader/technique.h"
 #include "harness/poison.h"
 #include "harness/trace.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {
@@ -754,22 +753,22 @@ struct SanitizerTally {
   }
 };
 
-// Strict GPU grading: a GPU finding of a kind the simulator also reported for the same variant, at a
-// line the GPU could not name, or of the same buffer, is the same bug; the simulator's finding (which
-// names the line and the thread) stays and says that both saw it. Findings at the same line and of the
-// same kind fold into one later (fold marks those too).
-void merge_backends(std::vector<Finding>& findings) {
+// Strict GPU grading: a finding of the device's (`gpu`, its backend's name) of a kind the simulator (`sim`)
+// also reported for the same variant, at a line the device could not name, or of the same buffer, is the
+// same bug; the simulator's finding (which names the line and the thread) stays and says that both saw it
+// ("sim+gpu"). Findings at the same line and of the same kind fold into one later (fold marks those too).
+void merge_backends(std::vector<Finding>& findings, std::string_view sim, std::string_view gpu) {
   std::vector<Finding> kept;
   for (Finding& f : findings) {
-    if (f.backend == "gpu") {
+    if (f.backend == gpu) {
       auto twin = std::find_if(kept.begin(), kept.end(), [&](const Finding& s) {
-        if (s.backend.rfind("sim", 0) != 0 || s.kind != f.kind || s.variant != f.variant) return false;
+        if (!s.backend.starts_with(sim) || s.kind != f.kind || s.variant != f.variant) return false;
         const bool same_buffer = !s.details.contains("buffer") || !f.details.contains("buffer") ||
                                  s.details["buffer"] == f.details["buffer"];
         return (f.line == 0 || f.line == s.line) && same_buffer;
       });
       if (twin != kept.end()) {
-        twin->backend = "sim+gpu";
+        twin->backend = fmt::format("{}+{}", sim, gpu);
         continue;
       }
     }
@@ -796,9 +795,9 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
   };
   if (!baseline) return fail(fmt::format("cannot load the baseline exercise '{}' to time against", perf.baseline));
   std::filesystem::path solution = options.solutions_dir / perf.baseline / baseline->kernel.file;
-  std::ifstream in(solution, std::ios::binary);
-  if (!in) return fail(fmt::format("cannot read the baseline's solution {}", solution.string()));
-  Submission baseline_source{std::string(std::istreambuf_iterator<char>(in), {}), solution.string()};
+  std::optional<std::string> solution_text = read_file_bytes(solution);
+  if (!solution_text) return fail(fmt::format("cannot read the baseline's solution {}", solution.string()));
+  Submission baseline_source{std::move(*solution_text), solution.string()};
   std::string error;
   std::optional<std::vector<SourceFile>> headers = read_folder_headers(baseline->dir, &error);
   if (!headers) return fail(error);
@@ -987,7 +986,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     if (obs.completed && obs.buffers.size() == launch->buffers.size())
       judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, file, run_findings);
     obs.findings.clear();
-    if (obs.completed && backend.name() == "sim")
+    if (obs.completed && backend.capabilities().follows_schedules)
       check_schedules(
           exercise,
           [&](const LaunchRequest& again) { return launch_pipeline(backend, program, stages, again, shape); },
@@ -1032,13 +1031,14 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
       for (Finding& f : loaded.findings) {
         if (f.file.empty()) f.file = file;
         f.variant = variant.label;
-        f.backend = "sim";
+        f.backend = simulator->name();
         findings.push_back(std::move(f));
       }
       if (!loaded.program) unsimulated.push_back(variant.label);
       for (size_t s = 0; loaded.program && s < exercise.sizes.size(); ++s) {
         std::optional<Launched> launched = launch_at(*simulator, *loaded.program, variant, exercise.sizes[s],
-                                                     built->kernel->entry, built->stages, shapes, "sim", figures);
+                                                     built->kernel->entry, built->stages, shapes,
+                                                     std::string(simulator->name()), figures);
         if (!launched) return std::nullopt;
         ++simulated_runs;
         simulated_failures += launched->run.verdict == Verdict::kFail;
@@ -1055,7 +1055,8 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
       const Size& size = sizes[s];
       LineFigures gpu_figures;  // strict grading: the simulator's figures are the ones that count
       std::optional<Launched> launched = launch_at(toolchain.backend, *built->program, variant, size,
-                                                   built->kernel->entry, built->stages, shapes, simulator ? "gpu" : "",
+                                                   built->kernel->entry, built->stages, shapes,
+                                                   simulator ? std::string(toolchain.backend.name()) : "",
                                                    simulator ? gpu_figures : figures);
       if (!launched) return std::nullopt;
       // A kernel that never ends would hold the sanitizer for its whole (much longer) limit, one that
@@ -1086,7 +1087,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   if (simulator) {
     result.metrics["simulator"] = {{"runs", simulated_runs}, {"failed_runs", simulated_failures},
                                    {"not_loaded", unsimulated}};
-    merge_backends(findings);
+    merge_backends(findings, simulator->name(), toolchain.backend.name());
     if (!unsimulated.empty())
       add_note(result, fmt::format("The simulator could not run variant{} {}, so their races, uninitialized "
                                    "reads, diverged barriers and out-of-bounds accesses were not checked; "

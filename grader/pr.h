@@ -10,7 +10,7 @@
 
 #include "grader/reporters.h"
 #include "grader/result.h"
-#include "grader/scratch_dir.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 

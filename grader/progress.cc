@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "grader/git_source.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {
@@ -52,9 +52,9 @@ std::filesystem::path state_file(const std::filesystem::path& course_root) {
 std::optional<ProgressState> ProgressState::load(const std::filesystem::path& file, std::string* error) {
   ProgressState state;
   state.file_ = file;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return state;  // nothing graded yet
-  const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+  const std::optional<std::string> text = read_file_bytes(file);
+  if (!text) return state;  // nothing graded yet
+  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
   if (json.is_discarded() || !json.is_object() || !json.contains("exercises") ||
       !json["exercises"].is_object()) {
     *error =
@@ -147,13 +147,7 @@ std::optional<FileStamp> DiskFiles::stamp(const std::filesystem::path& path) {
                    size};
 }
 
-std::optional<std::string> DiskFiles::read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::optional<std::string> DiskFiles::read(const std::filesystem::path& path) { return read_file_bytes(path); }
 
 std::string_view to_string(Standing standing) {
   switch (standing) {

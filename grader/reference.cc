@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 
 #include "grader/compiler.h"
-#include "grader/file_bytes.h"
-#include "grader/process.h"
 #include "grader/screen.h"
+#include "os/file.h"
+#include "os/process.h"
 
 namespace gpugrade {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "grader/cache.h"
-#include "grader/scratch_dir.h"
 #include "harness/backend.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 

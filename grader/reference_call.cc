@@ -9,8 +9,8 @@
 
 #include <cstring>
 
-#include "grader/file_bytes.h"
 #include "grader/screen.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {

@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "grader/file_bytes.h"
 #include "grader/git_source.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "grader/process.h"
-#include "grader/scratch_dir.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "grader/file_bytes.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {

@@ -11,8 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "harness/sim/hazards.h"
-
 namespace gpugrade {
 namespace {
 
@@ -449,7 +447,7 @@ std::vector<Finding> check_static_shared_limit(const KernelTraits& kernel, std::
   finding.line = kernel.line;
   std::string largest_text;
   if (largest != nullptr) {
-    const std::string name = sim::shared_source_name(largest->name);
+    const std::string name = shared_source_name(largest->name);
     if (int line = shared_declaration_line(source, name); line > 0) finding.line = line;
     largest_text = fmt::format(" ('{}' alone takes {})", name, largest->bytes);
     finding.details["variable"] = name;

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "grader/file_bytes.h"
-#include "grader/process.h"
+#include "os/file.h"
+#include "os/process.h"
 
 namespace gpugrade {
 namespace {

@@ -1,6 +1,10 @@
 // Shared pieces of the backend interface.
 #include "harness/backend.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+
 namespace gpugrade {
 
 std::string_view to_string(RunFigure figure) {
@@ -28,6 +32,20 @@ bool Capabilities::observes_every_kind(bool sanitized) const {
   GPUGRADE_FINDING_KINDS(GPUGRADE_OBSERVES)
 #undef GPUGRADE_OBSERVES
   return true;
+}
+
+std::string shared_source_name(std::string_view ptx_name) {
+  // Only `_Z` names are mangled: the demangler also reads a bare `s`, `i` or `f` as a type ("short").
+  if (!ptx_name.starts_with("_Z")) return std::string(ptx_name);
+  int status = 0;
+  const std::string mangled(ptx_name);
+  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) return mangled;
+  std::string name(demangled);
+  std::free(demangled);
+  // A function-local static demangles to `transpose(float*, float const*, int, int)::tile`.
+  const size_t scope = name.rfind("::");
+  return scope == std::string::npos ? name : name.substr(scope + 2);
 }
 
 const KernelTraits* Program::find(std::string_view entry) const {

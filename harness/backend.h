@@ -40,6 +40,10 @@ struct SharedVariable {
   bool named_in_entry = true;
 };
 
+// The name the learner wrote for a shared variable, from its PTX name (SharedVariable::name):
+// `_ZZ9transposePfPKfiiE4tile` -> `tile`; names that are not mangled come back unchanged.
+std::string shared_source_name(std::string_view ptx_name);
+
 // A module-scope __constant__ variable (`.const .align 4 .b8 mask[28]`): a host program fills it with
 // cudaMemcpyToSymbol, and every kernel of the module reads it through the constant cache.
 struct ConstVariable {
@@ -267,6 +271,7 @@ struct Capabilities {
   bool checks_accesses = false;         // every launch watches each memory access (races, bank conflicts...)
   bool tracks_barriers = false;         // every launch follows each thread to its barriers
   bool has_external_sanitizer = false;  // sanitize() re-runs launches under an external race/barrier checker
+  bool follows_schedules = false;       // blocks and warps run in LaunchRequest::schedule's order
   RunFigure run_figure = RunFigure::kThreadInstructions;
 
   // Whether a finding of `kind` can come out of grading on this backend; `sanitized`: under sanitize().
@@ -278,7 +283,7 @@ struct Capabilities {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string_view name() const = 0;  // "sim" or "gpu": what results report as their backend
+  virtual std::string_view name() const = 0;  // what results report as their backend ("sim", "gpu")
   virtual const Capabilities& capabilities() const = 0;
   virtual Loaded load(std::string_view ptx) = 0;
   virtual Observations launch(Program& program, const LaunchRequest& request) = 0;

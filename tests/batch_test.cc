@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "grader/file_bytes.h"
-#include "grader/process.h"
-#include "grader/scratch_dir.h"
+#include "os/file.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "grader/check.h"
-#include "grader/scratch_dir.h"
+#include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {

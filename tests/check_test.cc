@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/scratch_dir.h"
+#include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {

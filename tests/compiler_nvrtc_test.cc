@@ -9,9 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/file_bytes.h"
 #include "grader/result.h"
-#include "grader/scratch_dir.h"
+#include "harness/backends.h"
+#include "os/file.h"
+#include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {
@@ -186,10 +187,9 @@ TEST_P(NvrtcCurriculumTest, GradesEveryShippedSourceAsNvccDoes) {
   std::optional<ScratchDir> scratch = ScratchDir::create("nvrtc-curriculum", nullptr);
   Cache cache(scratch->path());
   Compilers c;
-  SimOptions options;
-  options.worker_threads = 2;
-  options.make_observer = sim::hazard_observer_factory();
-  std::unique_ptr<Backend> sim = make_sim_backend(std::move(options));
+  std::string made_error;
+  std::unique_ptr<Backend> sim = make_backend(BackendChoice::kSim, {.worker_threads = 2}, &made_error);
+  ASSERT_TRUE(sim) << made_error;
   Toolchain by_nvcc{c.nvcc, cache, *sim};
   Toolchain by_nvrtc{c.nvrtc, cache, *sim};
   testing::Grading loader;
@@ -222,7 +222,9 @@ TEST(Nvrtc, TheIncludeScreenStandsBeforeNvrtcAsBeforeNvcc) {
   std::optional<ScratchDir> scratch = ScratchDir::create("nvrtc-screen", nullptr);
   Cache cache(scratch->path());
   Compilers c;
-  std::unique_ptr<Backend> sim = make_sim_backend({});
+  std::string made_error;
+  std::unique_ptr<Backend> sim = make_backend(BackendChoice::kSim, {.worker_threads = 1, .checks = false}, &made_error);
+  ASSERT_TRUE(sim) << made_error;
   Toolchain by_nvrtc{c.nvrtc, cache, *sim};
   testing::Grading loader;
   const std::string text = "#include \"/etc/passwd\"\n" +

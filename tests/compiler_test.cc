@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/file_bytes.h"
-#include "grader/scratch_dir.h"
+#include "os/file.h"
+#include "os/scratch_dir.h"
 #include "tests/fake_compiler.h"
 
 namespace gpugrade {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "grader/process.h"
 #include "grader/progress.h"
-#include "grader/scratch_dir.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "grader/exercise.h"
-#include "grader/process.h"
-#include "grader/scratch_dir.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {

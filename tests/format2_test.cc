@@ -13,8 +13,8 @@
 #include "grader/buffer_compare.h"
 #include "grader/buffer_fill.h"
 #include "grader/exercise.h"
-#include "grader/process.h"
 #include "harness/poison.h"
+#include "os/process.h"
 
 namespace gpugrade {
 namespace {

@@ -18,13 +18,14 @@
 
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/entry_scan.h"
+#include "harness/gpu/job.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/poison_prologue.h"
 #include "harness/gpu/red_zone.h"
-#include "harness/gpu/job.h"
 #include "harness/gpu/sanitizer_report.h"
 #include "harness/poison.h"
 #include "harness/ptx/module.h"
+#include "os/process.h"
 
 namespace gpugrade {
 namespace {
@@ -559,9 +560,8 @@ TEST(GpuChildProcess, KernelLimitAppliesOnlyWhileAKernelRuns) {
 TEST(GpuChildProcess, ReportsAProgramThatCannotRun) {
   fs::path out = fs::temp_directory_path() / fmt::format("gpugrade-child-{}", getpid());
   gpu::ChildRun run = gpu::run_child({"/nonexistent/gpugrade-launch"}, {}, out.string());
-  EXPECT_EQ(run.end, gpu::ChildRun::End::kExited);
-  EXPECT_EQ(run.exit_code, 127);
-  EXPECT_EQ(run.output, "gpugrade: cannot execute the GPU launcher\n");
+  EXPECT_EQ(run.end, gpu::ChildRun::End::kNotStarted);
+  EXPECT_EQ(run.error, "cannot run /nonexistent/gpugrade-launch: No such file or directory");
   fs::remove(out);
 }
 
@@ -1097,7 +1097,7 @@ TEST_F(GpuDevice, TimingGivesSaneFigures) {
 }
 
 TEST_F(GpuDevice, SanitizerFindsTheRaceAndTheDivergedBarrier) {
-  if (gpu::find_on_path("compute-sanitizer").empty()) GTEST_SKIP() << "compute-sanitizer is not on PATH";
+  if (!find_program("compute-sanitizer")) GTEST_SKIP() << "compute-sanitizer is not on PATH";
   // One sanitizer process per tool for the series; each launch gets its own findings: at 32x8 warps race
   // (errors), at 32x1 only lanes of one warp do (warnings).
   const std::string entry = "_Z20transpose_no_barrierPfPKfii";

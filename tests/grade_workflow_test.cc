@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/process.h"
+#include "os/process.h"
 #include "tests/grading_fixture.h"
 #include "tests/scratch_repo.h"
 

@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,18 +15,15 @@
 #include "grader/compiler.h"
 #include "grader/exercise.h"
 #include "grader/grade.h"
-#include "grader/scratch_dir.h"
-#include "harness/sim/hazards.h"
-#include "harness/sim/sim_backend.h"
+#include "harness/backends.h"
+#include "os/file.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade::testing {
 
 inline std::filesystem::path source_dir() { return GPUGRADE_SOURCE_DIR; }
 
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+inline std::string read_file(const std::filesystem::path& path) { return read_file_bytes(path).value_or(""); }
 
 // One toolchain for every test of a suite: compiles are cached, so the suite pays nvcc once per source.
 class Grading {
@@ -44,10 +39,11 @@ class Grading {
     if (!nvcc) throw std::runtime_error(error);
     nvcc_ = std::make_unique<NvccCompiler>(std::move(*nvcc));
     compiler_ = std::make_unique<CachingCompiler>(*nvcc_, *cache_);
-    SimOptions options;
+    BackendOptions options;
     options.worker_threads = 2;
-    if (hazard_checks) options.make_observer = sim::hazard_observer_factory();
-    backend_ = make_sim_backend(std::move(options));
+    options.checks = hazard_checks;
+    backend_ = make_backend(BackendChoice::kSim, options, &error);
+    if (!backend_) throw std::runtime_error(error);
     if (wrap) backend_ = wrap(std::move(backend_));
     toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_});
   }
@@ -82,10 +78,11 @@ class Grading {
   // takes it away again (--gpu-only).
   void strict(bool on) {
     if (on && !simulator_) {
-      SimOptions options;
+      BackendOptions options;
       options.worker_threads = 2;
-      options.make_observer = sim::hazard_observer_factory();
-      simulator_ = make_sim_backend(std::move(options));
+      std::string error;
+      simulator_ = make_backend(BackendChoice::kSim, options, &error);
+      if (!simulator_) throw std::runtime_error(error);
     }
     toolchain_->simulator = on ? simulator_.get() : nullptr;
   }

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "grader/compiler.h"
-#include "grader/file_bytes.h"
 #include "harness/ptx/module.h"
+#include "os/file.h"
 
 namespace gpugrade {
 namespace {

@@ -1,5 +1,5 @@
 // Running child programs: captured output, exit status, and the limits that hold for nvcc and the host compiler.
-#include "grader/process.h"
+#include "os/process.h"
 
 #include <csignal>
 

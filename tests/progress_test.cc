@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "grader/git_source.h"
-#include "grader/scratch_dir.h"
+#include "os/scratch_dir.h"
 #include "tests/scratch_repo.h"
 
 namespace gpugrade {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/scratch_dir.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {

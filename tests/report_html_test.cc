@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/process.h"
-#include "grader/scratch_dir.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {

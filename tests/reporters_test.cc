@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "grader/scratch_dir.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "grader/compiler.h"
-#include "grader/file_bytes.h"
-#include "grader/process.h"
-#include "grader/scratch_dir.h"
+#include "os/file.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "grader/exercise.h"
-#include "grader/process.h"
+#include "os/process.h"
 
 namespace gpugrade {
 namespace {

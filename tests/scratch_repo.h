@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "grader/scratch_dir.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade::testing {
 

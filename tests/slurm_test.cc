@@ -13,10 +13,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "grader/file_bytes.h"
-#include "grader/process.h"
-#include "grader/scratch_dir.h"
 #include "grader/slurm.h"
+#include "os/file.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {

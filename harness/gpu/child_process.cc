@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,24 +11,19 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "os/file.h"
+#include "os/process.h"
 
 namespace gpugrade::gpu {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -44,34 +38,17 @@ namespace {
 // own process group. Returns the pid, or -1 with *error set.
 pid_t spawn(const std::vector<std::string>& argv, int heartbeat_write, int output, int input,
             std::string* error) {
-  // Everything the child needs is built before fork: between fork and exec only async-signal-safe calls.
   std::vector<std::string> args = argv;
   for (std::string& arg : args) {
     size_t at = arg.find("{heartbeat}");
     if (at != std::string::npos) arg.replace(at, 11, std::to_string(heartbeat_write));
   }
-  std::vector<char*> raw;
-  for (std::string& arg : args) raw.push_back(arg.data());
-  raw.push_back(nullptr);
-  static constexpr char kExecFailed[] = "gpugrade: cannot execute the GPU launcher\n";
-  pid_t pid = fork();
-  if (pid < 0) {
-    *error = fmt::format("cannot fork: {}", std::strerror(errno));
-    return -1;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    dup2(output, STDOUT_FILENO);
-    dup2(output, STDERR_FILENO);
-    if (input >= 0) dup2(input, STDIN_FILENO);
-    fcntl(heartbeat_write, F_SETFD, 0);
-    execv(raw[0], raw.data());
-    ssize_t ignored = write(STDERR_FILENO, kExecFailed, sizeof kExecFailed - 1);
-    (void)ignored;
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also here, so that a kill right after fork reaches the group
-  return pid;
+  SpawnOptions options;
+  options.stdin_fd = input;
+  options.stdout_fd = output;
+  options.stderr_fd = output;
+  options.inherited_fd = heartbeat_write;
+  return spawn_process(args, options, error);
 }
 
 enum class Waited { kExited, kTimedOut, kServed, kServedExiting, kServedAndGone };
@@ -157,14 +134,13 @@ ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limi
   }
   int status = 0;
   if (watch(pid, heartbeat[0], limits, false, &status, &run.in_kernel) == Waited::kTimedOut) {
-    kill(-pid, SIGKILL);
-    waitpid(pid, &status, 0);
+    kill_process_group(pid, &status);
     run.end = ChildRun::End::kTimedOut;
   } else {
     record_end(status, &run);
   }
   close(heartbeat[0]);
-  run.output = read_all(output_path);
+  run.output = read_file_bytes(output_path).value_or("");
   return run;
 }
 
@@ -225,11 +201,7 @@ bool ChildServer::start(std::string* error) {
 }
 
 void ChildServer::stop() {
-  if (pid_ >= 0) {
-    kill(-pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-  }
+  if (pid_ >= 0) kill_process_group(pid_);
   for (int* fd : {&command_fd_, &heartbeat_fd_}) {
     if (*fd >= 0) close(*fd);
     *fd = -1;
@@ -284,18 +256,6 @@ ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits
   }
   run.output = read_from(output_path_, offset);
   return run;
-}
-
-std::string find_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) continue;
-    std::string candidate = dir + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
 }
 
 }  // namespace gpugrade::gpu

@@ -31,7 +31,7 @@ struct ChildRun {
   std::string error;       // kNotStarted: why
 };
 
-// Runs argv[0] with argv (a path, not looked up on PATH). "{heartbeat}" in any argument is replaced by
+// Runs argv[0] with argv (a path, not looked up on PATH), started by os/process.h's spawn_process. "{heartbeat}" in any argument is replaced by
 // the heartbeat pipe's file descriptor number. The child gets its own process group, killed whole on
 // timeout. `output_path` receives the child's stdout and stderr.
 ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limits,
@@ -68,8 +68,5 @@ class ChildServer {
   int heartbeat_fd_ = -1;
   int starts_ = 0;
 };
-
-// The path of the first executable `name` on PATH; empty when none.
-std::string find_on_path(const std::string& name);
 
 }  // namespace gpugrade::gpu

@@ -17,6 +17,8 @@
 #include "harness/gpu/sanitizer_report.h"
 #include "harness/gpu/entry_scan.h"
 #include "harness/trace.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {
@@ -50,26 +52,8 @@ std::string launcher_path(const GpuOptions& options) {
   return GPUGRADE_LAUNCHER;
 }
 
-// A private folder for one job's files, removed when the job is done.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::error_code error;
-    std::string pattern = (fs::temp_directory_path(error) / "gpugrade-gpu-XXXXXX").string();
-    if (mkdtemp(pattern.data())) path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code error;
-    if (!path_.empty()) fs::remove_all(path_, error);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  bool ok() const { return !path_.empty(); }
-  std::string file(std::string_view name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
+// A file in a job's scratch folder.
+std::string file_in(const ScratchDir& scratch, std::string_view name) { return (scratch.path() / name).string(); }
 
 std::string tail(const std::string& text, size_t chars = 2000) {
   std::string out = text.size() > chars ? text.substr(text.size() - chars) : text;
@@ -124,14 +108,13 @@ std::optional<gpu::JobResult> run_job(const gpu::Job& job, const GpuOptions& opt
                                       const gpu::ChildLimits& limits, std::vector<Finding>* findings,
                                       const std::vector<std::string>& wrapper = {},
                                       std::string* output = nullptr) {
-  ScratchDir scratch;
-  if (!scratch.ok()) {
-    findings->push_back(
-        gpu::make_finding(FindingKind::kRuntimeError, "cannot create a scratch folder for the GPU job"));
+  std::string error;
+  std::optional<ScratchDir> scratch = ScratchDir::create("gpu", &error);
+  if (!scratch) {
+    findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, "the GPU job has no scratch folder: " + error));
     return std::nullopt;
   }
-  std::string error;
-  const std::string job_path = scratch.file("job"), result_path = scratch.file("result");
+  const std::string job_path = file_in(*scratch, "job"), result_path = file_in(*scratch, "result");
   if (!gpu::write_job(job_path, job, &error)) {
     findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
     return std::nullopt;
@@ -139,7 +122,7 @@ std::optional<gpu::JobResult> run_job(const gpu::Job& job, const GpuOptions& opt
   std::vector<std::string> command = wrapper;
   for (std::string arg : {launcher_path(options), job_path, result_path, std::string("{heartbeat}")})
     command.push_back(std::move(arg));
-  ChildRun run = gpu::run_child(command, limits, scratch.file("output"));
+  ChildRun run = gpu::run_child(command, limits, file_in(*scratch, "output"));
   if (output) *output = run.output;
   if (std::optional<Finding> ended = explain_child_end(run, command.front(), limits)) {
     findings->push_back(std::move(*ended));
@@ -269,18 +252,18 @@ class GpuBackend : public Backend {
   std::optional<gpu::JobResult> serve(const gpu::Job& job, const gpu::ChildLimits& limits,
                                       std::vector<Finding>* findings) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!scratch_) scratch_ = std::make_unique<ScratchDir>();
-    if (!scratch_->ok()) {
+    std::string error;
+    if (!scratch_) scratch_ = ScratchDir::create("gpu", &error);
+    if (!scratch_) {
       findings->push_back(
-          gpu::make_finding(FindingKind::kRuntimeError, "cannot create a scratch folder for the GPU jobs"));
+          gpu::make_finding(FindingKind::kRuntimeError, "the GPU jobs have no scratch folder: " + error));
       return std::nullopt;
     }
     const std::string launcher = launcher_path(options_);
     if (!server_)
       server_ = std::make_unique<gpu::ChildServer>(std::vector<std::string>{launcher, "--serve", "{heartbeat}"},
-                                                   scratch_->file("output"));
-    std::string error;
-    const std::string job_path = scratch_->file("job"), result_path = scratch_->file("result");
+                                                   file_in(*scratch_, "output"));
+    const std::string job_path = file_in(*scratch_, "job"), result_path = file_in(*scratch_, "result");
     std::error_code ignored;
     fs::remove(result_path, ignored);  // a launcher that dies must not leave the last job's answer behind
     trace("gpu: writing a job");
@@ -307,7 +290,7 @@ class GpuBackend : public Backend {
 
   GpuOptions options_;
   std::mutex mutex_;
-  std::unique_ptr<ScratchDir> scratch_;  // declared before server_: the launcher goes before its folder
+  std::optional<ScratchDir> scratch_;  // declared before server_: the launcher goes before its folder
   std::unique_ptr<gpu::ChildServer> server_;
 };
 
@@ -358,7 +341,7 @@ std::string poisoned_ptx(const Program& program) {
 }
 
 bool sanitizer_available(std::string* why_not) {
-  if (!gpu::find_on_path("compute-sanitizer").empty()) return true;
+  if (find_program("compute-sanitizer")) return true;
   *why_not = "compute-sanitizer is not on PATH (it comes with the CUDA toolkit: add its bin folder, e.g. "
              "/usr/local/cuda/bin, to PATH)";
   return false;
@@ -367,7 +350,7 @@ bool sanitizer_available(std::string* why_not) {
 SanitizerOutcome sanitize_launches(const Program& program, const std::vector<LaunchRequest>& launches,
                                    const GpuOptions& options) {
   SanitizerOutcome outcome;
-  const std::string sanitizer = gpu::find_on_path("compute-sanitizer");
+  const std::string sanitizer = find_program("compute-sanitizer").value_or("");
   const auto* gpu_program = dynamic_cast<const GpuProgram*>(&program);
   if (sanitizer.empty() || !gpu_program) {
     outcome.why_not = sanitizer.empty() ? "compute-sanitizer is not on PATH"

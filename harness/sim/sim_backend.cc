@@ -123,6 +123,7 @@ class SimBackend : public Backend {
     // Barriers are followed on every launch; accesses are watched by the observer, when one is attached.
     capabilities_.checks_accesses = static_cast<bool>(options_.make_observer);
     capabilities_.tracks_barriers = true;
+    capabilities_.follows_schedules = true;
   }
 
   std::string_view name() const override { return "sim"; }

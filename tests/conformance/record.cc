@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "grader/compiler.h"
-#include "grader/process.h"
 #include "harness/gpu/gpu_backend.h"
 #include "harness/sim/sim_backend.h"
+#include "os/process.h"
 #include "tests/conformance/suite.h"
 
 namespace fs = std::filesystem;
@@ -51,22 +51,12 @@ std::string sibling_launcher() {
   return access(launcher.c_str(), X_OK) == 0 ? launcher.string() : "";
 }
 
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path != nullptr ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const fs::path candidate = fs::path(dir) / program;
-    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "";
-}
-
 // "NVIDIA H200, driver 580.95.05" from nvidia-smi, or why it is unknown.
 std::string describe_gpu() {
-  const std::string smi = find_on_path("nvidia-smi");
-  if (smi.empty()) return "unknown (nvidia-smi is not on PATH)";
+  const std::optional<std::string> smi = gpugrade::find_program("nvidia-smi");
+  if (!smi) return "unknown (nvidia-smi is not on PATH)";
   const ProcessResult result = gpugrade::run_process(
-      {smi, "--query-gpu=name,driver_version", "--format=csv,noheader", "--id=0"}, ProcessOptions{});
+      {*smi, "--query-gpu=name,driver_version", "--format=csv,noheader", "--id=0"}, ProcessOptions{});
   if (!result.succeeded()) return "unknown (nvidia-smi failed)";
   std::string line = result.out.substr(0, result.out.find('\n'));
   const size_t comma = line.rfind(", ");

@@ -10,11 +10,11 @@
 #include "grader/compiler.h"
 #include "grader/exercise.h"
 #include "grader/expr.h"
-#include "grader/file_bytes.h"
-#include "grader/scratch_dir.h"
 #include "grader/screen.h"
 #include "grader/shared_shapes.h"
 #include "harness/ptx/module.h"
+#include "os/file.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade::fuzz {
 namespace {

@@ -15,8 +15,8 @@
 
 #include "grader/exercise.h"
 #include "grader/expr.h"
-#include "grader/file_bytes.h"
 #include "harness/ptx/module.h"
+#include "os/file.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace gpugrade {

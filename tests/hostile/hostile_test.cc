@@ -15,12 +15,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "grader/file_bytes.h"
-#include "grader/process.h"
 #include "grader/reference.h"
 #include "grader/sandbox.h"
-#include "grader/scratch_dir.h"
 #include "grader/text_escape.h"
+#include "os/file.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {

@@ -1,5 +1,5 @@
 // Whole-file reads and writes through iostreams, binary mode (PTX, libraries and sources alike).
-#include "grader/file_bytes.h"
+#include "os/file.h"
 
 #include <fstream>
 #include <sstream>

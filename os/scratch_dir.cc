@@ -1,5 +1,5 @@
 // ScratchDir: mkdtemp makes the folder atomically with a unique name, so two graders never share one.
-#include "grader/scratch_dir.h"
+#include "os/scratch_dir.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 // Watches the simulator's warp requests beside its checkers and keeps, per source line, the one request a
 // picture shows best: the worst bank conflict, the most sectors. Ties go to the earliest run, block and
 // warp, so the same submission always gives the same pictures however blocks were spread over workers.
-#include "grader/access_samples.h"
+#include "harness/sim/access_samples.h"
 
 #include <algorithm>
 #include <array>
@@ -14,11 +14,8 @@
 #include "harness/sim/access.h"
 #include "harness/sim/hazards.h"
 
-namespace gpugrade {
+namespace gpugrade::sim {
 namespace {
-
-using sim::AccessObserver;
-using sim::WarpAccess;
 
 constexpr uint32_t kLanes = 32;
 constexpr uint32_t kBanks = 32;
@@ -150,13 +147,13 @@ class SampleObserver : public AccessObserver {
       for (const std::string& file : *launch.files) files_.push_back(std::filesystem::path(file).filename().string());
   }
 
-  void begin_block(const sim::BlockContext& block) override { block_ = block; }
+  void begin_block(const BlockContext& block) override { block_ = block; }
 
   void on_access(const WarpAccess& access) override {
     if (access.active_mask == 0 || access.line <= 0) return;
     const std::pair<int, int> key{access.file, access.line};
     const Position at{run_, block_.block_index.z, block_.block_index.y, block_.block_index.x, access.warp};
-    if (access.space == sim::Space::kShared) {
+    if (access.space == Space::kShared) {
       const auto [ways, wavefronts] = bank_ways(access);
       auto it = shared_.find(key);
       if (it != shared_.end() && (ways < it->second.ways || (ways == it->second.ways && !(at < it->second.at))))
@@ -164,7 +161,7 @@ class SampleObserver : public AccessObserver {
       SharedSample sample{at, ways, wavefronts, access, block_.block_index, "shared", 0, std::nullopt};
       name_shared(sample);
       shared_[key] = std::move(sample);
-    } else if (access.space == sim::Space::kGlobal && block_.global_ranges != nullptr) {
+    } else if (access.space == Space::kGlobal && block_.global_ranges != nullptr) {
       const auto [sectors, min_sectors] = sector_counts(access);
       auto it = global_.find(key);
       if (it != global_.end()) {
@@ -173,7 +170,7 @@ class SampleObserver : public AccessObserver {
         if (left < right || (left == right && !(at < it->second.at))) return;
       }
       const uint32_t first = static_cast<uint32_t>(__builtin_ctz(access.active_mask));
-      for (const sim::GlobalRange& range : *block_.global_ranges) {
+      for (const GlobalRange& range : *block_.global_ranges) {
         if (access.address[first] < range.address || access.address[first] >= range.address + range.bytes) continue;
         global_[key] = GlobalSample{at,      sectors,          min_sectors, access, block_.block_index, range.name,
                                     range.address, range.bytes, std::max<uint32_t>(range.element_size, 1)};
@@ -202,9 +199,9 @@ class SampleObserver : public AccessObserver {
   void name_shared(SharedSample& sample) const {
     if (block_.shared_ranges == nullptr) return;
     const uint64_t offset = sample.access.address[static_cast<uint32_t>(__builtin_ctz(sample.access.active_mask))];
-    for (const sim::SharedRange& range : *block_.shared_ranges) {
+    for (const SharedRange& range : *block_.shared_ranges) {
       if (offset < range.offset || offset >= range.offset + range.bytes) continue;
-      sample.variable = sim::shared_source_name(range.name);
+      sample.variable = shared_source_name(range.name);
       sample.variable_offset = range.offset;
       for (const SharedShape& shape : shapes_)
         if (shape.variable == sample.variable) sample.shape = shape;
@@ -215,7 +212,7 @@ class SampleObserver : public AccessObserver {
   int run_ = -1;
   std::vector<SharedShape> shapes_;
   std::vector<std::string> files_;
-  sim::BlockContext block_;
+  BlockContext block_;
   // Keyed by the PTX's file index while the launch runs; by file name once collected.
   std::map<std::pair<int, int>, SharedSample> shared_;
   std::map<std::pair<int, int>, GlobalSample> global_;
@@ -226,7 +223,7 @@ class BothObservers : public AccessObserver {
  public:
   BothObservers(std::unique_ptr<AccessObserver> checkers, std::unique_ptr<AccessObserver> samples)
       : checkers_(std::move(checkers)), samples_(std::move(samples)) {}
-  void begin_block(const sim::BlockContext& block) override {
+  void begin_block(const BlockContext& block) override {
     checkers_->begin_block(block);
     samples_->begin_block(block);
   }
@@ -258,25 +255,25 @@ class BothObservers : public AccessObserver {
 // Forwards everything to the backend it wraps; counts launches so that samples know their run.
 class CountingBackend : public Backend {
  public:
-  CountingBackend(Backend& inner, std::shared_ptr<AccessSamples::Store> store)
-      : inner_(inner), store_(std::move(store)) {}
-  std::string_view name() const override { return inner_.name(); }
-  const Capabilities& capabilities() const override { return inner_.capabilities(); }
-  Loaded load(std::string_view ptx) override { return inner_.load(ptx); }
+  CountingBackend(std::unique_ptr<Backend> inner, std::shared_ptr<AccessSamples::Store> store)
+      : inner_(std::move(inner)), store_(std::move(store)) {}
+  std::string_view name() const override { return inner_->name(); }
+  const Capabilities& capabilities() const override { return inner_->capabilities(); }
+  Loaded load(std::string_view ptx) override { return inner_->load(ptx); }
   Observations launch(Program& program, const LaunchRequest& request) override {
     {
       std::lock_guard lock(store_->mutex);
       ++store_->run;
     }
-    return inner_.launch(program, request);
+    return inner_->launch(program, request);
   }
-  std::optional<TimingResult> time(const TimingRequest& request) override { return inner_.time(request); }
+  std::optional<TimingResult> time(const TimingRequest& request) override { return inner_->time(request); }
   SanitizerOutcome sanitize(Program& program, const std::vector<LaunchRequest>& requests) override {
-    return inner_.sanitize(program, requests);
+    return inner_->sanitize(program, requests);
   }
 
  private:
-  Backend& inner_;
+  std::unique_ptr<Backend> inner_;
   std::shared_ptr<AccessSamples::Store> store_;
 };
 
@@ -293,27 +290,20 @@ ObserverFactory AccessSamples::observe_with(ObserverFactory checkers) {
   };
 }
 
-std::unique_ptr<Backend> AccessSamples::count_launches(Backend& backend) {
-  return std::make_unique<CountingBackend>(backend, store_);
+std::unique_ptr<Backend> AccessSamples::count_launches(std::unique_ptr<Backend> backend) {
+  return std::make_unique<CountingBackend>(std::move(backend), store_);
 }
 
-nlohmann::json AccessSamples::take(const std::vector<Run>& runs) {
+nlohmann::json AccessSamples::take() {
   std::lock_guard lock(store_->mutex);
-  const auto run_fields = [&](nlohmann::json& out, const Position& at) {
-    const int run = std::get<0>(at);
-    out["run"] = run;
-    if (run >= 0 && static_cast<size_t>(run) < runs.size()) {
-      out["variant"] = runs[static_cast<size_t>(run)].variant;
-      out["size"] = runs[static_cast<size_t>(run)].size;
-    }
-  };
+  const auto run_fields = [](nlohmann::json& out, const Position& at) { out["run"] = std::get<0>(at); };
   nlohmann::json shared = nlohmann::json::array(), global = nlohmann::json::array();
   for (const auto& [key, s] : store_->shared) {
     nlohmann::json entry = {{"file", key.first}, {"line", key.second}};
     run_fields(entry, s.at);
     entry["block"] = dim_json(s.block);
     entry["warp"] = s.access.warp;
-    entry["write"] = s.access.kind != sim::AccessKind::kRead;
+    entry["write"] = s.access.kind != AccessKind::kRead;
     entry["bytes"] = s.access.bytes_per_lane;
     entry["ways"] = s.ways;
     entry["wavefronts"] = s.wavefronts;
@@ -332,7 +322,7 @@ nlohmann::json AccessSamples::take(const std::vector<Run>& runs) {
     run_fields(entry, g.at);
     entry["block"] = dim_json(g.block);
     entry["warp"] = g.access.warp;
-    entry["write"] = g.access.kind != sim::AccessKind::kRead;
+    entry["write"] = g.access.kind != AccessKind::kRead;
     entry["bytes"] = g.access.bytes_per_lane;
     entry["sectors"] = g.sectors;
     entry["min_sectors"] = g.min_sectors;
@@ -348,4 +338,4 @@ nlohmann::json AccessSamples::take(const std::vector<Run>& runs) {
   return {{"shared", std::move(shared)}, {"global", std::move(global)}};
 }
 
-}  // namespace gpugrade
+}  // namespace gpugrade::sim

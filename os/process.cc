@@ -1,10 +1,11 @@
 // fork/exec with pipes, a deadline and rlimits. Everything the child does between fork and exec is
 // async-signal-safe, and everything it needs (argv, envp, the /dev/null descriptor) is prepared before.
-#include "grader/process.h"
+#include "os/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,37 +90,36 @@ struct ChildFailure {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  ProcessResult result;
+pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& options, std::string* error) {
   if (argv.empty()) {
-    result.error = "no program to run";
-    return result;
+    *error = "no program to run";
+    return -1;
   }
   std::vector<std::string> args = argv;
   std::vector<char*> arg_pointers = pointers_to(args);
   std::vector<std::string> env = merged_environment(options.extra_environment);
   std::vector<char*> env_pointers = pointers_to(env);
-  std::string cwd = options.working_directory.string();
-
-  Fd out_read, out_write, err_read, err_write, report_read, report_write;
-  Fd null_in(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (null_in.get() < 0 || !make_pipe(out_read, out_write) || !make_pipe(err_read, err_write) ||
-      !make_pipe(report_read, report_write)) {
-    result.error = fmt::format("cannot create pipes: {}", std::strerror(errno));
-    return result;
+  const std::string cwd = options.working_directory.string();
+  Fd report_read, report_write;
+  if (!make_pipe(report_read, report_write)) {
+    *error = fmt::format("cannot create a pipe: {}", std::strerror(errno));
+    return -1;
   }
-
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
-    result.error = fmt::format("cannot fork: {}", std::strerror(errno));
-    return result;
+    *error = fmt::format("cannot fork: {}", std::strerror(errno));
+    return -1;
   }
   if (pid == 0) {
+    // A parent that ended before the request took effect would leave the child running on its own.
+    if (options.dies_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)) _exit(127);
     // Its own process group, so that a timeout also kills what the program started (cicc, ptxas, cc1plus).
     setpgid(0, 0);
-    dup2(null_in.get(), STDIN_FILENO);
-    dup2(out_write.get(), STDOUT_FILENO);
-    dup2(err_write.get(), STDERR_FILENO);
+    if (options.stdin_fd >= 0) dup2(options.stdin_fd, STDIN_FILENO);
+    if (options.stdout_fd >= 0) dup2(options.stdout_fd, STDOUT_FILENO);
+    if (options.stderr_fd >= 0) dup2(options.stderr_fd, STDERR_FILENO);
+    if (options.inherited_fd >= 0) fcntl(options.inherited_fd, F_SETFD, 0);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) child_fail(report_write.get(), 0);
     if (options.memory_limit_bytes != 0) {
       rlimit limit{options.memory_limit_bytes, options.memory_limit_bytes};
@@ -129,10 +129,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     child_fail(report_write.get(), 2);
   }
   setpgid(pid, pid);  // also here: whichever of parent and child runs first, the group exists before a kill
-  out_write.reset();
-  err_write.reset();
   report_write.reset();
-
+  // The report pipe closes at a successful exec (O_CLOEXEC); before that, a failing child writes why.
   ChildFailure failure{};
   ssize_t reported;
   do {
@@ -141,10 +139,39 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (reported == static_cast<ssize_t>(sizeof failure)) {
     constexpr const char* kStages[] = {"cannot enter", "cannot limit the memory of", "cannot run"};
     std::string_view target = failure.stage == 0 ? std::string_view(cwd) : std::string_view(argv[0]);
-    result.error = fmt::format("{} {}: {}", kStages[failure.stage], target, std::strerror(failure.error));
+    *error = fmt::format("{} {}: {}", kStages[failure.stage], target, std::strerror(failure.error));
     waitpid(pid, nullptr, 0);
+    return -1;
+  }
+  return pid;
+}
+
+void kill_process_group(pid_t pid, int* status) {
+  kill(-pid, SIGKILL);
+  int ignored = 0;
+  while (waitpid(pid, status != nullptr ? status : &ignored, 0) < 0 && errno == EINTR) {
+  }
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  ProcessResult result;
+  Fd out_read, out_write, err_read, err_write;
+  Fd null_in(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (null_in.get() < 0 || !make_pipe(out_read, out_write) || !make_pipe(err_read, err_write)) {
+    result.error = fmt::format("cannot create pipes: {}", std::strerror(errno));
     return result;
   }
+  SpawnOptions spawn;
+  spawn.working_directory = options.working_directory;
+  spawn.memory_limit_bytes = options.memory_limit_bytes;
+  spawn.extra_environment = options.extra_environment;
+  spawn.stdin_fd = null_in.get();
+  spawn.stdout_fd = out_write.get();
+  spawn.stderr_fd = err_write.get();
+  const pid_t pid = spawn_process(argv, spawn, &result.error);
+  if (pid < 0) return result;
+  out_write.reset();
+  err_write.reset();
   result.started = true;
 
   using Clock = std::chrono::steady_clock;
@@ -183,11 +210,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     if (Clock::now() >= deadline) result.timed_out = true;
     else usleep(2000);
   }
-  if (result.timed_out) {
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+  if (result.timed_out) kill_process_group(pid, &status);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
@@ -199,8 +222,10 @@ std::optional<std::string> find_program(const std::string& program) {
   std::string_view dirs = path == nullptr ? "/usr/bin:/bin" : path;
   while (!dirs.empty()) {
     size_t colon = std::min(dirs.find(':'), dirs.size());
-    std::filesystem::path candidate = std::filesystem::path(dirs.substr(0, colon)) / program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    const std::string_view dir = dirs.substr(0, colon);
+    if (const std::filesystem::path candidate = std::filesystem::path(dir) / program;
+        !dir.empty() && access(candidate.c_str(), X_OK) == 0)
+      return candidate.string();
     dirs.remove_prefix(std::min(colon + 1, dirs.size()));
   }
   return std::nullopt;
