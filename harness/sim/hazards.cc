@@ -4,7 +4,6 @@
 
 #include "harness/sim/data_path.h"
 
-#include <cxxabi.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 
@@ -1054,20 +1053,6 @@ void HazardObserver::collect(Observations& out) {
 }
 
 }  // namespace
-
-std::string shared_source_name(std::string_view ptx_name) {
-  // Only `_Z` names are mangled: the demangler also reads a bare `s`, `i` or `f` as a type ("short").
-  if (!ptx_name.starts_with("_Z")) return std::string(ptx_name);
-  int status = 0;
-  const std::string mangled(ptx_name);
-  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || demangled == nullptr) return mangled;
-  std::string name(demangled);
-  std::free(demangled);
-  // A function-local static demangles to `transpose(float*, float const*, int, int)::tile`.
-  const size_t scope = name.rfind("::");
-  return scope == std::string::npos ? name : name.substr(scope + 2);
-}
 
 void HazardLaunch::State::learn_layout(const BlockContext& context) {
   if (context.data_path != nullptr)

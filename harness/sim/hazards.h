@@ -13,10 +13,6 @@
 
 namespace gpugrade::sim {
 
-// The name the learner wrote for a shared variable, from its PTX name:
-// `_ZZ9transposePfPKfiiE4tile` -> `tile`; names that are not mangled come back unchanged.
-std::string shared_source_name(std::string_view ptx_name);
-
 // The checkers of one launch. Each worker thread gets its own observer (make_worker); blocks may go to
 // any worker in any order. The first observer's collect() merges every worker's results into the
 // observations, deterministically: the same findings, counts and stats however blocks were split.
