@@ -296,15 +296,19 @@ std::unique_ptr<Backend> AccessSamples::count_launches(std::unique_ptr<Backend> 
 
 nlohmann::json AccessSamples::take() {
   std::lock_guard lock(store_->mutex);
-  const auto run_fields = [](nlohmann::json& out, const Position& at) { out["run"] = std::get<0>(at); };
+  // What every sample says of itself: where, in which run, block and warp, and what the request was.
+  const auto common = [](const auto& key, const auto& sample) {
+    return nlohmann::json{{"file", key.first},
+                          {"line", key.second},
+                          {"run", std::get<0>(sample.at)},
+                          {"block", dim_json(sample.block)},
+                          {"warp", sample.access.warp},
+                          {"write", sample.access.kind != AccessKind::kRead},
+                          {"bytes", sample.access.bytes_per_lane}};
+  };
   nlohmann::json shared = nlohmann::json::array(), global = nlohmann::json::array();
   for (const auto& [key, s] : store_->shared) {
-    nlohmann::json entry = {{"file", key.first}, {"line", key.second}};
-    run_fields(entry, s.at);
-    entry["block"] = dim_json(s.block);
-    entry["warp"] = s.access.warp;
-    entry["write"] = s.access.kind != AccessKind::kRead;
-    entry["bytes"] = s.access.bytes_per_lane;
+    nlohmann::json entry = common(key, s);
     entry["ways"] = s.ways;
     entry["wavefronts"] = s.wavefronts;
     entry["variable"] = s.variable;
@@ -318,12 +322,7 @@ nlohmann::json AccessSamples::take() {
     shared.push_back(std::move(entry));
   }
   for (const auto& [key, g] : store_->global) {
-    nlohmann::json entry = {{"file", key.first}, {"line", key.second}};
-    run_fields(entry, g.at);
-    entry["block"] = dim_json(g.block);
-    entry["warp"] = g.access.warp;
-    entry["write"] = g.access.kind != AccessKind::kRead;
-    entry["bytes"] = g.access.bytes_per_lane;
+    nlohmann::json entry = common(key, g);
     entry["sectors"] = g.sectors;
     entry["min_sectors"] = g.min_sectors;
     entry["buffer"] = g.buffer;
