@@ -566,6 +566,15 @@ class HazardObserver final : public AccessObserver {
   void visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset);
   // The common warp requests, one aligned 4-byte word per lane, where a lane's check ends at its first
   // look when nothing of interest happened to its word in this epoch; visit() takes the rest.
+  // The per-lane path for one lane of a word request whose cell may hold a finding.
+  void visit_word(SharedCell& cell, const WarpAccess& access, uint32_t thread, uint32_t sync, uint64_t offset,
+                  bool check_uninitialized) {
+    LaneState lane_state{.thread = thread,
+                         .sync = sync,
+                         .uninitialized_done = !(check_uninitialized && checks_.uninitialized_shared),
+                         .race_done = !checks_.races};
+    visit(cell, access, lane_state, offset);
+  }
   void read_words(const WarpAccess& access, uint32_t sync);
   void write_words(const WarpAccess& access, uint32_t sync);
   void atomic_words(const WarpAccess& access, uint32_t sync);
@@ -886,11 +895,7 @@ void HazardObserver::read_words(const WarpAccess& access, uint32_t sync) {
     SharedCell& cell = words_[offset / 4];
     // Unwritten in this block, or written by another thread in this epoch: a finding is possible.
     if (cell.write_epoch < block_epoch_ || (cell.write_epoch == epoch_ && cell.writer != thread)) {
-      LaneState lane_state{.thread = thread,
-                           .sync = sync,
-                           .uninitialized_done = !checks_.uninitialized_shared,
-                           .race_done = !checks_.races};
-      visit(cell, access, lane_state, offset);
+      visit_word(cell, access, thread, sync, offset, true);
       continue;
     }
     if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
@@ -909,9 +914,7 @@ void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
     // Written or read by another thread in this epoch: a finding is possible.
     if ((cell.write_epoch == epoch_ && cell.writer != thread) ||
         (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread))) {
-      LaneState lane_state{
-          .thread = thread, .sync = sync, .uninitialized_done = true, .race_done = !checks_.races};
-      visit(cell, access, lane_state, offset);
+      visit_word(cell, access, thread, sync, offset, false);
       continue;
     }
     note_writer(cell, thread, access.line, access.kind, sync);
@@ -929,11 +932,7 @@ void HazardObserver::atomic_words(const WarpAccess& access, uint32_t sync) {
     if (cell.write_epoch < block_epoch_ ||
         (cell.write_epoch == epoch_ && cell.writer != thread && cell.write_kind != AccessKind::kAtomic) ||
         (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread))) {
-      LaneState lane_state{.thread = thread,
-                           .sync = sync,
-                           .uninitialized_done = !checks_.uninitialized_shared,
-                           .race_done = !checks_.races};
-      visit(cell, access, lane_state, offset);
+      visit_word(cell, access, thread, sync, offset, true);
       continue;
     }
     if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
