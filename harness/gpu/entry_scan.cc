@@ -148,7 +148,9 @@ std::vector<Variable> variables_of(std::span<const Token> tokens) {
       while (i < tokens.size() && tokens[i].text != "]") ++i;
     }
     variable.dynamic = variable.dynamic || (is_extern && count == 0);
-    variable.bytes = variable.dynamic ? 0 : count * element * vector;
+    // Saturated, not wrapped: a declaration too large for any GPU is then one the limits refuse.
+    const uint64_t per_element = uint64_t{element} * vector;
+    variable.bytes = variable.dynamic ? 0 : count > UINT64_MAX / per_element ? UINT64_MAX : count * per_element;
     declared.push_back(std::move(variable));
   }
   for (Variable& variable : declared) variable.names_in_initializer = initializer;
@@ -409,8 +411,9 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
       if (variable->dynamic) {
         traits.uses_dynamic_shared = true;
       } else {
-        traits.static_shared_bytes = (traits.static_shared_bytes + variable->align - 1) / variable->align * variable->align;
-        traits.static_shared_bytes += variable->bytes;
+        const uint64_t at = (traits.static_shared_bytes + variable->align - 1) / variable->align * variable->align;
+        traits.static_shared_bytes =
+            at < traits.static_shared_bytes || variable->bytes > UINT64_MAX - at ? UINT64_MAX : at + variable->bytes;
       }
     }
     kernels->push_back(std::move(traits));
