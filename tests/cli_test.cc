@@ -10,6 +10,7 @@
 
 #include "os/process.h"
 #include "os/scratch_dir.h"
+#include "tests/test_cache.h"
 
 namespace gpugrade {
 namespace {
@@ -30,7 +31,7 @@ class CliTest : public ::testing::Test {
     ProcessOptions options;
     options.working_directory = cwd;
     options.time_limit_seconds = 300;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + (scratch_->path() / "cache").string(),
+    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(),
                                  "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), "NO_COLOR=1"};
     return run_process(args, options);
   }

@@ -15,6 +15,7 @@
 #include "grader/progress.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
+#include "tests/test_cache.h"
 
 namespace gpugrade {
 namespace {
@@ -98,7 +99,7 @@ class CourseFolderTest : public ::testing::Test {
     ProcessOptions options;
     options.working_directory = root_;
     options.time_limit_seconds = 300;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + (root_ / "cache").string(), "NO_COLOR=1"};
+    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(root_ / "cache").string(), "NO_COLOR=1"};
     return run_process(args, options);
   }
 

@@ -14,6 +14,7 @@
 #include "grader/exercise.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
+#include "tests/test_cache.h"
 
 namespace gpugrade {
 namespace {
@@ -69,7 +70,7 @@ class MutantFeedbackTest : public ::testing::TestWithParam<Mutant> {
     ProcessOptions options;
     options.working_directory = root_;
     options.time_limit_seconds = 300;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + (scratch_->path() / "cache").string(), "NO_COLOR=1"};
+    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(), "NO_COLOR=1"};
     return run_process({GPUGRADE_BINARY, "grade", mutant.exercise, "--submission", mutant.path, "--backend", "sim"},
                        options);
   }

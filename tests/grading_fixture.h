@@ -18,6 +18,7 @@
 #include "harness/backends.h"
 #include "os/file.h"
 #include "os/scratch_dir.h"
+#include "tests/test_cache.h"
 
 namespace gpugrade::testing {
 
@@ -34,7 +35,7 @@ class Grading {
   explicit Grading(WrapBackend wrap = {}, bool hazard_checks = true) {
     std::string error;
     scratch_ = ScratchDir::create("grading-test", &error);
-    cache_ = std::make_unique<Cache>(scratch_->path() / "cache");
+    cache_ = std::make_unique<Cache>(compile_cache_dir(scratch_->path() / "cache"));
     std::optional<NvccCompiler> nvcc = NvccCompiler::create(GPUGRADE_NVCC, &error);
     if (!nvcc) throw std::runtime_error(error);
     nvcc_ = std::make_unique<NvccCompiler>(std::move(*nvcc));

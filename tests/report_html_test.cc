@@ -16,6 +16,7 @@
 
 #include "os/process.h"
 #include "os/scratch_dir.h"
+#include "tests/test_cache.h"
 
 namespace gpugrade {
 namespace {
@@ -96,7 +97,7 @@ class HtmlReportTest : public ::testing::Test {
     ProcessOptions options;
     options.working_directory = root_;
     options.time_limit_seconds = 300;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + (scratch_->path() / "cache").string(), "NO_COLOR=1"};
+    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(), "NO_COLOR=1"};
     return run_process(argv, options);
   }
 
