@@ -2085,24 +2085,19 @@ struct BlockRunner::Impl {
   // Where lane `lane` of `w` is (for a waiting lane: just after its barrier).
   static uint32_t lane_pc(const Warp& w, uint32_t lane) { return w.uniform ? w.upc : w.pc[lane]; }
 
-  // The block's counters as run_warp's locals, written back on every way out: kept in registers rather than
+  // The block's counters are the loop's locals, written back when it stops: kept in registers rather than
   // stored and reloaded at every warp-instruction (the handlers the loop calls never read them).
-  struct LoopCounters {
-    Impl& impl;
-    uint64_t executed;
-    uint32_t until_clock;
-    explicit LoopCounters(Impl& owner) : impl(owner), executed(owner.executed), until_clock(owner.until_clock) {}
-    ~LoopCounters() {
-      impl.executed = executed;
-      impl.until_clock = until_clock;
-    }
-    LoopCounters(const LoopCounters&) = delete;
-    LoopCounters& operator=(const LoopCounters&) = delete;
-  };
-
   [[gnu::target_clones("avx2", "default")]] Stop run_warp(Warp& w) {
+    uint64_t done = executed;
+    uint32_t clock_left = until_clock;
+    const Stop stop = run_warp_until_stop(w, done, clock_left);
+    executed = done;
+    until_clock = clock_left;
+    return stop;
+  }
+
+  [[gnu::always_inline]] Stop run_warp_until_stop(Warp& w, uint64_t& done, uint32_t& clock_left) {
     const Inst* code = kernel.code.data();
-    LoopCounters counters(*this);
     const uint64_t budget = limit;
     for (;;) {
       uint32_t runnable = w.live & ~w.waiting;
@@ -2113,9 +2108,11 @@ struct BlockRunner::Impl {
         mask = runnable;
       } else {
         // Branch-free over all 32 lanes (vector instructions): the lowest pc, then the lanes at it.
-        pc = UINT32_MAX;
-        for (uint32_t lane = 0; lane < 32; ++lane) pc = std::min(pc, w.pc[lane] | ((runnable >> lane & 1) - 1));
-        mask = runnable & lanes_where(kFullMask, [&](uint32_t lane) { return w.pc[lane] == pc; });
+        uint32_t lowest = UINT32_MAX;
+        for (uint32_t lane = 0; lane < 32; ++lane) lowest = std::min(lowest, w.pc[lane] | ((runnable >> lane & 1) - 1));
+        // By value: a pc captured by reference would live in memory for the whole loop.
+        mask = runnable & lanes_where(kFullMask, [&w, lowest](uint32_t lane) { return w.pc[lane] == lowest; });
+        pc = lowest;
         // Not while some lanes wait at a barrier: their pc[] must survive until it opens.
         if (mask == runnable && w.waiting == 0) {
           w.uniform = true;
@@ -2124,18 +2121,18 @@ struct BlockRunner::Impl {
       }
       const Inst& in = code[pc];
       uint32_t count = mask == kFullMask ? 32 : static_cast<uint32_t>(std::popcount(mask));
-      counters.executed += count;
+      done += count;
       w.clock += 1;
       LaunchState::Activity& issued = activity[pc];
       ++issued.issues;
       issued.active_lanes += count;
       issued.warp_lanes += w.lanes;
-      if (counters.executed > budget) {
+      if (done > budget) {
         // The pc is left at this instruction, so the timeout names where the warp was.
         return Stop::kBudget;
       }
-      if (--counters.until_clock == 0) {
-        counters.until_clock = kClockInterval;
+      if (--clock_left == 0) {
+        clock_left = kClockInterval;
         if (launch.time_limit_seconds > 0 && thread_cpu_seconds() - cpu_start > launch.time_limit_seconds)
           return Stop::kTimeLimit;
       }
@@ -2227,7 +2224,7 @@ struct BlockRunner::Impl {
             advance(w, mask, pc + 1);
           } else {
             diverge(w);
-            for_lanes(mask, [&](uint32_t lane) { w.pc[lane] = (on >> lane) & 1 ? target : pc + 1; });
+            for_lanes(mask, [&w, on, target, next = pc + 1](uint32_t lane) { w.pc[lane] = (on >> lane) & 1 ? target : next; });
           }
           continue;
         }
