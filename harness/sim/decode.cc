@@ -49,6 +49,8 @@ Handler handler_for(const Inst& in) {
       if (low_half(in)) return Handler::kIntMulLo;
       if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kS32) return Handler::kMulWideS32;
       if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kU32) return Handler::kMulWideU32;
+      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kS16) return Handler::kMulWideS16;
+      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kU16) return Handler::kMulWideU16;
       return Handler::kGeneral;
     case Op::kMad:
       if (plain_f32(in)) return Handler::kFmaF32;
@@ -85,9 +87,13 @@ Handler handler_for(const Inst& in) {
     case Op::kCall: return Handler::kSystemCall;
     case Op::kTrap: return Handler::kTrap;
     // The rest is the families' code.
+    case Op::kCvt:
+      return is_integer(in.type) && is_integer(in.type2) && in.type != Type::kPred && in.type2 != Type::kPred &&
+                     (in.flags & ptx::kFlagSat) == 0
+                 ? Handler::kCvtInteger
+                 : Handler::kGeneral;
     case Op::kCvta:
     case Op::kIsspacep:
-    case Op::kCvt:
     case Op::kAddc:
     case Op::kSubc:
     case Op::kMadc:

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <limits>
 #include <map>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -31,6 +32,8 @@ constexpr uint32_t kFullMask = 0xFFFFFFFFu;
 // 128-bit products for mul.hi.u64/s64 (a GCC extension).
 __extension__ typedef __int128 Int128;
 __extension__ typedef unsigned __int128 Uint128;
+// Four 64-bit lanes in one vector register (a GCC vector extension; two SSE registers without AVX).
+__extension__ typedef uint64_t LaneQuad __attribute__((vector_size(32)));
 
 // Inlined into every opcode's loop: the lambdas are small and the call would cost more than the work.
 template <class F>
@@ -56,6 +59,13 @@ inline uint32_t pack_lanes(const uint8_t* flags) {
     mask |= static_cast<uint32_t>((eight * 0x0102040810204080u) >> 56) << (8 * i);
   }
   return mask;
+}
+
+// Sets a slot's 32 lanes to `value` with straight vector stores: a fill the compiler turns into a memset
+// becomes a `rep stos`, whose start-up costs more than its 256 bytes, and a block's setup does dozens.
+inline void fill_slot(uint64_t* slot, uint64_t value) {
+#pragma GCC unroll 32
+  for (uint32_t lane = 0; lane < 32; ++lane) slot[lane] = value;
 }
 
 inline uint64_t low_mask(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
@@ -159,7 +169,9 @@ struct Warp {
   uint32_t live = 0;               // lanes that have not exited
   uint32_t waiting = 0;            // lanes at a block barrier
   uint32_t upc = 0;                // the common pc while `uniform`
-  bool uniform = true;             // every runnable lane is at upc (pc[] is stale)
+  // Every live lane is at upc (pc[] is stale). Lanes may wait while uniform only when all of them arrived
+  // at one barrier together, the one just before upc; then none can run until it opens.
+  bool uniform = true;
   uint64_t clock = 0;
   uint32_t index = 0;
   uint8_t carry[32] = {};          // each lane's carry (or borrow) flag, for add.cc/addc and their kin
@@ -233,6 +245,7 @@ struct BlockRunner::Impl {
   std::vector<DeviceOutputLine> printed;  // this block's device printf lines, at most kDeviceOutputLines
   uint64_t printed_dropped = 0;
   std::vector<uint32_t> warp_sync_lines;  // lines with a divergent-warp-sync finding in this block
+  std::vector<uint32_t> barrier_pcs;      // release_barrier's: the barriers the block's threads wait at
   std::vector<LaunchState::Activity> activity;  // per instruction, this worker's blocks; added at the end
 
   Impl(LaunchState& state, AccessObserver* obs)
@@ -320,7 +333,10 @@ struct BlockRunner::Impl {
     threads = static_cast<uint32_t>(launch.block.count());
     // Quiet NaNs whose payload names the block: a float read of unwritten shared memory shows 0x7FC0....
     const uint32_t poison = poison_word(linear);
-    for (size_t i = 0; i + 4 <= shared.size(); i += 4) std::memcpy(&shared[i], &poison, 4);
+    // Through a local pointer and count: stores to shared[i] could alias the vector itself, which keeps the
+    // compiler from turning the loop into vector stores.
+    std::byte* const words = shared.data();
+    for (size_t i = 0, count = shared.size() / 4; i < count; ++i) std::memcpy(words + 4 * i, &poison, 4);
     if (launch.reserved_shared_offset != 0)
       std::fill(shared.begin() + static_cast<std::ptrdiff_t>(launch.reserved_shared_offset), shared.end(), std::byte{0});
     std::fill(local.begin(), local.end(), std::byte{0});
@@ -336,9 +352,9 @@ struct BlockRunner::Impl {
       std::fill(std::begin(w.carry), std::end(w.carry), uint8_t{0});
       w.copies.clear();
       std::fill(std::begin(w.commits), std::end(w.commits), 0u);
-      for (uint32_t slot : kernel.read_before_written) std::fill_n(w.regs + static_cast<size_t>(slot) * 32, 32, 0);
+      for (uint32_t slot : kernel.read_before_written) fill_slot(w.regs + static_cast<size_t>(slot) * 32, 0);
       auto set_ctaid = [&](ptx::Special special, uint64_t value) {
-        if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) std::fill_n(w.regs + static_cast<size_t>(special) * 32, 32, value);
+        if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) fill_slot(w.regs + static_cast<size_t>(special) * 32, value);
       };
       set_ctaid(ptx::Special::kCtaidX, block_index.x);
       set_ctaid(ptx::Special::kCtaidY, block_index.y);
@@ -598,13 +614,25 @@ struct BlockRunner::Impl {
   // origin + its address. Anything else takes the per-lane path, which finds the lane at fault and words
   // the finding.
   [[gnu::target_clones("avx2", "default")]] bool warp_origin(ptx::Space space, uint32_t on, uint32_t bytes, const uint64_t* addresses, uintptr_t* origin) {
+    Span span;
+    for_lanes(on, [&](uint32_t lane) { span.add(addresses[lane]); });
+    return span_origin(space, span, bytes, origin);
+  }
+
+  // The lanes' lowest and highest address, and all of them ORed (for the alignment test).
+  struct Span {
     uint64_t low = ~uint64_t{0}, high = 0, bits = 0;
-    for_lanes(on, [&](uint32_t lane) {
-      low = std::min(low, addresses[lane]);
-      high = std::max(high, addresses[lane]);
-      bits |= addresses[lane];
-    });
-    if ((bits & (bytes - 1)) != 0) return false;
+    [[gnu::always_inline]] void add(uint64_t address) {
+      low = std::min(low, address);
+      high = std::max(high, address);
+      bits |= address;
+    }
+  };
+
+  // warp_origin's test and origin, for a span its caller measured while computing the addresses.
+  [[gnu::always_inline]] bool span_origin(ptx::Space space, const Span& span, uint32_t bytes, uintptr_t* origin) {
+    const uint64_t low = span.low, high = span.high;
+    if ((span.bits & (bytes - 1)) != 0) return false;
     auto in_window = [&](const void* data, size_t size) {
       if (high > size || size - high < bytes) return false;
       *origin = reinterpret_cast<uintptr_t>(data);
@@ -629,10 +657,10 @@ struct BlockRunner::Impl {
     return true;
   }
 
-  // A plain ld/st of one 4- or 8-byte element per lane on the hit path; a signed 4-byte load is
-  // sign-extended into the register, as the general path does. A full warp at consecutive addresses (a
-  // row of an array, the common case) is one block of memory, which the compiler copies with vector loads
-  // and stores rather than lane by lane.
+  // A plain ld/st of one 1-, 2-, 4- or 8-byte element per lane on the hit path; a signed load narrower
+  // than 8 bytes is sign-extended into the register, as the general path does. A full warp at consecutive
+  // addresses (a row of an array, the common case) is one block of memory, which the compiler copies with
+  // vector loads and stores rather than lane by lane.
   [[gnu::always_inline]] void copy_lanes(Warp& w, const Inst& in, uint32_t on, uint32_t element, bool store, uintptr_t origin,
                                          const uint64_t* addresses) {
     uint64_t apart = on == kFullMask ? 0 : 1;  // the test has no branch per lane: a few vector instructions
@@ -640,38 +668,98 @@ struct BlockRunner::Impl {
       for (uint32_t lane = 0; lane < 32; ++lane) apart |= addresses[lane] ^ (addresses[0] + uint64_t{lane} * element);
     if (apart == 0) {
       std::byte* first = reinterpret_cast<std::byte*>(origin + addresses[0]);
-      if (element == 4) copy_lanes_at<4>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 4; });
-      else copy_lanes_at<8>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 8; });
+      switch (element) {
+        case 1: copy_lanes_at<uint8_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane; }); break;
+        case 2: copy_lanes_at<uint16_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 2; }); break;
+        case 4: copy_lanes_at<uint32_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 4; }); break;
+        default: copy_lanes_at<uint64_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 8; }); break;
+      }
       return;
     }
     auto at = [&](uint32_t lane) { return reinterpret_cast<std::byte*>(origin + addresses[lane]); };
-    if (element == 4) copy_lanes_at<4>(w, in, on, store, at);
-    else copy_lanes_at<8>(w, in, on, store, at);
+    if (on == kFullMask && !store) {
+      uint64_t* target = reg(w, in.dst[0]);
+      const bool sign = ptx::is_signed(in.type);
+      switch (element) {
+        case 1: gather_lanes<uint8_t>(target, sign, at); break;
+        case 2: gather_lanes<uint16_t>(target, sign, at); break;
+        case 4: gather_lanes<uint32_t>(target, sign, at); break;
+        default: gather_lanes<uint64_t>(target, false, at); break;
+      }
+      return;
+    }
+    switch (element) {
+      case 1: copy_lanes_at<uint8_t>(w, in, on, store, at); break;
+      case 2: copy_lanes_at<uint16_t>(w, in, on, store, at); break;
+      case 4: copy_lanes_at<uint32_t>(w, in, on, store, at); break;
+      default: copy_lanes_at<uint64_t>(w, in, on, store, at); break;
+    }
   }
 
-  template <uint32_t kElement, class At>
+  // A full warp's load from scattered addresses, four lanes at a time: their values are put together in a
+  // vector register and stored at once, so the instruction that reads the register next loads each four
+  // lanes from one store (lane by lane 8-byte stores make every such vector load wait for them to retire).
+  template <class T, class At>
+  [[gnu::always_inline]] static void gather_lanes(uint64_t* target, bool sign, At&& at) {
+    using Signed = std::make_signed_t<T>;
+    for (uint32_t lane = 0; lane < 32; lane += 4) {
+      uint64_t value[4];
+      for (uint32_t i = 0; i < 4; ++i) {
+        T raw;
+        std::memcpy(&raw, at(lane + i), sizeof(T));
+        value[i] = sign ? static_cast<uint64_t>(int64_t{static_cast<Signed>(raw)}) : uint64_t{raw};
+      }
+      const LaneQuad quad = {value[0], value[1], value[2], value[3]};
+      std::memcpy(target + lane, &quad, sizeof(quad));
+    }
+  }
+
+  // One element of type T (an unsigned integer of the element's size) per lane between memory and the
+  // register: a store writes the register's low bytes, a load zero- or sign-extends by the instruction's type.
+  template <class T, class At>
   [[gnu::always_inline]] void copy_lanes_at(Warp& w, const Inst& in, uint32_t on, bool store, At&& at) {
     if (store) {
       const uint64_t* source = reg(w, in.src[1]);
-      for_lanes(on, [&](uint32_t lane) { std::memcpy(at(lane), &source[lane], kElement); });
+      for_lanes(on, [&](uint32_t lane) {
+        const T value = static_cast<T>(source[lane]);
+        std::memcpy(at(lane), &value, sizeof(T));
+      });
       return;
     }
     uint64_t* target = reg(w, in.dst[0]);
-    if (kElement == 4 && ptx::is_signed(in.type)) {
+    if (sizeof(T) < 8 && ptx::is_signed(in.type)) {
+      using Signed = std::make_signed_t<T>;
       for_lanes(on, [&](uint32_t lane) {
-        int32_t value;
-        std::memcpy(&value, at(lane), 4);
+        Signed value;
+        std::memcpy(&value, at(lane), sizeof(T));
         target[lane] = static_cast<uint64_t>(int64_t{value});
       });
-    } else if (kElement == 4) {
+    } else {
       for_lanes(on, [&](uint32_t lane) {
-        uint32_t value;
-        std::memcpy(&value, at(lane), 4);
+        T value;
+        std::memcpy(&value, at(lane), sizeof(T));
         target[lane] = value;
       });
-    } else {
-      for_lanes(on, [&](uint32_t lane) { std::memcpy(&target[lane], at(lane), 8); });
     }
+  }
+
+  // The general path's per-lane copies, by element size: a fixed-size copy is a register load or store,
+  // where a copy of a variable size through a 64-bit temporary stalls on store forwarding every lane.
+  template <class T>
+  [[gnu::always_inline]] static void store_lanes(uint32_t on, std::byte* const* host, uint32_t at, const uint64_t* source) {
+    for_lanes(on, [&](uint32_t lane) {
+      const T value = static_cast<T>(source[lane]);
+      std::memcpy(host[lane] + at, &value, sizeof(T));
+    });
+  }
+  template <class T>
+  [[gnu::always_inline]] static void load_lanes(uint32_t on, std::byte* const* host, uint32_t at, bool sign, uint64_t* target) {
+    using Signed = std::make_signed_t<T>;
+    for_lanes(on, [&](uint32_t lane) {
+      T value;
+      std::memcpy(&value, host[lane] + at, sizeof(T));
+      target[lane] = sign ? static_cast<uint64_t>(int64_t{static_cast<Signed>(value)}) : uint64_t{value};
+    });
   }
 
 
@@ -711,12 +799,16 @@ struct BlockRunner::Impl {
     const uint64_t width = address_mask(in.space);
     const bool store = in.op == Op::kSt;
     const AccessKind kind = store ? AccessKind::kWrite : AccessKind::kRead;
-    for_lanes(on, [&](uint32_t lane) { addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width; });
+    Span span;  // for the hit path's test, measured in the same pass
+    for_lanes(on, [&](uint32_t lane) {
+      addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width;
+      span.add(addresses[lane]);
+    });
     // Loads of kernel parameters and of __constant__ data (one window each, read-only) take the hit path too.
     const bool read_only_window = !store && (in.space == ptx::Space::kParam || in.space == ptx::Space::kConst);
-    if ((explicit_space || read_only_window) && in.vec == 1 && (element == 4 || element == 8)) {
+    if ((explicit_space || read_only_window) && in.vec == 1 && element <= 8) {
       uintptr_t origin = 0;
-      if (warp_origin(in.space, on, bytes, addresses, &origin)) {
+      if (span_origin(in.space, span, bytes, &origin)) {
         announce(w, in, on, in.space, kind, bytes, addresses);
         copy_lanes(w, in, on, element, store, origin, addresses);
         return true;
@@ -725,27 +817,29 @@ struct BlockRunner::Impl {
     if (!resolve(w, in, on, in.space, kind, bytes, addresses, host)) return false;
     bool sign = ptx::is_signed(in.type);
     for (uint32_t v = 0; v < in.vec; ++v) {
+      const uint32_t at = v * element;
       if (store) {
         const uint64_t* source = reg(w, in.src[1 + v]);
         switch (element) {
-          case 4: for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + v * 4, &source[lane], 4); }); break;
-          case 8: for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + v * 8, &source[lane], 8); }); break;
-          default: for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + v * element, &source[lane], element); });
+          case 1: store_lanes<uint8_t>(on, host, at, source); break;
+          case 2: store_lanes<uint16_t>(on, host, at, source); break;
+          case 4: store_lanes<uint32_t>(on, host, at, source); break;
+          case 8: store_lanes<uint64_t>(on, host, at, source); break;
+          default: for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + at, &source[lane], element); });
         }
       } else {
         uint64_t* target = reg(w, in.dst[v]);
-        if (element == 4 && !sign) {
-          for_lanes(on, [&](uint32_t lane) {
-            uint32_t value;
-            std::memcpy(&value, host[lane] + v * 4, 4);
-            target[lane] = value;
-          });
-        } else {
-          for_lanes(on, [&](uint32_t lane) {
-            uint64_t value = 0;
-            std::memcpy(&value, host[lane] + v * element, element);
-            target[lane] = sign ? static_cast<uint64_t>(sext(value, element * 8)) : value;
-          });
+        switch (element) {
+          case 1: load_lanes<uint8_t>(on, host, at, sign, target); break;
+          case 2: load_lanes<uint16_t>(on, host, at, sign, target); break;
+          case 4: load_lanes<uint32_t>(on, host, at, sign, target); break;
+          case 8: load_lanes<uint64_t>(on, host, at, false, target); break;
+          default:
+            for_lanes(on, [&](uint32_t lane) {
+              uint64_t value = 0;
+              std::memcpy(&value, host[lane] + at, element);
+              target[lane] = sign ? static_cast<uint64_t>(sext(value, element * 8)) : value;
+            });
         }
       }
     }
@@ -785,6 +879,16 @@ struct BlockRunner::Impl {
     const uint64_t* b = reg(w, in.src[1]);
     const uint64_t* c = in.nsrc > 2 ? reg(w, in.src[2]) : b;
     uint64_t* d = in.op == Op::kAtom ? reg(w, in.dst[0]) : nullptr;
+    if (!global && op == ptx::AtomOp::kAdd && !ptx::is_float(in.type)) {
+      // A shared-memory counter (a histogram's bins), with nothing else to decide per lane.
+      for_lanes(on, [&](uint32_t lane) {
+        T* cell = reinterpret_cast<T*>(host[lane]);
+        const T old = *cell;
+        *cell = static_cast<T>(old + static_cast<T>(b[lane]));
+        if (d != nullptr) d[lane] = old;
+      });
+      return;
+    }
     for_lanes(on, [&](uint32_t lane) {
       T* cell = reinterpret_cast<T*>(host[lane]);
       T old;
@@ -1561,6 +1665,7 @@ struct BlockRunner::Impl {
   // ---- warp-wide instructions ----
 
   void shuffle(Warp& w, const Inst& in, uint32_t on) {
+    if (on == kFullMask && uniform_shuffle(w, in)) return;
     const uint64_t* a = reg(w, in.src[0]);
     const uint64_t* b = reg(w, in.src[1]);
     const uint64_t* c = reg(w, in.src[2]);
@@ -1596,6 +1701,88 @@ struct BlockRunner::Impl {
       if (valid[lane]) sources |= uint32_t{1} << (source_lane[lane] & 31);
     });
     check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[3])[std::countr_zero(on)]), sources);
+  }
+
+  // A shuffle of the whole warp whose lane operand and clamp value are the same in every lane (nvcc's
+  // __shfl_*_sync with a constant offset, as in every warp reduction): each lane's source is then a
+  // branch-free formula of its lane number, chosen once per mode. With every lane executing, no lane can
+  // take another branch or read one that does not execute, so check_warp_sync has nothing to find.
+  // Returns false, having changed nothing, when the operands differ between lanes.
+  [[gnu::target_clones("avx2", "default")]] bool uniform_shuffle(Warp& w, const Inst& in) {
+    const uint64_t* b = reg(w, in.src[1]);
+    const uint64_t* c = reg(w, in.src[2]);
+    uint64_t differ = 0;
+    for (uint32_t lane = 0; lane < 32; ++lane) differ |= ((b[lane] ^ b[0]) & 0x1F) | ((c[lane] ^ c[0]) & 0xFFFFFFFFu);
+    if (differ != 0) return false;
+    const int32_t delta = static_cast<int32_t>(b[0] & 0x1F);
+    const int32_t segmask = static_cast<int32_t>((c[0] >> 8) & 0x1F);
+    const int32_t clamp = static_cast<int32_t>(c[0] & 0x1F) & ~segmask;
+    const auto mode = static_cast<ptx::ShflMode>(in.mode);
+    if (segmask == 0 && (mode == ptx::ShflMode::kDown || mode == ptx::ShflMode::kUp)) {
+      // One segment, the whole warp: lanes [first, last] read the lane delta away, the others themselves.
+      const bool down = mode == ptx::ShflMode::kDown;
+      const int32_t first = down ? 0 : clamp + delta, last = down ? clamp - delta : 31;
+      const uint64_t* a = reg(w, in.src[0]);
+      uint64_t result[32];  // d may be a's own register
+      for (uint32_t lane = 0; lane < 32; ++lane) result[lane] = a[lane] & 0xFFFFFFFFu;
+      if (down) {
+        for (int32_t lane = first; lane <= last; ++lane) result[lane] = a[lane + delta] & 0xFFFFFFFFu;
+      } else {
+        for (int32_t lane = first; lane <= last; ++lane) result[lane] = a[lane - delta] & 0xFFFFFFFFu;
+      }
+      std::memcpy(reg(w, in.dst[0]), result, sizeof(result));
+      if (in.ndst > 1) {
+        const uint32_t valid = first > last ? 0 : (kFullMask >> (31 - (last - first))) << first;
+        set_pred(w, in.dst[1], kFullMask, valid);
+      }
+      return true;
+    }
+    switch (mode) {
+      case ptx::ShflMode::kUp:
+        shuffle_lanes(w, in, [=](int32_t self, int32_t* j) {
+          *j = self - delta;
+          return *j >= ((self & segmask) | clamp);
+        });
+        break;
+      case ptx::ShflMode::kDown:
+        shuffle_lanes(w, in, [=](int32_t self, int32_t* j) {
+          *j = self + delta;
+          return *j <= ((self & segmask) | clamp);
+        });
+        break;
+      case ptx::ShflMode::kBfly:
+        shuffle_lanes(w, in, [=](int32_t self, int32_t* j) {
+          *j = self ^ delta;
+          return *j <= ((self & segmask) | clamp);
+        });
+        break;
+      default:
+        shuffle_lanes(w, in, [=](int32_t self, int32_t* j) {
+          *j = (self & segmask) | (delta & ~segmask);
+          return *j <= ((self & segmask) | clamp);
+        });
+        break;
+    }
+    return true;
+  }
+
+  // d (and the validity predicate, when asked for) of a full-warp shuffle whose lane l reads lane j where
+  // `source(l, &j)` holds, else its own value, as the per-lane path does.
+  template <class Source>
+  [[gnu::always_inline]] void shuffle_lanes(Warp& w, const Inst& in, Source&& source) {
+    const uint64_t* a = reg(w, in.src[0]);
+    uint32_t from[32];
+    uint8_t valid[32];
+    for (int32_t lane = 0; lane < 32; ++lane) {
+      int32_t j = 0;
+      const bool ok = source(lane, &j);
+      from[lane] = static_cast<uint32_t>(ok ? j : lane) & 31;
+      valid[lane] = ok ? 1 : 0;
+    }
+    uint64_t result[32];  // d may be a's own register
+    for (uint32_t lane = 0; lane < 32; ++lane) result[lane] = a[from[lane]] & 0xFFFFFFFFu;
+    std::memcpy(reg(w, in.dst[0]), result, sizeof(result));
+    if (in.ndst > 1) set_pred(w, in.dst[1], kFullMask, pack_lanes(valid));
   }
 
   // The name a learner wrote for a .sync warp operation, for findings.
@@ -1879,20 +2066,39 @@ struct BlockRunner::Impl {
 
   // ---- control ----
 
-  // Leaves the uniform fast path: every runnable lane gets its own pc.
+  // Leaves the uniform fast path: every live lane gets its own pc.
   static void diverge(Warp& w) {
     if (!w.uniform) return;
-    for_lanes(w.live & ~w.waiting, [&](uint32_t lane) { w.pc[lane] = w.upc; });
+    for_lanes(w.live, [&](uint32_t lane) { w.pc[lane] = w.upc; });
     w.uniform = false;
   }
 
+  // Moves the lanes `mask` to `next`; a blend of all 32 lanes, which the compiler vectorizes.
   static void advance(Warp& w, uint32_t mask, uint32_t next) {
-    if (w.uniform) w.upc = next;
-    else for_lanes(mask, [&](uint32_t lane) { w.pc[lane] = next; });
+    if (w.uniform) {
+      w.upc = next;
+      return;
+    }
+    for (uint32_t lane = 0; lane < 32; ++lane) w.pc[lane] = (mask >> lane & 1) != 0 ? next : w.pc[lane];
   }
 
+  // Where lane `lane` of `w` is (for a waiting lane: just after its barrier).
+  static uint32_t lane_pc(const Warp& w, uint32_t lane) { return w.uniform ? w.upc : w.pc[lane]; }
+
+  // The block's counters are the loop's locals, written back when it stops: kept in registers rather than
+  // stored and reloaded at every warp-instruction (the handlers the loop calls never read them).
   [[gnu::target_clones("avx2", "default")]] Stop run_warp(Warp& w) {
+    uint64_t done = executed;
+    uint32_t clock_left = until_clock;
+    const Stop stop = run_warp_until_stop(w, done, clock_left);
+    executed = done;
+    until_clock = clock_left;
+    return stop;
+  }
+
+  [[gnu::always_inline]] Stop run_warp_until_stop(Warp& w, uint64_t& done, uint32_t& clock_left) {
     const Inst* code = kernel.code.data();
+    const uint64_t budget = limit;
     for (;;) {
       uint32_t runnable = w.live & ~w.waiting;
       if (runnable == 0) return Stop::kBlocked;
@@ -1901,12 +2107,12 @@ struct BlockRunner::Impl {
         pc = w.upc;
         mask = runnable;
       } else {
-        pc = UINT32_MAX;
-        for_lanes(runnable, [&](uint32_t lane) { pc = std::min(pc, w.pc[lane]); });
-        mask = 0;
-        for_lanes(runnable, [&](uint32_t lane) {
-          if (w.pc[lane] == pc) mask |= uint32_t{1} << lane;
-        });
+        // Branch-free over all 32 lanes (vector instructions): the lowest pc, then the lanes at it.
+        uint32_t lowest = UINT32_MAX;
+        for (uint32_t lane = 0; lane < 32; ++lane) lowest = std::min(lowest, w.pc[lane] | ((runnable >> lane & 1) - 1));
+        // By value: a pc captured by reference would live in memory for the whole loop.
+        mask = runnable & lanes_where(kFullMask, [&w, lowest](uint32_t lane) { return w.pc[lane] == lowest; });
+        pc = lowest;
         // Not while some lanes wait at a barrier: their pc[] must survive until it opens.
         if (mask == runnable && w.waiting == 0) {
           w.uniform = true;
@@ -1915,18 +2121,18 @@ struct BlockRunner::Impl {
       }
       const Inst& in = code[pc];
       uint32_t count = mask == kFullMask ? 32 : static_cast<uint32_t>(std::popcount(mask));
-      executed += count;
+      done += count;
       w.clock += 1;
       LaunchState::Activity& issued = activity[pc];
       ++issued.issues;
       issued.active_lanes += count;
       issued.warp_lanes += w.lanes;
-      if (executed > limit) {
+      if (done > budget) {
         // The pc is left at this instruction, so the timeout names where the warp was.
         return Stop::kBudget;
       }
-      if (--until_clock == 0) {
-        until_clock = kClockInterval;
+      if (--clock_left == 0) {
+        clock_left = kClockInterval;
         if (launch.time_limit_seconds > 0 && thread_cpu_seconds() - cpu_start > launch.time_limit_seconds)
           return Stop::kTimeLimit;
       }
@@ -1973,6 +2179,15 @@ struct BlockRunner::Impl {
         case Handler::kMulWideU32:
           lanes2(w, in, on, [](uint64_t x, uint64_t y) { return (x & 0xFFFFFFFFu) * (y & 0xFFFFFFFFu); });
           break;
+        case Handler::kMulWideS16:  // the 32-bit product, in a 32-bit register
+          lanes2(w, in, on, [](uint64_t x, uint64_t y) {
+            return static_cast<uint64_t>(int64_t{static_cast<int16_t>(x)} * int64_t{static_cast<int16_t>(y)}) & 0xFFFFFFFFu;
+          });
+          break;
+        case Handler::kMulWideU16:
+          lanes2(w, in, on, [](uint64_t x, uint64_t y) { return (x & 0xFFFFu) * (y & 0xFFFFu); });
+          break;
+        case Handler::kCvtInteger: convert_integer(w, in, on); break;
         case Handler::kMove: {
           uint64_t* d = reg(w, in.dst[0]);
           const uint64_t* a = reg(w, in.src[0]);
@@ -2009,7 +2224,7 @@ struct BlockRunner::Impl {
             advance(w, mask, pc + 1);
           } else {
             diverge(w);
-            for_lanes(mask, [&](uint32_t lane) { w.pc[lane] = (on >> lane) & 1 ? target : pc + 1; });
+            for_lanes(mask, [&w, on, target, next = pc + 1](uint32_t lane) { w.pc[lane] = (on >> lane) & 1 ? target : next; });
           }
           continue;
         }
@@ -2018,6 +2233,12 @@ struct BlockRunner::Impl {
           advance(w, mask & ~on, pc + 1);
           continue;
         case Handler::kBarrier:
+          if (on == mask && w.uniform) {
+            // Every lane arrives together (a uniform warp has no waiting lanes): it stays uniform.
+            w.waiting = on;
+            w.upc = pc + 1;
+            continue;
+          }
           if (on != 0) {
             diverge(w);
             w.waiting |= on;
@@ -2089,6 +2310,22 @@ struct BlockRunner::Impl {
     }
   }
 
+  // cvt between integer types without .sat: the source read by its own type (sign- or zero-extended), then
+  // cut to the destination's width, a narrow signed result sign-extended into the register, as convert()'s
+  // general code does. Each step is ((v & m) ^ s) - s, m the type's bits and s its sign bit (0 when
+  // unsigned): and, xor and subtract exist for 64-bit vector lanes, where an arithmetic shift does not.
+  [[gnu::always_inline]] void convert_integer(Warp& w, const Inst& in, uint32_t on) {
+    auto sign_bit = [](Type type) { return ptx::is_signed(type) ? uint64_t{1} << (ptx::type_bits(type) - 1) : 0; };
+    const uint64_t from_mask = low_mask(ptx::type_bits(in.type2)), from_sign = sign_bit(in.type2);
+    const uint64_t to_mask = low_mask(ptx::type_bits(in.type)), to_sign = sign_bit(in.type);
+    uint64_t* d = reg(w, in.dst[0]);
+    const uint64_t* a = reg(w, in.src[0]);
+    for_lanes(on, [&](uint32_t l) {
+      const uint64_t value = ((a[l] & from_mask) ^ from_sign) - from_sign;
+      d[l] = ((value & to_mask) ^ to_sign) - to_sign;
+    });
+  }
+
   // d = f(a, b) for the active lanes of a two-source instruction.
   template <class F>
   [[gnu::always_inline]] void lanes2(Warp& w, const Inst& in, uint32_t on, F&& f) {
@@ -2153,12 +2390,15 @@ struct BlockRunner::Impl {
   void release_barrier() {
     const std::vector<Inst>& code = kernel.code;
     uint32_t arrived = 0;
-    std::vector<uint32_t> barrier_pcs;
+    barrier_pcs.clear();
+    auto note = [&](uint32_t pc) {
+      if (std::find(barrier_pcs.begin(), barrier_pcs.end(), pc) == barrier_pcs.end()) barrier_pcs.push_back(pc);
+    };
     for (Warp& w : warps) {
+      if (w.waiting == 0) continue;
       arrived += static_cast<uint32_t>(std::popcount(w.waiting));
-      for_lanes(w.waiting, [&](uint32_t lane) {
-        if (std::find(barrier_pcs.begin(), barrier_pcs.end(), w.pc[lane] - 1) == barrier_pcs.end()) barrier_pcs.push_back(w.pc[lane] - 1);
-      });
+      if (w.uniform) note(w.upc - 1);  // its lanes arrived together
+      else for_lanes(w.waiting, [&](uint32_t lane) { note(w.pc[lane] - 1); });
     }
     std::sort(barrier_pcs.begin(), barrier_pcs.end());
     const Inst& first = code[barrier_pcs.front()];
@@ -2185,14 +2425,14 @@ struct BlockRunner::Impl {
       uint32_t count = 0, total = 0;
       for (Warp& w : warps) {
         for_lanes(w.waiting, [&](uint32_t lane) {
-          const Inst& in = code[w.pc[lane] - 1];
+          const Inst& in = code[lane_pc(w, lane) - 1];
           count += (pred_source(w, in, in.nsrc - 1) >> lane) & 1;
           ++total;
         });
       }
       for (Warp& w : warps) {
         for_lanes(w.waiting, [&](uint32_t lane) {
-          const Inst& in = code[w.pc[lane] - 1];
+          const Inst& in = code[lane_pc(w, lane) - 1];
           // .popc gives a u32 register; .and and .or a predicate.
           switch (static_cast<ptx::BarKind>(in.mode)) {
             case ptx::BarKind::kRedPopc: reg(w, in.dst[0])[lane] = count; break;
@@ -2210,10 +2450,9 @@ struct BlockRunner::Impl {
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> where;  // (file, line) -> warps
     const Inst* first = nullptr;
     for (Warp& w : warps) {
-      uint32_t runnable = w.live & ~w.waiting;
       if (w.live == 0) continue;
       uint32_t pc = w.upc;
-      if (!w.uniform || runnable == 0) {
+      if (!w.uniform) {
         pc = UINT32_MAX;
         for_lanes(w.live, [&](uint32_t lane) { pc = std::min(pc, w.pc[lane]); });
       }

@@ -36,6 +36,9 @@ enum class Handler : uint8_t {
   kMove,          // mov d, a of one register or constant
   kMulWideS32,    // mul.wide.s32
   kMulWideU32,    // mul.wide.u32
+  kMulWideS16,    // mul.wide.s16
+  kMulWideU16,    // mul.wide.u16
+  kCvtInteger,    // cvt between integer types, without .sat
   kSetpSigned,    // setp.cmp.s* p[|q], a, b without .and/.or/.xor
   kSetpUnsigned,  // setp.cmp.u*/b* p[|q], a, b without .and/.or/.xor
   kSelp,          // selp.type d, a, b, p on integers and floats (bits are copied)
