@@ -187,17 +187,41 @@ struct SectorCost {
   uint32_t min_sectors = 0;  // ceil(distinct bytes asked for / 32)
 };
 
+// A full warp's runs: lanes each right after the lane before, as the mask of the lanes that start one
+// (lane 0 always); `overlapping` when some lane starts before the lane before it ends. Vectorized.
+[[gnu::target_clones("avx2", "default")]] uint32_t run_starts(const WarpAccess& access, uint64_t width,
+                                                              bool* overlapping) {
+  uint64_t starts = 1, overlaps = 0;
+  for (uint64_t lane = 1; lane < kWarpSize; ++lane) {
+    const uint64_t after = access.address[lane - 1] + width;
+    starts |= uint64_t{access.address[lane] != after} << lane;
+    overlaps |= uint64_t{access.address[lane] < after};
+  }
+  *overlapping = overlaps != 0;
+  return static_cast<uint32_t>(starts);
+}
+
 SectorCost sector_cost(const WarpAccess& access) {
-  // The common request in closed form: every lane, each right after the one before.
+  // The common requests in closed form: every lane, in runs of lanes each right after the one before (a
+  // row, or a few rows of a tile), the runs in increasing order.
   const uint64_t width = access.bytes_per_lane;
   if (access.active_mask == 0xFFFFFFFFu && width > 0) {
-    uint64_t apart = 0;  // no early exit, so that the loop is vectorized
-    for (uint32_t lane = 1; lane < kWarpSize; ++lane)
-      apart |= access.address[lane] ^ (access.address[0] + lane * width);
-    if (apart == 0) {
-      const uint64_t begin = access.address[0], end = begin + kWarpSize * width;
-      return {static_cast<uint32_t>((end - 1) / kSectorBytes - begin / kSectorBytes + 1),
-              static_cast<uint32_t>((kWarpSize * width + kSectorBytes - 1) / kSectorBytes)};
+    bool overlapping = false;
+    const uint32_t starts = run_starts(access, width, &overlapping);
+    if (!overlapping) {
+      const uint64_t bytes = kWarpSize * width;  // distinct: the runs do not overlap
+      SectorCost cost{.min_sectors = static_cast<uint32_t>((bytes + kSectorBytes - 1) / kSectorBytes)};
+      uint64_t last_sector = std::numeric_limits<uint64_t>::max();
+      for (uint32_t mask = starts; mask != 0;) {
+        const uint32_t first = static_cast<uint32_t>(std::countr_zero(mask));
+        mask &= mask - 1;
+        const uint32_t end_lane = mask == 0 ? kWarpSize : static_cast<uint32_t>(std::countr_zero(mask));
+        const uint64_t first_sector = access.address[first] / kSectorBytes;
+        const uint64_t end_sector = (access.address[end_lane - 1] + width - 1) / kSectorBytes;
+        cost.sectors += static_cast<uint32_t>(end_sector - first_sector + 1 - (first_sector == last_sector));
+        last_sector = end_sector;
+      }
+      return cost;
     }
   }
   std::array<uint64_t, kWarpSize> starts;
@@ -989,8 +1013,11 @@ void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState
 }
 
 void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint32_t sync) {
+  // Word by word only where lanes share words (a full warp on fewer than 24 words: rows of a tile, a
+  // broadcast); where each lane reads its own word, lane by lane is cheaper.
   const uint64_t first = span.low / 4;
-  if (span.high / 4 - first < 64 && read_word_group(access, first, sync)) return;
+  if (access.active_mask == 0xFFFFFFFFu && span.high / 4 - first < 24 && read_word_group(access, first, sync))
+    return;
   // First the lanes whose word is not quiet, without a branch per lane; usually few or none.
   uint32_t busy = 0;
   if (access.active_mask == 0xFFFFFFFFu) {
@@ -1021,10 +1048,10 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
   }
 }
 
-// A read whose words lie within 64 of the lowest (a row, a broadcast): word by word rather than lane by
-// lane, each word's lanes found at once. Only for words no lane can find a hazard on (written in an
-// earlier epoch of this block), whose order of visits changes nothing; false, with nothing changed, when
-// some word may hold a finding, so that the lane-by-lane path reports hazards in lane order.
+// A read whose words lie within 64 of the lowest: word by word rather than lane by lane, each word's
+// lanes found at once. Only for words no lane can find a hazard on (written in an earlier epoch of this
+// block), whose order of visits changes nothing; false, with nothing changed, when some word may hold a
+// finding, so that the lane-by-lane path reports hazards in lane order.
 bool HazardObserver::read_word_group(const WarpAccess& access, uint64_t first, uint32_t sync) {
   const uint32_t loud = clear_lanes(access, first, quiet_.from(first));
   if (loud == 0) return true;
