@@ -4,6 +4,7 @@
 
 #include "harness/sim/data_path.h"
 
+#include <emmintrin.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 
@@ -77,7 +78,8 @@ struct Span {
   uint64_t bits = 0;
 };
 
-Span span(const WarpAccess& access) {
+// An AVX2 clone: 64-bit minimum and maximum have no SSE2 form, so the default clone runs lane by lane.
+[[gnu::target_clones("avx2", "default")]] Span span(const WarpAccess& access) {
   Span span;
   const auto take = [&](uint64_t address) {
     span.low = std::min(span.low, address);
@@ -138,21 +140,38 @@ struct AtomicCost {
   uint32_t same_address = 0;    // the most active lanes on one address
 };
 
-AtomicCost atomic_cost(const WarpAccess& access) {
-  // The lanes of each bank as a mask; lanes on one address share its bank, so the most lanes on one
-  // address is found within banks, which rarely hold more than a few lanes.
+// `hits` is one zeroed byte per word of the shared window, left zeroed, or null when some lane's word is
+// outside it: then the general way below.
+AtomicCost atomic_cost(const WarpAccess& access, uint8_t* hits) {
+  if (hits != nullptr) {
+    // Lanes counted per bank and per word as they come: no sorting, no branch per lane.
+    std::array<uint8_t, kBanks> per_bank{};
+    uint32_t passes = 0, same_address = 0;
+    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+      const uint64_t word = access.address[std::countr_zero(mask)] / 4;
+      passes = std::max<uint32_t>(passes, ++per_bank[word % kBanks]);
+      same_address = std::max<uint32_t>(same_address, ++hits[word]);
+    }
+    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
+      hits[access.address[std::countr_zero(mask)] / 4] = 0;
+    return {passes, same_address};
+  }
+  // The lanes of each bank as a mask and their count (counted, not popcounted: without -mpopcnt a
+  // popcount is a library call); lanes on one address share its bank, so the most lanes on one address is
+  // found within banks, which rarely hold more than a few lanes.
   std::array<uint32_t, kBanks> lanes{};
+  std::array<uint8_t, kBanks> counts{};
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
-    lanes[access.address[lane] / 4 % kBanks] |= 1u << lane;
+    const uint32_t bank = static_cast<uint32_t>(access.address[lane] / 4 % kBanks);
+    lanes[bank] |= 1u << lane;
+    ++counts[bank];
   }
-  AtomicCost cost;
-  for (const uint32_t in_bank : lanes) {
-    const uint32_t count = static_cast<uint32_t>(std::popcount(in_bank));
-    cost.passes = std::max(cost.passes, count);
-    if (count == 1) cost.same_address = std::max(cost.same_address, 1u);
-    if (count <= 1) continue;
-    for (uint32_t mask = in_bank; mask != 0; mask &= mask - 1) {
+  AtomicCost cost{.passes = *std::max_element(counts.begin(), counts.end()), .same_address = 1};
+  if (cost.passes <= 1) return cost;
+  for (uint32_t bank = 0; bank < kBanks; ++bank) {
+    if (counts[bank] <= cost.same_address) continue;  // cannot beat the most found so far
+    for (uint32_t mask = lanes[bank]; mask != 0; mask &= mask - 1) {
       const uint64_t address = access.address[std::countr_zero(mask)];
       uint32_t same = 0;
       for (uint32_t other = mask; other != 0; other &= other - 1)
@@ -168,17 +187,41 @@ struct SectorCost {
   uint32_t min_sectors = 0;  // ceil(distinct bytes asked for / 32)
 };
 
+// A full warp's runs: lanes each right after the lane before, as the mask of the lanes that start one
+// (lane 0 always); `overlapping` when some lane starts before the lane before it ends. Vectorized.
+[[gnu::target_clones("avx2", "default")]] uint32_t run_starts(const WarpAccess& access, uint64_t width,
+                                                              bool* overlapping) {
+  uint64_t starts = 1, overlaps = 0;
+  for (uint64_t lane = 1; lane < kWarpSize; ++lane) {
+    const uint64_t after = access.address[lane - 1] + width;
+    starts |= uint64_t{access.address[lane] != after} << lane;
+    overlaps |= uint64_t{access.address[lane] < after};
+  }
+  *overlapping = overlaps != 0;
+  return static_cast<uint32_t>(starts);
+}
+
 SectorCost sector_cost(const WarpAccess& access) {
-  // The common request in closed form: every lane, each right after the one before.
+  // The common requests in closed form: every lane, in runs of lanes each right after the one before (a
+  // row, or a few rows of a tile), the runs in increasing order.
   const uint64_t width = access.bytes_per_lane;
   if (access.active_mask == 0xFFFFFFFFu && width > 0) {
-    bool contiguous = true;
-    for (uint32_t lane = 1; lane < kWarpSize && contiguous; ++lane)
-      contiguous = access.address[lane] - access.address[lane - 1] == width;
-    if (contiguous) {
-      const uint64_t begin = access.address[0], end = begin + kWarpSize * width;
-      return {static_cast<uint32_t>((end - 1) / kSectorBytes - begin / kSectorBytes + 1),
-              static_cast<uint32_t>((kWarpSize * width + kSectorBytes - 1) / kSectorBytes)};
+    bool overlapping = false;
+    const uint32_t starts = run_starts(access, width, &overlapping);
+    if (!overlapping) {
+      const uint64_t bytes = kWarpSize * width;  // distinct: the runs do not overlap
+      SectorCost cost{.min_sectors = static_cast<uint32_t>((bytes + kSectorBytes - 1) / kSectorBytes)};
+      uint64_t last_sector = std::numeric_limits<uint64_t>::max();
+      for (uint32_t mask = starts; mask != 0;) {
+        const uint32_t first = static_cast<uint32_t>(std::countr_zero(mask));
+        mask &= mask - 1;
+        const uint32_t end_lane = mask == 0 ? kWarpSize : static_cast<uint32_t>(std::countr_zero(mask));
+        const uint64_t first_sector = access.address[first] / kSectorBytes;
+        const uint64_t end_sector = (access.address[end_lane - 1] + width - 1) / kSectorBytes;
+        cost.sectors += static_cast<uint32_t>(end_sector - first_sector + 1 - (first_sector == last_sector));
+        last_sector = end_sector;
+      }
+      return cost;
     }
   }
   std::array<uint64_t, kWarpSize> starts;
@@ -205,6 +248,66 @@ SectorCost sector_cost(const WarpAccess& access) {
   }
   cost.min_sectors = static_cast<uint32_t>((distinct_bytes + kSectorBytes - 1) / kSectorBytes);
   return cost;
+}
+
+// One bit per shared word, meaningful in the current epoch only: every barrier and block clears it. One
+// spare word past the window lets from() read 64 bits at any word of the window.
+class EpochBits {
+ public:
+  void resize(uint64_t words) { bits_.resize(words / 64 + 2); }
+  bool test(uint64_t word) const { return (bits_[word / 64] >> (word % 64) & 1) != 0; }
+  void set(uint64_t word) {
+    bits_[word / 64] |= uint64_t{1} << (word % 64);
+    any_ = true;
+  }
+  void reset(uint64_t word) { bits_[word / 64] &= ~(uint64_t{1} << (word % 64)); }
+  // Whether any bit was set in this epoch: when none was, writes need not clear theirs.
+  bool any() const { return any_; }
+  // The bits of words first .. first + 63, the lowest first.
+  uint64_t from(uint64_t first) const {
+    const uint64_t index = first / 64, shift = first % 64;
+    return shift == 0 ? bits_[index] : bits_[index] >> shift | bits_[index + 1] << (64 - shift);
+  }
+  void clear() {
+    if (any_) std::fill(bits_.begin(), bits_.end(), 0);
+    any_ = false;
+  }
+
+ private:
+  std::vector<uint64_t> bits_;
+  bool any_ = false;
+};
+
+// For a request whose words lie within 64 of its lowest, `first`: each lane's word as an offset from
+// `first`, 64 for inactive lanes (vectorized).
+struct WordOffsets {
+  alignas(16) std::array<uint8_t, kWarpSize> offset;
+};
+
+void word_offsets(const WarpAccess& access, uint64_t first, WordOffsets& out) {
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+    out.offset[lane] = static_cast<uint8_t>(access.address[lane] / 4 - first);
+  for (uint32_t mask = ~access.active_mask; mask != 0; mask &= mask - 1)
+    out.offset[std::countr_zero(mask)] = 64;
+}
+
+// The active lanes whose word's bit in `bits` (the bits of words first .. first + 63) is clear. The AVX2
+// clone shifts four lanes at once; the lane counter is 64-bit so that GCC vectorizes the loop.
+[[gnu::target_clones("avx2", "default")]] uint32_t clear_lanes(const WarpAccess& access, uint64_t first,
+                                                               uint64_t bits) {
+  uint64_t lanes = 0;
+  for (uint64_t lane = 0; lane < kWarpSize; ++lane)
+    lanes |= (~bits >> ((access.address[lane] / 4 - first) & 63) & 1) << lane;
+  return static_cast<uint32_t>(lanes) & access.active_mask;
+}
+
+// The lanes whose word is `first + offset`, as a lane mask (lane order is bit order).
+uint32_t lanes_on(const WordOffsets& words, uint32_t offset) {
+  const __m128i key = _mm_set1_epi8(static_cast<char>(offset));
+  const auto* halves = reinterpret_cast<const __m128i*>(words.offset.data());
+  const auto low = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(halves), key)));
+  const auto high = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(halves + 1), key)));
+  return low | high << 16;
 }
 
 // ---- Naming threads, blocks and variables in findings. ----
@@ -342,13 +445,19 @@ class LineTable {
   Counters& at(int file, int line) {
     const size_t f = static_cast<size_t>(std::max(file, 0));
     const size_t l = static_cast<size_t>(std::max(line, 0));
-    if (f >= files_.size()) files_.resize(f + 1);
-    if (l >= files_[f].size()) files_[f].resize(std::max<size_t>(l + 1, 64) * 2);
-    return files_[f][l];
+    if (f < files_.size() && l < files_[f].size()) [[likely]]
+      return files_[f][l];
+    return grow(f, l);
   }
   const std::vector<std::vector<Counters>>& files() const { return files_; }
 
  private:
+  [[gnu::noinline]] Counters& grow(size_t f, size_t l) {
+    if (f >= files_.size()) files_.resize(f + 1);
+    if (l >= files_[f].size()) files_[f].resize(std::max<size_t>(l + 1, 64) * 2);
+    return files_[f][l];
+  }
+
   std::vector<std::vector<Counters>> files_;
 };
 
@@ -575,7 +684,8 @@ class HazardObserver final : public AccessObserver {
                          .race_done = !checks_.races};
     visit(cell, access, lane_state, offset);
   }
-  void read_words(const WarpAccess& access, uint32_t sync);
+  void read_words(const WarpAccess& access, const Span& span, uint32_t sync);
+  bool read_word_group(const WarpAccess& access, uint64_t first, uint32_t sync);
   void write_words(const WarpAccess& access, uint32_t sync);
   void atomic_words(const WarpAccess& access, uint32_t sync);
   void note_reader(SharedCell& cell, uint32_t thread, int line, uint32_t sync) {
@@ -592,8 +702,25 @@ class HazardObserver final : public AccessObserver {
       ++cell.readers;
     }
   }
+  // The word cell's index in words_, or -1 for a byte cell.
+  int64_t word_index(const SharedCell& cell) const {
+    return &cell >= words_.data() && &cell < words_.data() + words_.size() ? &cell - words_.data() : -1;
+  }
+  // Keeps the word's bits true after visit() read or wrote it (the fast paths keep their own).
+  void note_bits(const SharedCell& cell, AccessKind kind) {
+    const int64_t word = word_index(cell);
+    if (word < 0) return;
+    if (kind == AccessKind::kRead) {
+      atomic_only_.reset(static_cast<uint64_t>(word));
+      return;
+    }
+    quiet_.reset(static_cast<uint64_t>(word));
+    if (kind == AccessKind::kAtomic)
+      atomic_only_.set(static_cast<uint64_t>(word));
+    else
+      atomic_only_.reset(static_cast<uint64_t>(word));
+  }
   void note_writer(SharedCell& cell, uint32_t thread, int line, AccessKind kind, uint32_t sync) {
-    if (&cell >= words_.data() && &cell < words_.data() + words_.size()) quiet_[&cell - words_.data()] = 0;
     cell.write_epoch = epoch_;
     cell.writer = static_cast<uint16_t>(thread);
     cell.write_line = line;
@@ -632,10 +759,13 @@ class HazardObserver final : public AccessObserver {
   // Accesses of whole aligned words (nearly all) use one cell per word; a word that a 1- or 2-byte access
   // touches switches to one cell per byte for the rest of the block, so char arrays stay exact.
   std::vector<SharedCell> words_;
-  // Per word, a column beside words_: equal to epoch_ while reading the word changes nothing (it has its
-  // two readers in this epoch, no thread of the block wrote it in this epoch but one did before, and a
-  // barrier is known to order shared memory), so a read by any lane ends at one look at this column.
-  std::vector<uint32_t> quiet_;
+  // Per word, a bit beside words_: set while reading the word changes nothing (it has its two readers in
+  // this epoch, no thread of the block wrote it in this epoch but one did before, and a barrier is known to
+  // order shared memory), so a read by any lane ends at one look at this bit.
+  EpochBits quiet_;
+  // Per word, a bit set while an atomic by any thread changes nothing but who wrote it last: in this epoch
+  // only atomics wrote it (the last write was one) and nobody read it since.
+  EpochBits atomic_only_;
   std::vector<SharedCell> bytes_;
   std::vector<uint32_t> byte_mode_;  // per word: equal to block_epoch_ when its bytes_ cells are in use
   bool byte_cells_ = false;          // some word of the current block uses its bytes_ cells
@@ -643,6 +773,8 @@ class HazardObserver final : public AccessObserver {
   uint32_t epoch_ = 0;
   uint32_t block_epoch_ = 0;  // the epoch the current block began in
   std::vector<uint32_t> warp_sync_;
+  // Per word, zero: atomic_cost()'s counts while it runs.
+  std::vector<uint8_t> atomic_hits_;
   uint64_t block_ = 0;     // linear index of the current block
   uint64_t sequence_ = 0;  // hazards so far in the block
   bool check_globals_ = false;
@@ -685,6 +817,8 @@ void HazardObserver::begin_block(const BlockContext& context) {
   if (words_.size() < words) {
     words_.resize(words);
     quiet_.resize(words);
+    atomic_only_.resize(words);
+    atomic_hits_.resize(words);
     bytes_.resize(words * 4);
     byte_mode_.resize(words);
   }
@@ -707,11 +841,12 @@ void HazardObserver::next_epoch() {
       }
     }
     for (uint32_t& mode : byte_mode_) renumber(mode);
-    std::fill(quiet_.begin(), quiet_.end(), 0);
     block_epoch_ = 1;
     epoch_ = 1;
   }
   ++epoch_;
+  quiet_.clear();
+  atomic_only_.clear();
 }
 
 void HazardObserver::on_barrier(int, int) { next_epoch(); }
@@ -754,7 +889,8 @@ void HazardObserver::on_access(const WarpAccess& access) {
   if (access.space == Space::kShared) {
     const Span request = span(access);
     if (checks_.bank_conflicts && access.kind == AccessKind::kAtomic) {
-      const AtomicCost cost = atomic_cost(access);
+      uint8_t* hits = request.high / 4 < atomic_hits_.size() ? atomic_hits_.data() : nullptr;
+      const AtomicCost cost = atomic_cost(access, hits);
       SharedCounters& line = shared_lines_.at(access.file, access.line);
       ++line.atomic_requests;
       line.atomic_passes += cost.passes;
@@ -798,7 +934,7 @@ void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
   LaneState lane_state{.sync = warp_sync_[access.warp]};
   if (bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4) {
     if (access.kind == AccessKind::kRead)
-      read_words(access, lane_state.sync);
+      read_words(access, span, lane_state.sync);
     else if (access.kind == AccessKind::kWrite)
       write_words(access, lane_state.sync);
     else
@@ -873,26 +1009,33 @@ void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState
     note_reader(cell, thread, access.line, lane.sync);
   else
     note_writer(cell, thread, access.line, access.kind, lane.sync);
+  note_bits(cell, access.kind);
 }
 
-void HazardObserver::read_words(const WarpAccess& access, uint32_t sync) {
+void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint32_t sync) {
+  // Word by word only where lanes share words (a full warp on fewer than 24 words: rows of a tile, a
+  // broadcast); where each lane reads its own word, lane by lane is cheaper.
+  const uint64_t first = span.low / 4;
+  if (access.active_mask == 0xFFFFFFFFu && span.high / 4 - first < 24 && read_word_group(access, first, sync))
+    return;
   // First the lanes whose word is not quiet, without a branch per lane; usually few or none.
   uint32_t busy = 0;
   if (access.active_mask == 0xFFFFFFFFu) {
     for (uint32_t lane = 0; lane < kWarpSize; ++lane)
-      busy |= static_cast<uint32_t>(quiet_[access.address[lane] / 4] != epoch_) << lane;
+      busy |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
   } else {
     for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
-      busy |= static_cast<uint32_t>(quiet_[access.address[lane] / 4] != epoch_) << lane;
+      busy |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
     }
   }
   for (uint32_t mask = busy; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t offset = access.address[lane];
-    if (quiet_[offset / 4] == epoch_) continue;  // an earlier lane of this request made it quiet
+    const uint64_t word = offset / 4;
+    if (quiet_.test(word)) continue;  // an earlier lane of this request made it quiet
     const uint32_t thread = access.warp * kWarpSize + lane;
-    SharedCell& cell = words_[offset / 4];
+    SharedCell& cell = words_[word];
     // Unwritten in this block, or written by another thread in this epoch: a finding is possible.
     if (cell.write_epoch < block_epoch_ || (cell.write_epoch == epoch_ && cell.writer != thread)) {
       visit_word(cell, access, thread, sync, offset, true);
@@ -900,12 +1043,49 @@ void HazardObserver::read_words(const WarpAccess& access, uint32_t sync) {
     }
     if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
     note_reader(cell, thread, access.line, sync);
-    if (cell.write_epoch != epoch_ && cell.readers == 2 && barrier_orders_shared_)
-      quiet_[offset / 4] = epoch_;
+    if (atomic_only_.any()) atomic_only_.reset(word);
+    if (cell.write_epoch != epoch_ && cell.readers == 2 && barrier_orders_shared_) quiet_.set(word);
   }
 }
 
+// A read whose words lie within 64 of the lowest: word by word rather than lane by lane, each word's
+// lanes found at once. Only for words no lane can find a hazard on (written in an earlier epoch of this
+// block), whose order of visits changes nothing; false, with nothing changed, when some word may hold a
+// finding, so that the lane-by-lane path reports hazards in lane order.
+bool HazardObserver::read_word_group(const WarpAccess& access, uint64_t first, uint32_t sync) {
+  const uint32_t loud = clear_lanes(access, first, quiet_.from(first));
+  if (loud == 0) return true;
+  WordOffsets words;
+  word_offsets(access, first, words);
+  for (uint32_t mask = loud; mask != 0;) {
+    const uint32_t offset = words.offset[std::countr_zero(mask)];
+    const SharedCell& cell = words_[first + offset];
+    if (cell.write_epoch < block_epoch_ || cell.write_epoch == epoch_) return false;
+    mask &= ~lanes_on(words, offset);
+  }
+  for (uint32_t mask = loud; mask != 0;) {
+    const uint32_t offset = words.offset[std::countr_zero(mask)];
+    const uint64_t word = first + offset;
+    SharedCell& cell = words_[word];
+    const uint32_t lanes = lanes_on(words, offset);
+    mask &= ~lanes;
+    // Written by another thread of this block in an earlier epoch: a barrier ordered it before this read.
+    const uint32_t writer_lane = cell.writer / kWarpSize == access.warp ? 1u << (cell.writer % kWarpSize) : 0;
+    if ((lanes & ~writer_lane) != 0) barrier_orders_shared_ = true;
+    // Two distinct readers are all a cell keeps: lanes after them change nothing.
+    for (uint32_t lane_mask = lanes; lane_mask != 0; lane_mask &= lane_mask - 1) {
+      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(lane_mask));
+      note_reader(cell, access.warp * kWarpSize + lane, access.line, sync);
+      if (cell.readers == 2) break;
+    }
+    if (atomic_only_.any()) atomic_only_.reset(word);
+    if (cell.readers == 2 && barrier_orders_shared_) quiet_.set(word);
+  }
+  return true;
+}
+
 void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
+  const bool bits = quiet_.any() || atomic_only_.any();
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t offset = access.address[lane];
@@ -918,6 +1098,10 @@ void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
       continue;
     }
     note_writer(cell, thread, access.line, access.kind, sync);
+    if (bits) {
+      quiet_.reset(offset / 4);
+      atomic_only_.reset(offset / 4);
+    }
   }
 }
 
@@ -927,6 +1111,13 @@ void HazardObserver::atomic_words(const WarpAccess& access, uint32_t sync) {
     const uint64_t offset = access.address[lane];
     const uint32_t thread = access.warp * kWarpSize + lane;
     SharedCell& cell = words_[offset / 4];
+    if (atomic_only_.test(offset / 4)) {
+      // Only atomics wrote it in this epoch and nobody read it since: this one changes only who wrote last.
+      cell.writer = static_cast<uint16_t>(thread);
+      cell.write_line = access.line;
+      cell.write_sync = sync;
+      continue;
+    }
     // Unwritten in this block, stored to by another thread or read by another thread in this epoch (atomics
     // do not race with atomics): a finding is possible.
     if (cell.write_epoch < block_epoch_ ||
@@ -937,6 +1128,8 @@ void HazardObserver::atomic_words(const WarpAccess& access, uint32_t sync) {
     }
     if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
     note_writer(cell, thread, access.line, AccessKind::kAtomic, sync);
+    quiet_.reset(offset / 4);
+    atomic_only_.set(offset / 4);
   }
 }
 
