@@ -56,6 +56,8 @@ std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions
   return std::move(made->backend);
 }
 
+void claim_lent_gpu_launcher() { claim_lent_launcher(); }
+
 std::unique_ptr<GradeLender> make_gpu_launcher_lender(std::string output_path, std::vector<std::string> environment) {
   return gpu::make_launcher_lender({gpu_launcher_path(), "--serve", "{heartbeat}"}, std::move(output_path),
                                    std::move(environment));

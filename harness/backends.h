@@ -54,6 +54,10 @@ std::optional<Backends> make_backends(BackendChoice choice, const BackendOptions
 // them (harness/gpu/launcher_lender.h), its output in `output_path`, `environment` added to its own.
 std::unique_ptr<GradeLender> make_gpu_launcher_lender(std::string output_path, std::vector<std::string> environment);
 
+// What a grade process does first: claims the GPU launcher its batch worker lent it, if any, before it
+// starts any other program (which would otherwise inherit the lent descriptors); make_backends uses it.
+void claim_lent_gpu_launcher();
+
 // make_backends' backend alone (no strict simulator, no samples), for tests and benches.
 std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions& options, std::string* error);
 

@@ -2,6 +2,7 @@
 // and turns how that process ended into observations. See gpu_backend.h.
 #include "harness/gpu/gpu_backend.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -55,11 +56,26 @@ std::string gpu_launcher_path(const GpuOptions& options) {
   return GPUGRADE_LAUNCHER;
 }
 
+// The lent launcher named in the environment, its inherited descriptors made close-on-exec so that no
+// program this process starts holds them; read once, at the first call.
+const std::optional<gpu::LentChild>& claimed_lent_launcher() {
+  static const std::optional<gpu::LentChild> lent = [] {
+    const char* text = std::getenv(gpu::kLentLauncherVariable);
+    std::optional<gpu::LentChild> found = text ? gpu::parse_lent_child(text) : std::nullopt;
+    if (found)
+      for (int fd : {found->command_fd, found->heartbeat_fd}) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return found;
+  }();
+  return lent;
+}
+
+void claim_lent_launcher() { claimed_lent_launcher(); }
+
 std::optional<gpu::LentChild> take_lent_launcher() {
   static std::atomic<bool> taken{false};
-  const char* text = std::getenv(gpu::kLentLauncherVariable);
-  if (text == nullptr || taken.exchange(true)) return std::nullopt;
-  return gpu::parse_lent_child(text);
+  const std::optional<gpu::LentChild>& lent = claimed_lent_launcher();
+  if (!lent || taken.exchange(true)) return std::nullopt;
+  return lent;
 }
 
 namespace {

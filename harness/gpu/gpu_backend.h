@@ -36,6 +36,10 @@ std::string gpu_launcher_path(const GpuOptions& options = {});
 // later ones (and processes started without one) nullopt.
 std::optional<gpu::LentChild> take_lent_launcher();
 
+// Reads kLentLauncherVariable now and makes the lent descriptors close-on-exec: a grade process calls it
+// before it starts any program (nvcc, the compile worker), which would otherwise inherit them.
+void claim_lent_launcher();
+
 // Whether a CUDA device can run kernels here: cuInit and a device count, asked of a child process so the
 // caller never holds a CUDA context. On false, *why_not says why in a sentence.
 bool gpu_available(std::string* why_not, const GpuOptions& options = {});
