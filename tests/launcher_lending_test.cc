@@ -133,13 +133,17 @@ TEST_F(GpuLentLauncher, ALentLauncherThatDiesMidRequestIsNoticedWithoutWaitingFo
   ASSERT_TRUE(lent);
   gpu::ChildServer server(launcher_argv(), file("own.out").string());
   server.adopt(*lent);
-  // Not this process's child: its end shows as the heartbeat's end of file, long before the 60 s limit.
+  // Not this process's child: its end shows as the heartbeat's end of file, long before the 60 s limit, and
+  // the request goes again to an own launcher, which dies of it too, this time with a known exit status.
   gpu::ChildRun died = server.request("die", {.setup_seconds = 60, .kernel_seconds = 60});
-  EXPECT_EQ(died.end, gpu::ChildRun::End::kGone);
+  EXPECT_EQ(died.end, gpu::ChildRun::End::kExited);
+  EXPECT_EQ(died.exit_code, 3);
+  EXPECT_EQ(server.starts(), 1);
+  EXPECT_FALSE(server.serving_lent());
   gpu::ChildRun after = server.request("next", limits_);
   EXPECT_EQ(after.exit_code, 0);
   EXPECT_NE(answering_pid(after.output), lent->pid) << after.output;
-  EXPECT_EQ(server.starts(), 1);
+  EXPECT_EQ(server.starts(), 2);
 }
 
 TEST_F(GpuLentLauncher, ALentLauncherAlreadyDeadIsReplacedAtTheFirstRequest) {

@@ -319,9 +319,10 @@ ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits
       stop();
       break;
     case Waited::kGone:
-      run.end = ChildRun::End::kGone;
+      // A lent child died without answering: the request goes again to a child of this server's own (a
+      // job file is read, run and answered again), whose end, should it die too, is known.
       stop();
-      break;
+      return request(line, limits);
   }
   run.output = read_from(output_path, offset);
   return run;

@@ -27,8 +27,7 @@ struct ChildLimits {
 };
 
 struct ChildRun {
-  // kGone: a lent child (not this process's to reap) ended without answering; how it ended is unknown here.
-  enum class End { kExited, kSignaled, kTimedOut, kNotStarted, kGone };
+  enum class End { kExited, kSignaled, kTimedOut, kNotStarted };
   End end = End::kNotStarted;
   int exit_code = 0;       // kExited
   int signal = 0;          // kSignaled
@@ -80,7 +79,8 @@ class ChildServer {
 
   // The borrower's side. Requests go to `lent` until it fails one (a timeout, a fault, an exit, a failed
   // send): then its process group is killed, as an own child's would be, and the rest go to children of
-  // this server's own. At the end a lent child is left running for its lender.
+  // this server's own. A request the lent child died on without answering (or could not be sent) is sent
+  // again, to an own child. At the end a lent child is left running for its lender.
   void adopt(const LentChild& lent);
   bool serving_lent() const { return pid_ >= 0 && lent_; }
 

@@ -111,9 +111,6 @@ std::optional<Finding> explain_child_end(const ChildRun& run, const std::string&
       finding.details = {{"limit_seconds", run.in_kernel ? limits.kernel_seconds : limits.setup_seconds}};
       return finding;
     }
-    case ChildRun::End::kGone:
-      return gpu::make_finding(FindingKind::kRuntimeError,
-                               fmt::format("the GPU launcher ended without answering: {}", tail(run.output)));
     case ChildRun::End::kSignaled:
       return gpu::make_finding(
           FindingKind::kRuntimeError,
