@@ -128,26 +128,36 @@ class Pool {
       std::vector<std::string> environment = {"NO_COLOR=1"};
       if (!options_.gpus.empty())
         environment.push_back("CUDA_VISIBLE_DEVICES=" + options_.gpus[static_cast<size_t>(t) % options_.gpus.size()]);
-      threads.emplace_back([this, environment] { work(environment); });
+      threads.emplace_back([this, environment, t] { work(environment, t); });
     }
     for (std::thread& t : threads) t.join();
   }
   size_t graded() const { return graded_; }
 
  private:
-  void work(const std::vector<std::string>& environment) {
+  void work(const std::vector<std::string>& environment, int worker) {
+    std::unique_ptr<GradeLender> lender;
+    const fs::path lender_output = options_.out / "work" / fmt::format("launcher.{}.{}", getpid(), worker);
+    if (options_.make_lender) {
+      std::error_code ec;
+      fs::create_directories(lender_output.parent_path(), ec);
+      lender = options_.make_lender(lender_output.string(), environment);
+    }
     for (size_t i = next_++; i < jobs_.size(); i = next_++) {
-      grade(*jobs_[i], environment);
+      grade(*jobs_[i], environment, lender.get());
       std::lock_guard<std::mutex> lock(mutex_);
       ++graded_;
       ++progress_.done;
       if (options_.on_progress) options_.on_progress(progress_);
     }
+    lender.reset();
+    std::error_code ignored;
+    fs::remove(lender_output, ignored);
   }
 
   // The submission goes in a folder of its own as exercises/<id>/<file>, where the grade process runs, so
   // findings name it as the student's repository does.
-  void grade(Job& job, const std::vector<std::string>& environment) {
+  void grade(Job& job, const std::vector<std::string>& environment, GradeLender* lender) {
     const CourseExercise& e = *job.exercise;
     const std::string relative = fmt::format("exercises/{}/{}", e.id, e.file);
     fs::path work = options_.out / "work" / fmt::format("{}.{}", job.key, getpid());  // shards may share a key
@@ -163,10 +173,15 @@ class Pool {
     std::vector<std::string> argv = {options_.program, "--root", fs::absolute(options_.course).string(), "grade", e.id,
                                      "--submission", relative, "--format", "json"};
     argv.insert(argv.end(), options_.grade_flags.begin(), options_.grade_flags.end());
+    GradeLender::Loan loan = lender ? lender->lend() : GradeLender::Loan{};
+    std::vector<std::string> grade_environment = environment;
+    grade_environment.insert(grade_environment.end(), loan.environment.begin(), loan.environment.end());
     ProcessResult run = run_process(argv, {.working_directory = work,
                                            .time_limit_seconds = options_.time_limit_seconds,
                                            .memory_limit_bytes = options_.memory_limit_bytes,
-                                           .extra_environment = environment});
+                                           .extra_environment = grade_environment,
+                                           .inherited_fds = loan.descriptors});
+    if (lender) lender->take_back(run.started && !run.timed_out && run.signal == 0);
     fs::remove_all(work, ec);
     if (run.timed_out) {
       failed.findings.push_back(finding_of(

@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "grader/gradebook.h"
 #include "grader/roster.h"
+#include "harness/grade_lender.h"
 
 namespace gpugrade {
 
@@ -33,6 +35,11 @@ struct BatchOptions {
   // --backend gpu on a machine of several GPUs: worker k grades on gpus[k % size] alone (its processes see
   // CUDA_VISIBLE_DEVICES=that id), so each GPU takes a share of the roster. Empty: every grade sees them all.
   std::vector<std::string> gpus;
+  // Makes what each worker keeps across its grades and lends to each (--backend gpu: a serving launcher, so
+  // the worker opens one CUDA context, not one per grade), given a file for its output and the worker's
+  // environment (CUDA_VISIBLE_DEVICES). Empty: every grade starts what it needs itself.
+  std::function<std::unique_ptr<GradeLender>(const std::string& output_path, const std::vector<std::string>& environment)>
+      make_lender;
   double time_limit_seconds = 600;       // per grade, compile and runs together
   uint64_t memory_limit_bytes = uint64_t{8} << 30;  // per grade (address space)
   // A shard of the roster (Slurm array tasks): students whose roster index % shards == shard. A sharded run

@@ -71,6 +71,7 @@ struct Invocation {
   double time_limit = 600;
   bool collect = false;
   bool slurm = false;
+  bool launcher_per_grade = false;  // batch --backend gpu: no launcher kept per worker
   SlurmOptions slurm_options;
   int shard = 0, shards = 1;
 };
@@ -593,6 +594,12 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   const std::optional<BackendChoice> backend = parse_backend_choice(inv.backend);
   if (!options.gpus.empty() && backend != BackendChoice::kGpu)
     throw UsageError{"--gpus shares the roster among GPUs; it needs --backend gpu"};
+  if (inv.launcher_per_grade && backend != BackendChoice::kGpu)
+    throw UsageError{"--launcher-per-grade is about the GPU launcher; it needs --backend gpu"};
+  if (backend == BackendChoice::kGpu && !inv.launcher_per_grade)
+    options.make_lender = [](const std::string& output_path, const std::vector<std::string>& environment) {
+      return make_gpu_launcher_lender(output_path, environment);
+    };
   options.time_limit_seconds = inv.time_limit;
   options.shard = inv.shard;
   options.shards = inv.shards;
@@ -729,6 +736,9 @@ const std::vector<Command>& commands() {
          app.add_option("--time-limit", inv.time_limit, "seconds per grade (default 600)");
          app.add_option("--gpus", inv.gpus,
                         "--backend gpu: device ids (0,1,...); worker k grades on the k-th in turn, alone");
+         app.add_flag("--launcher-per-grade", inv.launcher_per_grade,
+                      "--backend gpu: every grade starts its own GPU launcher (and CUDA context) instead of "
+                      "borrowing its worker's");
          app.add_flag("--collect", inv.collect, "only merge the students' reports into the gradebook");
          app.add_flag("--slurm", inv.slurm, "submit a Slurm job array (sbatch) and a job that collects after it");
          app.add_option("--tasks", inv.slurm_options.tasks, "--slurm: array tasks, each a share of the roster (8)");

@@ -4,10 +4,12 @@
 #include <vector>
 
 #include "grader/cli.h"
+#include "harness/backends.h"
 #include "harness/trace.h"
 
 int main(int argc, char** argv) {
   gpugrade::trace("gpugrade: started");
+  gpugrade::claim_lent_gpu_launcher();  // under `batch --backend gpu`: before nvcc or the compile worker start
   std::vector<std::string> args(argv + 1, argv + argc);
   return gpugrade::run_cli(args, std::cout, std::cerr);
 }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "harness/gpu/gpu_backend.h"
+#include "harness/gpu/launcher_lender.h"
 #include "harness/sim/access_samples.h"
 #include "harness/sim/hazards.h"
 #include "harness/sim/sim_backend.h"
@@ -55,6 +56,13 @@ std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions
   return std::move(made->backend);
 }
 
+void claim_lent_gpu_launcher() { claim_lent_launcher(); }
+
+std::unique_ptr<GradeLender> make_gpu_launcher_lender(std::string output_path, std::vector<std::string> environment) {
+  return gpu::make_launcher_lender({gpu_launcher_path(), "--serve", "{heartbeat}"}, std::move(output_path),
+                                   std::move(environment));
+}
+
 namespace {
 
 std::optional<Backends> make(BackendChoice choice, const BackendOptions& options, bool strict, std::string* error) {
@@ -62,7 +70,9 @@ std::optional<Backends> make(BackendChoice choice, const BackendOptions& options
   bool gpu = false;
   if (choice != BackendChoice::kSim) {
     std::string why_not;
-    made.backend = make_gpu_backend();
+    GpuOptions gpu_options;
+    gpu_options.lent = take_lent_launcher();  // a batch worker's launcher, whose context is already open
+    made.backend = make_gpu_backend(std::move(gpu_options));
     gpu = gpu_backend_ready(*made.backend, &why_not);
     if (choice == BackendChoice::kGpu && !gpu) {
       *error = "--backend gpu: " + why_not + " (--backend sim runs anywhere)";

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/backend.h"
+#include "harness/grade_lender.h"
 
 namespace gpugrade {
 
@@ -48,6 +49,14 @@ struct Backends {
 // choice cannot be met here: no usable GPU, `sanitize` on a backend without an external sanitizer (or with
 // one that is not installed), or `gpu_only` off a GPU.
 std::optional<Backends> make_backends(BackendChoice choice, const BackendOptions& options, std::string* error);
+
+// For `batch --backend gpu`: what each worker lends its grade processes, a serving GPU launcher kept across
+// them (harness/gpu/launcher_lender.h), its output in `output_path`, `environment` added to its own.
+std::unique_ptr<GradeLender> make_gpu_launcher_lender(std::string output_path, std::vector<std::string> environment);
+
+// What a grade process does first: claims the GPU launcher its batch worker lent it, if any, before it
+// starts any other program (which would otherwise inherit the lent descriptors); make_backends uses it.
+void claim_lent_gpu_launcher();
 
 // make_backends' backend alone (no strict simulator, no samples), for tests and benches.
 std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions& options, std::string* error);

@@ -119,7 +119,7 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
     if (options.stdin_fd >= 0) dup2(options.stdin_fd, STDIN_FILENO);
     if (options.stdout_fd >= 0) dup2(options.stdout_fd, STDOUT_FILENO);
     if (options.stderr_fd >= 0) dup2(options.stderr_fd, STDERR_FILENO);
-    if (options.inherited_fd >= 0) fcntl(options.inherited_fd, F_SETFD, 0);
+    for (int fd : options.inherited_fds) fcntl(fd, F_SETFD, 0);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) child_fail(report_write.get(), 0);
     if (options.memory_limit_bytes != 0) {
       rlimit limit{options.memory_limit_bytes, options.memory_limit_bytes};
@@ -168,6 +168,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   spawn.stdin_fd = null_in.get();
   spawn.stdout_fd = out_write.get();
   spawn.stderr_fd = err_write.get();
+  spawn.inherited_fds = options.inherited_fds;
   const pid_t pid = spawn_process(argv, spawn, &result.error);
   if (pid < 0) return result;
   out_write.reset();

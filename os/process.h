@@ -21,6 +21,7 @@ struct ProcessOptions {
   uint64_t memory_limit_bytes = 0;          // RLIMIT_AS of the child (inherited by its children); 0: none
   std::vector<std::string> extra_environment;  // "NAME=value", added to (and overriding) the caller's
   size_t output_limit_bytes = size_t{4} << 20;  // per stream; anything beyond is dropped, not buffered
+  std::vector<int> inherited_fds = {};  // descriptors the child keeps under their own numbers (SpawnOptions)
 };
 
 struct ProcessResult {
@@ -41,7 +42,9 @@ struct SpawnOptions {
   int stdin_fd = -1;                           // the child's stdin; -1: the caller's
   int stdout_fd = -1;                          // the child's stdout; -1: the caller's
   int stderr_fd = -1;                          // the child's stderr; -1: the caller's
-  int inherited_fd = -1;                       // a descriptor the child keeps under its own number; -1: none
+  // Descriptors the child keeps under their own numbers (all others are close-on-exec in this program): a
+  // heartbeat pipe, or a batch worker's launcher lent to a grade process.
+  std::vector<int> inherited_fds;
   bool dies_with_parent = false;               // SIGKILL when the caller's process ends (a long-lived helper)
 };
 

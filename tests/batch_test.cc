@@ -5,12 +5,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <set>
 
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
+#include "harness/gpu/launcher_lender.h"
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
@@ -153,6 +156,50 @@ TEST_F(BatchTest, EachWorkerGradesOnItsOwnGpu) {
     devices.insert(note);
   }
   EXPECT_EQ(devices.size(), 2u) << "both workers graded, each on its own device";
+}
+
+// --backend gpu: each worker keeps one launcher (started with the worker's CUDA_VISIBLE_DEVICES) and lends it
+// to every grade it starts. The launcher is a script speaking the serving protocol; the grading program is a
+// stand-in that asks the lent launcher once and reports which launcher answered and its own device (both bash
+// scripts: dash redirects only one-digit descriptors).
+TEST_F(BatchTest, EachWorkerLendsOneLauncherToAllItsGrades) {
+  const fs::path launcher = scratch_->path() / "launcher.sh";
+  write(launcher, "#!/bin/bash\nwhile read line; do echo \"$$ $CUDA_VISIBLE_DEVICES\"; printf D >&$1; done\n");
+  const fs::path program = scratch_->path() / "grade-with-launcher.sh";
+  write(program, "#!/bin/bash\nset -- $GPUGRADE_LENT_LAUNCHER\nprintf 'job\\n' >&$2\ndd bs=1 count=1 status=none <&$3 >/dev/null\n"
+                 "answer=$(tail -n 1 \"$4\")\nsleep 0.3\n"
+                 "printf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", \"backend\": \"gpu\", "
+                 "\"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], \"runs\": [], "
+                 "\"note\": \"%s %s\"}' \"$answer\" \"$CUDA_VISIBLE_DEVICES\"\n");
+  for (const fs::path& script : {launcher, program}) fs::permissions(script, fs::perms::owner_all);
+  for (const char* id : {"ann", "ben", "cid", "dee"})
+    write(student(id) / "copy/copy.cu", shipped("solutions/copy/copy.cu") + "// " + id + "\n");
+  options_.program = program.string();
+  options_.exercises = {"copy"};
+  options_.grade_flags = {"--backend", "gpu"};
+  options_.gpus = {"3", "5"};
+  options_.make_lender = [&](const std::string& output_path, const std::vector<std::string>& environment) {
+    return gpu::make_launcher_lender({launcher.string(), "{heartbeat}"}, output_path, environment);
+  };
+  BatchReport report;
+  std::string error;
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  EXPECT_EQ(report.graded, 4u);
+  std::map<std::string, std::string> device_of_launcher;
+  int grades = 0;
+  for (const char* id : {"ann", "ben", "cid", "dee"}) {
+    nlohmann::json json =
+        nlohmann::json::parse(read_file_bytes(options_.out / "students" / (std::string(id) + ".json")).value_or("{}"));
+    std::istringstream note(json["results"][0].value("note", ""));
+    std::string pid, launcher_device, grade_device;
+    ASSERT_TRUE(note >> pid >> launcher_device >> grade_device) << id << ": " << json.dump();
+    EXPECT_EQ(launcher_device, grade_device) << id << ": the launcher lent is the one of the grade's own worker";
+    EXPECT_EQ(device_of_launcher.emplace(pid, launcher_device).first->second, launcher_device);
+    ++grades;
+  }
+  EXPECT_EQ(grades, 4);
+  EXPECT_EQ(device_of_launcher.size(), 2u) << "two workers, one launcher each, for four grades";
+  EXPECT_FALSE(fs::exists(options_.out / "work")) << "the launchers' files went with them";
 }
 
 TEST_F(BatchTest, ShardsWriteReportsAndCollectMergesThem) {

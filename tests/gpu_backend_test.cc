@@ -19,6 +19,7 @@
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/entry_scan.h"
 #include "harness/gpu/job.h"
+#include "harness/gpu/launcher_lender.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/poison_prologue.h"
 #include "harness/gpu/red_zone.h"
@@ -1019,6 +1020,61 @@ TEST_F(GpuDevice, OneLauncherServesEveryLaunchAndIsReplacedAfterAFaultOrATimeout
   EXPECT_EQ(backend_->launch(*program_, spin).findings.at(0).kind, FindingKind::kTimeout);
   EXPECT_TRUE(backend_->launch(*program_, copy).completed);
   EXPECT_EQ(launcher_starts(*backend_), 3);
+}
+
+// A batch worker's launcher lent to three grades in turn, reset between them: the first two grades' launches
+// run in that one process (no launcher of their own), the second after the reset unloaded the first's module
+// (the launcher answered it and lives on); the third faults it, goes on in a launcher of its own, and the
+// worker lends a fresh one next.
+TEST_F(GpuDevice, ALentLauncherServesGradesInTurnAndIsReplacedAfterAFault) {
+  const fs::path out = fs::temp_directory_path() / fmt::format("gpugrade-lender-{}", getpid());
+  std::unique_ptr<GradeLender> lender =
+      gpu::make_launcher_lender({gpu_launcher_path(), "--serve", "{heartbeat}"}, out.string(), {});
+  LaunchRequest copy;
+  copy.entry = "copy";
+  copy.grid = {4, 1, 1};
+  copy.block = {256, 1, 1};
+  copy.buffers = {poisoned_buffer("out", 1000), float_buffer("in", 1000, iota)};
+  copy.args = {buffer_arg(0), buffer_arg(1), scalar_arg(1000)};
+  LaunchRequest poke;
+  poke.entry = "poke";
+  poke.args = {scalar_arg(0x10)};
+  std::vector<int> pids;
+  for (int grade = 0; grade < 4; ++grade) {
+    GradeLender::Loan loan = lender->lend();
+    ASSERT_EQ(loan.environment.size(), 1u);
+    const std::string& variable = loan.environment[0];
+    std::optional<gpu::LentChild> lent = gpu::parse_lent_child(variable.substr(variable.find('=') + 1));
+    ASSERT_TRUE(lent) << variable;
+    pids.push_back(lent->pid);
+    if (grade == 3) break;
+    // A grade process inherits copies of the descriptors; this one's backend gets copies too.
+    lent->command_fd = dup(lent->command_fd);
+    lent->heartbeat_fd = dup(lent->heartbeat_fd);
+    GpuOptions options;
+    options.lent = lent;
+    std::unique_ptr<Backend> backend = make_gpu_backend(options);
+    std::string why_not;
+    ASSERT_TRUE(gpu_backend_ready(*backend, &why_not)) << why_not;
+    Loaded loaded = backend->load(compiled().ptx);
+    ASSERT_TRUE(loaded.program);
+    if (grade == 2) {
+      Observations faulted = backend->launch(*loaded.program, poke);
+      ASSERT_FALSE(faulted.completed);
+      EXPECT_EQ(faulted.findings.at(0).kind, FindingKind::kOutOfBounds);
+    }
+    Observations o = backend->launch(*loaded.program, copy);
+    ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+    EXPECT_EQ(o.buffers[0].bytes, copy.buffers[1].bytes);
+    EXPECT_EQ(launcher_starts(*backend), grade == 2 ? 1 : 0) << "grade " << grade;
+    backend.reset();
+    lender->take_back(true);
+  }
+  EXPECT_EQ(pids[1], pids[0]) << "the reset between grades was answered: the same launcher serves the next";
+  EXPECT_EQ(pids[2], pids[0]);
+  EXPECT_NE(pids[3], pids[2]) << "the fault ended the lent launcher; the worker starts a fresh one";
+  lender.reset();
+  fs::remove(out);
 }
 
 TEST_F(GpuDevice, AWriteOnePastTheEndIsOutOfBoundsNamingTheBuffer) {

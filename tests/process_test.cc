@@ -1,7 +1,11 @@
 // Running child programs: captured output, exit status, and the limits that hold for nvcc and the host compiler.
 #include "os/process.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <csignal>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -39,6 +43,26 @@ TEST(Process, MissingProgramIsAnError) {
   ProcessResult result = run_process({"/nonexistent/tool"});
   EXPECT_FALSE(result.started);
   EXPECT_EQ(result.error, "cannot run /nonexistent/tool: No such file or directory");
+}
+
+TEST(Process, NamedDescriptorsStayOpenInTheChildAndNoOthers) {
+  int kept[2], other[2];
+  ASSERT_EQ(pipe2(kept, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(other, O_CLOEXEC), 0);
+  ProcessOptions options;
+  options.inherited_fds = {kept[1]};
+  ProcessResult result = run_process(
+      {"/bin/sh", "-c", "echo kept >&$0 && echo other >&$1", std::to_string(kept[1]), std::to_string(other[1])},
+      options);
+  close(kept[1]);
+  close(other[1]);
+  char got[16] = {};
+  EXPECT_EQ(read(kept[0], got, sizeof got - 1), 5);
+  EXPECT_STREQ(got, "kept\n");
+  EXPECT_NE(result.exit_code, 0) << "a descriptor not named is closed in the child";
+  EXPECT_NE(result.err.find("Bad file descriptor"), std::string::npos) << result.err;
+  close(kept[0]);
+  close(other[0]);
 }
 
 TEST(Process, FindsProgramsOnPath) {

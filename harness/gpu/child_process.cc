@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,11 +34,11 @@ Clock::time_point after(double seconds) {
 
 namespace {
 
-// Starts argv with stdout and stderr on `output`, stdin on `input` (when >= 0), and the heartbeat pipe's
-// write end open under its own number, which replaces "{heartbeat}" in the arguments. The child gets its
-// own process group. Returns the pid, or -1 with *error set.
+// Starts argv with stdout and stderr on `output`, stdin on `input` (when >= 0), `environment` added, and
+// the heartbeat pipe's write end open under its own number, which replaces "{heartbeat}" in the arguments.
+// The child gets its own process group. Returns the pid, or -1 with *error set.
 pid_t spawn(const std::vector<std::string>& argv, int heartbeat_write, int output, int input,
-            std::string* error) {
+            std::string* error, const std::vector<std::string>& environment = {}) {
   std::vector<std::string> args = argv;
   for (std::string& arg : args) {
     size_t at = arg.find("{heartbeat}");
@@ -47,20 +48,24 @@ pid_t spawn(const std::vector<std::string>& argv, int heartbeat_write, int outpu
   options.stdin_fd = input;
   options.stdout_fd = output;
   options.stderr_fd = output;
-  options.inherited_fd = heartbeat_write;
+  options.inherited_fds = {heartbeat_write};
+  options.extra_environment = environment;
   return spawn_process(args, options, error);
 }
 
-enum class Waited { kExited, kTimedOut, kServed, kServedExiting, kServedAndGone };
+enum class Waited { kExited, kTimedOut, kServed, kServedExiting, kServedAndGone, kGone };
 
 // Watches the heartbeat until the child exits, a limit runs out, or (when serving) a request is answered.
-// The kernel limit applies between 'B' and 'E', the setup limit everywhere else.
-Waited watch(pid_t pid, int heartbeat, const ChildLimits& limits, bool serving, int* status, bool* in_kernel) {
+// The kernel limit applies between 'B' and 'E', the setup limit everywhere else. A child that is not this
+// process's own (`own_child` false: a lent one) cannot be waited for; its end shows as the heartbeat's end
+// of file, since the child holds the only write end.
+Waited watch(pid_t pid, int heartbeat, const ChildLimits& limits, bool serving, bool own_child, int* status,
+             bool* in_kernel) {
   bool pipe_open = true;
   Clock::time_point deadline = after(limits.setup_seconds);
   *in_kernel = false;
   for (;;) {
-    if (waitpid(pid, status, WNOHANG) == pid) {
+    if (own_child && waitpid(pid, status, WNOHANG) == pid) {
       // A child that answered and then exited at once: its answer is still in the pipe.
       char rest[64];
       ssize_t got = 0;
@@ -76,6 +81,7 @@ Waited watch(pid_t pid, int heartbeat, const ChildLimits& limits, bool serving, 
     if (ready <= 0 || !pipe_open) continue;
     char beats[64];
     ssize_t got = read(heartbeat, beats, sizeof beats);
+    if (got <= 0 && !own_child) return Waited::kGone;
     if (got <= 0) {
       pipe_open = false;
       continue;
@@ -133,7 +139,7 @@ ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limi
     return run;
   }
   int status = 0;
-  if (watch(pid, heartbeat[0], limits, false, &status, &run.in_kernel) == Waited::kTimedOut) {
+  if (watch(pid, heartbeat[0], limits, false, true, &status, &run.in_kernel) == Waited::kTimedOut) {
     kill_process_group(pid, &status);
     run.end = ChildRun::End::kTimedOut;
   } else {
@@ -144,11 +150,28 @@ ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limi
   return run;
 }
 
-ChildServer::ChildServer(std::vector<std::string> argv, std::string output_path)
-    : argv_(std::move(argv)), output_path_(std::move(output_path)) {}
+std::string lent_child_text(const LentChild& lent) {
+  return fmt::format("{} {} {} {}", lent.pid, lent.command_fd, lent.heartbeat_fd, lent.output_path);
+}
+
+std::optional<LentChild> parse_lent_child(std::string_view text) {
+  LentChild lent;
+  std::istringstream in{std::string(text)};
+  if (!(in >> lent.pid >> lent.command_fd >> lent.heartbeat_fd) || in.get() != ' ') return std::nullopt;
+  std::getline(in, lent.output_path);
+  if (lent.pid <= 1 || lent.command_fd < 0 || lent.heartbeat_fd < 0 || lent.output_path.empty()) return std::nullopt;
+  return lent;
+}
+
+ChildServer::ChildServer(std::vector<std::string> argv, std::string output_path, std::vector<std::string> environment)
+    : argv_(std::move(argv)), output_path_(std::move(output_path)), environment_(std::move(environment)) {}
 
 ChildServer::~ChildServer() {
   if (pid_ < 0) return;
+  if (lent_) {  // the lender's to end or to lend again: only this process's descriptors go
+    for (int fd : {command_fd_, heartbeat_fd_}) close(fd);
+    return;
+  }
   // End of input asks the child to leave; a child that does not within a second is killed.
   close(command_fd_);
   command_fd_ = -1;
@@ -184,7 +207,7 @@ bool ChildServer::start(std::string* error) {
     for (int fd : {heartbeat[0], heartbeat[1], command[0], command[1]}) close(fd);
     return false;
   }
-  pid_t pid = spawn(argv_, heartbeat[1], output, command[1], error);
+  pid_t pid = spawn(argv_, heartbeat[1], output, command[1], error, environment_);
   close(heartbeat[1]);
   close(command[1]);
   close(output);
@@ -201,25 +224,67 @@ bool ChildServer::start(std::string* error) {
 }
 
 void ChildServer::stop() {
-  if (pid_ >= 0) kill_process_group(pid_);
+  if (pid_ >= 0 && lent_) kill(-pid_, SIGKILL);  // its lender reaps it
+  else if (pid_ >= 0) kill_process_group(pid_);
   for (int* fd : {&command_fd_, &heartbeat_fd_}) {
     if (*fd >= 0) close(*fd);
     *fd = -1;
   }
   pid_ = -1;
+  lent_ = false;
+}
+
+bool ChildServer::exited() {
+  int status = 0;
+  if (pid_ < 0 || lent_ || waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  pid_ = -1;
+  return true;
+}
+
+void ChildServer::adopt(const LentChild& lent) {
+  stop();
+  pid_ = lent.pid;
+  command_fd_ = lent.command_fd;
+  heartbeat_fd_ = lent.heartbeat_fd;
+  lent_output_path_ = lent.output_path;
+  lent_ = true;
+  // Inherited without close-on-exec: the compilers and launchers this process starts must not hold them.
+  for (int fd : {command_fd_, heartbeat_fd_}) fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+std::optional<LentChild> ChildServer::lend(std::string* error) {
+  if (exited()) stop();
+  if (pid_ < 0 && !start(error)) return std::nullopt;
+  return LentChild{pid_, command_fd_, heartbeat_fd_, output_path_};
+}
+
+void ChildServer::take_back(bool ended_cleanly, const ChildLimits& limits) {
+  if (exited()) stop();
+  if (pid_ < 0) return;
+  // A heartbeat byte nobody read belongs to a request whose answer the borrower did not wait for: the
+  // child may still be running it, and the next borrower must not read its answer as theirs.
+  pollfd pending{heartbeat_fd_, POLLIN, 0};
+  if (!ended_cleanly || poll(&pending, 1, 0) != 0) {
+    stop();
+    return;
+  }
+  request(std::string(kResetRequest), limits);  // a child that does not answer it is stopped there
+  std::error_code ignored;
+  fs::resize_file(output_path_, 0, ignored);  // the next borrower reads only what its own requests print
 }
 
 ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits) {
   ChildRun run;
-  std::error_code size_error;
-  const auto offset = static_cast<std::streamoff>(fs::exists(output_path_, size_error)
-                                                      ? fs::file_size(output_path_, size_error)
-                                                      : 0);
   const std::string message = line + "\n";
-  // A child that exited after its last answer (or died while idle) shows up here as a failed send: one
-  // fresh child gets the request then.
+  std::string output_path;
+  std::streamoff offset = 0;
+  // A child that exited after its last answer (or died while idle, or a lent one already gone) shows up
+  // here as a failed send: one fresh child gets the request then.
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (pid_ < 0 && !start(&run.error)) return run;
+    output_path = lent_ ? lent_output_path_ : output_path_;
+    std::error_code size_error;
+    offset = static_cast<std::streamoff>(fs::exists(output_path, size_error) ? fs::file_size(output_path, size_error) : 0);
     if (send(command_fd_, message.data(), message.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(message.size()))
       break;
     stop();
@@ -229,7 +294,7 @@ ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits
     }
   }
   int status = 0;
-  switch (watch(pid_, heartbeat_fd_, limits, true, &status, &run.in_kernel)) {
+  switch (watch(pid_, heartbeat_fd_, limits, true, !lent_, &status, &run.in_kernel)) {
     case Waited::kServed:
       run.end = ChildRun::End::kExited;
       break;
@@ -253,8 +318,13 @@ ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits
       pid_ = -1;
       stop();
       break;
+    case Waited::kGone:
+      // A lent child died without answering: the request goes again to a child of this server's own (a
+      // job file is read, run and answered again), whose end, should it die too, is known.
+      stop();
+      return request(line, limits);
   }
-  run.output = read_from(output_path_, offset);
+  run.output = read_from(output_path, offset);
   return run;
 }
 

@@ -4,7 +4,9 @@
 // kernel limit applies between them, the (longer) setup limit everywhere else.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpugrade::gpu {
@@ -15,6 +17,9 @@ inline constexpr char kHeartbeatKernelEnded = 'E';
 // and exiting (its CUDA context is unusable after a fault, so the next request starts a fresh child).
 inline constexpr char kHeartbeatJobDone = 'D';
 inline constexpr char kHeartbeatJobDoneExiting = 'X';
+// The request a lender sends between two borrowers (ChildServer::take_back): a served launcher forgets
+// what the last grade left in it (modules, buffers) and answers kHeartbeatJobDone.
+inline constexpr std::string_view kResetRequest = "reset";
 
 struct ChildLimits {
   double setup_seconds = 120;  // context creation, PTX JIT, copies
@@ -37,6 +42,20 @@ struct ChildRun {
 ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limits,
                    const std::string& output_path);
 
+// A serving child that one process (a batch worker) started and lends to another it starts (a grade): the
+// child's pid, which leads its own process group, the borrower's inherited descriptors of the child's
+// request socket and heartbeat pipe, and the file the child's output goes to. It travels to the borrower
+// in the environment variable kLentLauncherVariable, as lent_child_text writes it.
+struct LentChild {
+  int pid = -1;
+  int command_fd = -1;
+  int heartbeat_fd = -1;
+  std::string output_path;
+};
+inline constexpr const char* kLentLauncherVariable = "GPUGRADE_LENT_LAUNCHER";
+std::string lent_child_text(const LentChild& lent);  // "PID COMMAND_FD HEARTBEAT_FD OUTPUT_PATH"
+std::optional<LentChild> parse_lent_child(std::string_view text);
+
 // One child that serves many requests, so that a grade pays for process start, CUDA context creation and
 // module loading once instead of once per launch. Each request is one line on the child's stdin; the
 // child answers with kHeartbeatJobDone (or kHeartbeatJobDoneExiting) on the heartbeat pipe, under the same
@@ -44,8 +63,9 @@ ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limi
 // next request starts a fresh one, so one bad launch never takes the grade's other launches with it.
 class ChildServer {
  public:
-  // `argv` as for run_child; `output_path` receives every child's stdout and stderr, appended.
-  ChildServer(std::vector<std::string> argv, std::string output_path);
+  // `argv` as for run_child; `output_path` receives every child's stdout and stderr, appended; `environment`
+  // ("NAME=value") is added to each child's.
+  ChildServer(std::vector<std::string> argv, std::string output_path, std::vector<std::string> environment = {});
   ~ChildServer();
   ChildServer(const ChildServer&) = delete;
   ChildServer& operator=(const ChildServer&) = delete;
@@ -57,12 +77,31 @@ class ChildServer {
   // How many children were started so far (each restart after a fault or timeout adds one).
   int starts() const { return starts_; }
 
+  // The borrower's side. Requests go to `lent` until it fails one (a timeout, a fault, an exit, a failed
+  // send): then its process group is killed, as an own child's would be, and the rest go to children of
+  // this server's own. A request the lent child died on without answering (or could not be sent) is sent
+  // again, to an own child. At the end a lent child is left running for its lender.
+  void adopt(const LentChild& lent);
+  bool serving_lent() const { return pid_ >= 0 && lent_; }
+
+  // The lender's side. lend() returns the child that serves now, starting one when none runs (or the last
+  // one died); nullopt with *error when none can start. take_back() readies it for the next borrower once
+  // this one has ended: when the borrower `ended_cleanly` (it waited for the answer to every request it
+  // sent) the child is sent kResetRequest, else, or when the reset is not answered within `limits`, the
+  // child is killed and the next lend() starts a fresh one.
+  std::optional<LentChild> lend(std::string* error);
+  void take_back(bool ended_cleanly, const ChildLimits& limits);
+
  private:
   bool start(std::string* error);
-  void stop();  // kills the child's process group and reaps it
+  void stop();  // kills the child's process group and reaps it (when it is this process's child)
+  bool exited();  // whether this process's own child has ended (reaped then)
 
   std::vector<std::string> argv_;
   std::string output_path_;
+  std::vector<std::string> environment_;
+  std::string lent_output_path_;  // where the lent child's output goes, while it serves
+  bool lent_ = false;             // pid_ is a lent child: not this process's to reap or to end
   int pid_ = -1;
   int command_fd_ = -1;
   int heartbeat_fd_ = -1;

@@ -2,9 +2,11 @@
 // and turns how that process ended into observations. See gpu_backend.h.
 #include "harness/gpu/gpu_backend.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -40,8 +42,10 @@ class GpuProgram : public Program {
   std::vector<KernelTraits> kernels_;
 };
 
+}  // namespace
+
 // The launcher sits beside an installed gpugrade; in a build tree, where the build put it.
-std::string launcher_path(const GpuOptions& options) {
+std::string gpu_launcher_path(const GpuOptions& options) {
   if (!options.launcher.empty()) return options.launcher;
   std::error_code error;
   fs::path self = fs::read_symlink("/proc/self/exe", error);
@@ -51,6 +55,30 @@ std::string launcher_path(const GpuOptions& options) {
   }
   return GPUGRADE_LAUNCHER;
 }
+
+// The lent launcher named in the environment, its inherited descriptors made close-on-exec so that no
+// program this process starts holds them; read once, at the first call.
+const std::optional<gpu::LentChild>& claimed_lent_launcher() {
+  static const std::optional<gpu::LentChild> lent = [] {
+    const char* text = std::getenv(gpu::kLentLauncherVariable);
+    std::optional<gpu::LentChild> found = text ? gpu::parse_lent_child(text) : std::nullopt;
+    if (found)
+      for (int fd : {found->command_fd, found->heartbeat_fd}) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return found;
+  }();
+  return lent;
+}
+
+void claim_lent_launcher() { claimed_lent_launcher(); }
+
+std::optional<gpu::LentChild> take_lent_launcher() {
+  static std::atomic<bool> taken{false};
+  const std::optional<gpu::LentChild>& lent = claimed_lent_launcher();
+  if (!lent || taken.exchange(true)) return std::nullopt;
+  return lent;
+}
+
+namespace {
 
 // A file in a job's scratch folder.
 std::string file_in(const ScratchDir& scratch, std::string_view name) { return (scratch.path() / name).string(); }
@@ -120,7 +148,7 @@ std::optional<gpu::JobResult> run_job(const gpu::Job& job, const GpuOptions& opt
     return std::nullopt;
   }
   std::vector<std::string> command = wrapper;
-  for (std::string arg : {launcher_path(options), job_path, result_path, std::string("{heartbeat}")})
+  for (std::string arg : {gpu_launcher_path(options), job_path, result_path, std::string("{heartbeat}")})
     command.push_back(std::move(arg));
   ChildRun run = gpu::run_child(command, limits, file_in(*scratch, "output"));
   if (output) *output = run.output;
@@ -259,10 +287,12 @@ class GpuBackend : public Backend {
           gpu::make_finding(FindingKind::kRuntimeError, "the GPU jobs have no scratch folder: " + error));
       return std::nullopt;
     }
-    const std::string launcher = launcher_path(options_);
-    if (!server_)
+    const std::string launcher = gpu_launcher_path(options_);
+    if (!server_) {
       server_ = std::make_unique<gpu::ChildServer>(std::vector<std::string>{launcher, "--serve", "{heartbeat}"},
                                                    file_in(*scratch_, "output"));
+      if (options_.lent) server_->adopt(*options_.lent);
+    }
     const std::string job_path = file_in(*scratch_, "job"), result_path = file_in(*scratch_, "result");
     std::error_code ignored;
     fs::remove(result_path, ignored);  // a launcher that dies must not leave the last job's answer behind

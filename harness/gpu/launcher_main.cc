@@ -2,7 +2,8 @@
 // file (job.h), runs a launch, a timing run or a probe, and writes a result file; the grader's own
 // process never creates a CUDA context, so a hung or faulted context dies with this process. With
 // --serve it stays up and serves one job per line of stdin, keeping its context and the modules it
-// loaded, until a job leaves the context unusable (then it says so and exits: see ChildServer).
+// loaded, until a job leaves the context unusable (then it says so and exits: see ChildServer). A batch
+// worker keeps one serving launcher for many grades and sends "reset" between them (Session::reset).
 #include <cuda.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -174,6 +176,7 @@ class Session {
       CUdeviceptr allocation = 0;
       if (!cuda_.ok(cuMemAlloc(&allocation, bytes + 2 * kRedZoneBytes), "cuMemAlloc"))
         return fail(findings, fmt::format("cannot allocate buffer '{}' ({} bytes)", buffer.name, bytes));
+      live_.insert(allocation);
       prepared->allocations.push_back(allocation);
       prepared->sizes.push_back(bytes);
       const CUdeviceptr pointer = allocation + kRedZoneBytes;
@@ -273,13 +276,36 @@ class Session {
 
   // A serving launcher frees what a job allocated; modules and the L2 flush buffer stay for the next.
   void release(Prepared& prepared) {
-    for (CUdeviceptr allocation : prepared.allocations) cuMemFree(allocation);
+    for (CUdeviceptr allocation : prepared.allocations) release(allocation);
     prepared.allocations.clear();
     prepared.buffers.clear();
   }
 
   void release(CUdeviceptr pointer) {
-    if (pointer) cuMemFree(pointer);
+    if (pointer && live_.erase(pointer)) cuMemFree(pointer);
+  }
+
+  // After every job: what a path out of it did not free (a job refused halfway, after its first buffers)
+  // is freed here, so no job finds another's buffers in the device's memory.
+  void end_job() {
+    for (CUdeviceptr pointer : live_) cuMemFree(pointer);
+    live_.clear();
+  }
+
+  // Between two grades of a batch worker's launcher: the context stays (creating it is what the lending
+  // saves), and everything the last grade's jobs left in it goes, so the next grade finds what a fresh
+  // launcher would: its buffers freed, its modules unloaded (with their __device__ and __constant__
+  // variables), the L2 flush buffer freed. Returns false when the driver refuses, and the launcher exits.
+  bool reset() {
+    end_job();
+    bool unloaded = true;
+    for (const auto& [ptx, module] : modules_) unloaded = cuda_.ok(cuModuleUnload(module), "cuModuleUnload") && unloaded;
+    modules_.clear();
+    if (flush_) cuda_.ok(cuMemFree(flush_), "cuMemFree");
+    flush_ = 0;
+    flush_bytes_ = 0;
+    std::vector<std::byte>().swap(read_back_);
+    return unloaded && !failed();
   }
 
   // Reads every buffer back over the bytes the job sent, and says which the launch left as they were
@@ -319,8 +345,10 @@ class Session {
   }
 
   bool alloc(CUdeviceptr* pointer, size_t bytes, std::vector<Finding>* findings) {
-    return cuda_.ok(cuMemAlloc(pointer, std::max<size_t>(bytes, 1)), "cuMemAlloc") ||
-           fail(findings, "cannot allocate the copy buffers");
+    if (!cuda_.ok(cuMemAlloc(pointer, std::max<size_t>(bytes, 1)), "cuMemAlloc"))
+      return fail(findings, "cannot allocate the copy buffers");
+    live_.insert(*pointer);
+    return true;
   }
 
  private:
@@ -429,6 +457,7 @@ class Session {
   size_t flush_bytes_ = 0;
   std::vector<std::byte> read_back_;  // kept between jobs, so a served launcher allocates it once
   unsigned flushes_ = 0;
+  std::set<CUdeviceptr> live_;  // the job's allocations not yet freed (the L2 flush buffer is not one)
 };
 
 void run_launch(Session& session, Job& job, JobResult* result) {
@@ -543,6 +572,7 @@ int serve_one(Session& session, bool* opened, const std::string& job_path, const
     if (job.mode == JobMode::kLaunch) run_launch(session, job, &result);
     if (job.mode == JobMode::kTime) run_timing(session, job, &result);
     if (job.mode == JobMode::kSeries) run_series(session, job, &result);
+    session.end_job();
   } else {
     result.observations.completed = false;
   }
@@ -561,6 +591,13 @@ int serve(Session& session) {
   bool opened = false;
   std::string line;
   while (std::getline(std::cin, line)) {
+    if (line == kResetRequest) {
+      const bool clean = !opened || session.reset();
+      trace("launcher: reset between grades");
+      beat(clean ? kHeartbeatJobDone : kHeartbeatJobDoneExiting);
+      if (!clean) return 1;
+      continue;
+    }
     const size_t tab = line.find('\t');
     if (tab == std::string::npos) {
       std::fprintf(stderr, "gpugrade-launch: a request is 'JOB<tab>RESULT', not '%s'\n", line.c_str());
