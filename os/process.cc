@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -122,7 +123,11 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
     for (int fd : options.inherited_fds) fcntl(fd, F_SETFD, 0);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) child_fail(report_write.get(), 0);
     if (options.memory_limit_bytes != 0) {
-      rlimit limit{options.memory_limit_bytes, options.memory_limit_bytes};
+      // The soft limit: every program under it keeps to it, and the GPU launcher, for which CUDA reserves
+      // tens of gigabytes of address space it never uses, lifts it (harness/gpu/launcher_main.cc).
+      rlimit limit{};
+      getrlimit(RLIMIT_AS, &limit);
+      limit.rlim_cur = std::min<rlim_t>(options.memory_limit_bytes, limit.rlim_max);
       if (setrlimit(RLIMIT_AS, &limit) != 0) child_fail(report_write.get(), 1);
     }
     execve(arg_pointers[0], arg_pointers.data(), env_pointers.data());

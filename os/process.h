@@ -18,7 +18,7 @@ namespace gpugrade {
 struct ProcessOptions {
   std::filesystem::path working_directory;  // empty: the caller's
   double time_limit_seconds = 60;           // the whole process group is killed when it runs out
-  uint64_t memory_limit_bytes = 0;          // RLIMIT_AS of the child (inherited by its children); 0: none
+  uint64_t memory_limit_bytes = 0;          // soft RLIMIT_AS of the child (inherited by its children); 0: none
   std::vector<std::string> extra_environment;  // "NAME=value", added to (and overriding) the caller's
   size_t output_limit_bytes = size_t{4} << 20;  // per stream; anything beyond is dropped, not buffered
   std::vector<int> inherited_fds = {};  // descriptors the child keeps under their own numbers (SpawnOptions)
@@ -37,7 +37,7 @@ struct ProcessResult {
 
 struct SpawnOptions {
   std::filesystem::path working_directory;     // empty: the caller's
-  uint64_t memory_limit_bytes = 0;             // RLIMIT_AS of the child; 0: none
+  uint64_t memory_limit_bytes = 0;             // soft RLIMIT_AS of the child; 0: none
   std::vector<std::string> extra_environment;  // "NAME=value", added to (and overriding) the caller's
   int stdin_fd = -1;                           // the child's stdin; -1: the caller's
   int stdout_fd = -1;                          // the child's stdout; -1: the caller's

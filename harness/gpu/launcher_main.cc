@@ -6,6 +6,7 @@
 // worker keeps one serving launcher for many grades and sends "reset" between them (Session::reset).
 #include <cuda.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -618,6 +619,14 @@ int serve(Session& session) {
 int main_with(int argc, char** argv) {
   // gpugrade-launch JOB RESULT [HEARTBEAT_FD]    or    gpugrade-launch --serve HEARTBEAT_FD
   trace("launcher: started");
+  // cuInit reserves far more address space than the launcher ever uses: under the 8 GiB soft RLIMIT_AS that
+  // batch gives each grade it fails with CUDA_ERROR_OUT_OF_MEMORY (H200, driver 580). The launcher's
+  // memory is the device's, which the driver bounds, so it lifts the soft limit to the hard one.
+  rlimit address_space{};
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != address_space.rlim_max) {
+    address_space.rlim_cur = address_space.rlim_max;
+    setrlimit(RLIMIT_AS, &address_space);
+  }
   Session session;
   if (argc == 3 && std::string_view(argv[1]) == "--serve") {
     heartbeat_fd = std::atoi(argv[2]);
