@@ -639,24 +639,50 @@ class HazardObserver final : public AccessObserver {
   bool shared_fed() const { return shared_fed_; }
   bool carried() const { return carried_; }
   bool barrier_orders_shared() const { return barrier_orders_shared_; }
+  // Applies the queued global writer records; the merge calls it for every worker before it reads them.
+  void flush_writes() {
+    for (PendingWarp& pending : pending_) apply(pending);
+  }
 
  private:
   // What the block's threads did to one shared word (or, for words that sub-word accesses touched, one
-  // byte) since the block began.
-  struct SharedCell {
+  // byte) since the block began, in two columns: what every check looks at (16 bytes, so that a block's
+  // 48 KiB of shared memory has its cells in L1), and the lines and warp-sync counts that only a finding
+  // and the bookkeeping after a check need.
+  // No field is of a char type: a store to one would, for the compiler, alias every member of the
+  // observer, which it would then load again after each.
+  struct HotCell {
     uint32_t write_epoch = 0;  // below block_epoch_: no thread of this block wrote it
     uint32_t read_epoch = 0;   // the epoch the readers below belong to
-    uint32_t write_sync = 0;   // the writer's warp-sync count when it wrote
-    int32_t write_line = 0;
-    uint16_t writer = 0;  // linear thread index
-    AccessKind write_kind = AccessKind::kWrite;
+    uint16_t writer = 0;       // linear thread index
     // Readers since the last barrier: two distinct ones always include one that is not the next
     // writer. A third is not kept, so a write-after-read against it goes unseen when both kept readers
     // are ordered before the write (the writer itself, or its warp after a __syncwarp()).
-    uint8_t readers = 0;
+    uint16_t readers = 0;
     std::array<uint16_t, 2> reader{};
+  };
+  static_assert(sizeof(HotCell) == 16);
+  struct ColdCell {
+    uint32_t write_sync = 0;  // the writer's warp-sync count when it wrote
+    int32_t write_line = 0;
     std::array<int32_t, 2> read_line{};
     std::array<uint32_t, 2> read_sync{};
+    AccessKind write_kind = AccessKind::kWrite;
+  };
+  // One cell: its entries in both columns.
+  struct CellRef {
+    HotCell& hot;
+    ColdCell& cold;
+  };
+  struct SharedCells {
+    std::vector<HotCell> hot;
+    std::vector<ColdCell> cold;
+    CellRef operator[](size_t i) { return {hot[i], cold[i]}; }
+    size_t size() const { return hot.size(); }
+    void resize(size_t n) {
+      hot.resize(n);
+      cold.resize(n);
+    }
   };
 
   // What checking one cell found so far for one lane: one finding of each kind per lane access at most.
@@ -667,16 +693,16 @@ class HazardObserver final : public AccessObserver {
     bool race_done = false;
   };
 
-  // Epochs stay 32-bit to keep SharedCell small; near the limit they are renumbered.
+  // Epochs stay 32-bit to keep a HotCell small; near the limit they are renumbered.
   static constexpr uint32_t kEpochLimit = std::numeric_limits<uint32_t>::max() - 2;
 
   void next_epoch();
   void check_shared(const WarpAccess& access, const Span& span);
-  void visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset);
+  void visit(CellRef cell, const WarpAccess& access, LaneState& lane, uint64_t offset);
   // The common warp requests, one aligned 4-byte word per lane, where a lane's check ends at its first
   // look when nothing of interest happened to its word in this epoch; visit() takes the rest.
   // The per-lane path for one lane of a word request whose cell may hold a finding.
-  void visit_word(SharedCell& cell, const WarpAccess& access, uint32_t thread, uint32_t sync, uint64_t offset,
+  void visit_word(CellRef cell, const WarpAccess& access, uint32_t thread, uint32_t sync, uint64_t offset,
                   bool check_uninitialized) {
     LaneState lane_state{.thread = thread,
                          .sync = sync,
@@ -687,27 +713,33 @@ class HazardObserver final : public AccessObserver {
   void read_words(const WarpAccess& access, const Span& span, uint32_t sync);
   bool read_word_group(const WarpAccess& access, uint64_t first, uint32_t sync);
   void write_words(const WarpAccess& access, uint32_t sync);
+  bool write_row(const WarpAccess& access, uint32_t sync, bool bits);
   void atomic_words(const WarpAccess& access, uint32_t sync);
-  void note_reader(SharedCell& cell, uint32_t thread, int line, uint32_t sync) {
-    if (cell.read_epoch != epoch_) {
-      cell.read_epoch = epoch_;
-      cell.readers = 0;
+  void note_reader(CellRef cell, uint32_t thread, int line, uint32_t sync) {
+    if (cell.hot.read_epoch != epoch_) {  // the first reader in this epoch
+      cell.hot.read_epoch = epoch_;
+      cell.hot.readers = 1;
+      cell.hot.reader[0] = static_cast<uint16_t>(thread);
+      cell.cold.read_line[0] = line;
+      cell.cold.read_sync[0] = sync;
+      return;
     }
     const bool known =
-        (cell.readers > 0 && cell.reader[0] == thread) || (cell.readers > 1 && cell.reader[1] == thread);
-    if (!known && cell.readers < 2) {
-      cell.reader[cell.readers] = static_cast<uint16_t>(thread);
-      cell.read_line[cell.readers] = line;
-      cell.read_sync[cell.readers] = sync;
-      ++cell.readers;
+        (cell.hot.readers > 0 && cell.hot.reader[0] == thread) || (cell.hot.readers > 1 && cell.hot.reader[1] == thread);
+    if (!known && cell.hot.readers < 2) {
+      cell.hot.reader[cell.hot.readers] = static_cast<uint16_t>(thread);
+      cell.cold.read_line[cell.hot.readers] = line;
+      cell.cold.read_sync[cell.hot.readers] = sync;
+      ++cell.hot.readers;
     }
   }
   // The word cell's index in words_, or -1 for a byte cell.
-  int64_t word_index(const SharedCell& cell) const {
-    return &cell >= words_.data() && &cell < words_.data() + words_.size() ? &cell - words_.data() : -1;
+  int64_t word_index(CellRef cell) const {
+    const HotCell* hot = &cell.hot;
+    return hot >= words_.hot.data() && hot < words_.hot.data() + words_.size() ? hot - words_.hot.data() : -1;
   }
   // Keeps the word's bits true after visit() read or wrote it (the fast paths keep their own).
-  void note_bits(const SharedCell& cell, AccessKind kind) {
+  void note_bits(CellRef cell, AccessKind kind) {
     const int64_t word = word_index(cell);
     if (word < 0) return;
     if (kind == AccessKind::kRead) {
@@ -720,16 +752,30 @@ class HazardObserver final : public AccessObserver {
     else
       atomic_only_.reset(static_cast<uint64_t>(word));
   }
-  void note_writer(SharedCell& cell, uint32_t thread, int line, AccessKind kind, uint32_t sync) {
-    cell.write_epoch = epoch_;
-    cell.writer = static_cast<uint16_t>(thread);
-    cell.write_line = line;
-    cell.write_kind = kind;
-    cell.write_sync = sync;
-    cell.read_epoch = 0;  // this write was checked against every reader; later writes need not be
+  void note_writer(CellRef cell, uint32_t thread, int line, AccessKind kind, uint32_t sync) {
+    cell.hot.write_epoch = epoch_;
+    cell.hot.writer = static_cast<uint16_t>(thread);
+    cell.cold.write_line = line;
+    cell.cold.write_kind = kind;
+    cell.cold.write_sync = sync;
+    cell.hot.read_epoch = 0;  // this write was checked against every reader; later writes need not be
   }
   void record_global_writes(const WarpAccess& access);
   bool record_global_warp(const WarpAccess& access);
+  // A warp write's writer records, queued so that their cells' cache lines arrive while the interpreter runs
+  // on: the cells of a transposed output are a cache (and often a TLB) miss per row, which done at once
+  // cost a memory latency per lane group. The records commute (lowest and highest writer, the contested
+  // range), so applying them late changes nothing; the merge applies what is left (flush_writes).
+  struct PendingWarp {
+    uint64_t* lowest = nullptr;
+    uint64_t* highest = nullptr;
+    Contested* contested = nullptr;
+    uint64_t writer = 0;  // pack_writer of the warp's lane 0
+    uint32_t mask = 0;    // lanes still to record; 0: the slot is free
+    std::array<uint64_t, kWarpSize> element{};
+  };
+  static constexpr size_t kPendingWarps = 8;
+  void apply(PendingWarp& pending);
   BufferWriters* buffer_holding(uint64_t address, uint64_t end);
   void publish(const WarpAccess& access);
   // Whether the latest write of an element, by `writer` after `fences` fences of its own, happens before
@@ -758,7 +804,7 @@ class HazardObserver final : public AccessObserver {
 
   // Accesses of whole aligned words (nearly all) use one cell per word; a word that a 1- or 2-byte access
   // touches switches to one cell per byte for the rest of the block, so char arrays stay exact.
-  std::vector<SharedCell> words_;
+  SharedCells words_;
   // Per word, a bit beside words_: set while reading the word changes nothing (it has its two readers in
   // this epoch, no thread of the block wrote it in this epoch but one did before, and a barrier is known to
   // order shared memory), so a read by any lane ends at one look at this bit.
@@ -766,7 +812,7 @@ class HazardObserver final : public AccessObserver {
   // Per word, a bit set while an atomic by any thread changes nothing but who wrote it last: in this epoch
   // only atomics wrote it (the last write was one) and nobody read it since.
   EpochBits atomic_only_;
-  std::vector<SharedCell> bytes_;
+  SharedCells bytes_;
   std::vector<uint32_t> byte_mode_;  // per word: equal to block_epoch_ when its bytes_ cells are in use
   bool byte_cells_ = false;          // some word of the current block uses its bytes_ cells
   uint64_t window_ = 0;              // the current block's shared bytes
@@ -780,6 +826,8 @@ class HazardObserver final : public AccessObserver {
   bool check_globals_ = false;
   bool alone_ = false;  // the launch's only worker: global write shadows need no atomics
   size_t last_buffer_ = 0;  // most global writes of a warp land in the buffer the last one did
+  std::array<PendingWarp, kPendingWarps> pending_;
+  size_t next_pending_ = 0;  // the oldest queued warp write, applied when its slot is needed
   std::vector<Contested> contested_;
   bool follow_order_ = false;      // this launch follows publication (HazardLaunch::State::follow_order)
   std::vector<uint32_t> fences_;   // per thread of the block: device fences made so far
@@ -834,8 +882,8 @@ void HazardObserver::next_epoch() {
     const auto renumber = [this](uint32_t& epoch) {
       epoch = epoch >= block_epoch_ && block_epoch_ != 0 ? 1 : 0;
     };
-    for (std::vector<SharedCell>* cells : {&words_, &bytes_}) {
-      for (SharedCell& cell : *cells) {
+    for (SharedCells* cells : {&words_, &bytes_}) {
+      for (HotCell& cell : cells->hot) {
         renumber(cell.write_epoch);
         cell.read_epoch = 0;
       }
@@ -961,7 +1009,8 @@ void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
     }
     for (uint64_t w = first_word; w < end_word; ++w) {
       if (byte_mode_[w] == block_epoch_) continue;
-      std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(w * 4), 4, words_[w]);
+      std::fill_n(bytes_.hot.begin() + static_cast<std::ptrdiff_t>(w * 4), 4, words_.hot[w]);
+      std::fill_n(bytes_.cold.begin() + static_cast<std::ptrdiff_t>(w * 4), 4, words_.cold[w]);
       byte_mode_[w] = block_epoch_;
       byte_cells_ = true;
     }
@@ -969,13 +1018,13 @@ void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
   }
 }
 
-void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState& lane, uint64_t offset) {
+void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& lane, uint64_t offset) {
   const uint32_t thread = lane.thread;
   // Written by another thread of this block in an earlier epoch: a barrier ordered it before this access.
-  if (access.kind != AccessKind::kWrite && cell.write_epoch >= block_epoch_ && cell.write_epoch != epoch_ &&
-      cell.writer != thread)
+  if (access.kind != AccessKind::kWrite && cell.hot.write_epoch >= block_epoch_ && cell.hot.write_epoch != epoch_ &&
+      cell.hot.writer != thread)
     barrier_orders_shared_ = true;
-  if (!lane.uninitialized_done && cell.write_epoch < block_epoch_) {
+  if (!lane.uninitialized_done && cell.hot.write_epoch < block_epoch_) {
     lane.uninitialized_done = true;
     report({.kind = FindingKind::kUninitializedSharedRead,
             .file = access.file,
@@ -986,16 +1035,16 @@ void HazardObserver::visit(SharedCell& cell, const WarpAccess& access, LaneState
   if (!lane.race_done) {
     GroupKey key{.file = access.file, .line = access.line, .access = access.kind};
     uint32_t other = thread;
-    if (cell.write_epoch == epoch_ && unordered(cell.writer, cell.write_sync, thread) &&
-        !(access.kind == AccessKind::kAtomic && cell.write_kind == AccessKind::kAtomic)) {
-      other = cell.writer;
-      key.other_line = cell.write_line;
-      key.other_access = cell.write_kind;
-    } else if (access.kind != AccessKind::kRead && cell.read_epoch == epoch_) {
-      for (uint32_t r = 0; r < cell.readers && other == thread; ++r) {
-        if (!unordered(cell.reader[r], cell.read_sync[r], thread)) continue;
-        other = cell.reader[r];
-        key.other_line = cell.read_line[r];
+    if (cell.hot.write_epoch == epoch_ && unordered(cell.hot.writer, cell.cold.write_sync, thread) &&
+        !(access.kind == AccessKind::kAtomic && cell.cold.write_kind == AccessKind::kAtomic)) {
+      other = cell.hot.writer;
+      key.other_line = cell.cold.write_line;
+      key.other_access = cell.cold.write_kind;
+    } else if (access.kind != AccessKind::kRead && cell.hot.read_epoch == epoch_) {
+      for (uint32_t r = 0; r < cell.hot.readers && other == thread; ++r) {
+        if (!unordered(cell.hot.reader[r], cell.cold.read_sync[r], thread)) continue;
+        other = cell.hot.reader[r];
+        key.other_line = cell.cold.read_line[r];
         key.other_access = AccessKind::kRead;
       }
     }
@@ -1035,16 +1084,16 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
     const uint64_t word = offset / 4;
     if (quiet_.test(word)) continue;  // an earlier lane of this request made it quiet
     const uint32_t thread = access.warp * kWarpSize + lane;
-    SharedCell& cell = words_[word];
+    CellRef cell = words_[word];
     // Unwritten in this block, or written by another thread in this epoch: a finding is possible.
-    if (cell.write_epoch < block_epoch_ || (cell.write_epoch == epoch_ && cell.writer != thread)) {
+    if (cell.hot.write_epoch < block_epoch_ || (cell.hot.write_epoch == epoch_ && cell.hot.writer != thread)) {
       visit_word(cell, access, thread, sync, offset, true);
       continue;
     }
-    if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
+    if (cell.hot.write_epoch != epoch_ && cell.hot.writer != thread) barrier_orders_shared_ = true;
     note_reader(cell, thread, access.line, sync);
     if (atomic_only_.any()) atomic_only_.reset(word);
-    if (cell.write_epoch != epoch_ && cell.readers == 2 && barrier_orders_shared_) quiet_.set(word);
+    if (cell.hot.write_epoch != epoch_ && cell.hot.readers == 2 && barrier_orders_shared_) quiet_.set(word);
   }
 }
 
@@ -1059,41 +1108,42 @@ bool HazardObserver::read_word_group(const WarpAccess& access, uint64_t first, u
   word_offsets(access, first, words);
   for (uint32_t mask = loud; mask != 0;) {
     const uint32_t offset = words.offset[std::countr_zero(mask)];
-    const SharedCell& cell = words_[first + offset];
-    if (cell.write_epoch < block_epoch_ || cell.write_epoch == epoch_) return false;
+    CellRef cell = words_[first + offset];
+    if (cell.hot.write_epoch < block_epoch_ || cell.hot.write_epoch == epoch_) return false;
     mask &= ~lanes_on(words, offset);
   }
   for (uint32_t mask = loud; mask != 0;) {
     const uint32_t offset = words.offset[std::countr_zero(mask)];
     const uint64_t word = first + offset;
-    SharedCell& cell = words_[word];
+    CellRef cell = words_[word];
     const uint32_t lanes = lanes_on(words, offset);
     mask &= ~lanes;
     // Written by another thread of this block in an earlier epoch: a barrier ordered it before this read.
-    const uint32_t writer_lane = cell.writer / kWarpSize == access.warp ? 1u << (cell.writer % kWarpSize) : 0;
+    const uint32_t writer_lane = cell.hot.writer / kWarpSize == access.warp ? 1u << (cell.hot.writer % kWarpSize) : 0;
     if ((lanes & ~writer_lane) != 0) barrier_orders_shared_ = true;
     // Two distinct readers are all a cell keeps: lanes after them change nothing.
     for (uint32_t lane_mask = lanes; lane_mask != 0; lane_mask &= lane_mask - 1) {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(lane_mask));
       note_reader(cell, access.warp * kWarpSize + lane, access.line, sync);
-      if (cell.readers == 2) break;
+      if (cell.hot.readers == 2) break;
     }
     if (atomic_only_.any()) atomic_only_.reset(word);
-    if (cell.readers == 2 && barrier_orders_shared_) quiet_.set(word);
+    if (cell.hot.readers == 2 && barrier_orders_shared_) quiet_.set(word);
   }
   return true;
 }
 
 void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
   const bool bits = quiet_.any() || atomic_only_.any();
+  if (write_row(access, sync, bits)) return;
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t offset = access.address[lane];
     const uint32_t thread = access.warp * kWarpSize + lane;
-    SharedCell& cell = words_[offset / 4];
+    CellRef cell = words_[offset / 4];
     // Written or read by another thread in this epoch: a finding is possible.
-    if ((cell.write_epoch == epoch_ && cell.writer != thread) ||
-        (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread))) {
+    if ((cell.hot.write_epoch == epoch_ && cell.hot.writer != thread) ||
+        (cell.hot.read_epoch == epoch_ && !(cell.hot.readers == 1 && cell.hot.reader[0] == thread))) {
       visit_word(cell, access, thread, sync, offset, false);
       continue;
     }
@@ -1105,28 +1155,67 @@ void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
   }
 }
 
+// A full warp writing 32 consecutive words (a row of a tile, a reduction's partial sums): each lane its own
+// word, so the lanes' checks are independent and are made first, all at once, without a branch per lane.
+// False, with nothing changed, when it is not such a write or some lane may find a hazard: then the lane
+// by lane path reports in lane order.
+bool HazardObserver::write_row(const WarpAccess& access, uint32_t sync, bool bits) {
+  if (access.active_mask != 0xFFFFFFFFu) return false;
+  uint64_t apart = 0;
+  for (uint64_t lane = 0; lane < kWarpSize; ++lane) apart |= access.address[lane] ^ (access.address[0] + lane * 4);
+  if (apart != 0) return false;
+  const uint64_t first = access.address[0] / 4;
+  HotCell* hot = words_.hot.data() + first;
+  ColdCell* cold = words_.cold.data() + first;
+  const uint32_t thread0 = access.warp * kWarpSize;
+  uint32_t loud = 0;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+    const HotCell& cell = hot[lane];
+    const uint32_t thread = thread0 + lane;
+    const bool written = cell.write_epoch == epoch_ && cell.writer != thread;
+    const bool read = cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread);
+    loud |= static_cast<uint32_t>(written | read) << lane;
+  }
+  if (loud != 0) return false;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+    hot[lane].write_epoch = epoch_;
+    hot[lane].writer = static_cast<uint16_t>(thread0 + lane);
+    cold[lane].write_kind = access.kind;
+    hot[lane].read_epoch = 0;
+    cold[lane].write_line = access.line;
+    cold[lane].write_sync = sync;
+  }
+  if (bits) {
+    for (uint64_t word = first; word < first + kWarpSize; ++word) {
+      quiet_.reset(word);
+      atomic_only_.reset(word);
+    }
+  }
+  return true;
+}
+
 void HazardObserver::atomic_words(const WarpAccess& access, uint32_t sync) {
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t offset = access.address[lane];
     const uint32_t thread = access.warp * kWarpSize + lane;
-    SharedCell& cell = words_[offset / 4];
+    CellRef cell = words_[offset / 4];
     if (atomic_only_.test(offset / 4)) {
       // Only atomics wrote it in this epoch and nobody read it since: this one changes only who wrote last.
-      cell.writer = static_cast<uint16_t>(thread);
-      cell.write_line = access.line;
-      cell.write_sync = sync;
+      cell.hot.writer = static_cast<uint16_t>(thread);
+      cell.cold.write_line = access.line;
+      cell.cold.write_sync = sync;
       continue;
     }
     // Unwritten in this block, stored to by another thread or read by another thread in this epoch (atomics
     // do not race with atomics): a finding is possible.
-    if (cell.write_epoch < block_epoch_ ||
-        (cell.write_epoch == epoch_ && cell.writer != thread && cell.write_kind != AccessKind::kAtomic) ||
-        (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread))) {
+    if (cell.hot.write_epoch < block_epoch_ ||
+        (cell.hot.write_epoch == epoch_ && cell.hot.writer != thread && cell.cold.write_kind != AccessKind::kAtomic) ||
+        (cell.hot.read_epoch == epoch_ && !(cell.hot.readers == 1 && cell.hot.reader[0] == thread))) {
       visit_word(cell, access, thread, sync, offset, true);
       continue;
     }
-    if (cell.write_epoch != epoch_ && cell.writer != thread) barrier_orders_shared_ = true;
+    if (cell.hot.write_epoch != epoch_ && cell.hot.writer != thread) barrier_orders_shared_ = true;
     note_writer(cell, thread, access.line, AccessKind::kAtomic, sync);
     quiet_.reset(offset / 4);
     atomic_only_.set(offset / 4);
@@ -1172,33 +1261,52 @@ BufferWriters* HazardObserver::buffer_holding(uint64_t address, uint64_t end) {
 // The common warp write: every lane one whole element of one buffer, the launch not following publication.
 // The same records as the per-lane path, without looking up a buffer per lane. False: not such a write.
 bool HazardObserver::record_global_warp(const WarpAccess& access) {
-  uint64_t low = std::numeric_limits<uint64_t>::max(), high = 0, bits = 0;
-  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
-    const uint64_t address = access.address[std::countr_zero(mask)];
-    low = std::min(low, address);
-    high = std::max(high, address);
-    bits |= address;
-  }
-  BufferWriters* buffer = buffer_holding(low, high + access.bytes_per_lane);
+  const Span lanes = span(access);
+  const uint64_t high = lanes.high, bits = lanes.bits;
+  BufferWriters* buffer = buffer_holding(lanes.low, high + access.bytes_per_lane);
   if (buffer == nullptr || buffer->element_shift < 0 || access.bytes_per_lane != buffer->range.element_size ||
       ((bits | buffer->range.address) & (access.bytes_per_lane - 1)) != 0)
     return false;
   if (!state_.shadow(*buffer)) return true;
-  uint64_t* lowest = buffer->lowest.get();
-  uint64_t* highest = buffer->highest.get();
+  PendingWarp& pending = pending_[next_pending_];
+  next_pending_ = (next_pending_ + 1) % kPendingWarps;
+  apply(pending);
+  pending.lowest = buffer->lowest.get();
+  pending.highest = buffer->highest.get();
+  pending.contested = &contested_[last_buffer_];
+  pending.writer = pack_writer(block_, access.line, access.warp * kWarpSize);
+  pending.mask = access.active_mask;
   const uint64_t base = buffer->range.address;
   const int shift = buffer->element_shift;
-  const uint64_t packed = pack_writer(block_, access.line, 0);
-  Contested& contested = contested_[last_buffer_];
+  uint64_t* const lowest = pending.lowest;
+  uint64_t line = ~uint64_t{0};  // one prefetch per cache line of cells: a row of a warp's lanes shares four
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t e = (access.address[lane] - base) >> shift;
-    const uint64_t writer = packed | ((access.warp * kWarpSize + lane) & 0x3FF);
-    const bool again = alone_ ? record_writer_alone(lowest[e], highest[e], writer)
-                              : record_writer(lowest[e], highest[e], writer);
-    if (again) contested.add(e);
+    pending.element[lane] = e;
+    if (e / 8 != line) {
+      line = e / 8;
+      __builtin_prefetch(lowest + e, 1, 3);
+    }
   }
   return true;
+}
+
+void HazardObserver::apply(PendingWarp& pending) {
+  uint64_t* lowest = pending.lowest;
+  uint64_t* highest = pending.highest;
+  // The thread field is the low 10 bits: lane 0's index plus the lane, wrapped as pack_writer wraps it.
+  const uint64_t packed = pending.writer & ~uint64_t{0x3FF};
+  const uint32_t first_thread = static_cast<uint32_t>(pending.writer & 0x3FF);
+  for (uint32_t mask = pending.mask; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t e = pending.element[lane];
+    const uint64_t writer = packed | ((first_thread + lane) & 0x3FF);
+    const bool again = alone_ ? record_writer_alone(lowest[e], highest[e], writer)
+                              : record_writer(lowest[e], highest[e], writer);
+    if (again) pending.contested->add(e);
+  }
+  pending.mask = 0;
 }
 
 void HazardObserver::record_global_writes(const WarpAccess& access) {
@@ -1241,6 +1349,7 @@ void HazardObserver::collect(Observations& out) {
   std::lock_guard lock(state_.workers_mutex);
   if (state_.collected) return;
   state_.collected = true;
+  for (HazardObserver* worker : state_.workers) worker->flush_writes();
   state_.merge(out);
 }
 

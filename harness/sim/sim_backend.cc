@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <sys/mman.h>
 #include <system_error>
 #include <thread>
 
@@ -24,6 +25,28 @@
 
 namespace gpugrade {
 namespace {
+
+// The launch's own copies of the request's buffers. A large one is asked for 2 MiB pages before it is
+// filled: the copy then takes one page fault per 2 MiB rather than one per 4 KiB (a 24 MiB output costs
+// about 6,000 faults otherwise, which were a tenth of the time of a transpose's launch).
+std::vector<Buffer> launch_copies(const std::vector<Buffer>& buffers) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  std::vector<Buffer> copies;
+  copies.reserve(buffers.size());
+  for (const Buffer& buffer : buffers) {
+    Buffer copy{buffer.name, buffer.element_size, {}, buffer.filled_by_backend};
+    if (buffer.bytes.size() >= 2 * kHuge) {
+      copy.bytes.reserve(buffer.bytes.size());
+      const auto start = reinterpret_cast<uintptr_t>(copy.bytes.data());
+      const uintptr_t first = (start + kHuge - 1) / kHuge * kHuge;
+      const uintptr_t end = (start + buffer.bytes.size()) / kHuge * kHuge;
+      if (end > first) madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);  // a hint only
+    }
+    copy.bytes.assign(buffer.bytes.begin(), buffer.bytes.end());
+    copies.push_back(std::move(copy));
+  }
+  return copies;
+}
 
 // Hardware limits the launch is checked against (sm_90).
 constexpr uint64_t kMaxThreadsPerBlock = 1024;
@@ -246,7 +269,7 @@ class SimBackend : public Backend {
                                                                              request.block.x, request.block.y, request.block.z, kMaxThreadsPerBlock)));
 
     if (std::optional<Finding> over = over_memory_budget(kernel, request)) return stop_with(std::move(*over));
-    out.buffers = request.buffers;
+    out.buffers = launch_copies(request.buffers);
 
     sim::LaunchState state;
     state.kernel = &kernel;
