@@ -52,8 +52,13 @@ class Launch {
   void begin(Dim3 block_index, size_t worker_index = 0) {
     current_ = &worker(worker_index);
     const uint32_t warps = static_cast<uint32_t>((request_.block.count() + 31) / 32);
-    current_->begin_block({block_index, request_.block, warps, shared_bytes_, &shared_, &globals_});
+    BlockContext context{block_index, request_.block, warps, shared_bytes_, &shared_, &globals_};
+    context.max_line = max_line_;
+    current_->begin_block(context);
   }
+  // Tells the checkers the highest line of the kernel, as the simulator does: they may then keep each
+  // global writer in 4 bytes. Without it (0) they keep 8.
+  void set_max_line(uint32_t max_line) { max_line_ = max_line; }
 
   // One warp's access: the threads of `warp` for which `address` has a value.
   void warp(uint32_t warp_index, Space space, AccessKind kind, int line, const AddressOf& address,
@@ -102,6 +107,7 @@ class Launch {
   std::vector<SharedRange> shared_;
   std::vector<GlobalRange> globals_;
   uint64_t shared_bytes_ = 0;
+  uint32_t max_line_ = 0;
   std::shared_ptr<HazardLaunch> launch_;
   std::vector<std::unique_ptr<AccessObserver>> workers_;
   AccessObserver* current_ = nullptr;
@@ -461,6 +467,33 @@ TEST(HazardsTest, FindingsDoNotDependOnHowBlocksWereSplitAmongWorkers) {
   EXPECT_EQ(run({{3, 0}, {1, 1}, {2, 1}, {0, 0}}), one_worker);
   EXPECT_EQ(run({{2, 2}, {0, 1}, {3, 0}, {1, 2}}), one_worker);
   EXPECT_NE(one_worker.find("\"hazards\":3968"), std::string::npos) << one_worker;
+}
+
+// Writer cells of 4 bytes (the launch's blocks, threads and lines fit in 32 bits) and of 8 name the same
+// writers, with one worker and with several: two blocks writing one element at two lines each.
+TEST(HazardsTest, NarrowWriterCellsNameTheSameWritersAsWideOnes) {
+  const auto run = [](uint32_t max_line, const std::vector<std::pair<uint32_t, size_t>>& schedule) {
+    Launch launch({64, 1, 1}, {}, {3, 1, 1});
+    launch.set_max_line(max_line);
+    for (const auto& [block, worker] : schedule) {
+      launch.begin({block, 0, 0}, worker);
+      // Lines 9 and 21 write out[threadIdx.x]; only block 1 also writes its own part at line 30.
+      launch.all(Space::kGlobal, AccessKind::kWrite, 21, [](const Dim3& t) { return kOut + t.x * 4ull; });
+      launch.all(Space::kGlobal, AccessKind::kWrite, 9, [](const Dim3& t) { return kOut + t.x * 4ull; });
+      if (block == 1)
+        launch.all(Space::kGlobal, AccessKind::kWrite, 30, [](const Dim3& t) { return kOut + (t.x + 64) * 4ull; });
+      launch.end();
+    }
+    return summaries(launch.collect());
+  };
+  const std::vector<std::string> expected{
+      "race error kernel.cu:21: thread (0,0,0) of block (2,0,0) writes out[0], which thread (0,0,0) of block "
+      "(0,0,0) also writes at line 9; blocks run in no fixed order, so each element must be written by one "
+      "block [64 hazards]"};
+  EXPECT_EQ(run(0, {{0, 0}, {1, 0}, {2, 0}}), expected);
+  EXPECT_EQ(run(31, {{0, 0}, {1, 0}, {2, 0}}), expected);
+  EXPECT_EQ(run(31, {{2, 1}, {0, 0}, {1, 1}}), expected);
+  EXPECT_EQ(run(4000, {{1, 0}, {2, 0}, {0, 0}}), expected);  // 12 bits of line: still 4 bytes
 }
 
 // ---- Bank conflicts: wavefronts per request as Nsight Compute counts them. ----

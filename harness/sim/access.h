@@ -57,6 +57,8 @@ struct BlockContext {
   const std::vector<GlobalRange>* global_ranges = nullptr;
   // Per instruction of the kernel's code, its DataPath bits (harness/sim/data_path.h); null: unknown.
   const std::vector<uint8_t>* data_path = nullptr;
+  // The highest WarpAccess::line any access of the launch can have; 0: unknown, any line.
+  uint32_t max_line = 0;
 };
 
 class AccessObserver {

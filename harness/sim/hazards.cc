@@ -4,7 +4,6 @@
 
 #include "harness/sim/data_path.h"
 
-#include <emmintrin.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 
@@ -30,6 +29,45 @@ constexpr uint32_t kSectorBytes = 32;
 
 // ---- Bank conflicts and sectors: pure arithmetic on one warp request. ----
 
+// The lowest and highest address of a request's active lanes and the OR of all of them (for alignment),
+// found once per request for every check; and whether it is a full warp at one stride (lane l at
+// address[0] + l * stride: a row, a column of a tile, a broadcast), which most requests are and which the
+// costs and the row paths then take in closed form.
+struct Span {
+  uint64_t low = std::numeric_limits<uint64_t>::max();
+  uint64_t high = 0;
+  uint64_t bits = 0;
+  bool strided = false;
+  int64_t stride = 0;
+};
+
+// One pass over the lanes; an AVX2 clone, since 64-bit minimum and maximum have no SSE2 form.
+[[gnu::target_clones("avx2", "default")]] Span span(const WarpAccess& access) {
+  Span span;
+  const auto take = [&](uint64_t address) {
+    span.low = std::min(span.low, address);
+    span.high = std::max(span.high, address);
+    span.bits |= address;
+  };
+  if (access.active_mask == 0xFFFFFFFFu) {
+    // Each lane's distance from the lane before, not lane * stride: AVX2 has no 64-bit multiply.
+    const uint64_t step = access.address[1] - access.address[0];
+    uint64_t apart = 0;
+    take(access.address[0]);
+    for (uint64_t lane = 1; lane < kWarpSize; ++lane) {
+      take(access.address[lane]);
+      apart |= (access.address[lane] - access.address[lane - 1]) ^ step;
+    }
+    span.strided = apart == 0;
+    span.stride = static_cast<int64_t>(step);
+  } else {
+    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
+      take(access.address[std::countr_zero(mask)]);
+  }
+  return span;
+}
+
+
 struct BankCost {
   uint32_t wavefronts = 0;  // summed over the request's phases
   uint32_t ways = 0;        // the worst phase's wavefronts: n in "n-way conflict"
@@ -40,13 +78,9 @@ struct BankCost {
 // 8-byte accesses as two phases of 16 lanes, 16-byte accesses as four phases of 8.
 // The common request in closed form: 32 lanes of 4-byte words a constant stride of s words apart. Lane l
 // uses bank (w0 + l*s) mod 32, so each bank used serves gcd(s, 32) distinct words; s = 0 is one broadcast.
-std::optional<BankCost> strided_bank_cost(const WarpAccess& access) {
-  if (access.bytes_per_lane != 4 || access.active_mask != 0xFFFFFFFFu) return std::nullopt;
-  const uint64_t stride = access.address[1] - access.address[0];
-  for (uint32_t lane = 2; lane < kWarpSize; ++lane)
-    if (access.address[lane] - access.address[lane - 1] != stride) return std::nullopt;
-  const int64_t words = static_cast<int64_t>(stride) / 4;
-  if (static_cast<int64_t>(stride) % 4 != 0) return std::nullopt;
+std::optional<BankCost> strided_bank_cost(const WarpAccess& access, const Span& span) {
+  if (access.bytes_per_lane != 4 || !span.strided || span.stride % 4 != 0) return std::nullopt;
+  const int64_t words = span.stride / 4;
   const uint64_t magnitude = static_cast<uint64_t>(words < 0 ? -words : words);
   const uint32_t ways = magnitude == 0 ? 1 : static_cast<uint32_t>(std::gcd(magnitude, uint64_t{kBanks}));
   return BankCost{ways, ways};
@@ -70,37 +104,12 @@ bool conflict_free(const WarpAccess& access) {
   return !conflict;
 }
 
-// The lowest and highest address of a request's active lanes and the OR of all of them (for alignment),
-// found once per shared request for the bank cost and the race checks alike.
-struct Span {
-  uint64_t low = std::numeric_limits<uint64_t>::max();
-  uint64_t high = 0;
-  uint64_t bits = 0;
-};
-
-// An AVX2 clone: 64-bit minimum and maximum have no SSE2 form, so the default clone runs lane by lane.
-[[gnu::target_clones("avx2", "default")]] Span span(const WarpAccess& access) {
-  Span span;
-  const auto take = [&](uint64_t address) {
-    span.low = std::min(span.low, address);
-    span.high = std::max(span.high, address);
-    span.bits |= address;
-  };
-  if (access.active_mask == 0xFFFFFFFFu) {
-    for (uint32_t lane = 0; lane < kWarpSize; ++lane) take(access.address[lane]);
-  } else {
-    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
-      take(access.address[std::countr_zero(mask)]);
-  }
-  return span;
-}
-
 BankCost bank_cost(const WarpAccess& access, const Span& span) {
   // Words fewer than 32 apart are in 32 different banks: one wavefront, a broadcast or not.
   if (access.bytes_per_lane == 4 && access.active_mask != 0 && span.high / 4 - span.low / 4 < kBanks)
     return {1, 1};
+  if (std::optional<BankCost> strided = strided_bank_cost(access, span)) return *strided;
   if (access.bytes_per_lane == 4 && access.active_mask != 0 && conflict_free(access)) return {1, 1};
-  if (std::optional<BankCost> strided = strided_bank_cost(access)) return *strided;
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   const uint32_t words_per_lane = std::max<uint32_t>(bytes / 4, 1);
   const uint32_t lanes_per_phase = bytes <= 4 ? kWarpSize : kWarpSize * 4 / bytes;
@@ -201,10 +210,15 @@ struct SectorCost {
   return static_cast<uint32_t>(starts);
 }
 
-SectorCost sector_cost(const WarpAccess& access) {
+SectorCost sector_cost(const WarpAccess& access, const Span& span) {
   // The common requests in closed form: every lane, in runs of lanes each right after the one before (a
   // row, or a few rows of a tile), the runs in increasing order.
   const uint64_t width = access.bytes_per_lane;
+  if (span.strided && width > 0 && span.stride == static_cast<int64_t>(width)) {  // one run: a row
+    const uint64_t bytes = kWarpSize * width;
+    return {.sectors = static_cast<uint32_t>((span.high + width - 1) / kSectorBytes - span.low / kSectorBytes + 1),
+            .min_sectors = static_cast<uint32_t>((bytes + kSectorBytes - 1) / kSectorBytes)};
+  }
   if (access.active_mask == 0xFFFFFFFFu && width > 0) {
     bool overlapping = false;
     const uint32_t starts = run_starts(access, width, &overlapping);
@@ -278,19 +292,6 @@ class EpochBits {
   bool any_ = false;
 };
 
-// For a request whose words lie within 64 of its lowest, `first`: each lane's word as an offset from
-// `first`, 64 for inactive lanes (vectorized).
-struct WordOffsets {
-  alignas(16) std::array<uint8_t, kWarpSize> offset;
-};
-
-void word_offsets(const WarpAccess& access, uint64_t first, WordOffsets& out) {
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
-    out.offset[lane] = static_cast<uint8_t>(access.address[lane] / 4 - first);
-  for (uint32_t mask = ~access.active_mask; mask != 0; mask &= mask - 1)
-    out.offset[std::countr_zero(mask)] = 64;
-}
-
 // The active lanes whose word's bit in `bits` (the bits of words first .. first + 63) is clear. The AVX2
 // clone shifts four lanes at once; the lane counter is 64-bit so that GCC vectorizes the loop.
 [[gnu::target_clones("avx2", "default")]] uint32_t clear_lanes(const WarpAccess& access, uint64_t first,
@@ -299,15 +300,6 @@ void word_offsets(const WarpAccess& access, uint64_t first, WordOffsets& out) {
   for (uint64_t lane = 0; lane < kWarpSize; ++lane)
     lanes |= (~bits >> ((access.address[lane] / 4 - first) & 63) & 1) << lane;
   return static_cast<uint32_t>(lanes) & access.active_mask;
-}
-
-// The lanes whose word is `first + offset`, as a lane mask (lane order is bit order).
-uint32_t lanes_on(const WordOffsets& words, uint32_t offset) {
-  const __m128i key = _mm_set1_epi8(static_cast<char>(offset));
-  const auto* halves = reinterpret_cast<const __m128i*>(words.offset.data());
-  const auto low = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(halves), key)));
-  const auto high = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(halves + 1), key)));
-  return low | high << 16;
 }
 
 // ---- Naming threads, blocks and variables in findings. ----
@@ -471,28 +463,51 @@ uint64_t writer_block(uint64_t packed) { return (packed >> 32) - 1; }
 int writer_line(uint64_t packed) { return static_cast<int>(packed >> 10 & 0x3FFFFF); }
 uint32_t writer_thread(uint64_t packed) { return static_cast<uint32_t>(packed & 0x3FF); }
 
+// The same writer in a 4-byte cell, for a launch whose blocks, threads and lines fit in 32 bits (nearly
+// every one): block+1, then the line, then the thread, each in as many bits as the launch needs, so that
+// cells compare as pack_writer's values do. The writer cells then take half the memory, and a transpose's
+// output half the cache misses and page clearing.
+struct NarrowWriters {
+  bool on = false;
+  uint32_t max_line = 0;
+  int line_shift = 0;   // the thread's bits
+  int block_shift = 0;  // the line's and the thread's bits
+  uint32_t pack(uint64_t block, int line, uint32_t thread) const {
+    const uint64_t clamped = static_cast<uint64_t>(std::clamp<int64_t>(line, 0, max_line));
+    return static_cast<uint32_t>((block + 1) << block_shift | clamped << line_shift | thread);
+  }
+  uint64_t widen(uint32_t cell) const {
+    if (cell == 0) return 0;
+    const uint64_t line_mask = (uint64_t{1} << (block_shift - line_shift)) - 1;
+    return pack_writer((uint64_t{cell} >> block_shift) - 1, static_cast<int>(cell >> line_shift & line_mask),
+                       static_cast<uint32_t>(cell & ((uint64_t{1} << line_shift) - 1)));
+  }
+};
+
 // Keeps the lowest write of an element in `lowest` and, once it has a second write, the highest in
 // `highest`: both depend only on the set of writes, never on their order, so the merge is deterministic
 // however blocks were spread over threads. An element written once costs one compare-and-swap. Returns
 // whether the element had been written before (the merge looks only where that happened).
-bool record_writer(uint64_t& lowest, uint64_t& highest, uint64_t value) {
-  std::atomic_ref<uint64_t> low(lowest);
-  uint64_t seen = low.load(std::memory_order_relaxed);
+template <class T>
+bool record_writer(T& lowest, T& highest, T value) {
+  std::atomic_ref<T> low(lowest);
+  T seen = low.load(std::memory_order_relaxed);
   while ((seen == 0 || value < seen) && !low.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
   }
   if (seen == 0) return false;  // the first write
   // `seen` was displaced or is below `value`: either way the larger of the two is a candidate.
-  const uint64_t candidate = std::max(seen, value);
-  std::atomic_ref<uint64_t> high(highest);
-  uint64_t top = high.load(std::memory_order_relaxed);
+  const T candidate = std::max(seen, value);
+  std::atomic_ref<T> high(highest);
+  T top = high.load(std::memory_order_relaxed);
   while (candidate > top && !high.compare_exchange_weak(top, candidate, std::memory_order_relaxed)) {
   }
   return true;
 }
 
 // record_writer for a launch with one worker: the same result without lock-prefixed instructions.
-bool record_writer_alone(uint64_t& lowest, uint64_t& highest, uint64_t value) {
-  const uint64_t seen = lowest;
+template <class T>
+bool record_writer_alone(T& lowest, T& highest, T value) {
+  const T seen = lowest;
   if (seen == 0) {
     lowest = value;
     return false;
@@ -508,8 +523,8 @@ bool record_writer_alone(uint64_t& lowest, uint64_t& highest, uint64_t value) {
 class Cells {
  public:
   Cells() = default;
-  Cells(uint64_t count, bool huge) {
-    const size_t bytes = static_cast<size_t>(count) * sizeof(uint64_t);
+  Cells(uint64_t count, bool huge, size_t cell_bytes = sizeof(uint64_t)) {
+    const size_t bytes = static_cast<size_t>(count) * cell_bytes;
     void* memory =
         mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (memory == MAP_FAILED) return;
@@ -529,6 +544,10 @@ class Cells {
     if (cells_ != nullptr) munmap(cells_, bytes_);
   }
   uint64_t* get() const { return cells_; }
+  template <class T>
+  T* as() const {
+    return reinterpret_cast<T*>(cells_);
+  }
 
  private:
   uint64_t* cells_ = nullptr;
@@ -580,6 +599,7 @@ struct HazardLaunch::State {
   std::once_flag layout_once;
   std::vector<NamedRange> variables;
   std::vector<std::unique_ptr<BufferWriters>> buffers;
+  NarrowWriters narrow;                    // whether the buffers' writer cells are 4 bytes
   std::mutex shadow_mutex;                 // making a buffer's writer cells
   std::atomic<int> global_write_file{-1};  // the .loc file of global writes, for cross-block findings
 
@@ -711,9 +731,20 @@ class HazardObserver final : public AccessObserver {
     visit(cell, access, lane_state, offset);
   }
   void read_words(const WarpAccess& access, const Span& span, uint32_t sync);
-  bool read_word_group(const WarpAccess& access, uint64_t first, uint32_t sync);
-  void write_words(const WarpAccess& access, uint32_t sync);
-  bool write_row(const WarpAccess& access, uint32_t sync, bool bits);
+  void read_lanes(const WarpAccess& access, uint32_t sync);
+  // A read that found nothing, kept until a write or atomic of the same epoch needs its readers.
+  struct LoggedRead {
+    uint32_t warp = 0;
+    int32_t line = 0;
+    uint32_t sync = 0;
+    uint32_t mask = 0;
+    std::array<uint32_t, kWarpSize> word{};
+  };
+  static constexpr size_t kLoggedReads = 1024;
+  void log_read(const WarpAccess& access, uint32_t sync);
+  void flush_reads();
+  void write_words(const WarpAccess& access, const Span& span, uint32_t sync);
+  bool write_row(const WarpAccess& access, const Span& span, uint32_t sync, bool bits);
   void atomic_words(const WarpAccess& access, uint32_t sync);
   void note_reader(CellRef cell, uint32_t thread, int line, uint32_t sync) {
     if (cell.hot.read_epoch != epoch_) {  // the first reader in this epoch
@@ -760,22 +791,29 @@ class HazardObserver final : public AccessObserver {
     cell.cold.write_sync = sync;
     cell.hot.read_epoch = 0;  // this write was checked against every reader; later writes need not be
   }
-  void record_global_writes(const WarpAccess& access);
-  bool record_global_warp(const WarpAccess& access);
+  void record_global_writes(const WarpAccess& access, const Span& span);
+  bool record_global_warp(const WarpAccess& access, const Span& span);
   // A warp write's writer records, queued so that their cells' cache lines arrive while the interpreter runs
   // on: the cells of a transposed output are a cache (and often a TLB) miss per row, which done at once
   // cost a memory latency per lane group. The records commute (lowest and highest writer, the contested
   // range), so applying them late changes nothing; the merge applies what is left (flush_writes).
   struct PendingWarp {
-    uint64_t* lowest = nullptr;
-    uint64_t* highest = nullptr;
+    BufferWriters* buffer = nullptr;
     Contested* contested = nullptr;
-    uint64_t writer = 0;  // pack_writer of the warp's lane 0
+    uint64_t writer = 0;  // the warp's lane 0, packed as the buffer's cells are
     uint32_t mask = 0;    // lanes still to record; 0: the slot is free
     std::array<uint64_t, kWarpSize> element{};
   };
   static constexpr size_t kPendingWarps = 8;
-  void apply(PendingWarp& pending);
+  void apply(PendingWarp& pending) {
+    if (pending.mask == 0) return;
+    if (state_.narrow.on)
+      apply_cells<uint32_t>(pending);
+    else
+      apply_cells<uint64_t>(pending);
+  }
+  template <class T>
+  void apply_cells(PendingWarp& pending);
   BufferWriters* buffer_holding(uint64_t address, uint64_t end);
   void publish(const WarpAccess& access);
   // Whether the latest write of an element, by `writer` after `fences` fences of its own, happens before
@@ -805,14 +843,15 @@ class HazardObserver final : public AccessObserver {
   // Accesses of whole aligned words (nearly all) use one cell per word; a word that a 1- or 2-byte access
   // touches switches to one cell per byte for the rest of the block, so char arrays stay exact.
   SharedCells words_;
-  // Per word, a bit beside words_: set while reading the word changes nothing (it has its two readers in
-  // this epoch, no thread of the block wrote it in this epoch but one did before, and a barrier is known to
-  // order shared memory), so a read by any lane ends at one look at this bit.
+  // Per word, a bit beside words_: set while a read of the word can find nothing (no thread of the block
+  // wrote it in this epoch but one did before, and a barrier is known to order shared memory), so a read
+  // by any lane is checked with one look at this bit; its reader is still recorded if a write needs it.
   EpochBits quiet_;
   // Per word, a bit set while an atomic by any thread changes nothing but who wrote it last: in this epoch
   // only atomics wrote it (the last write was one) and nobody read it since.
   EpochBits atomic_only_;
   SharedCells bytes_;
+  std::vector<LoggedRead> reads_;  // this epoch's reads whose readers are not yet in words_
   std::vector<uint32_t> byte_mode_;  // per word: equal to block_epoch_ when its bytes_ cells are in use
   bool byte_cells_ = false;          // some word of the current block uses its bytes_ cells
   uint64_t window_ = 0;              // the current block's shared bytes
@@ -877,6 +916,7 @@ void HazardObserver::begin_block(const BlockContext& context) {
 }
 
 void HazardObserver::next_epoch() {
+  reads_.clear();  // their readers belong to the epoch that ends: no later check looks at them
   if (epoch_ >= kEpochLimit) {
     // Keep only what matters across the renumbering: which bytes this block has written.
     const auto renumber = [this](uint32_t& epoch) {
@@ -934,8 +974,8 @@ void HazardObserver::publish(const WarpAccess& access) {
 
 void HazardObserver::on_access(const WarpAccess& access) {
   if (access.active_mask == 0) return;
+  const Span request = span(access);
   if (access.space == Space::kShared) {
-    const Span request = span(access);
     if (checks_.bank_conflicts && access.kind == AccessKind::kAtomic) {
       uint8_t* hits = request.high / 4 < atomic_hits_.size() ? atomic_hits_.data() : nullptr;
       const AtomicCost cost = atomic_cost(access, hits);
@@ -955,7 +995,7 @@ void HazardObserver::on_access(const WarpAccess& access) {
     if (access.kind != AccessKind::kWrite && on_path(access, kFeedsGlobalStore)) shared_fed_ = true;
   } else if (access.space == Space::kGlobal) {
     if (checks_.coalescing && access.kind != AccessKind::kAtomic) {
-      const SectorCost cost = sector_cost(access);
+      const SectorCost cost = sector_cost(access, request);
       if (access.instruction >= global_instructions_.size()) global_instructions_.resize(access.instruction + 1);
       GlobalCounters& counters = global_instructions_[access.instruction];
       ++counters.requests;
@@ -971,7 +1011,7 @@ void HazardObserver::on_access(const WarpAccess& access) {
       counters.store = access.kind != AccessKind::kRead;
     }
     if (access.kind != AccessKind::kRead && on_path(access, kCarriesSharedValue)) carried_ = true;
-    if (checks_.races && access.kind == AccessKind::kWrite && check_globals_) record_global_writes(access);
+    if (checks_.races && access.kind == AccessKind::kWrite && check_globals_) record_global_writes(access, request);
     if (follow_order_ && access.kind == AccessKind::kAtomic && checks_.races) publish(access);
   }
 }
@@ -980,11 +1020,15 @@ void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   if (access.warp >= warp_sync_.size()) warp_sync_.resize(access.warp + 1);
   LaneState lane_state{.sync = warp_sync_[access.warp]};
-  if (bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4) {
-    if (access.kind == AccessKind::kRead)
-      read_words(access, span, lane_state.sync);
-    else if (access.kind == AccessKind::kWrite)
-      write_words(access, lane_state.sync);
+  const bool words = bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4;
+  if (words && access.kind == AccessKind::kRead) {
+    read_words(access, span, lane_state.sync);
+    return;
+  }
+  if (!reads_.empty()) flush_reads();
+  if (words) {
+    if (access.kind == AccessKind::kWrite)
+      write_words(access, span, lane_state.sync);
     else
       atomic_words(access, lane_state.sync);
     return;
@@ -1061,15 +1105,18 @@ void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& la
   note_bits(cell, access.kind);
 }
 
+// A read of whole words. Its checks (uninitialized, read-after-write) need only who wrote each word; the
+// readers it adds matter only to a write or atomic later in the same epoch. So when no lane can find
+// anything, the read is checked without a store and queued (log_read), and its readers are recorded only
+// if such a write comes (flush_reads); a barrier or the block's end drops them unrecorded. A tile that is
+// written, then read after a barrier (a transpose, a matmul's inner loop) never records its readers.
 void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint32_t sync) {
-  // Word by word only where lanes share words (a full warp on fewer than 24 words: rows of a tile, a
-  // broadcast); where each lane reads its own word, lane by lane is cheaper.
+  // The lanes whose word is not quiet: only their checks can find something.
   const uint64_t first = span.low / 4;
-  if (access.active_mask == 0xFFFFFFFFu && span.high / 4 - first < 24 && read_word_group(access, first, sync))
-    return;
-  // First the lanes whose word is not quiet, without a branch per lane; usually few or none.
   uint32_t busy = 0;
-  if (access.active_mask == 0xFFFFFFFFu) {
+  if (span.high / 4 - first < 64) {
+    busy = clear_lanes(access, first, quiet_.from(first));
+  } else if (access.active_mask == 0xFFFFFFFFu) {
     for (uint32_t lane = 0; lane < kWarpSize; ++lane)
       busy |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
   } else {
@@ -1078,14 +1125,45 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
       busy |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
     }
   }
+  // Unwritten in this block, or written by another thread in this epoch: a finding is possible, and the
+  // lane by lane path reports it in lane order.
+  const uint32_t thread0 = access.warp * kWarpSize;
+  uint32_t loud = 0;
   for (uint32_t mask = busy; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const HotCell& cell = words_.hot[access.address[lane] / 4];
+    loud |= static_cast<uint32_t>(cell.write_epoch < block_epoch_ ||
+                                  (cell.write_epoch == epoch_ && cell.writer != thread0 + lane))
+            << lane;
+  }
+  if (loud != 0) {
+    flush_reads();
+    read_lanes(access, sync);
+    return;
+  }
+  for (uint32_t mask = busy; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t word = access.address[lane] / 4;
+    const HotCell& cell = words_.hot[word];
+    // Written by another thread of this block in an earlier epoch: a barrier ordered it before this read.
+    if (cell.write_epoch != epoch_ && cell.writer != thread0 + lane) barrier_orders_shared_ = true;
+    if (cell.write_epoch != epoch_ && barrier_orders_shared_) quiet_.set(word);
+  }
+  log_read(access, sync);
+}
+
+// The per-lane path of a read some lane of which may find a hazard, with the queued reads recorded first.
+void HazardObserver::read_lanes(const WarpAccess& access, uint32_t sync) {
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t offset = access.address[lane];
     const uint64_t word = offset / 4;
-    if (quiet_.test(word)) continue;  // an earlier lane of this request made it quiet
     const uint32_t thread = access.warp * kWarpSize + lane;
     CellRef cell = words_[word];
-    // Unwritten in this block, or written by another thread in this epoch: a finding is possible.
+    if (quiet_.test(word)) {  // nothing to find: the lane is only a reader
+      note_reader(cell, thread, access.line, sync);
+      continue;
+    }
     if (cell.hot.write_epoch < block_epoch_ || (cell.hot.write_epoch == epoch_ && cell.hot.writer != thread)) {
       visit_word(cell, access, thread, sync, offset, true);
       continue;
@@ -1093,49 +1171,35 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
     if (cell.hot.write_epoch != epoch_ && cell.hot.writer != thread) barrier_orders_shared_ = true;
     note_reader(cell, thread, access.line, sync);
     if (atomic_only_.any()) atomic_only_.reset(word);
-    if (cell.hot.write_epoch != epoch_ && cell.hot.readers == 2 && barrier_orders_shared_) quiet_.set(word);
+    if (cell.hot.write_epoch != epoch_ && barrier_orders_shared_) quiet_.set(word);
   }
 }
 
-// A read whose words lie within 64 of the lowest: word by word rather than lane by lane, each word's
-// lanes found at once. Only for words no lane can find a hazard on (written in an earlier epoch of this
-// block), whose order of visits changes nothing; false, with nothing changed, when some word may hold a
-// finding, so that the lane-by-lane path reports hazards in lane order.
-bool HazardObserver::read_word_group(const WarpAccess& access, uint64_t first, uint32_t sync) {
-  const uint32_t loud = clear_lanes(access, first, quiet_.from(first));
-  if (loud == 0) return true;
-  WordOffsets words;
-  word_offsets(access, first, words);
-  for (uint32_t mask = loud; mask != 0;) {
-    const uint32_t offset = words.offset[std::countr_zero(mask)];
-    CellRef cell = words_[first + offset];
-    if (cell.hot.write_epoch < block_epoch_ || cell.hot.write_epoch == epoch_) return false;
-    mask &= ~lanes_on(words, offset);
-  }
-  for (uint32_t mask = loud; mask != 0;) {
-    const uint32_t offset = words.offset[std::countr_zero(mask)];
-    const uint64_t word = first + offset;
-    CellRef cell = words_[word];
-    const uint32_t lanes = lanes_on(words, offset);
-    mask &= ~lanes;
-    // Written by another thread of this block in an earlier epoch: a barrier ordered it before this read.
-    const uint32_t writer_lane = cell.hot.writer / kWarpSize == access.warp ? 1u << (cell.hot.writer % kWarpSize) : 0;
-    if ((lanes & ~writer_lane) != 0) barrier_orders_shared_ = true;
-    // Two distinct readers are all a cell keeps: lanes after them change nothing.
-    for (uint32_t lane_mask = lanes; lane_mask != 0; lane_mask &= lane_mask - 1) {
-      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(lane_mask));
-      note_reader(cell, access.warp * kWarpSize + lane, access.line, sync);
-      if (cell.hot.readers == 2) break;
+void HazardObserver::log_read(const WarpAccess& access, uint32_t sync) {
+  if (reads_.size() >= kLoggedReads) flush_reads();  // a long epoch of reads: recorded now, in order
+  LoggedRead& read = reads_.emplace_back();
+  read.warp = access.warp;
+  read.line = access.line;
+  read.sync = sync;
+  read.mask = access.active_mask;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) read.word[lane] = static_cast<uint32_t>(access.address[lane] / 4);
+}
+
+void HazardObserver::flush_reads() {
+  for (const LoggedRead& read : reads_) {
+    for (uint32_t mask = read.mask; mask != 0; mask &= mask - 1) {
+      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+      const uint32_t word = read.word[lane];
+      note_reader(words_[word], read.warp * kWarpSize + lane, read.line, read.sync);
+      if (atomic_only_.any()) atomic_only_.reset(word);
     }
-    if (atomic_only_.any()) atomic_only_.reset(word);
-    if (cell.hot.readers == 2 && barrier_orders_shared_) quiet_.set(word);
   }
-  return true;
+  reads_.clear();
 }
 
-void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
+void HazardObserver::write_words(const WarpAccess& access, const Span& span, uint32_t sync) {
   const bool bits = quiet_.any() || atomic_only_.any();
-  if (write_row(access, sync, bits)) return;
+  if (write_row(access, span, sync, bits)) return;
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t offset = access.address[lane];
@@ -1159,11 +1223,8 @@ void HazardObserver::write_words(const WarpAccess& access, uint32_t sync) {
 // word, so the lanes' checks are independent and are made first, all at once, without a branch per lane.
 // False, with nothing changed, when it is not such a write or some lane may find a hazard: then the lane
 // by lane path reports in lane order.
-bool HazardObserver::write_row(const WarpAccess& access, uint32_t sync, bool bits) {
-  if (access.active_mask != 0xFFFFFFFFu) return false;
-  uint64_t apart = 0;
-  for (uint64_t lane = 0; lane < kWarpSize; ++lane) apart |= access.address[lane] ^ (access.address[0] + lane * 4);
-  if (apart != 0) return false;
+bool HazardObserver::write_row(const WarpAccess& access, const Span& span, uint32_t sync, bool bits) {
+  if (!span.strided || span.stride != 4) return false;
   const uint64_t first = access.address[0] / 4;
   HotCell* hot = words_.hot.data() + first;
   ColdCell* cold = words_.cold.data() + first;
@@ -1260,10 +1321,9 @@ BufferWriters* HazardObserver::buffer_holding(uint64_t address, uint64_t end) {
 
 // The common warp write: every lane one whole element of one buffer, the launch not following publication.
 // The same records as the per-lane path, without looking up a buffer per lane. False: not such a write.
-bool HazardObserver::record_global_warp(const WarpAccess& access) {
-  const Span lanes = span(access);
-  const uint64_t high = lanes.high, bits = lanes.bits;
-  BufferWriters* buffer = buffer_holding(lanes.low, high + access.bytes_per_lane);
+bool HazardObserver::record_global_warp(const WarpAccess& access, const Span& span) {
+  const uint64_t high = span.high, bits = span.bits;
+  BufferWriters* buffer = buffer_holding(span.low, high + access.bytes_per_lane);
   if (buffer == nullptr || buffer->element_shift < 0 || access.bytes_per_lane != buffer->range.element_size ||
       ((bits | buffer->range.address) & (access.bytes_per_lane - 1)) != 0)
     return false;
@@ -1271,68 +1331,82 @@ bool HazardObserver::record_global_warp(const WarpAccess& access) {
   PendingWarp& pending = pending_[next_pending_];
   next_pending_ = (next_pending_ + 1) % kPendingWarps;
   apply(pending);
-  pending.lowest = buffer->lowest.get();
-  pending.highest = buffer->highest.get();
+  pending.buffer = buffer;
   pending.contested = &contested_[last_buffer_];
-  pending.writer = pack_writer(block_, access.line, access.warp * kWarpSize);
+  const uint32_t thread0 = access.warp * kWarpSize;
+  pending.writer = state_.narrow.on ? state_.narrow.pack(block_, access.line, thread0)
+                                    : pack_writer(block_, access.line, thread0);
   pending.mask = access.active_mask;
   const uint64_t base = buffer->range.address;
   const int shift = buffer->element_shift;
-  uint64_t* const lowest = pending.lowest;
-  uint64_t line = ~uint64_t{0};  // one prefetch per cache line of cells: a row of a warp's lanes shares four
+  const auto* const cells = reinterpret_cast<const char*>(buffer->lowest.get());
+  const uint64_t cell_bytes = state_.narrow.on ? sizeof(uint32_t) : sizeof(uint64_t);
+  uint64_t line = ~uint64_t{0};  // one prefetch per cache line of cells: a row of a warp's lanes shares a few
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t e = (access.address[lane] - base) >> shift;
     pending.element[lane] = e;
-    if (e / 8 != line) {
-      line = e / 8;
-      __builtin_prefetch(lowest + e, 1, 3);
+    if (e * cell_bytes / 64 != line) {
+      line = e * cell_bytes / 64;
+      __builtin_prefetch(cells + e * cell_bytes, 1, 3);
     }
   }
   return true;
 }
 
-void HazardObserver::apply(PendingWarp& pending) {
-  uint64_t* lowest = pending.lowest;
-  uint64_t* highest = pending.highest;
-  // The thread field is the low 10 bits: lane 0's index plus the lane, wrapped as pack_writer wraps it.
-  const uint64_t packed = pending.writer & ~uint64_t{0x3FF};
-  const uint32_t first_thread = static_cast<uint32_t>(pending.writer & 0x3FF);
+template <class T>
+void HazardObserver::apply_cells(PendingWarp& pending) {
+  T* lowest = pending.buffer->lowest.as<T>();
+  T* highest = pending.buffer->highest.as<T>();
   for (uint32_t mask = pending.mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t e = pending.element[lane];
-    const uint64_t writer = packed | ((first_thread + lane) & 0x3FF);
-    const bool again = alone_ ? record_writer_alone(lowest[e], highest[e], writer)
-                              : record_writer(lowest[e], highest[e], writer);
+    T writer;
+    if constexpr (sizeof(T) == sizeof(uint32_t)) {
+      writer = static_cast<T>(pending.writer + lane);  // the thread is the low field, and lane 0's + 31 fits
+    } else {
+      // The thread field is the low 10 bits: lane 0's index plus the lane, wrapped as pack_writer wraps it.
+      writer = (pending.writer & ~uint64_t{0x3FF}) | ((pending.writer + lane) & 0x3FF);
+    }
+    const bool again = alone_ ? record_writer_alone<T>(lowest[e], highest[e], writer)
+                              : record_writer<T>(lowest[e], highest[e], writer);
     if (again) pending.contested->add(e);
   }
   pending.mask = 0;
 }
 
-void HazardObserver::record_global_writes(const WarpAccess& access) {
+void HazardObserver::record_global_writes(const WarpAccess& access, const Span& span) {
   const uint64_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   if (state_.global_write_file.load(std::memory_order_relaxed) < 0) {
     int expected = -1;
     state_.global_write_file.compare_exchange_strong(expected, access.file, std::memory_order_relaxed);
   }
-  if (!follow_order_ && record_global_warp(access)) return;
+  if (!follow_order_ && record_global_warp(access, span)) return;
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t address = access.address[lane];
     BufferWriters* buffer = buffer_holding(address, address + bytes);
     if (buffer == nullptr) continue;  // out of bounds: the interpreter reports it
     if (!state_.shadow(*buffer)) continue;
-    uint64_t* lowest = buffer->lowest.get();
-    uint64_t* highest = buffer->highest.get();
     Contested& contested = contested_[last_buffer_];
     const uint64_t size = buffer->range.element_size;
-    const uint64_t packed = pack_writer(block_, access.line, access.warp * kWarpSize + lane);
+    const uint32_t thread = access.warp * kWarpSize + lane;
+    const uint64_t packed = pack_writer(block_, access.line, thread);
+    const uint32_t narrow = state_.narrow.on ? state_.narrow.pack(block_, access.line, thread) : 0;
     const uint64_t last =
         std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
     const uint32_t fences = follow_order_ ? fences_[access.warp * kWarpSize + lane] : 0;
     for (uint64_t e = (address - buffer->range.address) / size; e <= last; ++e) {
-      const bool again = alone_ ? record_writer_alone(lowest[e], highest[e], packed)
-                                : record_writer(lowest[e], highest[e], packed);
+      bool again;
+      if (state_.narrow.on) {
+        uint32_t* lowest = buffer->lowest.as<uint32_t>();
+        uint32_t* highest = buffer->highest.as<uint32_t>();
+        again = alone_ ? record_writer_alone(lowest[e], highest[e], narrow) : record_writer(lowest[e], highest[e], narrow);
+      } else {
+        uint64_t* lowest = buffer->lowest.get();
+        uint64_t* highest = buffer->highest.get();
+        again = alone_ ? record_writer_alone(lowest[e], highest[e], packed) : record_writer(lowest[e], highest[e], packed);
+      }
       if (again) contested.add(e);
       if (!follow_order_) continue;
       const uint64_t latest = buffer->latest.get()[e];
@@ -1367,6 +1441,13 @@ void HazardLaunch::State::learn_layout(const BlockContext& context) {
       variables.push_back(std::move(named));
     }
   }
+  const int block_bits = static_cast<int>(std::bit_width(grid.count()));  // block + 1 <= grid.count()
+  const int thread_bits = static_cast<int>(std::bit_width(block.count() - 1));
+  const int line_bits = static_cast<int>(std::bit_width(context.max_line));
+  narrow = {.on = context.max_line > 0 && !follow_order && block_bits + line_bits + thread_bits <= 32,
+            .max_line = context.max_line,
+            .line_shift = thread_bits,
+            .block_shift = thread_bits + line_bits};
   if (context.global_ranges != nullptr && checks.races) {
     for (const GlobalRange& range : *context.global_ranges) {
       const uint32_t size = std::max<uint32_t>(range.element_size, 1);
@@ -1386,8 +1467,9 @@ bool HazardLaunch::State::shadow(BufferWriters& buffer) {
   if (buffer.made.load(std::memory_order_acquire)) return !buffer.unshadowed;
   std::lock_guard lock(shadow_mutex);
   if (!buffer.made.load(std::memory_order_relaxed)) {
-    buffer.lowest = Cells(buffer.elements, true);
-    buffer.highest = Cells(buffer.elements, false);
+    const size_t cell_bytes = narrow.on ? sizeof(uint32_t) : sizeof(uint64_t);
+    buffer.lowest = Cells(buffer.elements, true, cell_bytes);
+    buffer.highest = Cells(buffer.elements, false, cell_bytes);
     if (follow_order) {
       buffer.latest = Cells(buffer.elements, false);
       buffer.latest_fences = Cells(buffer.elements, false);
@@ -1488,7 +1570,8 @@ void HazardLaunch::State::merge(Observations& out) {
     }
     if (!buffer.made.load(std::memory_order_acquire) || buffer.unshadowed) continue;
     for (uint64_t e = contested.first; e <= contested.last && e < buffer.elements; ++e) {
-      const uint64_t lowest = buffer.lowest.get()[e], highest = buffer.highest.get()[e];
+      const uint64_t lowest = narrow.on ? narrow.widen(buffer.lowest.as<uint32_t>()[e]) : buffer.lowest.get()[e];
+      const uint64_t highest = narrow.on ? narrow.widen(buffer.highest.as<uint32_t>()[e]) : buffer.highest.get()[e];
       if (highest == 0 || writer_block(lowest) == writer_block(highest)) continue;
       out.blocks_interacted = true;
       // Followed in run order: only writes no fence-and-atomic chain ordered are a race.

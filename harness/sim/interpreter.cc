@@ -2498,6 +2498,7 @@ struct BlockRunner::Impl {
       context.shared_ranges = &launch.shared_ranges;
       context.global_ranges = &launch.global_ranges;
       context.data_path = &kernel.data_path;
+      context.max_line = kernel.max_line;
       observer->begin_block(context);
     }
     for (;;) {

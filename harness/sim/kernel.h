@@ -133,6 +133,7 @@ struct Kernel {
   std::vector<ConstRange> const_variables;               // their places in it, in offset order
   std::vector<GlobalVariable> globals;                   // module .global variables
   std::vector<uint8_t> data_path;                        // per instruction: DataPath bits (data_path.h)
+  uint32_t max_line = 0;                                 // the highest .loc line of any instruction
 };
 
 // Why a kernel could not be linked: the PTX line, what, and whether it is a limit of the simulator's size
