@@ -4,6 +4,7 @@
 
 #include "harness/sim/data_path.h"
 
+#include <emmintrin.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 
@@ -291,6 +292,28 @@ class EpochBits {
   std::vector<uint64_t> bits_;
   bool any_ = false;
 };
+
+// For a request whose words lie within 64 of its lowest, `first`: each lane's word as an offset from
+// `first`, 64 for inactive lanes (vectorized).
+struct WordOffsets {
+  alignas(16) std::array<uint8_t, kWarpSize> offset;
+};
+
+void word_offsets(const WarpAccess& access, uint64_t first, WordOffsets& out) {
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+    out.offset[lane] = static_cast<uint8_t>(access.address[lane] / 4 - first);
+  for (uint32_t mask = ~access.active_mask; mask != 0; mask &= mask - 1)
+    out.offset[std::countr_zero(mask)] = 64;
+}
+
+// The lanes whose word is `first + offset`, as a lane mask (lane order is bit order).
+uint32_t lanes_on(const WordOffsets& words, uint32_t offset) {
+  const __m128i key = _mm_set1_epi8(static_cast<char>(offset));
+  const auto* halves = reinterpret_cast<const __m128i*>(words.offset.data());
+  const auto low = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(halves), key)));
+  const auto high = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(halves + 1), key)));
+  return low | high << 16;
+}
 
 // The active lanes whose word's bit in `bits` (the bits of words first .. first + 63) is clear. The AVX2
 // clone shifts four lanes at once; the lane counter is 64-bit so that GCC vectorizes the loop.
@@ -731,14 +754,15 @@ class HazardObserver final : public AccessObserver {
     visit(cell, access, lane_state, offset);
   }
   void read_words(const WarpAccess& access, const Span& span, uint32_t sync);
+  void read_word_group(const WarpAccess& access, uint64_t first, uint32_t sync);
   void read_lanes(const WarpAccess& access, uint32_t sync);
   // A read that found nothing, kept until a write or atomic of the same epoch needs its readers.
   struct LoggedRead {
-    uint32_t warp = 0;
-    int32_t line = 0;
-    uint32_t sync = 0;
-    uint32_t mask = 0;
-    std::array<uint32_t, kWarpSize> word{};
+    uint32_t warp;
+    int32_t line;
+    uint32_t sync;
+    uint32_t mask;
+    std::array<uint32_t, kWarpSize> word;  // of the lanes in mask
   };
   static constexpr size_t kLoggedReads = 1024;
   void log_read(const WarpAccess& access, uint32_t sync);
@@ -851,7 +875,10 @@ class HazardObserver final : public AccessObserver {
   // only atomics wrote it (the last write was one) and nobody read it since.
   EpochBits atomic_only_;
   SharedCells bytes_;
-  std::vector<LoggedRead> reads_;  // this epoch's reads whose readers are not yet in words_
+  // This epoch's reads whose readers are not yet in words_: the first read_count_ of reads_, which is
+  // kLoggedReads long from the first read on (filled in place: no entry is cleared or constructed per read).
+  std::vector<LoggedRead> reads_;
+  size_t read_count_ = 0;
   std::vector<uint32_t> byte_mode_;  // per word: equal to block_epoch_ when its bytes_ cells are in use
   bool byte_cells_ = false;          // some word of the current block uses its bytes_ cells
   uint64_t window_ = 0;              // the current block's shared bytes
@@ -916,7 +943,7 @@ void HazardObserver::begin_block(const BlockContext& context) {
 }
 
 void HazardObserver::next_epoch() {
-  reads_.clear();  // their readers belong to the epoch that ends: no later check looks at them
+  read_count_ = 0;  // their readers belong to the epoch that ends: no later check looks at them
   if (epoch_ >= kEpochLimit) {
     // Keep only what matters across the renumbering: which bytes this block has written.
     const auto renumber = [this](uint32_t& epoch) {
@@ -1025,7 +1052,7 @@ void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
     read_words(access, span, lane_state.sync);
     return;
   }
-  if (!reads_.empty()) flush_reads();
+  if (read_count_ != 0) flush_reads();
   if (words) {
     if (access.kind == AccessKind::kWrite)
       write_words(access, span, lane_state.sync);
@@ -1111,12 +1138,16 @@ void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& la
 // if such a write comes (flush_reads); a barrier or the block's end drops them unrecorded. A tile that is
 // written, then read after a barrier (a transpose, a matmul's inner loop) never records its readers.
 void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint32_t sync) {
-  // The lanes whose word is not quiet: only their checks can find something.
+  // Word by word only where lanes share words (a full warp on fewer than 24 words: rows of a tile, a
+  // broadcast); where each lane reads its own word, lane by lane is cheaper.
   const uint64_t first = span.low / 4;
+  if (access.active_mask == 0xFFFFFFFFu && span.high / 4 - first < 24) {
+    read_word_group(access, first, sync);
+    return;
+  }
+  // The lanes whose word is not quiet: only their checks can find something.
   uint32_t busy = 0;
-  if (span.high / 4 - first < 64) {
-    busy = clear_lanes(access, first, quiet_.from(first));
-  } else if (access.active_mask == 0xFFFFFFFFu) {
+  if (access.active_mask == 0xFFFFFFFFu) {
     for (uint32_t lane = 0; lane < kWarpSize; ++lane)
       busy |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
   } else {
@@ -1152,6 +1183,40 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
   log_read(access, sync);
 }
 
+// read_words for a full warp whose words lie within 24 of the lowest, `first` (a row of a tile, a
+// broadcast): the same checks word by word, each word's lanes found at once, rather than lane by lane.
+void HazardObserver::read_word_group(const WarpAccess& access, uint64_t first, uint32_t sync) {
+  const uint32_t busy = clear_lanes(access, first, quiet_.from(first));
+  if (busy != 0) {
+    WordOffsets words;
+    word_offsets(access, first, words);
+    // A lane of the word's writer's warp is that writer when its lane bit is the writer's.
+    const auto writer_lane = [&](const HotCell& cell) {
+      return cell.writer / kWarpSize == access.warp ? 1u << (cell.writer % kWarpSize) : 0u;
+    };
+    for (uint32_t mask = busy; mask != 0;) {
+      const uint32_t offset = words.offset[std::countr_zero(mask)];
+      const uint32_t lanes = lanes_on(words, offset) & busy;
+      mask &= ~lanes;
+      const HotCell& cell = words_.hot[first + offset];
+      if (cell.write_epoch < block_epoch_ || (cell.write_epoch == epoch_ && (lanes & ~writer_lane(cell)) != 0)) {
+        flush_reads();
+        read_lanes(access, sync);
+        return;
+      }
+    }
+    for (uint32_t mask = busy; mask != 0;) {
+      const uint32_t offset = words.offset[std::countr_zero(mask)];
+      const uint32_t lanes = lanes_on(words, offset) & busy;
+      mask &= ~lanes;
+      const HotCell& cell = words_.hot[first + offset];
+      if (cell.write_epoch != epoch_ && (lanes & ~writer_lane(cell)) != 0) barrier_orders_shared_ = true;
+      if (cell.write_epoch != epoch_ && barrier_orders_shared_) quiet_.set(first + offset);
+    }
+  }
+  log_read(access, sync);
+}
+
 // The per-lane path of a read some lane of which may find a hazard, with the queued reads recorded first.
 void HazardObserver::read_lanes(const WarpAccess& access, uint32_t sync) {
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
@@ -1176,8 +1241,9 @@ void HazardObserver::read_lanes(const WarpAccess& access, uint32_t sync) {
 }
 
 void HazardObserver::log_read(const WarpAccess& access, uint32_t sync) {
-  if (reads_.size() >= kLoggedReads) flush_reads();  // a long epoch of reads: recorded now, in order
-  LoggedRead& read = reads_.emplace_back();
+  if (reads_.empty()) reads_.resize(kLoggedReads);
+  if (read_count_ == kLoggedReads) flush_reads();  // a long epoch of reads: recorded now, in order
+  LoggedRead& read = reads_[read_count_++];
   read.warp = access.warp;
   read.line = access.line;
   read.sync = sync;
@@ -1186,7 +1252,8 @@ void HazardObserver::log_read(const WarpAccess& access, uint32_t sync) {
 }
 
 void HazardObserver::flush_reads() {
-  for (const LoggedRead& read : reads_) {
+  for (size_t i = 0; i < read_count_; ++i) {
+    const LoggedRead& read = reads_[i];
     for (uint32_t mask = read.mask; mask != 0; mask &= mask - 1) {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
       const uint32_t word = read.word[lane];
@@ -1194,7 +1261,7 @@ void HazardObserver::flush_reads() {
       if (atomic_only_.any()) atomic_only_.reset(word);
     }
   }
-  reads_.clear();
+  read_count_ = 0;
 }
 
 void HazardObserver::write_words(const WarpAccess& access, const Span& span, uint32_t sync) {
