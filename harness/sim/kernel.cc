@@ -5,6 +5,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
@@ -45,6 +46,10 @@ constexpr uint64_t kMaxModuleGlobalBytes = uint64_t{1} << 28;
 constexpr size_t kMaxInlinedInstructions = size_t{1} << 18;
 // find_reads_before_writes keeps one bit per register per instruction: at most this many bytes.
 constexpr uint64_t kMaxDataflowBytes = uint64_t{256} << 20;
+// share_register_slots keeps a bit per register per instruction twice over, and one per pair of registers:
+// above these sizes (far above nvcc's output for an exercise) it is skipped, and each register keeps its slot.
+constexpr uint32_t kMaxSharedSlotRegisters = 4096;
+constexpr size_t kMaxSharedSlotWords = size_t{1} << 20;
 
 class Linker {
  public:
@@ -166,6 +171,9 @@ class Linker {
     kernel_->first_register_slot = next;
     for (uint32_t s = kZeroSlot; s < kernel_->slots; ++s)
       if (!is_constant_.count(s)) renumbered[s] = next++;
+    std::unordered_set<uint32_t> predicates;
+    for (uint32_t s : predicate_slots_) predicates.insert(renumbered[s]);
+    predicate_slots_ = std::move(predicates);
     for (Inst& inst : kernel_->code) {
       if (inst.guard != kNoGuard) inst.guard = renumbered[inst.guard];
       for (int i = 0; i < inst.ndst; ++i) inst.dst[i] = renumbered[inst.dst[i]];
@@ -177,6 +185,136 @@ class Linker {
     }
   }
 
+ public:
+  // Lets registers whose values are never needed at the same time share a slot, so that a warp's
+  // registers take a few kilobytes rather than tens: nvcc gives nearly every value a register of its own,
+  // and a block's eight warps of ~100 slots (256 bytes each) do not fit the host's first-level cache,
+  // which then reloads them from the second at every instruction. A backward liveness analysis over the
+  // control flow (a guarded write may write nothing, so it ends no value), then a greedy colouring of the
+  // interference (a register written where another is live). Per lane this is exact, as each lane follows
+  // a path of the control flow and writes only its own lane of a slot; the exceptions keep a slot of their
+  // own: a predicate slot holds all 32 lanes in one word, so predicates share only with predicates, and a
+  // register another lane may read or write (the operands of shfl, vote, match, redux) is shared with
+  // nothing. Runs after data_path_bits, whose per-slot analysis must see each register apart. Skipped for
+  // kernels too large for the analysis to be cheap (they keep one slot per register).
+  void share_register_slots() {
+    std::vector<Inst>& code = kernel_->code;
+    const uint32_t first = kernel_->first_register_slot;
+    const uint32_t registers = kernel_->slots - first;
+    const size_t words = (registers + 63) / 64;
+    if (registers < 2 || code.empty() || registers > kMaxSharedSlotRegisters ||
+        code.size() * words > kMaxSharedSlotWords)
+      return;
+    using Set = std::vector<uint64_t>;
+    auto index = [&](uint32_t slot) -> int64_t {
+      return slot >= first && slot < kernel_->slots ? static_cast<int64_t>(slot - first) : int64_t{-1};
+    };
+    auto add = [](Set& set, int64_t r) { set[static_cast<size_t>(r) / 64] |= uint64_t{1} << (r % 64); };
+    // uses[pc]: the registers an instruction reads (its guard, its sources).
+    std::vector<Set> live(code.size(), Set(words, 0));
+    std::vector<Set> uses(code.size(), Set(words, 0));
+    std::vector<uint8_t> exclusive(registers, 0);
+    for (size_t pc = 0; pc < code.size(); ++pc) {
+      const Inst& in = code[pc];
+      if (int64_t g = index(in.guard); in.guard != kNoGuard && g >= 0) add(uses[pc], g);
+      if (in.op == ptx::Op::kBra) continue;  // its source is the label, already a pc
+      const bool other_lanes = in.op == ptx::Op::kShfl || in.op == ptx::Op::kVote || in.op == ptx::Op::kMatch ||
+                               in.op == ptx::Op::kRedux;
+      for (int i = 0; i < in.nsrc; ++i) {
+        if (int64_t r = index(in.src[i]); r >= 0) {
+          add(uses[pc], r);
+          if (other_lanes) exclusive[static_cast<size_t>(r)] = 1;
+        }
+      }
+      // shfl writes every lane of its results, the inactive ones too.
+      for (int d = 0; d < in.ndst && other_lanes; ++d)
+        if (int64_t r = index(in.dst[d]); r >= 0) exclusive[static_cast<size_t>(r)] = 1;
+    }
+    auto flows_on = [&](size_t pc) {
+      const Inst& in = code[pc];
+      return !(in.guard == kNoGuard && (in.op == ptx::Op::kBra || in.op == ptx::Op::kExit || in.op == ptx::Op::kRet));
+    };
+    // live[pc]: live on entry to pc. Backward to a fixed point: live = uses | (out & ~kills).
+    Set out(words);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t pc = code.size(); pc-- > 0;) {
+        const Inst& in = code[pc];
+        std::fill(out.begin(), out.end(), 0);
+        if (flows_on(pc) && pc + 1 < code.size())
+          for (size_t i = 0; i < words; ++i) out[i] |= live[pc + 1][i];
+        if (in.op == ptx::Op::kBra && static_cast<size_t>(in.offset) < code.size())
+          for (size_t i = 0; i < words; ++i) out[i] |= live[static_cast<size_t>(in.offset)][i];
+        if (in.guard == kNoGuard && in.op != ptx::Op::kBra)
+          for (int d = 0; d < in.ndst; ++d)
+            if (int64_t r = index(in.dst[d]); r >= 0) out[static_cast<size_t>(r) / 64] &= ~(uint64_t{1} << (r % 64));
+        for (size_t i = 0; i < words; ++i) {
+          const uint64_t next = out[i] | uses[pc][i];
+          if (next != live[pc][i]) {
+            live[pc][i] = next;
+            changed = true;
+          }
+        }
+      }
+    }
+    // interferes[r]: the registers r may not share a slot with. A write interferes with what is live after it.
+    std::vector<Set> interferes(registers, Set(words, 0));
+    for (size_t pc = 0; pc < code.size(); ++pc) {
+      const Inst& in = code[pc];
+      if (in.op == ptx::Op::kBra || in.ndst == 0) continue;
+      std::fill(out.begin(), out.end(), 0);
+      if (flows_on(pc) && pc + 1 < code.size()) out = live[pc + 1];
+      for (int d = 0; d < in.ndst; ++d) {
+        const int64_t r = index(in.dst[d]);
+        if (r < 0) continue;
+        Set& row = interferes[static_cast<size_t>(r)];
+        for (size_t i = 0; i < words; ++i) row[i] |= out[i];
+        for (int e = 0; e < in.ndst; ++e)
+          if (int64_t other = index(in.dst[e]); other >= 0) add(row, other);
+      }
+    }
+    for (uint32_t r = 0; r < registers; ++r)
+      for (size_t i = 0; i < words; ++i)
+        for (uint64_t bits = interferes[r][i]; bits != 0; bits &= bits - 1)
+          add(interferes[i * 64 + static_cast<size_t>(std::countr_zero(bits))], r);
+    // Greedy colouring, registers in slot order; a colour is a slot.
+    std::vector<uint32_t> colour(registers, 0);
+    std::vector<Set> members;              // per colour, its registers
+    std::vector<uint8_t> colour_predicate, colour_closed;
+    for (uint32_t r = 0; r < registers; ++r) {
+      const bool predicate = predicate_slots_.count(first + r) != 0;
+      uint32_t c = 0;
+      for (; c < members.size(); ++c) {
+        if (exclusive[r] || colour_closed[c] || colour_predicate[c] != predicate) continue;
+        bool free = true;
+        for (size_t i = 0; i < words && free; ++i) free = (members[c][i] & interferes[r][i]) == 0;
+        if (free) break;
+      }
+      if (c == members.size()) {
+        members.emplace_back(words, 0);
+        colour_predicate.push_back(predicate);
+        colour_closed.push_back(exclusive[r]);
+      }
+      add(members[c], r);
+      colour[r] = c;
+    }
+    auto renumber = [&](uint32_t& slot) {
+      if (int64_t r = index(slot); r >= 0) slot = first + colour[static_cast<size_t>(r)];
+    };
+    for (Inst& in : code) {
+      if (in.guard != kNoGuard) renumber(in.guard);
+      for (int d = 0; d < in.ndst; ++d) renumber(in.dst[d]);
+      if (in.op == ptx::Op::kBra) continue;
+      for (int i = 0; i < in.nsrc; ++i) renumber(in.src[i]);
+    }
+    std::vector<uint32_t>& zeroed = kernel_->read_before_written;
+    for (uint32_t& slot : zeroed) renumber(slot);
+    std::sort(zeroed.begin(), zeroed.end());
+    zeroed.erase(std::unique(zeroed.begin(), zeroed.end()), zeroed.end());
+    kernel_->slots = first + static_cast<uint32_t>(members.size());
+  }
+
+ private:
   struct Frame {
     uint32_t function = 0;
     uint32_t reg_base = 0;
@@ -300,6 +438,9 @@ class Linker {
     frame.function = f;
     frame.reg_base = next_slot_;
     next_slot_ += static_cast<uint32_t>(function.registers.size());
+    for (const ptx::Register& reg : function.registers) {
+      if (reg.type == ptx::Type::kPred) predicate_slots_.insert(frame.reg_base + static_cast<uint32_t>(&reg - function.registers.data()));
+    }
     frame.local = aliases;
     for (uint32_t v = 0; v < module_.variables.size(); ++v) {
       const ptx::Variable& variable = module_.variables[v];
@@ -480,6 +621,7 @@ class Linker {
   uint32_t next_slot_ = 0;
   std::unordered_map<uint64_t, uint32_t> constant_slots_;
   std::unordered_set<uint32_t> is_constant_;
+  std::unordered_set<uint32_t> predicate_slots_;  // registers declared .pred
   std::map<uint32_t, uint64_t> shared_offset_, const_offset_, global_address_;
 };
 
@@ -491,6 +633,7 @@ bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, Link
   if (!linker.run(error)) return false;
   kernel->data_path = data_path_bits(*kernel);
   for (const Inst& inst : kernel->code) kernel->max_line = std::max(kernel->max_line, inst.line);
+  linker.share_register_slots();
   return true;
 }
 
