@@ -264,6 +264,30 @@ TEST(HazardsTest, EveryHazardKindIsNamed) {
       }));
 }
 
+// Reads are queued until a write of their epoch needs their readers; a queue that fills (1,024 warp reads)
+// records them at once. Either way the write finds the read it races with, as with one read.
+TEST(HazardsTest, AWriteFindsTheReadsOfALongEpochBeforeIt) {
+  const auto run = [](int reads) {
+    Launch launch({64, 1, 1}, {{"_ZZ5shiftPfE1s", 0, 256, false}}, {}, {}, {{"s", 4, {64}}});
+    launch.begin({0, 0, 0});
+    launch.shared(AccessKind::kWrite, 3, [](const Dim3& t) { return uint64_t{t.x} * 4; });
+    launch.barrier(4);
+    // Warp 0 reads warp 1's words once, then its own words `reads` times.
+    launch.warp(0, Space::kShared, AccessKind::kRead, 10, [](const Dim3& t) { return (t.x + 32) * 4ull; });
+    for (int i = 0; i < reads; ++i)
+      launch.warp(0, Space::kShared, AccessKind::kRead, 12, [](const Dim3& t) { return t.x * 4ull; });
+    // Warp 1 (threads 32..63) writes the words warp 0 read first.
+    launch.warp(1, Space::kShared, AccessKind::kWrite, 11, [](const Dim3& t) { return uint64_t{t.x} * 4; });
+    launch.end();
+    return summaries(launch.collect());
+  };
+  const std::vector<std::string> expected{
+      "race error kernel.cu:11: thread (32,0,0) writes s[32] read by thread (0,0,0) at line 10 with no "
+      "__syncthreads() between them [32 hazards]"};
+  EXPECT_EQ(run(0), expected);
+  EXPECT_EQ(run(1500), expected);
+}
+
 TEST(HazardsTest, AReadOfBytesNoThreadWroteIsUninitialized) {
   Launch launch({4, 2, 1}, {tile_range(2, 4)}, {2, 1, 1}, {}, {{"tile", 4, {2, 4}}});
   // Block 0 fills the whole tile; block 1 fills only row 0, so its second row still holds whatever the
