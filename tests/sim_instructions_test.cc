@@ -334,5 +334,61 @@ TEST(SimInstructionsTest, EachLaneKeepsItsOwnPredicate) {
   }
 }
 
+// Registers whose values are never needed at the same time share a slot (kernel.cc). Lanes 16-31 branch
+// ahead and wait with %p2 still to be read, while lanes 0-15, at the lower pc, run first and write
+// registers that %p2 is dead for on their path (%p1, live through it, keeps them off the first slot): were
+// a predicate (all 32 lanes in one word) to share a slot with them, lane 0's write would clobber lane
+// 20's predicate. Each lane's result is its own.
+TEST(SimInstructionsTest, RegistersSharingASlotKeepEachLanesValue) {
+  const char* text = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry slots(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mul.lo.u32 %r10, %r1, 3;
+  setp.lt.u32 %p1, %r1, 16;
+  setp.eq.u32 %p2, %r1, 20;
+  @!%p1 bra ELSE;
+  mul.lo.u32 %r6, %r1, 5;
+  add.u32 %r7, %r6, 7;
+  add.u32 %r8, %r7, 1;
+  selp.u32 %r5, 1, 0, %p1;
+  add.u32 %r4, %r8, %r5;
+  bra JOIN;
+ELSE:
+  selp.u32 %r3, 1000, 0, %p2;
+  add.u32 %r9, %r3, %r10;
+  add.u32 %r4, %r9, %r1;
+JOIN:
+  st.global.u32 [%rd3], %r4;
+  ret;
+}
+)";
+  auto backend = make_sim_backend();
+  Loaded loaded = backend->load(text);
+  ASSERT_NE(loaded.program, nullptr) << loaded.findings.at(0).message;
+  LaunchRequest request;
+  request.entry = "slots";
+  request.grid = {1, 1, 1};
+  request.block = {32, 1, 1};
+  request.buffers = {testing::make_buffer("out", std::vector<uint32_t>(32, 0xDEADBEEFu))};
+  request.args = {testing::buffer_arg(0)};
+  Observations result = backend->launch(*loaded.program, request);
+  ASSERT_TRUE(result.completed) << result.findings.at(0).message;
+  std::vector<uint32_t> out = testing::read_buffer<uint32_t>(result.buffers[0]);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    const uint32_t expected = lane < 16 ? 5 * lane + 9 : (lane == 20 ? 1000 : 0) + 4 * lane;
+    EXPECT_EQ(out[lane], expected) << "lane " << lane;
+  }
+}
+
 }  // namespace
 }  // namespace gpugrade
