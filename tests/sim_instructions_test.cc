@@ -251,6 +251,31 @@ TEST(SimInstructionsTest, NamedBarriersWithACountAreRefused) {
   EXPECT_EQ(loaded.findings[0].line, 7);
 }
 
+// Runs kernel `entry` of `ptx` as one block of `threads` threads whose only argument is a buffer "out" of
+// `words` words, each 0xDEADBEEF before the launch; returns the buffer after it (empty, with the test
+// failed, when the kernel does not load or run).
+std::vector<uint32_t> run_block_on_out(const char* ptx, const std::string& entry, uint32_t threads,
+                                       size_t words) {
+  auto backend = make_sim_backend();
+  Loaded loaded = backend->load(ptx);
+  if (loaded.program == nullptr) {
+    ADD_FAILURE() << loaded.findings.at(0).message;
+    return {};
+  }
+  LaunchRequest request;
+  request.entry = entry;
+  request.grid = {1, 1, 1};
+  request.block = {threads, 1, 1};
+  request.buffers = {testing::make_buffer("out", std::vector<uint32_t>(words, 0xDEADBEEFu))};
+  request.args = {testing::buffer_arg(0)};
+  Observations result = backend->launch(*loaded.program, request);
+  if (!result.completed) {
+    ADD_FAILURE() << result.findings.at(0).message;
+    return {};
+  }
+  return testing::read_buffer<uint32_t>(result.buffers[0]);
+}
+
 // The simulator holds a predicate as one bit per lane of a warp: each lane keeps its own value through
 // logic on predicates, immediates read as predicates, guards, a predicate written by only some lanes, setp's
 // second result, selp and vote, in a full warp and in a partial one (48 threads).
@@ -303,18 +328,8 @@ TEST(SimInstructionsTest, EachLaneKeepsItsOwnPredicate) {
   ret;
 }
 )";
-  auto backend = make_sim_backend();
-  Loaded loaded = backend->load(text);
-  ASSERT_NE(loaded.program, nullptr) << loaded.findings.at(0).message;
-  LaunchRequest request;
-  request.entry = "lanes";
-  request.grid = {1, 1, 1};
-  request.block = {48, 1, 1};
-  request.buffers = {testing::make_buffer("out", std::vector<uint32_t>(48 * 3, 0xDEADBEEFu))};
-  request.args = {testing::buffer_arg(0)};
-  Observations result = backend->launch(*loaded.program, request);
-  ASSERT_TRUE(result.completed) << result.findings.at(0).message;
-  std::vector<uint32_t> out = testing::read_buffer<uint32_t>(result.buffers[0]);
+  const std::vector<uint32_t> out = run_block_on_out(text, "lanes", 48, 48 * 3);
+  ASSERT_EQ(out.size(), 48u * 3);
   for (uint32_t thread = 0; thread < 48; ++thread) {
     const uint32_t lane = thread % 32;
     const bool below_10 = lane < 10, from_5 = lane >= 5;
@@ -372,18 +387,8 @@ JOIN:
   ret;
 }
 )";
-  auto backend = make_sim_backend();
-  Loaded loaded = backend->load(text);
-  ASSERT_NE(loaded.program, nullptr) << loaded.findings.at(0).message;
-  LaunchRequest request;
-  request.entry = "slots";
-  request.grid = {1, 1, 1};
-  request.block = {32, 1, 1};
-  request.buffers = {testing::make_buffer("out", std::vector<uint32_t>(32, 0xDEADBEEFu))};
-  request.args = {testing::buffer_arg(0)};
-  Observations result = backend->launch(*loaded.program, request);
-  ASSERT_TRUE(result.completed) << result.findings.at(0).message;
-  std::vector<uint32_t> out = testing::read_buffer<uint32_t>(result.buffers[0]);
+  const std::vector<uint32_t> out = run_block_on_out(text, "slots", 32, 32);
+  ASSERT_EQ(out.size(), 32u);
   for (uint32_t lane = 0; lane < 32; ++lane) {
     const uint32_t expected = lane < 16 ? 5 * lane + 9 : (lane == 20 ? 1000 : 0) + 4 * lane;
     EXPECT_EQ(out[lane], expected) << "lane " << lane;

@@ -826,6 +826,7 @@ class HazardObserver final : public AccessObserver {
     Contested* contested = nullptr;
     uint64_t writer = 0;  // the warp's lane 0, packed as the buffer's cells are
     uint32_t mask = 0;    // lanes still to record; 0: the slot is free
+    bool row = false;     // a full warp on consecutive elements: element[0] is lane 0's, the rest follow
     std::array<uint64_t, kWarpSize> element{};
   };
   static constexpr size_t kPendingWarps = 8;
@@ -1145,41 +1146,37 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
     read_word_group(access, first, sync);
     return;
   }
-  // The lanes whose word is not quiet: only their checks can find something.
-  uint32_t busy = 0;
-  if (access.active_mask == 0xFFFFFFFFu) {
-    for (uint32_t lane = 0; lane < kWarpSize; ++lane)
-      busy |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
-  } else {
-    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
-      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
-      busy |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
-    }
-  }
-  // Unwritten in this block, or written by another thread in this epoch: a finding is possible, and the
-  // lane by lane path reports it in lane order.
+  // One look per lane, without a branch: a lane whose word is quiet can find nothing; any other is loud
+  // when its word is unwritten in this block or written by another thread in this epoch (a finding is
+  // possible: the lane by lane path reports it in lane order), and shows a barrier ordering shared memory
+  // when another thread wrote its word in an earlier epoch.
   const uint32_t thread0 = access.warp * kWarpSize;
-  uint32_t loud = 0;
-  for (uint32_t mask = busy; mask != 0; mask &= mask - 1) {
-    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
-    const HotCell& cell = words_.hot[access.address[lane] / 4];
-    loud |= static_cast<uint32_t>(cell.write_epoch < block_epoch_ ||
-                                  (cell.write_epoch == epoch_ && cell.writer != thread0 + lane))
-            << lane;
+  uint32_t loud = 0, ordered = 0, earlier = 0;
+  const auto look = [&](uint32_t lane) {
+    const uint64_t word = access.address[lane] / 4;
+    const HotCell& cell = words_.hot[word];
+    const uint32_t busy = quiet_.test(word) ? 0u : 1u;
+    const bool other = cell.writer != thread0 + lane;
+    const bool now = cell.write_epoch == epoch_;
+    loud |= (busy & static_cast<uint32_t>(cell.write_epoch < block_epoch_ || (now && other))) << lane;
+    earlier |= (busy & static_cast<uint32_t>(!now)) << lane;
+    ordered |= (busy & static_cast<uint32_t>(!now && other)) << lane;
+  };
+  if (access.active_mask == 0xFFFFFFFFu) {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) look(lane);
+  } else {
+    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
+      look(static_cast<uint32_t>(std::countr_zero(mask)));
   }
   if (loud != 0) {
     flush_reads();
     read_lanes(access, sync);
     return;
   }
-  for (uint32_t mask = busy; mask != 0; mask &= mask - 1) {
-    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
-    const uint64_t word = access.address[lane] / 4;
-    const HotCell& cell = words_.hot[word];
-    // Written by another thread of this block in an earlier epoch: a barrier ordered it before this read.
-    if (cell.write_epoch != epoch_ && cell.writer != thread0 + lane) barrier_orders_shared_ = true;
-    if (cell.write_epoch != epoch_ && barrier_orders_shared_) quiet_.set(word);
-  }
+  if (ordered != 0) barrier_orders_shared_ = true;
+  if (barrier_orders_shared_)
+    for (uint32_t mask = earlier; mask != 0; mask &= mask - 1)
+      quiet_.set(access.address[std::countr_zero(mask)] / 4);
   log_read(access, sync);
 }
 
@@ -1408,6 +1405,15 @@ bool HazardObserver::record_global_warp(const WarpAccess& access, const Span& sp
   const int shift = buffer->element_shift;
   const auto* const cells = reinterpret_cast<const char*>(buffer->lowest.get());
   const uint64_t cell_bytes = state_.narrow.on ? sizeof(uint32_t) : sizeof(uint64_t);
+  pending.row = span.strided && span.stride == static_cast<int64_t>(access.bytes_per_lane);
+  if (pending.row) {
+    const uint64_t first = (span.low - base) >> shift;
+    pending.element[0] = first;
+    const char* const from = cells + first * cell_bytes;
+    for (const char* at = from; at < from + kWarpSize * cell_bytes; at += 64) __builtin_prefetch(at, 1, 3);
+    __builtin_prefetch(from + kWarpSize * cell_bytes - 1, 1, 3);
+    return true;
+  }
   uint64_t line = ~uint64_t{0};  // one prefetch per cache line of cells: a row of a warp's lanes shares a few
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
@@ -1425,16 +1431,33 @@ template <class T>
 void HazardObserver::apply_cells(PendingWarp& pending) {
   T* lowest = pending.buffer->lowest.as<T>();
   T* highest = pending.buffer->highest.as<T>();
+  const auto writer_of = [&](uint32_t lane) -> T {
+    if constexpr (sizeof(T) == sizeof(uint32_t)) {
+      return static_cast<T>(pending.writer + lane);  // the thread is the low field, and lane 0's + 31 fits
+    } else {
+      // The thread field is the low 10 bits: lane 0's index plus the lane, wrapped as pack_writer wraps it.
+      return (pending.writer & ~uint64_t{0x3FF}) | ((pending.writer + lane) & 0x3FF);
+    }
+  };
+  if (pending.row) {
+    const uint64_t first = pending.element[0];
+    if (alone_) {
+      // A row nobody wrote before (nearly always): its writers stored at once, without a branch per lane.
+      T* const cells = lowest + first;
+      T seen = 0;
+      for (uint32_t lane = 0; lane < kWarpSize; ++lane) seen |= cells[lane];
+      if (seen == 0) {
+        for (uint32_t lane = 0; lane < kWarpSize; ++lane) cells[lane] = writer_of(lane);
+        pending.mask = 0;
+        return;
+      }
+    }
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) pending.element[lane] = first + lane;
+  }
   for (uint32_t mask = pending.mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t e = pending.element[lane];
-    T writer;
-    if constexpr (sizeof(T) == sizeof(uint32_t)) {
-      writer = static_cast<T>(pending.writer + lane);  // the thread is the low field, and lane 0's + 31 fits
-    } else {
-      // The thread field is the low 10 bits: lane 0's index plus the lane, wrapped as pack_writer wraps it.
-      writer = (pending.writer & ~uint64_t{0x3FF}) | ((pending.writer + lane) & 0x3FF);
-    }
+    const T writer = writer_of(lane);
     const bool again = alone_ ? record_writer_alone<T>(lowest[e], highest[e], writer)
                               : record_writer<T>(lowest[e], highest[e], writer);
     if (again) pending.contested->add(e);
