@@ -13,6 +13,15 @@ if [[ $# -eq 0 ]]; then
   echo "usage: bash bench/side_by_side.sh [--kernels=DIR] BUILD_DIR..." >&2
   exit 2
 fi
+for dir in "$@"; do
+  for program in sim_transpose sim_kernels; do
+    if [[ ! -x "$dir/$program" ]]; then
+      echo "side_by_side.sh: $dir/$program is not an executable; pass folders that hold a build's" \
+        "sim_transpose and sim_kernels (build/release/bench for this tree)" >&2
+      exit 2
+    fi
+  done
+done
 for round in 1 2; do
   for dir in "$@"; do
     echo "=== round $round: $dir"

@@ -504,8 +504,10 @@ TEST(HazardsTest, NarrowWriterCellsNameTheSameWritersAsWideOnes) {
       // Lines 9 and 21 write out[threadIdx.x]; only block 1 also writes its own part at line 30.
       launch.all(Space::kGlobal, AccessKind::kWrite, 21, [](const Dim3& t) { return kOut + t.x * 4ull; });
       launch.all(Space::kGlobal, AccessKind::kWrite, 9, [](const Dim3& t) { return kOut + t.x * 4ull; });
-      if (block == 1)
-        launch.all(Space::kGlobal, AccessKind::kWrite, 30, [](const Dim3& t) { return kOut + (t.x + 64) * 4ull; });
+      if (block == 1) {
+        launch.all(Space::kGlobal, AccessKind::kWrite, 30,
+                   [](const Dim3& t) { return kOut + (t.x + 64) * 4ull; });
+      }
       launch.end();
     }
     return summaries(launch.collect());

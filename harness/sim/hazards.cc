@@ -68,7 +68,6 @@ struct Span {
   return span;
 }
 
-
 struct BankCost {
   uint32_t wavefronts = 0;  // summed over the request's phases
   uint32_t ways = 0;        // the worst phase's wavefronts: n in "n-way conflict"
@@ -217,7 +216,8 @@ SectorCost sector_cost(const WarpAccess& access, const Span& span) {
   const uint64_t width = access.bytes_per_lane;
   if (span.strided && width > 0 && span.stride == static_cast<int64_t>(width)) {  // one run: a row
     const uint64_t bytes = kWarpSize * width;
-    return {.sectors = static_cast<uint32_t>((span.high + width - 1) / kSectorBytes - span.low / kSectorBytes + 1),
+    const uint64_t sectors = (span.high + width - 1) / kSectorBytes - span.low / kSectorBytes + 1;
+    return {.sectors = static_cast<uint32_t>(sectors),
             .min_sectors = static_cast<uint32_t>((bytes + kSectorBytes - 1) / kSectorBytes)};
   }
   if (access.active_mask == 0xFFFFFFFFu && width > 0) {
@@ -566,7 +566,7 @@ class Cells {
   ~Cells() {
     if (cells_ != nullptr) munmap(cells_, bytes_);
   }
-  uint64_t* get() const { return cells_; }
+  // The cells as T: uint64_t, or uint32_t for a launch whose writers are narrow.
   template <class T>
   T* as() const {
     return reinterpret_cast<T*>(cells_);
@@ -779,8 +779,8 @@ class HazardObserver final : public AccessObserver {
       cell.cold.read_sync[0] = sync;
       return;
     }
-    const bool known =
-        (cell.hot.readers > 0 && cell.hot.reader[0] == thread) || (cell.hot.readers > 1 && cell.hot.reader[1] == thread);
+    const bool known = (cell.hot.readers > 0 && cell.hot.reader[0] == thread) ||
+                       (cell.hot.readers > 1 && cell.hot.reader[1] == thread);
     if (!known && cell.hot.readers < 2) {
       cell.hot.reader[cell.hot.readers] = static_cast<uint16_t>(thread);
       cell.cold.read_line[cell.hot.readers] = line;
@@ -815,8 +815,28 @@ class HazardObserver final : public AccessObserver {
     cell.cold.write_sync = sync;
     cell.hot.read_epoch = 0;  // this write was checked against every reader; later writes need not be
   }
+  // Whether a read of the word by `thread` may find something: no thread of this block wrote it, or
+  // another thread did in this epoch.
+  bool read_may_find(const HotCell& cell, uint32_t thread) const {
+    return cell.write_epoch < block_epoch_ || (cell.write_epoch == epoch_ && cell.writer != thread);
+  }
+  // Whether a plain write of the word by `thread` may find something: another thread wrote or read it in
+  // this epoch.
+  bool write_may_find(const HotCell& cell, uint32_t thread) const {
+    return (cell.write_epoch == epoch_ && cell.writer != thread) ||
+           (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread));
+  }
   void record_global_writes(const WarpAccess& access, const Span& span);
   bool record_global_warp(const WarpAccess& access, const Span& span);
+  // Records `writer` as a writer of element `e` in the buffer's cells (of type T); true when the element
+  // had been written before.
+  template <class T>
+  bool record_cell(const BufferWriters& buffer, uint64_t e, T writer) {
+    T* lowest = buffer.lowest.as<T>();
+    T* highest = buffer.highest.as<T>();
+    return alone_ ? record_writer_alone(lowest[e], highest[e], writer)
+                  : record_writer(lowest[e], highest[e], writer);
+  }
   // A warp write's writer records, queued so that their cells' cache lines arrive while the interpreter runs
   // on: the cells of a transposed output are a cache (and often a TLB) miss per row, which done at once
   // cost a memory latency per lane group. The records commute (lowest and highest writer, the contested
@@ -1048,7 +1068,8 @@ void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   if (access.warp >= warp_sync_.size()) warp_sync_.resize(access.warp + 1);
   LaneState lane_state{.sync = warp_sync_[access.warp]};
-  const bool words = bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4;
+  const bool words =
+      bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4;
   if (words && access.kind == AccessKind::kRead) {
     read_words(access, span, lane_state.sync);
     return;
@@ -1093,8 +1114,8 @@ void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
 void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& lane, uint64_t offset) {
   const uint32_t thread = lane.thread;
   // Written by another thread of this block in an earlier epoch: a barrier ordered it before this access.
-  if (access.kind != AccessKind::kWrite && cell.hot.write_epoch >= block_epoch_ && cell.hot.write_epoch != epoch_ &&
-      cell.hot.writer != thread)
+  if (access.kind != AccessKind::kWrite && cell.hot.write_epoch >= block_epoch_ &&
+      cell.hot.write_epoch != epoch_ && cell.hot.writer != thread)
     barrier_orders_shared_ = true;
   if (!lane.uninitialized_done && cell.hot.write_epoch < block_epoch_) {
     lane.uninitialized_done = true;
@@ -1158,7 +1179,7 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
     const uint32_t busy = quiet_.test(word) ? 0u : 1u;
     const bool other = cell.writer != thread0 + lane;
     const bool now = cell.write_epoch == epoch_;
-    loud |= (busy & static_cast<uint32_t>(cell.write_epoch < block_epoch_ || (now && other))) << lane;
+    loud |= (busy & static_cast<uint32_t>(read_may_find(cell, thread0 + lane))) << lane;
     earlier |= (busy & static_cast<uint32_t>(!now)) << lane;
     ordered |= (busy & static_cast<uint32_t>(!now && other)) << lane;
   };
@@ -1196,7 +1217,8 @@ void HazardObserver::read_word_group(const WarpAccess& access, uint64_t first, u
       const uint32_t lanes = lanes_on(words, offset) & busy;
       mask &= ~lanes;
       const HotCell& cell = words_.hot[first + offset];
-      if (cell.write_epoch < block_epoch_ || (cell.write_epoch == epoch_ && (lanes & ~writer_lane(cell)) != 0)) {
+      const bool other_writer = (lanes & ~writer_lane(cell)) != 0;  // some lane is not the word's writer
+      if (cell.write_epoch < block_epoch_ || (cell.write_epoch == epoch_ && other_writer)) {
         flush_reads();
         read_lanes(access, sync);
         return;
@@ -1226,7 +1248,7 @@ void HazardObserver::read_lanes(const WarpAccess& access, uint32_t sync) {
       note_reader(cell, thread, access.line, sync);
       continue;
     }
-    if (cell.hot.write_epoch < block_epoch_ || (cell.hot.write_epoch == epoch_ && cell.hot.writer != thread)) {
+    if (read_may_find(cell.hot, thread)) {
       visit_word(cell, access, thread, sync, offset, true);
       continue;
     }
@@ -1245,7 +1267,8 @@ void HazardObserver::log_read(const WarpAccess& access, uint32_t sync) {
   read.line = access.line;
   read.sync = sync;
   read.mask = access.active_mask;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) read.word[lane] = static_cast<uint32_t>(access.address[lane] / 4);
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+    read.word[lane] = static_cast<uint32_t>(access.address[lane] / 4);
 }
 
 void HazardObserver::flush_reads() {
@@ -1269,9 +1292,7 @@ void HazardObserver::write_words(const WarpAccess& access, const Span& span, uin
     const uint64_t offset = access.address[lane];
     const uint32_t thread = access.warp * kWarpSize + lane;
     CellRef cell = words_[offset / 4];
-    // Written or read by another thread in this epoch: a finding is possible.
-    if ((cell.hot.write_epoch == epoch_ && cell.hot.writer != thread) ||
-        (cell.hot.read_epoch == epoch_ && !(cell.hot.readers == 1 && cell.hot.reader[0] == thread))) {
+    if (write_may_find(cell.hot, thread)) {
       visit_word(cell, access, thread, sync, offset, false);
       continue;
     }
@@ -1294,13 +1315,8 @@ bool HazardObserver::write_row(const WarpAccess& access, const Span& span, uint3
   ColdCell* cold = words_.cold.data() + first;
   const uint32_t thread0 = access.warp * kWarpSize;
   uint32_t loud = 0;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    const HotCell& cell = hot[lane];
-    const uint32_t thread = thread0 + lane;
-    const bool written = cell.write_epoch == epoch_ && cell.writer != thread;
-    const bool read = cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread);
-    loud |= static_cast<uint32_t>(written | read) << lane;
-  }
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+    loud |= static_cast<uint32_t>(write_may_find(hot[lane], thread0 + lane)) << lane;
   if (loud != 0) return false;
   for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
     hot[lane].write_epoch = epoch_;
@@ -1335,7 +1351,8 @@ void HazardObserver::atomic_words(const WarpAccess& access, uint32_t sync) {
     // Unwritten in this block, stored to by another thread or read by another thread in this epoch (atomics
     // do not race with atomics): a finding is possible.
     if (cell.hot.write_epoch < block_epoch_ ||
-        (cell.hot.write_epoch == epoch_ && cell.hot.writer != thread && cell.cold.write_kind != AccessKind::kAtomic) ||
+        (cell.hot.write_epoch == epoch_ && cell.hot.writer != thread &&
+         cell.cold.write_kind != AccessKind::kAtomic) ||
         (cell.hot.read_epoch == epoch_ && !(cell.hot.readers == 1 && cell.hot.reader[0] == thread))) {
       visit_word(cell, access, thread, sync, offset, true);
       continue;
@@ -1403,7 +1420,7 @@ bool HazardObserver::record_global_warp(const WarpAccess& access, const Span& sp
   pending.mask = access.active_mask;
   const uint64_t base = buffer->range.address;
   const int shift = buffer->element_shift;
-  const auto* const cells = reinterpret_cast<const char*>(buffer->lowest.get());
+  const auto* const cells = reinterpret_cast<const char*>(buffer->lowest.as<uint64_t>());
   const uint64_t cell_bytes = state_.narrow.on ? sizeof(uint32_t) : sizeof(uint64_t);
   pending.row = span.strided && span.stride == static_cast<int64_t>(access.bytes_per_lane);
   if (pending.row) {
@@ -1429,8 +1446,6 @@ bool HazardObserver::record_global_warp(const WarpAccess& access, const Span& sp
 
 template <class T>
 void HazardObserver::apply_cells(PendingWarp& pending) {
-  T* lowest = pending.buffer->lowest.as<T>();
-  T* highest = pending.buffer->highest.as<T>();
   const auto writer_of = [&](uint32_t lane) -> T {
     if constexpr (sizeof(T) == sizeof(uint32_t)) {
       return static_cast<T>(pending.writer + lane);  // the thread is the low field, and lane 0's + 31 fits
@@ -1443,7 +1458,7 @@ void HazardObserver::apply_cells(PendingWarp& pending) {
     const uint64_t first = pending.element[0];
     if (alone_) {
       // A row nobody wrote before (nearly always): its writers stored at once, without a branch per lane.
-      T* const cells = lowest + first;
+      T* const cells = pending.buffer->lowest.as<T>() + first;
       T seen = 0;
       for (uint32_t lane = 0; lane < kWarpSize; ++lane) seen |= cells[lane];
       if (seen == 0) {
@@ -1457,10 +1472,7 @@ void HazardObserver::apply_cells(PendingWarp& pending) {
   for (uint32_t mask = pending.mask; mask != 0; mask &= mask - 1) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
     const uint64_t e = pending.element[lane];
-    const T writer = writer_of(lane);
-    const bool again = alone_ ? record_writer_alone<T>(lowest[e], highest[e], writer)
-                              : record_writer<T>(lowest[e], highest[e], writer);
-    if (again) pending.contested->add(e);
+    if (record_cell<T>(*pending.buffer, e, writer_of(lane))) pending.contested->add(e);
   }
   pending.mask = 0;
 }
@@ -1487,23 +1499,15 @@ void HazardObserver::record_global_writes(const WarpAccess& access, const Span& 
         std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
     const uint32_t fences = follow_order_ ? fences_[access.warp * kWarpSize + lane] : 0;
     for (uint64_t e = (address - buffer->range.address) / size; e <= last; ++e) {
-      bool again;
-      if (state_.narrow.on) {
-        uint32_t* lowest = buffer->lowest.as<uint32_t>();
-        uint32_t* highest = buffer->highest.as<uint32_t>();
-        again = alone_ ? record_writer_alone(lowest[e], highest[e], narrow) : record_writer(lowest[e], highest[e], narrow);
-      } else {
-        uint64_t* lowest = buffer->lowest.get();
-        uint64_t* highest = buffer->highest.get();
-        again = alone_ ? record_writer_alone(lowest[e], highest[e], packed) : record_writer(lowest[e], highest[e], packed);
-      }
+      const bool again = state_.narrow.on ? record_cell<uint32_t>(*buffer, e, narrow)
+                                          : record_cell<uint64_t>(*buffer, e, packed);
       if (again) contested.add(e);
       if (!follow_order_) continue;
-      const uint64_t latest = buffer->latest.get()[e];
-      uint64_t& latest_fences = buffer->latest_fences.get()[e];
+      const uint64_t latest = buffer->latest.as<uint64_t>()[e];
+      uint64_t& latest_fences = buffer->latest_fences.as<uint64_t>()[e];
       if (latest != 0 && writer_block(latest) != block_ && !ordered_before_block(latest, latest_fences))
         latest_fences |= kUnorderedWrites;
-      buffer->latest.get()[e] = packed;
+      buffer->latest.as<uint64_t>()[e] = packed;
       latest_fences = (latest_fences & kUnorderedWrites) | fences;
     }
   }
@@ -1564,9 +1568,9 @@ bool HazardLaunch::State::shadow(BufferWriters& buffer) {
       buffer.latest = Cells(buffer.elements, false);
       buffer.latest_fences = Cells(buffer.elements, false);
     }
-    buffer.unshadowed =
-        buffer.lowest.get() == nullptr || buffer.highest.get() == nullptr ||
-        (follow_order && (buffer.latest.get() == nullptr || buffer.latest_fences.get() == nullptr));
+    const auto missing = [](const Cells& cells) { return cells.as<uint64_t>() == nullptr; };
+    buffer.unshadowed = missing(buffer.lowest) || missing(buffer.highest) ||
+                        (follow_order && (missing(buffer.latest) || missing(buffer.latest_fences)));
     buffer.made.store(true, std::memory_order_release);
   }
   return !buffer.unshadowed;
@@ -1660,13 +1664,15 @@ void HazardLaunch::State::merge(Observations& out) {
     }
     if (!buffer.made.load(std::memory_order_acquire) || buffer.unshadowed) continue;
     for (uint64_t e = contested.first; e <= contested.last && e < buffer.elements; ++e) {
-      const uint64_t lowest = narrow.on ? narrow.widen(buffer.lowest.as<uint32_t>()[e]) : buffer.lowest.get()[e];
-      const uint64_t highest = narrow.on ? narrow.widen(buffer.highest.as<uint32_t>()[e]) : buffer.highest.get()[e];
+      const auto writer = [&](const Cells& cells) {
+        return narrow.on ? narrow.widen(cells.as<uint32_t>()[e]) : cells.as<uint64_t>()[e];
+      };
+      const uint64_t lowest = writer(buffer.lowest), highest = writer(buffer.highest);
       if (highest == 0 || writer_block(lowest) == writer_block(highest)) continue;
       out.blocks_interacted = true;
       // Followed in run order: only writes no fence-and-atomic chain ordered are a race.
-      if (buffer.latest.get() != nullptr && !order_unfollowed &&
-          (buffer.latest_fences.get()[e] & kUnorderedWrites) == 0)
+      if (buffer.latest.as<uint64_t>() != nullptr && !order_unfollowed &&
+          (buffer.latest_fences.as<uint64_t>()[e] & kUnorderedWrites) == 0)
         continue;
       const GroupKey key{.where = Where::kGlobal,
                          .file = file,
