@@ -247,9 +247,11 @@ struct BlockRunner::Impl {
   std::vector<uint32_t> warp_sync_lines;  // lines with a divergent-warp-sync finding in this block
   std::vector<uint32_t> barrier_pcs;      // release_barrier's: the barriers the block's threads wait at
   std::vector<LaunchState::Activity> activity;  // per instruction, this worker's blocks; added at the end
+  std::vector<uint64_t> last_global;  // per instruction and warp, the lowest address of its last global hit
 
   Impl(LaunchState& state, AccessObserver* obs)
-      : launch(state), kernel(*state.kernel), observer(obs), activity(state.kernel->code.size()) {
+      : launch(state), kernel(*state.kernel), observer(obs), activity(state.kernel->code.size()),
+        last_global(state.kernel->code.size() * ((state.block.count() + 31) / 32), 0) {
     uint32_t threads_per_block = static_cast<uint32_t>(launch.block.count());
     uint32_t warp_count = (threads_per_block + 31) / 32;
     regs.assign(static_cast<size_t>(warp_count) * kernel.slots * 32, 0);
@@ -650,6 +652,26 @@ struct BlockRunner::Impl {
     return true;
   }
 
+  // A tiled kernel's global rows miss the cache: each warp of a block reads and writes its rows of the
+  // block's tile, and the next block's tile lies one step further on (a tile to the right, a tile of rows
+  // down). So the lines that a warp's next run of an instruction will likely touch are this run's, moved by
+  // the step since its last run; fetching them now overlaps the miss with the blocks' work in between. Only
+  // a hint: a wrong guess (a new row of tiles, a data-dependent address) costs a wasted fetch, and a
+  // prefetch never faults.
+  [[gnu::always_inline]] void prefetch_next(const Warp& w, const Inst& in, const Span& span, uintptr_t origin,
+                                            bool store) {
+    constexpr uint64_t kLine = 64, kMostLines = 4;
+    uint64_t& last = last_global[static_cast<size_t>(&in - kernel.code.data()) * warps.size() + w.index];
+    const uint64_t step = span.low - last;
+    last = span.low;
+    if (span.high - span.low >= kMostLines * kLine) return;  // a scattered gather: no single next place
+    const uintptr_t next = origin + span.low + step;
+    for (uint64_t offset = 0; offset <= span.high - span.low + next % kLine; offset += kLine) {
+      if (store) __builtin_prefetch(reinterpret_cast<const void*>(next + offset), 1);
+      else __builtin_prefetch(reinterpret_cast<const void*>(next + offset), 0);
+    }
+  }
+
   bool hit_path(ptx::Space space, uint32_t on, uint32_t bytes, const uint64_t* addresses, std::byte** host) {
     uintptr_t origin = 0;
     if (!warp_origin(space, on, bytes, addresses, &origin)) return false;
@@ -809,6 +831,7 @@ struct BlockRunner::Impl {
     if ((explicit_space || read_only_window) && in.vec == 1 && element <= 8) {
       uintptr_t origin = 0;
       if (span_origin(in.space, span, bytes, &origin)) {
+        if (in.space == ptx::Space::kGlobal) prefetch_next(w, in, span, origin, store);
         announce(w, in, on, in.space, kind, bytes, addresses);
         copy_lanes(w, in, on, element, store, origin, addresses);
         return true;
