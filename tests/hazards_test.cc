@@ -288,6 +288,39 @@ TEST(HazardsTest, AWriteFindsTheReadsOfALongEpochBeforeIt) {
   EXPECT_EQ(run(1500), expected);
 }
 
+// After a barrier, the words a block wrote before it are checked by a bit each (quiet): a column read of a
+// tile must still find the row this block left unwritten, and a word written again after the barrier.
+TEST(HazardsTest, AColumnReadAfterABarrierFindsWhatTheBlockLeftUnwrittenOrWroteAgain) {
+  const auto run = [](bool skip_row, bool rewrite) {
+    // tile[32][33], a 32x2 block: warp y writes rows y, y + 2, ...; after the barrier warp 0 reads a
+    // column (lane l reads tile[l][c]): 32 words 33 apart.
+    Launch launch({32, 2, 1}, {tile_range(32, 33)}, {3, 1, 1}, {}, {{"tile", 4, {32, 33}}});
+    for (uint32_t b = 0; b < 3; ++b) {
+      launch.begin({b, 0, 0});
+      for (uint64_t row = 0; row < 32; row += 2)
+        launch.shared(AccessKind::kWrite, 5, [&](const Dim3& t) -> std::optional<uint64_t> {
+          if (b == 2 && skip_row && row + t.y == 7) return std::nullopt;
+          return ((row + t.y) * 33 + t.x) * 4;
+        });
+      launch.barrier(6);
+      if (b == 2 && rewrite)  // warp 1 writes column 3, which warp 0 then reads with no barrier between
+        launch.warp(1, Space::kShared, AccessKind::kWrite, 7, [](const Dim3& t) { return (t.x * 33 + 3) * 4ull; });
+      for (uint64_t column = 0; column < 32; ++column)
+        launch.warp(0, Space::kShared, AccessKind::kRead, 8,
+                    [column](const Dim3& t) { return (t.x * 33 + column) * 4; });
+      launch.end();
+    }
+    return summaries(launch.collect());
+  };
+  EXPECT_EQ(run(false, false), std::vector<std::string>{});
+  EXPECT_EQ(run(true, false),
+            std::vector<std::string>{"uninitialized-shared-read error kernel.cu:8: thread (7,0,0) reads tile[7][0], "
+                                     "which no thread of block (2,0,0) wrote [32 hazards]"});
+  EXPECT_EQ(run(false, true),
+            std::vector<std::string>{"race error kernel.cu:8: thread (0,0,0) reads tile[0][3] written by thread "
+                                     "(0,1,0) at line 7 with no __syncthreads() between them [32 hazards]"});
+}
+
 TEST(HazardsTest, AReadOfBytesNoThreadWroteIsUninitialized) {
   Launch launch({4, 2, 1}, {tile_range(2, 4)}, {2, 1, 1}, {}, {{"tile", 4, {2, 4}}});
   // Block 0 fills the whole tile; block 1 fills only row 0, so its second row still holds whatever the

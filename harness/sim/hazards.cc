@@ -276,6 +276,19 @@ class EpochBits {
     any_ = true;
   }
   void reset(uint64_t word) { bits_[word / 64] &= ~(uint64_t{1} << (word % 64)); }
+  // Sets or clears the bits of words first .. first + count - 1 (count at most 64) at once.
+  void set_run(uint64_t first, uint32_t count) {
+    change_run(first, count, [](uint64_t& bits, uint64_t run) { bits |= run; });
+    any_ = true;
+  }
+  void reset_run(uint64_t first, uint32_t count) {
+    change_run(first, count, [](uint64_t& bits, uint64_t run) { bits &= ~run; });
+  }
+  // This epoch's bits become `other`'s (of the same size).
+  void assign(const EpochBits& other) {
+    std::copy(other.bits_.begin(), other.bits_.end(), bits_.begin());
+    any_ = other.any_;
+  }
   // Whether any bit was set in this epoch: when none was, writes need not clear theirs.
   bool any() const { return any_; }
   // The bits of words first .. first + 63, the lowest first.
@@ -289,6 +302,14 @@ class EpochBits {
   }
 
  private:
+  template <class Change>
+  void change_run(uint64_t first, uint32_t count, Change change) {
+    const uint64_t run = count >= 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+    const uint64_t index = first / 64, shift = first % 64;
+    change(bits_[index], run << shift);
+    if (shift != 0) change(bits_[index + 1], run >> (64 - shift));
+  }
+
   std::vector<uint64_t> bits_;
   bool any_ = false;
 };
@@ -892,6 +913,10 @@ class HazardObserver final : public AccessObserver {
   // wrote it in this epoch but one did before, and a barrier is known to order shared memory), so a read
   // by any lane is checked with one look at this bit; its reader is still recorded if a write needs it.
   EpochBits quiet_;
+  // Per word, a bit set when the block writes the word (on the word paths; a word written otherwise may
+  // lack it). A barrier makes these words quiet at once, when barriers are known to order shared memory:
+  // a tile written, then read after a barrier, is checked with a look at these bits only.
+  EpochBits written_;
   // Per word, a bit set while an atomic by any thread changes nothing but who wrote it last: in this epoch
   // only atomics wrote it (the last write was one) and nobody read it since.
   EpochBits atomic_only_;
@@ -952,6 +977,7 @@ void HazardObserver::begin_block(const BlockContext& context) {
   if (words_.size() < words) {
     words_.resize(words);
     quiet_.resize(words);
+    written_.resize(words);
     atomic_only_.resize(words);
     atomic_hits_.resize(words);
     bytes_.resize(words * 4);
@@ -959,6 +985,7 @@ void HazardObserver::begin_block(const BlockContext& context) {
   }
   warp_sync_.assign(context.warps, 0);
   byte_cells_ = false;
+  written_.clear();
   next_epoch();
   block_epoch_ = epoch_;
 }
@@ -981,7 +1008,10 @@ void HazardObserver::next_epoch() {
     epoch_ = 1;
   }
   ++epoch_;
-  quiet_.clear();
+  if (barrier_orders_shared_ && written_.any())
+    quiet_.assign(written_);  // written before this barrier, not yet in the new epoch
+  else
+    quiet_.clear();
   atomic_only_.clear();
 }
 
@@ -1093,6 +1123,7 @@ void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
     if (offset % 4 == 0 && bytes % 4 == 0) {
       for (uint64_t w = first_word; w < end_word; ++w) {
         if (byte_mode_[w] != block_epoch_) {
+          if (access.kind != AccessKind::kRead) written_.set(w);
           visit(words_[w], access, lane_state, offset);
         } else {
           for (uint64_t b = w * 4; b < w * 4 + 4; ++b) visit(bytes_[b], access, lane_state, b);
@@ -1171,6 +1202,18 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
   // when its word is unwritten in this block or written by another thread in this epoch (a finding is
   // possible: the lane by lane path reports it in lane order), and shows a barrier ordering shared memory
   // when another thread wrote its word in an earlier epoch.
+  // After a barrier, a tile written before it is quiet: nothing to look at but these bits.
+  uint32_t unquiet = 0;
+  if (access.active_mask == 0xFFFFFFFFu) {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+      unquiet |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
+  } else {
+    unquiet = 1;
+  }
+  if (unquiet == 0) {
+    log_read(access, sync);
+    return;
+  }
   const uint32_t thread0 = access.warp * kWarpSize;
   uint32_t loud = 0, ordered = 0, earlier = 0;
   const auto look = [&](uint32_t lane) {
@@ -1292,6 +1335,7 @@ void HazardObserver::write_words(const WarpAccess& access, const Span& span, uin
     const uint64_t offset = access.address[lane];
     const uint32_t thread = access.warp * kWarpSize + lane;
     CellRef cell = words_[offset / 4];
+    written_.set(offset / 4);
     if (write_may_find(cell.hot, thread)) {
       visit_word(cell, access, thread, sync, offset, false);
       continue;
@@ -1327,11 +1371,10 @@ bool HazardObserver::write_row(const WarpAccess& access, const Span& span, uint3
     cold[lane].write_sync = sync;
   }
   if (bits) {
-    for (uint64_t word = first; word < first + kWarpSize; ++word) {
-      quiet_.reset(word);
-      atomic_only_.reset(word);
-    }
+    quiet_.reset_run(first, kWarpSize);
+    atomic_only_.reset_run(first, kWarpSize);
   }
+  written_.set_run(first, kWarpSize);
   return true;
 }
 
@@ -1341,6 +1384,7 @@ void HazardObserver::atomic_words(const WarpAccess& access, uint32_t sync) {
     const uint64_t offset = access.address[lane];
     const uint32_t thread = access.warp * kWarpSize + lane;
     CellRef cell = words_[offset / 4];
+    written_.set(offset / 4);
     if (atomic_only_.test(offset / 4)) {
       // Only atomics wrote it in this epoch and nobody read it since: this one changes only who wrote last.
       cell.hot.writer = static_cast<uint16_t>(thread);
