@@ -3,8 +3,10 @@
 // (harness/sim/hazards) implement it. Keeping this the only contract lets either side change freely.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,33 @@ namespace gpugrade::sim {
 
 enum class Space : uint8_t { kGlobal, kShared, kLocal, kParam, kConst };
 enum class AccessKind : uint8_t { kRead, kWrite, kAtomic };
+
+// A request's addresses in summary: the lowest and highest address of its active lanes and the OR of all
+// of them (for alignment); and whether it is a full warp at one stride (lane l at address[0] + l * stride:
+// a row, a column of a tile, a broadcast), which most requests are and which the checks then take in
+// closed form.
+struct AccessSpan {
+  uint64_t low = std::numeric_limits<uint64_t>::max();
+  uint64_t high = 0;
+  uint64_t bits = 0;
+  bool strided = false;
+  int64_t stride = 0;
+
+  [[gnu::always_inline]] void add(uint64_t address) {
+    low = std::min(low, address);
+    high = std::max(high, address);
+    bits |= address;
+  }
+  // For a full warp: each lane's distance from the lane before, not lane * stride (AVX2 has no 64-bit
+  // multiply), so the loop vectorizes.
+  [[gnu::always_inline]] void measure_stride(const uint64_t* address) {
+    const uint64_t step = address[1] - address[0];
+    uint64_t apart = 0;
+    for (uint32_t lane = 1; lane < 32; ++lane) apart |= (address[lane] - address[lane - 1]) ^ step;
+    strided = apart == 0;
+    stride = static_cast<int64_t>(step);
+  }
+};
 
 // One warp-level memory instruction. Addresses are per lane; only lanes in active_mask accessed memory.
 // Shared addresses are offsets into the block's shared window (static variables first, then the dynamic
@@ -28,6 +57,10 @@ struct WarpAccess {
   int file = 0;                         // .loc file index; 0 when none
   int line = 0;                         // .loc line; 0 when none
   uint32_t instruction = 0;             // index of the ld/st/atom in the kernel's code: one PTX instruction
+  // When span_known, `span` summarizes `address`: the interpreter measures it in the pass that computes
+  // the addresses, so the checkers need not pass over the lanes again.
+  bool span_known = false;
+  AccessSpan span;
 };
 
 // Where a shared variable sits in the block's window, for naming `tile[5][0]`.

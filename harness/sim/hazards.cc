@@ -30,40 +30,19 @@ constexpr uint32_t kSectorBytes = 32;
 
 // ---- Bank conflicts and sectors: pure arithmetic on one warp request. ----
 
-// The lowest and highest address of a request's active lanes and the OR of all of them (for alignment),
-// found once per request for every check; and whether it is a full warp at one stride (lane l at
-// address[0] + l * stride: a row, a column of a tile, a broadcast), which most requests are and which the
-// costs and the row paths then take in closed form.
-struct Span {
-  uint64_t low = std::numeric_limits<uint64_t>::max();
-  uint64_t high = 0;
-  uint64_t bits = 0;
-  bool strided = false;
-  int64_t stride = 0;
-};
+// A request's span (access.h), found once per request for every check.
+using Span = AccessSpan;
 
-// One pass over the lanes; an AVX2 clone, since 64-bit minimum and maximum have no SSE2 form.
+// One pass over the lanes, for a request whose span the interpreter did not measure; an AVX2 clone, since
+// 64-bit minimum and maximum have no SSE2 form.
 [[gnu::target_clones("avx2", "default")]] Span span(const WarpAccess& access) {
   Span span;
-  const auto take = [&](uint64_t address) {
-    span.low = std::min(span.low, address);
-    span.high = std::max(span.high, address);
-    span.bits |= address;
-  };
   if (access.active_mask == 0xFFFFFFFFu) {
-    // Each lane's distance from the lane before, not lane * stride: AVX2 has no 64-bit multiply.
-    const uint64_t step = access.address[1] - access.address[0];
-    uint64_t apart = 0;
-    take(access.address[0]);
-    for (uint64_t lane = 1; lane < kWarpSize; ++lane) {
-      take(access.address[lane]);
-      apart |= (access.address[lane] - access.address[lane - 1]) ^ step;
-    }
-    span.strided = apart == 0;
-    span.stride = static_cast<int64_t>(step);
+    for (uint64_t lane = 0; lane < kWarpSize; ++lane) span.add(access.address[lane]);
+    span.measure_stride(access.address.data());
   } else {
     for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
-      take(access.address[std::countr_zero(mask)]);
+      span.add(access.address[std::countr_zero(mask)]);
   }
   return span;
 }
@@ -1052,7 +1031,7 @@ void HazardObserver::publish(const WarpAccess& access) {
 
 void HazardObserver::on_access(const WarpAccess& access) {
   if (access.active_mask == 0) return;
-  const Span request = span(access);
+  const Span request = access.span_known ? access.span : span(access);
   if (access.space == Space::kShared) {
     if (checks_.bank_conflicts && access.kind == AccessKind::kAtomic) {
       uint8_t* hits = request.high / 4 < atomic_hits_.size() ? atomic_hits_.data() : nullptr;

@@ -621,15 +621,9 @@ struct BlockRunner::Impl {
     return span_origin(space, span, bytes, origin);
   }
 
-  // The lanes' lowest and highest address, and all of them ORed (for the alignment test).
-  struct Span {
-    uint64_t low = ~uint64_t{0}, high = 0, bits = 0;
-    [[gnu::always_inline]] void add(uint64_t address) {
-      low = std::min(low, address);
-      high = std::max(high, address);
-      bits |= address;
-    }
-  };
+  // The lanes' lowest and highest address and all of them ORed (for the alignment test), and for a full
+  // warp whether its lanes are one stride apart (access.h).
+  using Span = AccessSpan;
 
   // warp_origin's test and origin, for a span its caller measured while computing the addresses.
   [[gnu::always_inline]] bool span_origin(ptx::Space space, const Span& span, uint32_t bytes, uintptr_t* origin) {
@@ -684,11 +678,8 @@ struct BlockRunner::Impl {
   // addresses (a row of an array, the common case) is one block of memory, which the compiler copies with
   // vector loads and stores rather than lane by lane.
   [[gnu::always_inline]] void copy_lanes(Warp& w, const Inst& in, uint32_t on, uint32_t element, bool store, uintptr_t origin,
-                                         const uint64_t* addresses) {
-    uint64_t apart = on == kFullMask ? 0 : 1;  // the test has no branch per lane: a few vector instructions
-    if (on == kFullMask)
-      for (uint32_t lane = 0; lane < 32; ++lane) apart |= addresses[lane] ^ (addresses[0] + uint64_t{lane} * element);
-    if (apart == 0) {
+                                         const uint64_t* addresses, const Span& span) {
+    if (on == kFullMask && span.strided && span.stride == static_cast<int64_t>(element)) {
       std::byte* first = reinterpret_cast<std::byte*>(origin + addresses[0]);
       switch (element) {
         case 1: copy_lanes_at<uint8_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane; }); break;
@@ -786,8 +777,9 @@ struct BlockRunner::Impl {
 
 
   // Shows the checkers one warp-level access that is about to happen.
+  // `span`, when not null, summarizes the addresses (measured where they were computed).
   void announce(const Warp& w, const Inst& in, uint32_t on, ptx::Space space, AccessKind kind, uint32_t bytes,
-                const uint64_t* addresses) {
+                const uint64_t* addresses, const Span* span = nullptr) {
     // The reserved words are the runtime's (a tile barrier's flags), not the learner's data: unchecked.
     const bool reserved = space == ptx::Space::kShared && launch.reserved_shared_offset != 0 &&
                           addresses[std::countr_zero(on | (on == 0 ? 1u : 0u))] >= launch.reserved_shared_offset;
@@ -804,6 +796,8 @@ struct BlockRunner::Impl {
       access.file = static_cast<int>(in.file);
       access.line = static_cast<int>(in.line);
       access.instruction = static_cast<uint32_t>(&in - kernel.code.data());
+      access.span_known = span != nullptr;
+      if (span != nullptr) access.span = *span;
       observer->on_access(access);
     }
   }
@@ -821,19 +815,20 @@ struct BlockRunner::Impl {
     const uint64_t width = address_mask(in.space);
     const bool store = in.op == Op::kSt;
     const AccessKind kind = store ? AccessKind::kWrite : AccessKind::kRead;
-    Span span;  // for the hit path's test, measured in the same pass
+    Span span;  // for the hit path's test and the checkers, measured in the same pass
     for_lanes(on, [&](uint32_t lane) {
       addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width;
       span.add(addresses[lane]);
     });
+    if (on == kFullMask) span.measure_stride(addresses);
     // Loads of kernel parameters and of __constant__ data (one window each, read-only) take the hit path too.
     const bool read_only_window = !store && (in.space == ptx::Space::kParam || in.space == ptx::Space::kConst);
     if ((explicit_space || read_only_window) && in.vec == 1 && element <= 8) {
       uintptr_t origin = 0;
       if (span_origin(in.space, span, bytes, &origin)) {
         if (in.space == ptx::Space::kGlobal) prefetch_next(w, in, span, origin, store);
-        announce(w, in, on, in.space, kind, bytes, addresses);
-        copy_lanes(w, in, on, element, store, origin, addresses);
+        announce(w, in, on, in.space, kind, bytes, addresses, &span);
+        copy_lanes(w, in, on, element, store, origin, addresses, span);
         return true;
       }
     }
