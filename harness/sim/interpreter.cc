@@ -820,12 +820,12 @@ struct BlockRunner::Impl {
       addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width;
       span.add(addresses[lane]);
     });
-    if (on == kFullMask) span.measure_stride(addresses);
     // Loads of kernel parameters and of __constant__ data (one window each, read-only) take the hit path too.
     const bool read_only_window = !store && (in.space == ptx::Space::kParam || in.space == ptx::Space::kConst);
     if ((explicit_space || read_only_window) && in.vec == 1 && element <= 8) {
       uintptr_t origin = 0;
       if (span_origin(in.space, span, bytes, &origin)) {
+        if (on == kFullMask) span.measure_stride(addresses);
         if (in.space == ptx::Space::kGlobal) prefetch_next(w, in, span, origin, store);
         announce(w, in, on, in.space, kind, bytes, addresses, &span);
         copy_lanes(w, in, on, element, store, origin, addresses, span);
