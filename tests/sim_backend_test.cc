@@ -566,6 +566,18 @@ class RecordingObserver : public sim::AccessObserver {
     std::string space = access.space == sim::Space::kShared ? "shared" : access.space == sim::Space::kGlobal ? "global" : "other";
     ++(*counts_)[space + (access.kind == sim::AccessKind::kRead ? "_reads" : "_writes")];
     (*counts_)["lanes"] += static_cast<uint64_t>(std::popcount(access.active_mask));
+    if (access.span_known) {
+      // What the interpreter measured must be what the lanes' addresses say.
+      sim::AccessSpan own;
+      for (uint32_t lane = 0; lane < 32; ++lane)
+        if ((access.active_mask >> lane & 1) != 0) own.add(access.address[lane]);
+      if (access.active_mask == 0xFFFFFFFFu) own.measure_stride(access.address.data());
+      const sim::AccessSpan& got = access.span;
+      const bool same = got.low == own.low && got.high == own.high && got.bits == own.bits &&
+                        got.strided == own.strided && (!own.strided || got.stride == own.stride);
+      ++(*counts_)[same ? "span_right" : "span_wrong"];
+      if (own.strided) ++(*counts_)["strided"];
+    }
     if (access.space == sim::Space::kShared && access.kind == sim::AccessKind::kWrite && (*counts_)["first_store_line"] == 0) {
       (*counts_)["first_store_line"] = static_cast<uint64_t>(access.line);
       (*counts_)["lane1_minus_lane0"] = access.address[1] - access.address[0];
@@ -597,6 +609,21 @@ TEST_F(SimBackendTest, ObserverSeesEveryWarpAccessOnce) {
   EXPECT_EQ(counts["shared_bytes"], 32u * 33 * 4);
   EXPECT_EQ(counts["first_store_line"], static_cast<uint64_t>(line_of("tile_store")));
   EXPECT_EQ(counts["lane1_minus_lane0"], 4u);
+}
+
+// The interpreter hands the checkers each request's span (lowest and highest address, their OR, a full
+// warp's stride) measured while computing the addresses; at a shape with partial warps at the edges too.
+TEST_F(SimBackendTest, TheSpanAnObserverIsHandedIsTheLanesOwn) {
+  std::map<std::string, uint64_t> counts;
+  SimOptions options;
+  options.make_observer = [&](const SimLaunch&) { return std::make_unique<RecordingObserver>(&counts); };
+  ASSERT_TRUE(run(matrix_request("transpose", 64, 64, {32, 8, 1}), options).completed);
+  ASSERT_TRUE(run(matrix_request("transpose", 45, 70, {32, 8, 1}), options).completed);
+  const uint64_t requests =
+      counts["global_reads"] + counts["shared_writes"] + counts["shared_reads"] + counts["global_writes"];
+  EXPECT_EQ(counts["span_wrong"], 0u);
+  EXPECT_EQ(counts["span_right"], requests);  // every request of the transpose takes the hit path
+  EXPECT_GT(counts["strided"], 0u);
 }
 
 TEST_F(SimBackendTest, LaunchErrorsAreFindingsNotCrashes) {
