@@ -1177,11 +1177,8 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
     read_word_group(access, first, sync);
     return;
   }
-  // One look per lane, without a branch: a lane whose word is quiet can find nothing; any other is loud
-  // when its word is unwritten in this block or written by another thread in this epoch (a finding is
-  // possible: the lane by lane path reports it in lane order), and shows a barrier ordering shared memory
-  // when another thread wrote its word in an earlier epoch.
-  // After a barrier, a tile written before it is quiet: nothing to look at but these bits.
+  // After a barrier, a tile written before it is quiet (written_): a full warp whose words all are is
+  // checked by these bits alone.
   uint32_t unquiet = 0;
   if (access.active_mask == 0xFFFFFFFFu) {
     for (uint32_t lane = 0; lane < kWarpSize; ++lane)
@@ -1193,6 +1190,10 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
     log_read(access, sync);
     return;
   }
+  // One look per lane, without a branch: a lane whose word is quiet can find nothing; any other is loud
+  // when its word is unwritten in this block or written by another thread in this epoch (a finding is
+  // possible: the lane by lane path reports it in lane order), and shows a barrier ordering shared memory
+  // when another thread wrote its word in an earlier epoch.
   const uint32_t thread0 = access.warp * kWarpSize;
   uint32_t loud = 0, ordered = 0, earlier = 0;
   const auto look = [&](uint32_t lane) {
