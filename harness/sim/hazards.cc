@@ -1177,34 +1177,36 @@ void HazardObserver::read_words(const WarpAccess& access, const Span& span, uint
     read_word_group(access, first, sync);
     return;
   }
-  // After a barrier, a tile written before it is quiet (written_): a full warp whose words all are is
-  // checked by these bits alone.
-  uint32_t unquiet = 0;
+  // The lanes whose word is not quiet: only they can find something. After a barrier, a tile the block
+  // wrote before it is quiet (written_), so a read of it is checked by these bits alone.
+  uint32_t busy = 0;
+  const auto test = [&](uint32_t lane) {
+    busy |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
+  };
   if (access.active_mask == 0xFFFFFFFFu) {
-    for (uint32_t lane = 0; lane < kWarpSize; ++lane)
-      unquiet |= static_cast<uint32_t>(!quiet_.test(access.address[lane] / 4)) << lane;
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) test(lane);
   } else {
-    unquiet = 1;
+    for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
+      test(static_cast<uint32_t>(std::countr_zero(mask)));
   }
-  if (unquiet == 0) {
+  if (busy == 0) {
     log_read(access, sync);
     return;
   }
-  // One look per lane, without a branch: a lane whose word is quiet can find nothing; any other is loud
-  // when its word is unwritten in this block or written by another thread in this epoch (a finding is
-  // possible: the lane by lane path reports it in lane order), and shows a barrier ordering shared memory
-  // when another thread wrote its word in an earlier epoch.
+  // One look per busy lane, without a branch: it is loud when its word is unwritten in this block or
+  // written by another thread in this epoch (a finding is possible: the lane by lane path reports it in
+  // lane order), and shows a barrier ordering shared memory when another thread wrote its word in an
+  // earlier epoch.
   const uint32_t thread0 = access.warp * kWarpSize;
   uint32_t loud = 0, ordered = 0, earlier = 0;
   const auto look = [&](uint32_t lane) {
-    const uint64_t word = access.address[lane] / 4;
-    const HotCell& cell = words_.hot[word];
-    const uint32_t busy = quiet_.test(word) ? 0u : 1u;
+    const HotCell& cell = words_.hot[access.address[lane] / 4];
+    const uint32_t lane_busy = busy >> lane & 1;
     const bool other = cell.writer != thread0 + lane;
     const bool now = cell.write_epoch == epoch_;
-    loud |= (busy & static_cast<uint32_t>(read_may_find(cell, thread0 + lane))) << lane;
-    earlier |= (busy & static_cast<uint32_t>(!now)) << lane;
-    ordered |= (busy & static_cast<uint32_t>(!now && other)) << lane;
+    loud |= (lane_busy & static_cast<uint32_t>(read_may_find(cell, thread0 + lane))) << lane;
+    earlier |= (lane_busy & static_cast<uint32_t>(!now)) << lane;
+    ordered |= (lane_busy & static_cast<uint32_t>(!now && other)) << lane;
   };
   if (access.active_mask == 0xFFFFFFFFu) {
     for (uint32_t lane = 0; lane < kWarpSize; ++lane) look(lane);
