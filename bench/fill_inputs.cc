@@ -1,4 +1,4 @@
-// fill_inputs: how long make_buffer (grader/buffer_fill.h) takes for one 2003 x 3001 float buffer, the
+// fill_inputs: how long make_buffer (grader/judge/buffer_fill.h) takes for one 2003 x 3001 float buffer, the
 // size a GPU grade's largest runs use: a random input (`init: random`, uniform on [-1, 1)) and a poisoned
 // output, each by the path grading takes and by the general path beside it (per-element draws and
 // per-element poison), which must give the same bytes. Prints the median of 5 fills of each.
@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "grader/buffer_fill.h"
+#include "grader/judge/buffer_fill.h"
 
 namespace {
 

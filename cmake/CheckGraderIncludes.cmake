@@ -1,24 +1,64 @@
-# Fails when a file of the grader library includes a header of harness/sim, harness/gpu or harness/ptx, or
-# harness/backends.h: the grader knows backends only through harness/backend.h. grader/cli.cc and main.cc
-# make the backends through harness/backends.h and are not part of the library.
-# Usage: cmake -DROOT=<source dir> -DSTAMP=<file written when the check passes> -P CheckGraderIncludes.cmake
-file(GLOB files "${ROOT}/grader/*.cc" "${ROOT}/grader/*.h")
-list(REMOVE_ITEM files "${ROOT}/grader/main.cc" "${ROOT}/grader/cli.cc")
+# Keeps the grader's house in order, before any of it compiles. Fails, naming file:line, when
+#  - a file of a grader stage (grader/<stage>/) includes a header of harness/sim, harness/gpu or harness/ptx,
+#    or harness/backends.h: the grader knows backends only through harness/backend.h; grader/cli.cc and
+#    main.cc, on top, make the backends through harness/backends.h;
+#  - a file of a stage includes another stage's header that its gpugrade_grader_stage(... USES ...) does not
+#    name (exercise/ including judge/, say), or a header of the top (grader/cli.h);
+#  - a source sits in a folder of grader/ that is no stage.
+# Usage: cmake -DROOT=<source dir> "-DSTAGES=<stage>=<used>,<used>;..." -DSTAMP=<file written when it passes>
+#              -P CheckGraderIncludes.cmake
+cmake_minimum_required(VERSION 3.25)
+set(stages "")
+foreach(entry IN LISTS STAGES)
+  string(REGEX MATCH "^([a-z_]+)=(.*)$" ignored "${entry}")
+  list(APPEND stages "${CMAKE_MATCH_1}")
+  string(REPLACE "," ";" "uses_${CMAKE_MATCH_1}" "${CMAKE_MATCH_2}")
+endforeach()
+
+file(GLOB_RECURSE files RELATIVE "${ROOT}" "${ROOT}/grader/*.cc" "${ROOT}/grader/*.h")
+list(SORT files)
 set(refused "")
 foreach(file IN LISTS files)
+  if(NOT file MATCHES "^grader/([^/]+)/")
+    continue()  # the top: cli.cc, cli.h, main.cc may use every stage and the backends
+  endif()
+  set(stage "${CMAKE_MATCH_1}")
+  if(NOT stage IN_LIST stages)
+    string(APPEND refused "${file}:1: grader/${stage}/ is no stage of the grader: move the file into one, or "
+                          "add the folder with gpugrade_grader_stage() in grader/CMakeLists.txt\n")
+    continue()
+  endif()
+  set(allowed "${stage};${uses_${stage}}")
   # One list element per line: the characters CMake lists treat specially are replaced first (an empty
   # line still counts, since CMake keeps empty elements of a list it splits this way).
-  file(READ "${file}" text)
+  file(READ "${ROOT}/${file}" text)
   string(REGEX REPLACE "[][;\\]" "_" text "${text}")
   string(REPLACE "\n" ";" lines "${text}")
   set(number 0)
   foreach(line IN LISTS lines)
     math(EXPR number "${number} + 1")
-    if(line MATCHES "^[ \t]*#[ \t]*include[ \t]*[\"<](harness/(sim|gpu|ptx)/[^\">]*|harness/backends\\.h)[\">]")
-      file(RELATIVE_PATH shown "${ROOT}" "${file}")
-      string(APPEND refused "${shown}:${number}: includes ${CMAKE_MATCH_1}, which the grader library may not "
-                            "use: ask the Backend (harness/backend.h) for its capabilities(), or make backends "
-                            "in grader/cli.cc through harness/backends.h\n")
+    if(NOT line MATCHES "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]*)[\">]")
+      continue()
+    endif()
+    set(included "${CMAKE_MATCH_1}")
+    if(included MATCHES "^harness/(sim|gpu|ptx)/|^harness/backends\\.h$")
+      string(APPEND refused "${file}:${number}: includes ${included}, which the grader library may not use: ask "
+                            "the Backend (harness/backend.h) for its capabilities(), or make backends in "
+                            "grader/cli.cc through harness/backends.h\n")
+    elseif(included MATCHES "^grader/([^/]+)/")
+      if(NOT CMAKE_MATCH_1 IN_LIST allowed)
+        string(REPLACE ";" ", " named "${uses_${stage}}")
+        if(named STREQUAL "")
+          set(named "none")
+        endif()
+        string(APPEND refused "${file}:${number}: includes ${included}, but the ${stage} stage uses only "
+                              "${named}: move what it needs down to a stage it uses, or name "
+                              "${CMAKE_MATCH_1} in its USES if ${CMAKE_MATCH_1} sits below ${stage} "
+                              "(docs/architecture.md)\n")
+      endif()
+    elseif(included MATCHES "^grader/[^/]+$")
+      string(APPEND refused "${file}:${number}: includes ${included}, the command line on top of the grader, "
+                            "which no stage may use: hand what the stage needs in from grader/cli.cc\n")
     endif()
   endforeach()
 endforeach()

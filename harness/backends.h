@@ -37,7 +37,7 @@ struct BackendOptions {
 struct Backends {
   std::unique_ptr<Backend> backend;           // the backend results name
   // Strict GPU grading: on a GPU (unless gpu_only) the simulator with its checkers, whose pass runs beside
-  // the device's (grader/grade.h's Toolchain::simulator); null otherwise.
+  // the device's (grader/judge/grade.h's Toolchain::simulator); null otherwise.
   std::unique_ptr<Backend> strict_simulator;
   // With sample_accesses on the simulator: what its accesses showed since the last call, as the result's
   // metrics["samples"] holds them with each entry's run named by number only (the caller adds the run's

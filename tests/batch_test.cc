@@ -1,6 +1,6 @@
 // `gpugrade batch` on a small class: the gradebook matches each student's grade as `gpugrade grade` gives it,
 // links and missing files are findings, a re-run grades only what changed, and the roster layouts read.
-#include "grader/batch.h"
+#include "grader/class/batch.h"
 
 #include <cstdlib>
 #include <filesystem>

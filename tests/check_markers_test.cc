@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "grader/check.h"
+#include "grader/judge/check.h"
 #include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
 

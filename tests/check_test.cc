@@ -1,6 +1,6 @@
 // `gpugrade check` and `gpugrade new` as an instructor meets them: a scaffold that proves itself as
 // generated, and the exact errors for a mutant that does not say what it must get.
-#include "grader/check.h"
+#include "grader/judge/check.h"
 
 #include <fstream>
 

@@ -1,7 +1,7 @@
 // NVRTC through the compile worker against nvcc: the same findings (errors are nvcc's own words, warnings
 // parsed from NVRTC at the learner's line), PTX that grades identically over the whole shipped curriculum,
 // the time and memory limits, and the worker's protocol.
-#include "grader/compiler_nvrtc.h"
+#include "grader/compile/compiler_nvrtc.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/result.h"
+#include "grader/result/result.h"
 #include "harness/backends.h"
 #include "os/file.h"
 #include "os/scratch_dir.h"

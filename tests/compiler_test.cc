@@ -1,6 +1,6 @@
 // The compile step: nvcc's diagnostics in the learner's terms, defines and headers reaching the code, the
 // cache in front of any compiler.
-#include "grader/compiler.h"
+#include "grader/compile/compiler.h"
 
 #include <fstream>
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "grader/compiler.h"
+#include "grader/compile/compiler.h"
 #include "harness/sim/sim_backend.h"
 #include "tests/conformance/suite.h"
 

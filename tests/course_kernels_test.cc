@@ -23,7 +23,7 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/shared_shapes.h"
+#include "grader/exercise/shared_shapes.h"
 #include "harness/gpu/gpu_backend.h"
 #include "harness/sim/hazards.h"
 #include "harness/sim/sim_backend.h"

@@ -1,7 +1,7 @@
 // The course as a learner and an instructor meet it: the shipped course.yaml's lesson order, the exact
 // messages for a broken manifest, the order without one, and a broken exercise skipped (with its
 // file:line:col) while list, status and grade --all go on with the rest.
-#include "grader/course.h"
+#include "grader/exercise/course.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "grader/progress.h"
+#include "grader/progress/progress.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
 #include "tests/test_cache.h"

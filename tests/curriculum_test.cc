@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "grader/check.h"
+#include "grader/judge/check.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {

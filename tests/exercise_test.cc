@@ -1,7 +1,7 @@
 // Tests of exercise.yaml loading: the exact messages an instructor sees for each kind of mistake, and the
 // shipped copy exercise's evaluated launches.
-#include "grader/exercise.h"
-#include "grader/grade.h"
+#include "grader/exercise/exercise.h"
+#include "grader/judge/grade.h"
 
 #include <gtest/gtest.h>
 

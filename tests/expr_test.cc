@@ -1,5 +1,5 @@
 // Tests of exercise expressions: what an instructor writing exercise.yaml sees, values and error text.
-#include "grader/expr.h"
+#include "grader/exercise/expr.h"
 
 #include <gtest/gtest.h>
 

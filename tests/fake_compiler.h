@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "grader/compiler.h"
+#include "grader/compile/compiler.h"
 
 namespace gpugrade {
 

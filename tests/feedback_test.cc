@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "grader/exercise.h"
+#include "grader/exercise/exercise.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
 #include "tests/test_cache.h"

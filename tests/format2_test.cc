@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "grader/buffer_compare.h"
-#include "grader/buffer_fill.h"
-#include "grader/exercise.h"
+#include "grader/judge/buffer_compare.h"
+#include "grader/judge/buffer_fill.h"
+#include "grader/exercise/exercise.h"
 #include "harness/poison.h"
 #include "os/process.h"
 

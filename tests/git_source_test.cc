@@ -1,6 +1,6 @@
 // GitRepository against real repositories made in a scratch folder: revisions, diffs with renames,
 // blobs read without a checkout, folders materialized, and the errors a user sees.
-#include "grader/git_source.h"
+#include "grader/source/git_source.h"
 
 #include <gtest/gtest.h>
 

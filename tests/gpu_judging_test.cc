@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/calibrate.h"
-#include "grader/check.h"
-#include "grader/reporters.h"
+#include "grader/judge/calibrate.h"
+#include "grader/judge/check.h"
+#include "grader/report/reporters.h"
 #include "harness/gpu/gpu_backend.h"
 #include "tests/grading_fixture.h"
 

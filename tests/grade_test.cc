@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "grader/report_lines.h"
-#include "grader/reporters.h"
+#include "grader/report/report_lines.h"
+#include "grader/report/reporters.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {

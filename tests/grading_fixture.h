@@ -11,10 +11,10 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/cache.h"
-#include "grader/compiler.h"
-#include "grader/exercise.h"
-#include "grader/grade.h"
+#include "grader/compile/cache.h"
+#include "grader/compile/compiler.h"
+#include "grader/exercise/exercise.h"
+#include "grader/judge/grade.h"
 #include "harness/backends.h"
 #include "os/file.h"
 #include "os/scratch_dir.h"

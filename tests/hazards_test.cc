@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "grader/shared_shapes.h"
+#include "grader/exercise/shared_shapes.h"
 #include "harness/sim/sim_backend.h"
 #include "tests/sim_support.h"
 

@@ -1,10 +1,10 @@
 // Kernel lookup: finding the exercise's kernel among the PTX's entries and telling the learner, in C++
 // terms, when its name or parameters differ.
-#include "grader/kernel_lookup.h"
+#include "grader/exercise/kernel_lookup.h"
 
 #include <gtest/gtest.h>
 
-#include "grader/compiler.h"
+#include "grader/compile/compiler.h"
 #include "harness/ptx/module.h"
 #include "os/file.h"
 

@@ -1,6 +1,6 @@
 // `gpugrade pr` planning on throwaway repositories: exactly the changed submissions are graded, with the
 // head's text and the base's definitions; edits to definitions are reported; errors name what failed.
-#include "grader/pr.h"
+#include "grader/class/pr.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

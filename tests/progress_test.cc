@@ -1,13 +1,13 @@
 // status, hint and watch as a learner sees them, on in-memory files with a fake clock and grader; the state
 // file is real, in a scratch folder.
-#include "grader/progress.h"
+#include "grader/progress/progress.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "grader/git_source.h"
+#include "grader/source/git_source.h"
 #include "os/scratch_dir.h"
 #include "tests/scratch_repo.h"
 

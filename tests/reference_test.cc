@@ -1,5 +1,5 @@
 // The reference runner: a plain C++ reference built once (then cached), loaded, and called on buffers.
-#include "grader/reference.h"
+#include "grader/judge/reference.h"
 
 #include <cstring>
 

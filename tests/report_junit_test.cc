@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/reporters.h"
+#include "grader/report/reporters.h"
 
 namespace gpugrade {
 namespace {

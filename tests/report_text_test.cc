@@ -1,12 +1,12 @@
 // The text report exactly as a learner reads it, on a fixed result: the cause first in compiler form with
 // its column, the other racing line as a `note:`, one line for the runs, and the verdict.
-#include "grader/reporters.h"
+#include "grader/report/reporters.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "grader/report_lines.h"
+#include "grader/report/report_lines.h"
 
 namespace gpugrade {
 namespace {

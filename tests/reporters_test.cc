@@ -1,6 +1,6 @@
 // The CI reporters on fixed results: exact text for GitHub annotations and markdown, the parsed structure
 // for JUnit (libxml2) and Gradescope (nlohmann::json), and byte-identical reports when only timings differ.
-#include "grader/reporters.h"
+#include "grader/report/reporters.h"
 
 #include <gtest/gtest.h>
 #include <libxml/parser.h>

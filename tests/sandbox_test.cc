@@ -1,10 +1,10 @@
 // The compiler's sandbox: what a tool run in it can and cannot reach. Skipped, saying why, where bwrap
 // cannot make a sandbox (CI installs bubblewrap; a container without namespaces cannot use it).
-#include "grader/sandbox.h"
+#include "grader/compile/sandbox.h"
 
 #include <gtest/gtest.h>
 
-#include "grader/compiler.h"
+#include "grader/compile/compiler.h"
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "grader/exercise.h"
+#include "grader/exercise/exercise.h"
 #include "os/process.h"
 
 namespace gpugrade {

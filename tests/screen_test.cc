@@ -1,5 +1,5 @@
 // The source screen: which directives a submission may use, and what a learner is told about the others.
-#include "grader/screen.h"
+#include "grader/compile/screen.h"
 
 #include <gtest/gtest.h>
 

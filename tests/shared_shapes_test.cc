@@ -1,6 +1,6 @@
 // Tests of reading shared array shapes from a submission's source: what the grader can then name in
 // findings (`tile[5][0]`), and what it must leave out rather than guess.
-#include "grader/shared_shapes.h"
+#include "grader/exercise/shared_shapes.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

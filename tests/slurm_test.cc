@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "grader/slurm.h"
+#include "grader/class/slurm.h"
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"

@@ -1,5 +1,5 @@
 // Invalid UTF-8 as users see it: each bad byte written \xNN, valid text (ASCII or not) untouched.
-#include "grader/text_escape.h"
+#include "grader/result/text_escape.h"
 
 #include <gtest/gtest.h>
 

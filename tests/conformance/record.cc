@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "grader/compiler.h"
+#include "grader/compile/compiler.h"
 #include "harness/gpu/gpu_backend.h"
 #include "harness/sim/sim_backend.h"
 #include "os/process.h"

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <utility>
 
-#include "grader/compiler.h"
+#include "grader/compile/compiler.h"
 
 namespace gpugrade::conformance {
 namespace {

@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "grader/compiler.h"
-#include "grader/exercise.h"
-#include "grader/expr.h"
-#include "grader/screen.h"
-#include "grader/shared_shapes.h"
+#include "grader/compile/compiler.h"
+#include "grader/exercise/exercise.h"
+#include "grader/exercise/expr.h"
+#include "grader/compile/screen.h"
+#include "grader/exercise/shared_shapes.h"
 #include "harness/ptx/module.h"
 #include "os/file.h"
 #include "os/scratch_dir.h"

@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "grader/exercise.h"
-#include "grader/expr.h"
+#include "grader/exercise/exercise.h"
+#include "grader/exercise/expr.h"
 #include "harness/ptx/module.h"
 #include "os/file.h"
 #include "tests/fuzz/fuzz_targets.h"

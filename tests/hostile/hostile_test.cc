@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "grader/reference.h"
-#include "grader/sandbox.h"
-#include "grader/text_escape.h"
+#include "grader/judge/reference.h"
+#include "grader/compile/sandbox.h"
+#include "grader/result/text_escape.h"
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"

@@ -1,0 +1,380 @@
+// Batch grading: jobs from the roster, results kept by content hash, a pool of threads each running one
+// `gpugrade grade` process at a time (so one submission's crash or endless loop costs only its own limits),
+// and the reports written from what came back.
+#include "grader/class/batch.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "grader/compile/cache.h"
+#include "grader/exercise/exercise.h"
+#include "os/file.h"
+#include "os/process.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CourseExercise {
+  std::string id;
+  std::string file;        // the kernel file's name
+  int points = 0;
+  std::string definition;  // hash of everything in the exercise's folder and its solution
+  bool file_is_unique = true;
+};
+
+// Every file of exercises/<id>/ and the solution (the GPU's baseline), names and bytes, in name order: when
+// any of them changes, earlier grades of the exercise no longer count.
+std::string definition_hash(const fs::path& course, const Exercise& e) {
+  CacheKey key("exercise-definition 1");
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(e.dir, ec))
+    if (entry.is_regular_file(ec)) files.push_back(entry.path());
+  files.push_back(course / "solutions" / e.id / e.kernel.file);
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) key.add(f.lexically_relative(course).string()).add(read_file_bytes(f).value_or(""));
+  return key.hex();
+}
+
+std::optional<std::vector<CourseExercise>> load_course(const BatchOptions& options, std::string* error) {
+  std::vector<CourseExercise> out;
+  const std::set<std::string> wanted(options.exercises.begin(), options.exercises.end());
+  std::set<std::string> unknown = wanted;
+  for (const fs::path& dir : list_exercises(options.course / "exercises")) {
+    std::vector<std::string> errors;
+    std::optional<Exercise> e = load_exercise(dir, &errors, fs::path("exercises") / dir.filename());
+    if (!e) {
+      *error = fmt::format("the course's exercise {} does not load:\n{}", dir.filename().string(),
+                           errors.empty() ? "" : errors.front());
+      return std::nullopt;
+    }
+    unknown.erase(e->id);
+    if (!wanted.empty() && !wanted.count(e->id)) continue;
+    out.push_back({e->id, fs::path(e->kernel.file).filename().string(), e->points, definition_hash(options.course, *e)});
+  }
+  if (!unknown.empty()) {
+    *error = fmt::format("no exercise '{}' in {}", *unknown.begin(), (options.course / "exercises").string());
+    return std::nullopt;
+  }
+  for (CourseExercise& a : out)
+    for (const CourseExercise& b : out)
+      if (a.id != b.id && a.file == b.file) a.file_is_unique = false;
+  return out;
+}
+
+bool write_atomically(const fs::path& path, const std::string& bytes, std::string* error) {
+  fs::path temp = path;
+  temp += fmt::format(".{}.tmp", getpid());
+  if (!write_file_bytes(temp, bytes)) {
+    *error = fmt::format("cannot write {}", temp.string());
+    return false;
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) {
+    *error = fmt::format("cannot write {}: {}", path.string(), ec.message());
+    return false;
+  }
+  return true;
+}
+
+Finding finding_of(FindingKind kind, std::string message, std::string file) {
+  Finding f;
+  f.kind = kind;
+  f.message = std::move(message);
+  f.file = std::move(file);
+  return f;
+}
+
+Result empty_result(const CourseExercise& e) {
+  Result r;
+  r.exercise = e.id;
+  r.max_points = e.points;
+  r.verdict = Verdict::kFail;
+  return r;
+}
+
+// One grade to run: an exercise and a submission's bytes, named by the hash of everything its result
+// depends on. Students who handed in identical bytes share it. A result the grader produced is kept in
+// out/results/<key>.json for later runs; a timeout or crash of this run is not.
+struct Job {
+  const CourseExercise* exercise = nullptr;
+  std::string bytes;
+  std::string key;
+  std::optional<Result> result;
+};
+
+class Pool {
+ public:
+  Pool(const BatchOptions& options, std::vector<Job*> jobs, BatchProgress progress)
+      : options_(options), jobs_(std::move(jobs)), progress_(progress) {}
+
+  void run() {
+    std::vector<std::thread> threads;
+    int n = std::max(1, std::min<int>(options_.jobs, static_cast<int>(jobs_.size())));
+    for (int t = 0; t < n; ++t) {
+      std::vector<std::string> environment = {"NO_COLOR=1"};
+      if (!options_.gpus.empty())
+        environment.push_back("CUDA_VISIBLE_DEVICES=" + options_.gpus[static_cast<size_t>(t) % options_.gpus.size()]);
+      threads.emplace_back([this, environment, t] { work(environment, t); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  size_t graded() const { return graded_; }
+
+ private:
+  void work(const std::vector<std::string>& environment, int worker) {
+    std::unique_ptr<GradeLender> lender;
+    const fs::path lender_output = options_.out / "work" / fmt::format("launcher.{}.{}", getpid(), worker);
+    if (options_.make_lender) {
+      std::error_code ec;
+      fs::create_directories(lender_output.parent_path(), ec);
+      lender = options_.make_lender(lender_output.string(), environment);
+    }
+    for (size_t i = next_++; i < jobs_.size(); i = next_++) {
+      grade(*jobs_[i], environment, lender.get());
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++graded_;
+      ++progress_.done;
+      if (options_.on_progress) options_.on_progress(progress_);
+    }
+    lender.reset();
+    std::error_code ignored;
+    fs::remove(lender_output, ignored);
+  }
+
+  // The submission goes in a folder of its own as exercises/<id>/<file>, where the grade process runs, so
+  // findings name it as the student's repository does.
+  void grade(Job& job, const std::vector<std::string>& environment, GradeLender* lender) {
+    const CourseExercise& e = *job.exercise;
+    const std::string relative = fmt::format("exercises/{}/{}", e.id, e.file);
+    fs::path work = options_.out / "work" / fmt::format("{}.{}", job.key, getpid());  // shards may share a key
+    std::error_code ec;
+    fs::create_directories(work / "exercises" / e.id, ec);
+    Result failed = empty_result(e);
+    failed.submission = relative;
+    if (ec || !write_file_bytes(work / relative, job.bytes)) {
+      failed.findings.push_back(finding_of(FindingKind::kRuntimeError, "the batch could not write the submission for grading", relative));
+      job.result = failed;
+      return;
+    }
+    std::vector<std::string> argv = {options_.program, "--root", fs::absolute(options_.course).string(), "grade", e.id,
+                                     "--submission", relative, "--format", "json"};
+    argv.insert(argv.end(), options_.grade_flags.begin(), options_.grade_flags.end());
+    GradeLender::Loan loan = lender ? lender->lend() : GradeLender::Loan{};
+    std::vector<std::string> grade_environment = environment;
+    grade_environment.insert(grade_environment.end(), loan.environment.begin(), loan.environment.end());
+    ProcessResult run = run_process(argv, {.working_directory = work,
+                                           .time_limit_seconds = options_.time_limit_seconds,
+                                           .memory_limit_bytes = options_.memory_limit_bytes,
+                                           .extra_environment = grade_environment,
+                                           .inherited_fds = loan.descriptors});
+    if (lender) lender->take_back(run.started && !run.timed_out && run.signal == 0);
+    fs::remove_all(work, ec);
+    if (run.timed_out) {
+      failed.findings.push_back(finding_of(
+          FindingKind::kTimeout,
+          fmt::format("grading this submission took longer than {:g} s and was stopped", options_.time_limit_seconds),
+          relative));
+      job.result = failed;
+      return;
+    }
+    if (run.started && (run.exit_code == 0 || run.exit_code == 1)) {
+      std::string error;
+      nlohmann::json json = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+      if (std::optional<Result> r = result_from_json(json, &error)) {
+        job.result = std::move(*r);
+        // Kept at once, so that a batch stopped halfway resumes where it was.
+        std::string ignored;  // an unwritable result only costs a re-grade next time
+        write_atomically(options_.out / "results" / (job.key + ".json"), to_json(*job.result).dump(1), &ignored);
+        return;
+      }
+    }
+    std::string why = !run.started      ? run.error
+                      : run.signal != 0 ? fmt::format("killed by signal {} (out of memory?)", run.signal)
+                                        : run.err.substr(0, run.err.find('\n'));
+    failed.findings.push_back(finding_of(FindingKind::kRuntimeError, fmt::format("grading stopped: {}", why), relative));
+    job.result = failed;
+  }
+
+  const BatchOptions& options_;
+  std::vector<Job*> jobs_;
+  std::atomic<size_t> next_{0};
+  std::mutex mutex_;
+  BatchProgress progress_;
+  size_t graded_ = 0;
+};
+
+fs::path student_report(const fs::path& out, const std::string& student, const char* extension) {
+  return out / "students" / (file_name_of(student) + extension);
+}
+
+}  // namespace
+
+bool run_batch(const BatchOptions& options, BatchReport* report, std::string* error) {
+  std::optional<std::vector<CourseExercise>> course = load_course(options, error);
+  if (!course) return false;
+  std::optional<Roster> roster = read_roster(options.roster, error);
+  if (!roster) return false;
+  std::error_code ec;
+  fs::create_directories(options.out / "results", ec);
+  fs::create_directories(options.out / "students", ec);
+  if (ec) {
+    *error = fmt::format("cannot create {}: {}", options.out.string(), ec.message());
+    return false;
+  }
+
+  // What each student handed in for each exercise, and the jobs that grade it.
+  CacheKey flags_key("batch-flags 1");
+  for (const std::string& f : options.grade_flags) flags_key.add(f);
+  const std::string flags = flags_key.hex();
+  std::map<std::string, Job> jobs;
+  struct Cell {
+    SubmittedFile file;
+    Job* job = nullptr;
+  };
+  std::vector<std::pair<const Student*, std::vector<Cell>>> table;
+  for (size_t s = 0; s < roster->students.size(); ++s) {
+    if (static_cast<int>(s % static_cast<size_t>(options.shards)) != options.shard) continue;
+    const Student& student = roster->students[s];
+    std::vector<Cell> row;
+    for (const CourseExercise& e : *course) {
+      Cell cell;
+      std::string why;
+      cell.file = find_submission(student, {e.id, e.file, e.file_is_unique}, &why);
+      if (!why.empty()) {
+        *error = fmt::format("{}: {}", student.source, why);
+        return false;
+      }
+      if (cell.file.status == SubmittedFile::Status::kFound) {
+        std::string key = CacheKey("batch-grade 1")
+                              .add(GPUGRADE_VERSION)
+                              .add(flags)
+                              .add(e.id)
+                              .add(e.definition)
+                              .add(cell.file.bytes)
+                              .hex();
+        Job& job = jobs[key];
+        if (job.key.empty()) job = {&e, cell.file.bytes, key, std::nullopt};
+        cell.job = &job;
+        ++report->grades;
+      }
+      row.push_back(std::move(cell));
+    }
+    table.emplace_back(&student, std::move(row));
+  }
+  report->students = table.size();
+
+  // Earlier runs' results are reused; the rest are graded.
+  std::vector<Job*> to_grade;
+  for (auto& [key, job] : jobs) {
+    std::optional<std::string> kept = read_file_bytes(options.out / "results" / (key + ".json"));
+    std::string ignored;
+    if (kept) {
+      nlohmann::json json = nlohmann::json::parse(*kept, nullptr, /*allow_exceptions=*/false);
+      if (std::optional<Result> r = result_from_json(json, &ignored)) {
+        job.result = std::move(*r);
+        ++report->reused;
+        continue;
+      }
+    }
+    to_grade.push_back(&job);
+  }
+  BatchProgress progress{report->reused, jobs.size(), report->reused};
+  if (options.on_progress) options.on_progress(progress);
+  Pool pool(options, to_grade, progress);
+  pool.run();
+  report->graded = pool.graded();
+  fs::remove(options.out / "work", ec);
+
+  for (const auto& [student, row] : table) {
+    StudentResults results{student->id, {}};
+    for (size_t c = 0; c < row.size(); ++c) {
+      const CourseExercise& e = (*course)[c];
+      const SubmittedFile& file = row[c].file;
+      Result r = empty_result(e);
+      switch (file.status) {
+        case SubmittedFile::Status::kFound:
+          r = *row[c].job->result;
+          break;
+        case SubmittedFile::Status::kMissing:
+          r.note = fmt::format("Not submitted: no exercises/{}/{} among the student's files.", e.id, e.file);
+          break;
+        case SubmittedFile::Status::kRefused:
+          r.submission = file.path;
+          r.findings.push_back(finding_of(FindingKind::kRejectedSource, file.refusal, file.path));
+          r.note = "The submission was refused before grading; nothing ran.";
+          break;
+      }
+      results.results.push_back(std::move(r));
+    }
+    std::ostringstream markdown;
+    write_student_markdown(results, markdown);
+    if (!write_atomically(student_report(options.out, student->id, ".json"), student_json(results).dump(1), error) ||
+        !write_atomically(student_report(options.out, student->id, ".md"), markdown.str(), error))
+      return false;
+  }
+  return options.shards > 1 || collect_batch(options, error);
+}
+
+bool collect_batch(const BatchOptions& options, std::string* error) {
+  std::optional<std::vector<CourseExercise>> course = load_course(options, error);
+  if (!course) return false;
+  std::optional<Roster> roster = read_roster(options.roster, error);
+  if (!roster) return false;
+  std::vector<GradebookColumn> columns;
+  for (const CourseExercise& e : *course) columns.push_back({e.id, e.points});
+  std::vector<StudentResults> students;
+  std::vector<std::string> missing;
+  for (const Student& student : roster->students) {
+    std::optional<std::string> text = read_file_bytes(student_report(options.out, student.id, ".json"));
+    nlohmann::json json = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+    StudentResults results{student.id, {}};
+    bool complete = json.is_object() && json.contains("results") && json["results"].is_array();
+    if (complete) {
+      std::map<std::string, Result> by_exercise;
+      for (const nlohmann::json& r : json["results"]) {
+        std::string ignored;
+        if (std::optional<Result> parsed = result_from_json(r, &ignored)) by_exercise[parsed->exercise] = *parsed;
+      }
+      for (const CourseExercise& e : *course) {
+        auto it = by_exercise.find(e.id);
+        if (it == by_exercise.end()) complete = false;
+        else results.results.push_back(it->second);
+      }
+    }
+    if (!complete) {
+      missing.push_back(student.id);
+      continue;
+    }
+    students.push_back(std::move(results));
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (size_t i = 0; i < missing.size() && i < 10; ++i) names += (i ? ", " : "") + missing[i];
+    *error = fmt::format("{} student{} have no complete report in {} ({}{}); grade them (gpugrade batch) before "
+                         "collecting",
+                         missing.size(), missing.size() == 1 ? "" : "s", (options.out / "students").string(), names,
+                         missing.size() > 10 ? ", ..." : "");
+    return false;
+  }
+  std::ostringstream csv, summary;
+  write_gradebook_csv(columns, students, csv);
+  write_class_summary(columns, students, summary);
+  return write_atomically(options.out / "gradebook.csv", csv.str(), error) &&
+         write_atomically(options.out / "summary.md", summary.str(), error);
+}
+
+}  // namespace gpugrade

@@ -1,0 +1,282 @@
+// nvcc to PTX in a throwaway folder, with limits; compiler diagnostics mapped back to the learner's paths;
+// and the cache in front of any Compiler.
+#include "grader/compile/compiler.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "grader/compile/sandbox.h"
+#include "grader/result/text_escape.h"
+#include "os/file.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
+
+namespace gpugrade {
+namespace {
+
+bool is_identifier(std::string_view name) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+         std::all_of(name.begin(), name.end(), word_char);
+}
+
+// A plain name in the folder: nothing that could place a file outside the temporary folder.
+bool is_plain_file_name(std::string_view name) {
+  return !name.empty() && name.find('/') == std::string_view::npos && name != "." && name != "..";
+}
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+Finding compile_error(std::string message, std::string file) {
+  Finding finding;
+  finding.kind = FindingKind::kCompileError;
+  finding.message = std::move(message);
+  finding.file = std::move(file);
+  return finding;
+}
+
+std::string first_line(std::string_view text) {
+  size_t start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos) return "";
+  text.remove_prefix(start);
+  return std::string(text.substr(0, text.find('\n')));
+}
+
+nlohmann::json to_cache_json(const CompileOutput& output) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : output.findings)
+    findings.push_back({{"kind", to_string(f.kind)},
+                        {"severity", to_string(f.severity)},
+                        {"message", f.message},
+                        {"file", f.file},
+                        {"line", f.line},
+                        {"details", f.details}});
+  return {{"ptx", output.ptx}, {"findings", findings}};
+}
+
+std::optional<CompileOutput> from_cache_json(const std::string& text) {
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json["ptx"].is_string() || !json["findings"].is_array()) return std::nullopt;
+  CompileOutput output;
+  output.ptx = json["ptx"].get<std::string>();
+  for (nlohmann::json f : json["findings"]) {
+    if (!f.is_object() || !f["kind"].is_string()) return std::nullopt;
+    std::optional<FindingKind> kind = parse_finding_kind(f["kind"].get<std::string>());
+    if (!kind || !f["message"].is_string() || !f["file"].is_string() || !f["line"].is_number_integer() ||
+        !f["severity"].is_string() || !f["details"].is_object())
+      return std::nullopt;
+    Finding finding;
+    finding.kind = *kind;
+    finding.severity = f["severity"] == "warning" ? Severity::kWarning : Severity::kError;
+    finding.message = f["message"].get<std::string>();
+    finding.file = f["file"].get<std::string>();
+    finding.line = f["line"].get<int>();
+    finding.details = f["details"];
+    output.findings.push_back(std::move(finding));
+  }
+  output.from_cache = true;
+  return output;
+}
+
+// One diagnostic line's parts, pointing into the line.
+struct DiagnosticLine {
+  std::string_view file, line, severity, message;
+};
+
+size_t digits_at(std::string_view text, size_t pos) {
+  size_t end = pos;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+  return end - pos;
+}
+
+// Removes `prefix` from the front of *text when it is there.
+bool take(std::string_view* text, std::string_view prefix) {
+  if (!text->starts_with(prefix)) return false;
+  text->remove_prefix(prefix.size());
+  return true;
+}
+
+// The first of `words` that *text starts with, removed from it; empty when none.
+std::string_view take_any(std::string_view* text, std::initializer_list<std::string_view> words) {
+  for (std::string_view word : words)
+    if (take(text, word)) return word;
+  return {};
+}
+
+// The line readers below are written by hand, not with std::regex: its matcher recurses once per character,
+// and a 40,000-character source line, echoed by the compiler under an error, overflowed the stack. A file
+// name may itself hold parentheses and colons, so each takes the rightmost place where its pattern fits,
+// as a greedy `(.+)` would. Each candidate is rejected within a few characters, so a line costs O(length).
+
+// nvcc's front end: `path(12): error: text`, `path(3): warning #177-D: text`, `catastrophic error`, `remark`.
+std::optional<DiagnosticLine> read_nvcc_line(std::string_view line) {
+  for (size_t open = line.rfind('('); open != std::string_view::npos && open > 0; open = line.rfind('(', open - 1)) {
+    size_t digits = digits_at(line, open + 1);
+    if (digits == 0) continue;
+    std::string_view rest = line.substr(open + 1 + digits);
+    if (!take(&rest, "): ")) continue;
+    std::string_view severity = take_any(&rest, {"catastrophic error", "error", "warning", "remark"});
+    if (severity.empty()) continue;
+    if (rest.starts_with(" #")) {  // a diagnostic number, `#177-D`, up to its colon
+      size_t space = std::min(rest.find(' ', 2), rest.size());
+      if (space > 3 && rest[space - 1] == ':' && space < rest.size()) rest.remove_prefix(space - 1);
+    }
+    if (!take(&rest, ": ")) continue;
+    return DiagnosticLine{line.substr(0, open), line.substr(open + 1, digits), severity, rest};
+  }
+  return std::nullopt;
+}
+
+// gcc (the host preprocessor behind nvcc, and the host compiler): `path:12:5: error: text`.
+std::optional<DiagnosticLine> read_gcc_line(std::string_view line) {
+  for (size_t colon = line.rfind(':'); colon != std::string_view::npos && colon > 0;
+       colon = line.rfind(':', colon - 1)) {
+    size_t line_digits = digits_at(line, colon + 1);
+    if (line_digits == 0) continue;
+    std::string_view rest = line.substr(colon + 1 + line_digits);
+    if (!take(&rest, ":")) continue;
+    size_t column_digits = digits_at(rest, 0);
+    if (column_digits == 0) continue;
+    rest.remove_prefix(column_digits);
+    if (!take(&rest, ": ")) continue;
+    std::string_view severity = take_any(&rest, {"fatal error", "error", "warning", "note"});
+    if (severity.empty() || !take(&rest, ": ")) continue;
+    return DiagnosticLine{line.substr(0, colon), line.substr(colon + 1, line_digits), severity, rest};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths) {
+  std::vector<Finding> findings;
+  while (!output.empty()) {
+    size_t end = std::min(output.find('\n'), output.size());
+    std::string_view line = output.substr(0, end);
+    output.remove_prefix(std::min(end + 1, output.size()));
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::optional<DiagnosticLine> read = read_nvcc_line(line);
+    if (!read) read = read_gcc_line(line);
+    if (!read) continue;  // source echoes, carets, "1 error detected", notes' context lines
+    if (read->severity == "remark" || read->severity == "note") continue;
+    bool is_warning = read->severity == "warning";
+    std::string file(read->file);
+    auto mapped = std::find_if(paths.begin(), paths.end(), [&](const auto& p) { return p.first == file; });
+    if (mapped != paths.end()) file = mapped->second;
+    else if (is_warning) continue;
+    Finding finding = compile_error(escape_invalid_utf8(read->message), escape_invalid_utf8(file));
+    finding.kind = kind;
+    finding.severity = is_warning ? Severity::kWarning : Severity::kError;
+    std::from_chars(read->line.data(), read->line.data() + read->line.size(), finding.line);  // 0 if absurd
+    findings.push_back(std::move(finding));
+  }
+  return findings;
+}
+
+std::string find_nvcc() {
+  if (const char* cudacxx = std::getenv("CUDACXX"); cudacxx != nullptr && *cudacxx != '\0') return cudacxx;
+  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home != '\0')
+    return (std::filesystem::path(home) / "bin" / "nvcc").string();
+  return GPUGRADE_DEFAULT_NVCC;
+}
+
+std::optional<NvccCompiler> NvccCompiler::create(const std::string& nvcc_path, std::string* error) {
+  std::optional<std::string> version = tool_version(nvcc_path, error);
+  if (!version) return std::nullopt;
+  NvccCompiler compiler(nvcc_path, *version);
+  compiler.bwrap_ = find_sandbox(&compiler.unsandboxed_because_);
+  return compiler;
+}
+
+CompileOutput NvccCompiler::compile(const CompileRequest& request) {
+  CompileOutput output;
+  auto fail = [&](std::string message) {
+    output.findings.push_back(compile_error(std::move(message), request.display_path));
+    return output;
+  };
+  std::string error;
+  std::optional<ScratchDir> dir = ScratchDir::create("nvcc", &error);
+  if (!dir) return fail(error);
+  if (!is_plain_file_name(request.source.name))
+    return fail(fmt::format("'{}' is not a plain file name", request.source.name));
+  PathMap paths;
+  std::filesystem::path source = dir->path() / request.source.name;
+  paths.emplace_back(source.string(), request.display_path);
+  for (const SourceFile& header : request.headers) {
+    if (!is_plain_file_name(header.name) || header.name == request.source.name)
+      return fail(fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name));
+    if (!write_file_bytes(dir->path() / header.name, header.bytes)) return fail("cannot copy the exercise's headers");
+    paths.emplace_back((dir->path() / header.name).string(),
+                       fmt::format("{}/{}", request.headers_display_dir, header.name));
+  }
+  if (!write_file_bytes(source, request.source.bytes)) return fail("cannot copy the submission for nvcc");
+
+  std::filesystem::path ptx = dir->path() / "gpugrade-output.ptx";
+  std::error_code ec;
+  std::filesystem::path nvcc = bwrap_ ? std::filesystem::canonical(path_, ec) : std::filesystem::path(path_);
+  if (ec) return fail(fmt::format("cannot find nvcc at {}: {}", path_, ec.message()));
+  std::vector<std::string> argv = {nvcc.string(), "-ptx", "-lineinfo", "-O3", "-arch=" + request.arch};
+  for (const Define& define : request.defines) {
+    if (!is_identifier(define.name)) return fail(fmt::format("'{}' cannot be a macro name", define.name));
+    argv.push_back(fmt::format("-D{}={}", define.name, define.value));
+  }
+  argv.insert(argv.end(), request.flags.begin(), request.flags.end());
+  argv.insert(argv.end(), {"-o", ptx.string(), source.string()});
+  if (bwrap_) {
+    SandboxView view{dir->path(), {}};
+    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty()) view.read_only.push_back(root);
+    argv = sandboxed_argv(*bwrap_, argv, view);
+  }
+  ProcessResult run = run_process(argv, {.working_directory = dir->path(),
+                                         .time_limit_seconds = request.time_limit_seconds,
+                                         .memory_limit_bytes = request.memory_limit_bytes,
+                                         .extra_environment = {"LC_ALL=C"}});
+  if (!run.started) return fail(fmt::format("cannot run nvcc: {}", run.error));
+  if (run.timed_out) {
+    output.timed_out = true;
+    return fail(fmt::format("nvcc did not finish within {:g} s; look for loops unrolled without bound or "
+                            "deep template recursion",
+                            request.time_limit_seconds));
+  }
+  output.findings = parse_diagnostics(run.err + run.out, FindingKind::kCompileError, paths);
+  if (run.exit_code == 0) {
+    output.ptx = read_file_bytes(ptx).value_or("");
+    for (const auto& [temp, display] : paths)
+      replace_all(output.ptx, fmt::format("\"{}\"", temp), fmt::format("\"{}\"", display));
+  }
+  bool has_error = std::any_of(output.findings.begin(), output.findings.end(),
+                               [](const Finding& f) { return f.severity == Severity::kError; });
+  if (!output.ok() && !has_error) {
+    std::string why = run.signal != 0 ? fmt::format("killed by signal {} (out of memory?)", run.signal)
+                                       : first_line(run.err + run.out);
+    return fail(fmt::format("nvcc failed: {}", why.empty() ? "no PTX was written" : why));
+  }
+  return output;
+}
+
+CompileOutput CachingCompiler::compile(const CompileRequest& request) {
+  CacheKey key("nvcc-ptx 1");
+  key.add(inner_.identity()).add(request.source.name).add(request.source.bytes).add(request.display_path);
+  key.add(request.headers_display_dir).add(request.arch);
+  key.add(std::to_string(request.headers.size()));
+  for (const SourceFile& header : request.headers) key.add(header.name).add(header.bytes);
+  for (const Define& define : request.defines) key.add(define.name).add(define.value);
+  for (const std::string& flag : request.flags) key.add(flag);
+  std::string hex = key.hex();
+  if (std::optional<std::string> hit = cache_.get(hex))
+    if (std::optional<CompileOutput> output = from_cache_json(*hit)) return std::move(*output);
+  CompileOutput output = inner_.compile(request);
+  std::string ignored;  // an unwritable cache only costs time
+  if (!output.timed_out && !output.tool_failed) cache_.put(hex, to_cache_json(output).dump(), &ignored);
+  return output;
+}
+
+}  // namespace gpugrade

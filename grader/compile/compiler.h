@@ -1,0 +1,96 @@
+// The compile step: a submission (one variant's defines) to PTX with nvcc, behind a small interface so
+// that tests use an in-memory fake and the cache wraps any compiler. Only PTX is ever produced.
+//
+// Stage grader/compile/, the compile step: screen, sandbox, nvcc, NVRTC and its worker, the cache. It may
+// include result/, harness/finding.h and os/.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "grader/compile/cache.h"
+#include "grader/compile/screen.h"
+#include "harness/finding.h"
+
+namespace gpugrade {
+
+struct Define {
+  std::string name;   // an identifier: TILE_DIM
+  std::string value;  // 32
+};
+
+struct CompileRequest {
+  SourceFile source;                  // the submission, under its own file name ("transpose.cu")
+  std::string display_path;           // how findings name it: "exercises/transpose-tiled/transpose.cu"
+  std::vector<SourceFile> headers;    // the exercise folder's headers, copied beside the submission
+  std::string headers_display_dir;    // how findings name their folder: "exercises/transpose-tiled"
+  std::vector<Define> defines;
+  std::vector<std::string> flags;     // the exercise's nvcc_flags (from the loader's allowed list)
+  std::string arch = "sm_90";
+  double time_limit_seconds = 60;
+  uint64_t memory_limit_bytes = uint64_t{4} << 30;
+};
+
+struct CompileOutput {
+  std::string ptx;                    // empty when compilation failed; `.file` paths are display paths
+  std::vector<Finding> findings;      // compile-error (errors and warnings); file and line are the learner's
+  bool timed_out = false;             // a timeout is not cached: the next run may be less loaded
+  bool tool_failed = false;           // the compiler itself failed (not the source): not cached either
+  bool from_cache = false;
+  bool ok() const { return !ptx.empty(); }
+};
+
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+  virtual CompileOutput compile(const CompileRequest& request) = 0;
+  // Everything besides the request that the output depends on (the compiler's version): part of cache keys.
+  virtual std::string identity() const = 0;
+};
+
+// nvcc's path: $CUDACXX, else $CUDA_HOME/bin/nvcc, else the path found when gpugrade was configured.
+std::string find_nvcc();
+
+class NvccCompiler : public Compiler {
+ public:
+  // Runs `nvcc --version` (once per process and path); nullopt with *error when nvcc cannot run. Compiles
+  // run in the sandbox of grader/compile/sandbox.h where bwrap works here, else with time and memory limits only.
+  static std::optional<NvccCompiler> create(const std::string& nvcc_path, std::string* error);
+
+  CompileOutput compile(const CompileRequest& request) override;
+  std::string identity() const override { return version_; }
+  // Why compiles run without a sandbox ("bwrap is not installed ..."); empty when they run in one.
+  const std::string& unsandboxed_because() const { return unsandboxed_because_; }
+
+ private:
+  NvccCompiler(std::string path, std::string version) : path_(std::move(path)), version_(std::move(version)) {}
+  std::string path_;
+  std::string version_;
+  std::optional<std::string> bwrap_;
+  std::string unsandboxed_because_;
+};
+
+// Looks each request up in the cache before asking `inner`; stores what inner returns, failures included.
+class CachingCompiler : public Compiler {
+ public:
+  CachingCompiler(Compiler& inner, const Cache& cache) : inner_(inner), cache_(cache) {}
+  CompileOutput compile(const CompileRequest& request) override;
+  std::string identity() const override { return inner_.identity(); }
+
+ private:
+  Compiler& inner_;
+  const Cache& cache_;
+};
+
+// Compiler diagnostics (nvcc's `file(12): error: ...` and the host compiler's `file:12:5: error: ...`) as
+// findings of `kind`. `paths` maps the paths the compiler printed to the paths users know; warnings
+// outside those files are dropped (system headers), errors anywhere are kept.
+using PathMap = std::vector<std::pair<std::string, std::string>>;
+std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths);
+
+}  // namespace gpugrade

@@ -1,0 +1,107 @@
+// NVRTC through the compile worker: the request becomes NVRTC options, the reply becomes PTX named with the
+// learner's paths and findings parsed as nvcc's; whatever NVRTC refuses goes to nvcc for its verdict.
+#include "grader/compile/compiler_nvrtc.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace gpugrade {
+namespace {
+
+// nvcc -arch=sm_90 -ptx writes PTX for the virtual architecture compute_90; NVRTC names that one directly.
+std::string virtual_arch(const std::string& arch) {
+  return arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
+}
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+Finding compile_error(std::string message, std::string file) {
+  Finding finding;
+  finding.kind = FindingKind::kCompileError;
+  finding.message = std::move(message);
+  finding.file = std::move(file);
+  return finding;
+}
+
+}  // namespace
+
+std::string cuda_include_dir_of(const std::string& nvcc_path) {
+  return (std::filesystem::path(nvcc_path).parent_path().parent_path() / "include").string();
+}
+
+NvrtcCompiler::NvrtcCompiler(std::string worker_program, Compiler& fallback, std::string cuda_include_dir)
+    : worker_(worker_program, uint64_t{4} << 30), fallback_(fallback), cuda_include_dir_(std::move(cuda_include_dir)) {
+  // The library's versioned file name (libnvrtc.so.13.0.88) says which NVRTC the worker loads; nvcc's
+  // version joins it because refusals carry nvcc's words.
+  std::error_code ec;
+  std::filesystem::path library = std::filesystem::canonical(GPUGRADE_NVRTC_LIBRARY, ec);
+  // "worker 2": before 9a72def a failure of the worker itself (in a clone under /tmp, its sandbox hid it) was
+  // cached as the submission's compile error, and such an entry kept failing the same source after the fix;
+  // the new identity leaves every entry of worker 1 unread.
+  identity_ = fmt::format("nvrtc {} worker 2; {}", ec ? GPUGRADE_NVRTC_LIBRARY : library.filename().string(),
+                          fallback_.identity());
+}
+
+bool NvrtcCompiler::start(std::string* error) { return worker_.start(error); }
+
+std::string NvrtcCompiler::identity() const { return identity_; }
+
+CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
+  WorkerRequest job;
+  job.source = request.source;
+  job.headers = request.headers;
+  // nvcc's device defaults, said explicitly: C++17, line info for findings, no search beside the source
+  // (headers come from the request), and the toolkit's headers for the ones the screen lets through.
+  job.options = {"-arch=" + virtual_arch(request.arch), "-lineinfo", "-std=c++17", "--no-source-include",
+                 "--display-error-number", "-I" + cuda_include_dir_};
+  for (const Define& d : request.defines) job.options.push_back(fmt::format("-D{}={}", d.name, d.value));
+  // The exercise's nvcc_flags: every flag the loader allows (-use_fast_math, -ftz=, -maxrregcount=, ...) is
+  // spelled the same way for NVRTC.
+  job.options.insert(job.options.end(), request.flags.begin(), request.flags.end());
+
+  CompileOutput output;
+  WorkerOutcome outcome = worker_.compile(job, request.time_limit_seconds, request.memory_limit_bytes);
+  switch (outcome.status) {
+    case WorkerOutcome::Status::kTimedOut:
+      output.timed_out = true;
+      output.findings.push_back(compile_error(
+          fmt::format("NVRTC did not finish within {:g} s; look for loops unrolled without bound or deep "
+                      "template recursion",
+                      request.time_limit_seconds),
+          request.display_path));
+      return output;
+    case WorkerOutcome::Status::kDied:
+      output.tool_failed = true;
+      output.findings.push_back(compile_error(fmt::format("NVRTC failed: {}", outcome.why), request.display_path));
+      return output;
+    case WorkerOutcome::Status::kCannotStart:
+      output.tool_failed = true;
+      output.findings.push_back(
+          compile_error(fmt::format("cannot run the compile worker: {}", outcome.why), request.display_path));
+      return output;
+    case WorkerOutcome::Status::kReplied:
+      break;
+  }
+  const WorkerReply& reply = outcome.reply;
+  if (!reply.error.empty()) {
+    output.tool_failed = true;
+    output.findings.push_back(compile_error(fmt::format("NVRTC failed: {}", reply.error), request.display_path));
+    return output;
+  }
+  if (!reply.compiled) return fallback_.compile(request);
+  PathMap paths = {{request.source.name, request.display_path}};
+  for (const SourceFile& h : request.headers)
+    paths.emplace_back(h.name, fmt::format("{}/{}", request.headers_display_dir, h.name));
+  output.findings = parse_diagnostics(reply.log, FindingKind::kCompileError, paths);
+  output.ptx = reply.ptx;
+  for (const auto& [name, display] : paths)
+    replace_all(output.ptx, fmt::format("\"{}\"", name), fmt::format("\"{}\"", display));
+  return output;
+}
+
+}  // namespace gpugrade

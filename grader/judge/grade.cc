@@ -1,0 +1,1116 @@
+// The judge: runs a submission through the pipeline and decides. The harness observes; everything that
+// turns observations into a verdict (comparison with the reference, limits, folding) happens here.
+#include "grader/judge/grade.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <future>
+#include <map>
+#include <tuple>
+
+#include "grader/judge/buffer_compare.h"
+#include "grader/judge/buffer_fill.h"
+#include "grader/exercise/element.h"
+#include "grader/exercise/kernel_lookup.h"
+#include "grader/exercise/learner_defines.h"
+#include "grader/judge/reference.h"
+#include "grader/judge/reference_call.h"
+#include "grader/compile/screen.h"
+#include "grader/exercise/shared_shapes.h"
+#include "grader/exercise/technique.h"
+#include "harness/poison.h"
+#include "harness/trace.h"
+#include "os/file.h"
+
+namespace gpugrade {
+namespace {
+
+Finding config_finding(FindingKind kind, std::string message, const std::string& file, int line) {
+  Finding f;
+  f.kind = kind;
+  f.message = std::move(message);
+  f.file = file;
+  f.line = line;
+  return f;
+}
+
+// A buffer of `count` elements that a timing backend fills itself (Buffer::filled_by_backend).
+Buffer sized_buffer(const BufferSpec& spec, uint64_t count) {
+  Buffer buffer;
+  buffer.name = spec.name;
+  buffer.element_size = element_size(spec.type);
+  buffer.filled_by_backend = count * buffer.element_size;
+  return buffer;
+}
+
+// The buffer's init at this size: the size's override, else the buffer's own.
+const Fill& fill_at(const BufferSpec& buffer, const Size& size) {
+  for (const auto& [name, fill] : size.fills)
+    if (name == buffer.name) return fill;
+  return buffer.fill;
+}
+
+// Every output against the reference, every input against what it held before the launch.
+void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
+                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const std::string& file,
+                   std::vector<Finding>& findings) {
+  const Bindings bindings = bindings_for(variant, size);
+  for (size_t b = 0; b < exercise.buffers.size(); ++b) {
+    const BufferSpec& spec = exercise.buffers[b];
+    BufferLayout layout{spec.name, spec.type, {}};
+    for (const Expr& dim : spec.shape) {
+      std::string ignored;  // the loader evaluated every shape at every listed size
+      layout.dims.push_back(static_cast<uint64_t>(dim.eval(bindings, &ignored).value_or(1)));
+    }
+    if (spec.intermediate) continue;  // the kernels' own scratch: its contents are theirs
+    if (!spec.output) {
+      check_input(layout, launch.buffers[b], after[b], file, findings);
+      continue;
+    }
+    const Fill& fill = fill_at(spec, size);
+    const bool unwritten_check = fill.init == BufferInit::kPoison || exercise.format >= 2;
+    compare_output(layout, after[b], expected[b], unwritten_check ? &launch.buffers[b] : nullptr, fill,
+                   spec.compare.value_or(exercise.compare), file, findings);
+  }
+}
+
+std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
+                                        const Technique& technique, const std::string& file) {
+  std::vector<Finding> findings;
+  auto missing = [&](const char* requirement, std::string message, int line = 0) {
+    for (const auto& [key, text] : requires_.messages)
+      if (key == requirement) message = text;
+    Finding f = config_finding(FindingKind::kMissingRequirement, std::move(message), file, line ? line : kernel.line);
+    f.details["requirement"] = requirement;
+    findings.push_back(std::move(f));
+  };
+  if (requires_.shared_memory && kernel.static_shared_bytes == 0 && !kernel.uses_dynamic_shared)
+    missing("shared_memory",
+            "the kernel uses no shared memory; this exercise stages each tile through a __shared__ array");
+  if (requires_.barrier && !kernel.uses_barrier)
+    missing("barrier",
+            "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they "
+            "must wait for them");
+  if (requires_.dynamic_shared_memory && !kernel.uses_dynamic_shared)
+    missing("dynamic_shared_memory",
+            "the kernel uses no dynamic shared memory; declare the tile as `extern __shared__ float tile[];` and "
+            "let the launch size it");
+  if (requires_.warp_shuffle && technique.shuffles == 0)
+    missing("warp_shuffle",
+            "the kernel uses no warp shuffle; this exercise exchanges values between the lanes of a warp with "
+            "__shfl_down_sync (or another __shfl_*_sync), not through shared memory");
+  if (requires_.shared_atomics && technique.shared_atomics == 0)
+    missing("shared_atomics",
+            "the kernel has no atomic on shared memory; this exercise counts into a per-block copy in "
+            "__shared__ memory first (atomicAdd on it), then merges each block's copy once");
+  if (requires_.no_global_atomics_in_loop && technique.global_atomics_in_loops > 0)
+    missing("no_global_atomics_in_loop",
+            fmt::format("the kernel does an atomic on global memory inside a loop ({} such atomic{}); every "
+                        "thread contends for the same global addresses: accumulate in shared memory or in "
+                        "registers, and touch global memory once per block",
+                        technique.global_atomics_in_loops, technique.global_atomics_in_loops == 1 ? "" : "s"),
+            technique.first_global_atomic_in_loop_line);
+  if (requires_.min_barriers && technique.barriers < *requires_.min_barriers)
+    missing("barriers", fmt::format("the kernel has {} __syncthreads() call{}; this exercise needs at least {}",
+                                    technique.barriers, technique.barriers == 1 ? "" : "s", *requires_.min_barriers));
+  if (requires_.max_barriers && technique.barriers > *requires_.max_barriers)
+    missing("barriers", fmt::format("the kernel has {} __syncthreads() calls; this exercise allows at most {}",
+                                    technique.barriers, *requires_.max_barriers));
+  return findings;
+}
+
+// The checkers' per-line figures for one variant, summed over its sizes.
+struct LineFigures {
+  std::map<std::pair<std::string, int>, SharedLineStats> shared;
+  // Per global instruction, keyed so that a line's loads come before its stores.
+  std::map<std::tuple<std::string, int, bool, uint32_t>, GlobalInstructionStats> global;
+  std::map<std::pair<std::string, int>, LineActivity> activity;
+  // What shared memory did in any run of the variant; unset when no run could see it.
+  std::optional<SharedUse> shared_use;
+  bool stopped_early = false;  // a run faulted or timed out, so shared_use may have missed the rest
+
+  void add(const Observations& obs) {
+    for (const SharedLineStats& s : obs.shared_lines) {
+      SharedLineStats& t = shared[{s.file, s.line}];
+      t.file = s.file;
+      t.line = s.line;
+      t.requests += s.requests;
+      t.wavefronts += s.wavefronts;
+      t.worst_ways = std::max(t.worst_ways, s.worst_ways);
+      t.atomic_requests += s.atomic_requests;
+      t.atomic_passes += s.atomic_passes;
+      t.worst_atomic_passes = std::max(t.worst_atomic_passes, s.worst_atomic_passes);
+      t.worst_same_address = std::max(t.worst_same_address, s.worst_same_address);
+    }
+    for (const GlobalInstructionStats& g : obs.global_instructions) {
+      GlobalInstructionStats& t = global[{g.file, g.line, g.store, g.instruction}];
+      t.file = g.file;
+      t.line = g.line;
+      t.store = g.store;
+      t.instruction = g.instruction;
+      t.requests += g.requests;
+      t.sectors += g.sectors;
+      t.min_sectors += g.min_sectors;
+      t.full_requests += g.full_requests;
+      t.full_sectors += g.full_sectors;
+      t.full_min_sectors += g.full_min_sectors;
+    }
+    for (const LineActivity& a : obs.line_activity) {
+      LineActivity& t = activity[{a.file, a.line}];
+      t.file = a.file;
+      t.line = a.line;
+      t.issues += a.issues;
+      t.active_lanes += a.active_lanes;
+      t.warp_lanes += a.warp_lanes;
+    }
+    stopped_early = stopped_early || !obs.completed;
+    if (obs.shared_use) {
+      if (!shared_use) shared_use = SharedUse{};
+      shared_use->feeds_global_stores = shared_use->feeds_global_stores || obs.shared_use->feeds_global_stores;
+      shared_use->barrier_orders_shared =
+          shared_use->barrier_orders_shared || obs.shared_use->barrier_orders_shared;
+    }
+  }
+};
+
+// Records the figures in the metrics and, when `judge`, holds them to the exercise's limits. Strict GPU
+// grading records them only: on a device the timing measures what they stand for.
+void judge_line_figures(const LineFigures& figures, const SimPerformance& limits, const std::string& variant,
+                        std::vector<Finding>& findings, nlohmann::json& metrics, bool judge = true) {
+  // Branch divergence: how full the warps were that ran each line, a figure to show, not a limit.
+  for (const auto& [key, a] : figures.activity) {
+    if (a.warp_lanes == 0) continue;
+    metrics["activity"].push_back(
+        {{"variant", variant}, {"file", a.file}, {"line", a.line}, {"issues", a.issues},
+         {"active_lanes", a.active_lanes}, {"warp_lanes", a.warp_lanes},
+         {"active_fraction", static_cast<double>(a.active_lanes) / static_cast<double>(a.warp_lanes)}});
+  }
+  for (const auto& [key, s] : figures.shared) {
+    nlohmann::json row = {{"variant", variant}, {"file", s.file},         {"line", s.line},
+                          {"requests", s.requests}, {"wavefronts", s.wavefronts}, {"worst_ways", s.worst_ways}};
+    if (s.atomic_requests > 0) {
+      row["atomic_requests"] = s.atomic_requests;
+      row["atomic_passes"] = s.atomic_passes;
+      row["worst_atomic_passes"] = s.worst_atomic_passes;
+      row["worst_same_address"] = s.worst_same_address;
+    }
+    metrics["shared"].push_back(std::move(row));
+    // Atomics serialize on a hot address, which no padding helps: their own figure and advice.
+    if (judge && limits.max_bank_conflict_ways && s.worst_atomic_passes > *limits.max_bank_conflict_ways) {
+      const uint32_t passes = s.worst_atomic_passes, hot = s.worst_same_address;
+      const std::string why =
+          hot == passes
+              ? fmt::format("{} lanes of a warp atomically update one shared address at once, so the atomic is "
+                            "{}-way serialized",
+                            hot, passes)
+              : fmt::format("{} lanes of a warp atomically update words of one shared bank at once ({} of them one "
+                            "address), so the atomic is {}-way serialized",
+                            passes, hot, passes);
+      Finding f = config_finding(
+          FindingKind::kBankConflict,
+          fmt::format("{} (the limit is {}); lanes on one address take turns: combine a warp's updates to one "
+                      "address before the atomic (__match_any_sync finds the lanes with the same address, "
+                      "__reduce_add_sync sums them) or give each warp its own copy of the counters",
+                      why, *limits.max_bank_conflict_ways),
+          s.file, s.line);
+      f.variant = variant;
+      f.details = {{"atomic_passes", passes}, {"same_address_lanes", hot}, {"requests", s.atomic_requests},
+                   {"passes", s.atomic_passes}};
+      findings.push_back(std::move(f));
+    }
+    if (judge && limits.max_bank_conflict_ways && s.worst_ways > *limits.max_bank_conflict_ways) {
+      Finding f = config_finding(
+          FindingKind::kBankConflict,
+          fmt::format("{}-way bank conflict: {} wavefronts per request where 1 is possible (the limit is {}); "
+                      "pad the tile's rows so a column's elements fall in different banks",
+                      s.worst_ways, s.worst_ways, *limits.max_bank_conflict_ways),
+          s.file, s.line);
+      f.variant = variant;
+      f.details = {{"worst_ways", s.worst_ways}, {"requests", s.requests}, {"wavefronts", s.wavefronts}};
+      findings.push_back(std::move(f));
+    }
+  }
+  const auto ratio = [](uint64_t sectors, uint64_t min_sectors) {
+    return min_sectors ? static_cast<double>(sectors) / static_cast<double>(min_sectors) : 1.0;
+  };
+  // One row per line and direction (loads, stores) with their sums. The limit holds for the row's sums and
+  // for each instruction's whole-warp requests alone: padding a line with cheap accesses lowers neither
+  // the strided instruction's own figure nor, with loads and stores apart, the other direction's.
+  for (auto it = figures.global.begin(); it != figures.global.end();) {
+    const GlobalInstructionStats& first = it->second;
+    GlobalInstructionStats sum = first;
+    const GlobalInstructionStats* worst = first.full_requests > 0 ? &first : nullptr;
+    size_t instructions = 1;
+    for (++it; it != figures.global.end() && it->second.file == first.file && it->second.line == first.line &&
+               it->second.store == first.store;
+         ++it) {
+      const GlobalInstructionStats& g = it->second;
+      sum.requests += g.requests;
+      sum.sectors += g.sectors;
+      sum.min_sectors += g.min_sectors;
+      if (g.full_requests > 0 &&
+          (worst == nullptr ||
+           ratio(g.full_sectors, g.full_min_sectors) > ratio(worst->full_sectors, worst->full_min_sectors)))
+        worst = &g;
+      ++instructions;
+    }
+    const char* access = first.store ? "store" : "load";
+    const double line_ratio = ratio(sum.sectors, sum.min_sectors);
+    const double worst_ratio = worst != nullptr ? ratio(worst->full_sectors, worst->full_min_sectors) : 1.0;
+    metrics["global"].push_back({{"variant", variant}, {"file", first.file}, {"line", first.line},
+                                 {"access", access}, {"instructions", instructions},
+                                 {"requests", sum.requests}, {"sectors", sum.sectors},
+                                 {"min_sectors", sum.min_sectors}, {"sector_ratio", line_ratio},
+                                 {"worst_sector_ratio", worst_ratio}});
+    if (!judge || !limits.max_sector_ratio) continue;
+    const bool instruction_fails = worst_ratio > *limits.max_sector_ratio;
+    if (!instruction_fails && line_ratio <= *limits.max_sector_ratio) continue;
+    const double shown = instruction_fails ? worst_ratio : line_ratio;
+    const uint64_t sectors = instruction_fails ? worst->full_sectors : sum.sectors;
+    const uint64_t min_sectors = instruction_fails ? worst->full_min_sectors : sum.min_sectors;
+    Finding f = config_finding(
+        FindingKind::kUncoalesced,
+        fmt::format("global {}s touch {:.1f} times the 32-byte sectors they need ({} sectors where {} would "
+                    "do{}; the limit is {:.1f}); let neighbouring threads (threadIdx.x) touch neighbouring "
+                    "addresses",
+                    access, shown, with_thousands(sectors), with_thousands(min_sectors),
+                    instruction_fails && instructions > 1
+                        ? fmt::format(", in the worst of the line's {} {} instructions", instructions, access)
+                        : "",
+                    *limits.max_sector_ratio),
+        first.file, first.line);
+    f.variant = variant;
+    f.details = {{"sector_ratio", shown}, {"access", access}, {"sectors", sectors}, {"min_sectors", min_sectors},
+                 {"requests", instruction_fails ? worst->full_requests : sum.requests}};
+    findings.push_back(std::move(f));
+  }
+}
+
+// `requires` asks for a feature on the data's path, not merely present: from what the simulator saw in the
+// variant's runs, shared memory must carry values to the output, and a required barrier must order a
+// thread's shared write before another thread's read. Checked only where the static check passed.
+void judge_requirements_in_use(const Requirements& requires_, const LineFigures& figures,
+                               const std::vector<Finding>& static_findings, const KernelTraits& kernel,
+                               const std::string& file, const std::string& variant, std::vector<Finding>& findings) {
+  if (!figures.shared_use || figures.stopped_early) return;
+  const auto already = [&](const char* requirement) {
+    return std::any_of(static_findings.begin(), static_findings.end(),
+                       [&](const Finding& f) { return f.details.value("requirement", "") == requirement; });
+  };
+  auto missing = [&](const char* requirement, const char* message) {
+    Finding f = config_finding(FindingKind::kMissingRequirement, message, file, kernel.line);
+    f.variant = variant;
+    f.details["requirement"] = requirement;
+    f.details["in_use"] = false;
+    findings.push_back(std::move(f));
+  };
+  const bool shared_asked = requires_.shared_memory || requires_.dynamic_shared_memory;
+  if (shared_asked && !already("shared_memory") && !already("dynamic_shared_memory") &&
+      !figures.shared_use->feeds_global_stores)
+    missing(requires_.shared_memory ? "shared_memory" : "dynamic_shared_memory",
+            "the kernel has a __shared__ array, but no value it writes to global memory was loaded from it; "
+            "this exercise stages the data through shared memory: load from global into the tile, and store to "
+            "the output what you read back from the tile");
+  if (requires_.barrier && !already("barrier") && !figures.shared_use->barrier_orders_shared)
+    missing("barrier",
+            "the kernel calls __syncthreads(), but no thread read a shared element that another thread wrote "
+            "before the barrier; the barrier must separate writing the tile from reading what other threads "
+            "wrote to it");
+}
+
+std::string_view schedule_text(Schedule schedule) {
+  return schedule == Schedule::kReversed ? "in reverse (the last block first, and in each block the last warp first)"
+                                         : "in launch order";
+}
+
+// Runs `launch` again in each schedule the exercise asks for and compares the outputs bit for bit with the
+// launch-order run's `first`: a kernel whose result depends on the order blocks and warps run in is told so
+// on purpose, not found by luck. The runs' own findings repeat the first run's and are dropped.
+void check_schedules(const Exercise& exercise, const std::function<Observations(const LaunchRequest&)>& relaunch,
+                     const LaunchRequest& launch, const Observations& first, const std::string& file,
+                     std::vector<Finding>& findings) {
+  for (Schedule schedule : exercise.schedules) {
+    LaunchRequest again = launch;
+    again.schedule = schedule;
+    Observations other = relaunch(again);
+    if (!other.completed || other.buffers.size() != first.buffers.size()) continue;
+    for (size_t b = 0; b < exercise.buffers.size() && b < first.buffers.size(); ++b) {
+      const BufferSpec& spec = exercise.buffers[b];
+      const Buffer& want = first.buffers[b];
+      const Buffer& got = other.buffers[b];
+      if (!spec.output || want.bytes == got.bytes) continue;
+      const auto shown = [&](const Buffer& buffer, size_t i) {
+        return show_lane(read_lane(buffer.bytes.data() + i * buffer.element_size, spec.type, 0), spec.type);
+      };
+      const size_t count = want.bytes.size() / want.element_size;
+      size_t differing = 0, index = count;
+      for (size_t i = 0; i < count; ++i) {
+        if (std::memcmp(want.bytes.data() + i * want.element_size, got.bytes.data() + i * got.element_size,
+                        want.element_size) == 0)
+          continue;
+        if (differing++ == 0) index = i;
+      }
+      Finding f = config_finding(
+          FindingKind::kOrderDependent,
+          fmt::format("the output depends on the order blocks and warps run in: run {}, {}[{}] is {} where launch "
+                      "order gives {} ({} of {} elements differ); a GPU runs them in no fixed order, so look for "
+                      "threads that write what other threads read or write with no barrier or atomic between them",
+                      schedule_text(schedule), spec.name, index, shown(got, index), shown(want, index),
+                      with_thousands(differing), with_thousands(count)),
+          file, 0);
+      f.details = {{"schedule", schedule == Schedule::kReversed ? "reversed" : "launch-order"},
+                   {"buffer", spec.name},
+                   {"index", index},
+                   {"differing", differing}};
+      findings.push_back(std::move(f));
+    }
+  }
+}
+
+// One finding per bug: the same kind at the same line is folded across runs and keeps the first run's
+// message; details.runs counts the runs it was seen in. A finding seen in every run names no variant.
+std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs) {
+  std::vector<Finding> out;
+  std::map<std::tuple<int, int, std::string, int, std::string>, size_t> seen;
+  std::map<size_t, std::vector<std::pair<std::string, std::string>>> where;
+  for (Finding& f : findings) {
+    // What tells two findings of one kind at one line apart: the hazard, the requirement, the buffer.
+    std::string hazard;
+    for (const char* field : {"hazard", "requirement", "buffer"})
+      if (f.details.contains(field)) hazard += f.details[field].dump();
+    auto key = std::make_tuple(static_cast<int>(f.kind), static_cast<int>(f.severity), f.file, f.line, hazard);
+    auto [it, inserted] = seen.try_emplace(key, out.size());
+    if (inserted) out.push_back(f);
+    else if (out[it->second].backend != f.backend && !f.backend.empty())
+      out[it->second].backend = "sim+gpu";  // strict GPU grading: both backends saw it
+    where[it->second].emplace_back(f.variant, f.size);
+  }
+  for (auto& [index, runs] : where) {
+    std::sort(runs.begin(), runs.end());
+    runs.erase(std::unique(runs.begin(), runs.end()), runs.end());
+    Finding& f = out[index];
+    if (runs.size() > 1) f.details["runs"] = runs.size();
+    if (total_runs > 1 && runs.size() == total_runs) {
+      // The message's figures still come from one run: say which, so "1 of 1 elements" reads right.
+      f.details["figures_from"] = f.size.empty() ? f.variant : fmt::format("{}, {}", f.variant, f.size);
+      f.variant.clear();
+      f.size.clear();
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    return std::tie(a.severity, a.file, a.line) < std::tie(b.severity, b.file, b.line);
+  });
+  return out;
+}
+
+std::vector<Define> defines_of(const Variant& variant) {
+  std::vector<Define> defines;
+  for (const auto& [name, value] : variant.defines)
+    if (std::find(variant.source_defines.begin(), variant.source_defines.end(), name) == variant.source_defines.end())
+      defines.push_back({name, std::to_string(value)});
+  return defines;
+}
+
+ExpectedKernel expected_kernel(const Exercise& exercise) {
+  ExpectedKernel expected{exercise.kernel.name, {}, exercise.kernel.template_args};
+  for (const ParamSpec& p : exercise.kernel.params) expected.params.push_back({p.name, p.type});
+  return expected;
+}
+
+// The line of the source's first `__constant__` declaration that names `symbol` (any, when empty); 0 if none.
+int constant_line(const std::string& text, std::string_view symbol) {
+  int line = 1;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view row(text.data() + at, end - at);
+    row = row.substr(0, row.find("//"));  // a comment that mentions __constant__ is no declaration
+    if (row.find("__constant__") != std::string_view::npos) {
+      if (symbol.empty()) return line;
+      for (size_t p = row.find(symbol); p != std::string_view::npos; p = row.find(symbol, p + 1)) {
+        auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        const bool starts = p == 0 || !word(row[p - 1]);
+        const bool ends = p + symbol.size() >= row.size() || !word(row[p + symbol.size()]);
+        if (starts && ends) return line;
+      }
+    }
+    at = end + 1;
+    ++line;
+  }
+  return 0;
+}
+
+// Each `constant:` buffer needs the learner's module-scope __constant__ variable of its name, large enough
+// for the buffer at every size: a renamed or shrunk declaration is the learner's to fix, at its line.
+std::vector<Finding> check_constants(const Exercise& exercise, const Variant& variant, const KernelTraits& kernel,
+                                     const Submission& source) {
+  std::vector<Finding> findings;
+  std::vector<Size> sizes = exercise.sizes;
+  sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
+  for (size_t b = 0; b < exercise.buffers.size(); ++b) {
+    const BufferSpec& buffer = exercise.buffers[b];
+    if (buffer.constant.empty()) continue;
+    const std::string c_type(info(buffer.type).c_name);
+    uint64_t most = 0;
+    std::string at;
+    for (const Size& size : sizes) {
+      std::string ignored;
+      std::optional<LaunchShape> shape = evaluate_launch(exercise, variant, size, &ignored);
+      if (shape && shape->buffer_counts[b] > most) {
+        most = shape->buffer_counts[b];
+        at = size.label();
+      }
+    }
+    auto found = std::find_if(kernel.constants.begin(), kernel.constants.end(),
+                              [&](const ConstVariable& c) { return c.name == buffer.constant; });
+    Finding finding;
+    finding.kind = FindingKind::kSignatureMismatch;
+    finding.file = source.display_path;
+    finding.variant = variant.label;
+    if (found == kernel.constants.end()) {
+      std::vector<std::string> names;
+      for (const ConstVariable& c : kernel.constants) names.push_back(fmt::format("'{}'", c.name));
+      finding.line = constant_line(source.text, "");
+      finding.message = fmt::format(
+          "the exercise copies its input '{}' into a __constant__ variable named '{}', but the file declares {}; "
+          "declare `__constant__ {} {}[...];` at file scope (not in a namespace or function), as the stub does",
+          buffer.name, buffer.constant,
+          names.empty() ? std::string("no __constant__ variable") : fmt::format("only {}", fmt::join(names, ", ")),
+          c_type, buffer.constant);
+    } else if (found->bytes < most * element_size(buffer.type)) {
+      finding.line = constant_line(source.text, buffer.constant);
+      finding.message = fmt::format(
+          "__constant__ '{}' holds {} bytes, but the exercise copies {} {} elements ({} bytes) into it at {}; declare "
+          "it with at least {} elements",
+          buffer.constant, found->bytes, most, c_type, most * element_size(buffer.type), at, most);
+    } else {
+      continue;
+    }
+    findings.push_back(std::move(finding));
+  }
+  return findings;
+}
+
+// A compiled, loaded variant whose kernel was found.
+struct Built {
+  std::unique_ptr<Program> program;
+  const KernelTraits* kernel = nullptr;
+  std::vector<const KernelTraits*> stages;  // one per Exercise::pipeline stage
+  Technique technique;  // what `requires:` asks of the code, read from the PTX text
+  std::string ptx;      // for the simulator's pass of strict GPU grading
+};
+
+// Compiles and loads one variant of `source`, and finds `exercise`'s kernel in it. Findings explain why
+// when nothing comes back, and *stopped says at which step in a sentence.
+std::optional<Built> build_variant(const Exercise& exercise, const Variant& variant, const Submission& source,
+                                   const std::vector<SourceFile>& headers, Toolchain& toolchain,
+                                   const std::string& arch, std::vector<Finding>& findings,
+                                   std::string* stopped = nullptr) {
+  auto stop = [&](std::string why) -> std::optional<Built> {
+    if (stopped) *stopped = std::move(why);
+    return std::nullopt;
+  };
+  CompileRequest request;
+  request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), source.text};
+  request.display_path = source.display_path;
+  request.headers = headers;
+  request.headers_display_dir = exercise.display_dir.string();
+  request.defines = defines_of(variant);
+  request.arch = arch;
+  request.flags = exercise.nvcc_flags;
+  CompileOutput compiled = toolchain.compiler.compile(request);
+  for (Finding& f : compiled.findings) {
+    f.variant = variant.label;
+    findings.push_back(std::move(f));
+  }
+  if (!compiled.ok()) return stop("The submission did not compile; nothing ran.");
+  Loaded loaded = toolchain.backend.load(compiled.ptx);
+  for (Finding& f : loaded.findings) {
+    if (f.file.empty()) f.file = source.display_path;
+    f.variant = variant.label;
+    findings.push_back(std::move(f));
+  }
+  if (!loaded.program)
+    return stop(fmt::format("It compiled, but the {} backend could not load it; nothing ran.", toolchain.backend.name()));
+  KernelMatch match = find_kernel(loaded.program->kernels(), expected_kernel(exercise), source.display_path);
+  for (Finding& f : match.findings) findings.push_back(std::move(f));
+  if (!match.kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
+  Built built{std::move(loaded.program), match.kernel, {}, {}, {}};
+  std::vector<std::string_view> entries = {match.kernel->entry};
+  for (const Stage& stage : exercise.pipeline) {
+    ExpectedKernel expected{stage.kernel.name, {}, stage.kernel.template_args};
+    for (const ParamSpec& p : stage.kernel.params) expected.params.push_back({p.name, p.type});
+    KernelMatch stage_match = find_kernel(built.program->kernels(), expected, source.display_path);
+    for (Finding& f : stage_match.findings) findings.push_back(std::move(f));
+    if (!stage_match.kernel) return stop("A kernel of the exercise's pipeline was not found in the submission; nothing ran.");
+    built.stages.push_back(stage_match.kernel);
+    entries.push_back(stage_match.kernel->entry);
+  }
+  std::vector<Finding> constants = check_constants(exercise, variant, *match.kernel, source);
+  if (!constants.empty()) {
+    for (Finding& f : constants) findings.push_back(std::move(f));
+    return stop("The exercise's __constant__ input has nowhere to go; nothing ran.");
+  }
+  built.technique = technique_of(compiled.ptx, entries);
+  built.ptx = std::move(compiled.ptx);
+  return built;
+}
+
+// `fill`: false for timing runs, whose buffers the backend fills (sized_buffer).
+std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant& variant, const Size& size,
+                                         const std::string& entry, uint64_t seed, std::string* error,
+                                         LaunchShape* evaluated = nullptr, bool fill = true) {
+  std::optional<LaunchShape> shape = evaluate_launch(exercise, variant, size, error);
+  if (!shape) return std::nullopt;
+  if (evaluated) *evaluated = *shape;
+  LaunchRequest request;
+  request.entry = entry;
+  request.grid = shape->grid;
+  request.block = shape->block;
+  request.dynamic_shared_bytes = shape->dynamic_shared_bytes;
+  request.args = shape->args;
+  for (size_t b = 0; b < exercise.buffers.size(); ++b)
+    request.buffers.push_back(fill ? make_buffer(exercise.buffers[b], fill_at(exercise.buffers[b], size),
+                                                 shape->buffer_counts[b], seed, b)
+                                   : sized_buffer(exercise.buffers[b], shape->buffer_counts[b]));
+  for (size_t b = 0; b < exercise.buffers.size(); ++b)
+    if (!exercise.buffers[b].constant.empty()) request.constants.push_back({exercise.buffers[b].constant, b});
+  request.instruction_budget = exercise.instruction_budget;
+  request.wall_seconds = exercise.wall_seconds;
+  request.checks.intra_warp_races_are_errors = exercise.intra_warp_races_are_errors;
+  return request;
+}
+
+// Launches the kernel and then each pipeline stage on the buffers the one before left; the observations
+// are the last buffers and everything every launch saw. A launch that does not complete ends the pipeline.
+Observations launch_pipeline(Backend& backend, Program& program, const std::vector<const KernelTraits*>& stages,
+                             const LaunchRequest& first, const LaunchShape& shape) {
+  Observations all = backend.launch(program, first);
+  for (size_t k = 0; k < stages.size() && all.completed && all.buffers.size() == first.buffers.size(); ++k) {
+    LaunchRequest next = first;
+    next.entry = stages[k]->entry;
+    next.grid = shape.stages[k].grid;
+    next.block = shape.stages[k].block;
+    next.dynamic_shared_bytes = shape.stages[k].dynamic_shared_bytes;
+    next.args = shape.stages[k].args;
+    next.buffers = std::move(all.buffers);
+    Observations obs = backend.launch(program, next);
+    all.buffers = std::move(obs.buffers);
+    for (Finding& f : obs.findings) all.findings.push_back(std::move(f));
+    for (DeviceOutputLine& line : obs.device_output) {
+      if (all.device_output.size() < kDeviceOutputLines) all.device_output.push_back(std::move(line));
+      else ++all.device_output_dropped;
+    }
+    all.device_output_dropped += obs.device_output_dropped;
+    all.shared_lines.insert(all.shared_lines.end(), obs.shared_lines.begin(), obs.shared_lines.end());
+    all.global_lines.insert(all.global_lines.end(), obs.global_lines.begin(), obs.global_lines.end());
+    all.global_instructions.insert(all.global_instructions.end(), obs.global_instructions.begin(),
+                                   obs.global_instructions.end());
+    all.line_activity.insert(all.line_activity.end(), obs.line_activity.begin(), obs.line_activity.end());
+    if (obs.shared_use) {
+      SharedUse& use = all.shared_use ? *all.shared_use : all.shared_use.emplace();
+      use.feeds_global_stores = use.feeds_global_stores || obs.shared_use->feeds_global_stores;
+      use.barrier_orders_shared = use.barrier_orders_shared || obs.shared_use->barrier_orders_shared;
+    }
+    all.blocks_interacted = all.blocks_interacted || obs.blocks_interacted;
+    all.thread_instructions += obs.thread_instructions;
+    all.seconds += obs.seconds;
+    all.completed = obs.completed;
+  }
+  return all;
+}
+
+// The generators of an exercise's `init: {generator: NAME}` fills, built once per grading, by function.
+struct Generators {
+  std::map<std::pair<std::string, ElementType>, ReferenceRunner> built;
+
+  bool build(const Exercise& exercise, const Cache& cache, std::string* error) {
+    auto add = [&](const Fill& fill, ElementType type) {
+      if (fill.init != BufferInit::kGenerator || built.contains({fill.generator, type})) return true;
+      std::optional<ReferenceRunner> runner = build_generator(exercise, type, fill.generator, cache, error);
+      if (!runner) return false;
+      built.emplace(std::make_pair(fill.generator, type), std::move(*runner));
+      return true;
+    };
+    for (const BufferSpec& buffer : exercise.buffers) {
+      if (!add(buffer.fill, buffer.type)) return false;
+      for (const std::vector<Size>* sizes : {&exercise.sizes, &exercise.gpu_sizes})
+        for (const Size& size : *sizes)
+          for (const auto& [name, fill] : size.fills)
+            if (name == buffer.name && !add(fill, buffer.type)) return false;
+    }
+    return true;
+  }
+
+  // Runs the generator of every buffer the size fills with one; each gets its own seed.
+  bool fill(const Exercise& exercise, const Size& size, uint64_t seed, LaunchRequest& launch, std::string* error) const {
+    for (size_t b = 0; b < exercise.buffers.size(); ++b) {
+      const Fill& fill = fill_at(exercise.buffers[b], size);
+      if (fill.init != BufferInit::kGenerator) continue;
+      const ReferenceRunner& runner = built.at({fill.generator, exercise.buffers[b].type});
+      if (!run_generator(runner, launch.buffers[b], seed + b, error)) {
+        *error = fmt::format("the generator '{}' of buffer '{}' failed: {}", fill.generator, exercise.buffers[b].name,
+                             *error);
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+// A size's inputs, made once per grade. They follow from the buffers' fills at the size, their counts and
+// the seed, not from the variant (unless a count does, and the counts are in the key), and the simulator's
+// and the GPU's runs of one variant use the same ones. Making a gpu_size's 6 million random floats took
+// 140 ms on the H200's host, once per variant and backend. Kept inputs are bounded (kMaxBytes); past it
+// they are made each time.
+class Inputs {
+ public:
+  // Fills `buffers` (sized by make_launch, not filled) for `size`.
+  bool make(const Exercise& exercise, const Size& size, const LaunchShape& shape, uint64_t seed,
+            const Generators& generators, std::vector<Buffer>& buffers, std::string* error) {
+    auto key = std::make_pair(size.label(), shape.buffer_counts);
+    if (auto made = made_.find(key); made != made_.end()) {
+      buffers = made->second;
+      return true;
+    }
+    LaunchRequest filled;
+    uint64_t bytes = 0;
+    for (size_t b = 0; b < exercise.buffers.size(); ++b) {
+      filled.buffers.push_back(make_buffer(exercise.buffers[b], fill_at(exercise.buffers[b], size), shape.buffer_counts[b], seed, b));
+      bytes += filled.buffers.back().bytes.size();
+    }
+    if (!generators.fill(exercise, size, seed, filled, error)) return false;
+    if (kept_bytes_ + bytes <= kMaxBytes) {
+      made_.emplace(std::move(key), filled.buffers);
+      kept_bytes_ += bytes;
+    }
+    buffers = std::move(filled.buffers);
+    return true;
+  }
+
+ private:
+  static constexpr uint64_t kMaxBytes = uint64_t{512} << 20;
+  std::map<std::pair<std::string, std::vector<uint64_t>>, std::vector<Buffer>> made_;
+  uint64_t kept_bytes_ = 0;
+};
+
+void add_note(Result& result, const std::string& note) {
+  result.note = result.note.empty() ? note : result.note + " " + note;
+}
+
+// --sanitize: a variant's correctness launches are re-run under the backend's external checker
+// (compute-sanitizer on the GPU), all in one series; its race and barrier findings join each run's own.
+struct SanitizerTally {
+  // compute-sanitizer names a source file by its last component: the learner's path for each name.
+  std::map<std::string, std::string> paths;
+  size_t checked = 0;
+  std::vector<std::string> unfinished;  // why runs could not be checked, once per distinct reason
+
+  std::string path_of(const std::string& reported) const {
+    auto it = paths.find(std::filesystem::path(reported).filename().string());
+    return it == paths.end() ? reported : it->second;
+  }
+
+  // `launches` are the correctness launches of one variant; `runs` the index of each one's Run in `result`.
+  void check(Backend& backend, Program& program, const std::vector<LaunchRequest>& launches,
+             const std::vector<size_t>& runs, Result& result, std::vector<Finding>& findings) {
+    if (launches.empty()) return;
+    SanitizerOutcome outcome = backend.sanitize(program, launches);
+    if (!outcome.ran || outcome.findings.size() != launches.size()) {
+      const std::string why = outcome.ran ? "the sanitizer's report did not cover every launch" : outcome.why_not;
+      if (std::find(unfinished.begin(), unfinished.end(), why) == unfinished.end()) unfinished.push_back(why);
+      return;
+    }
+    checked += launches.size();
+    for (size_t k = 0; k < launches.size(); ++k) {
+      Run& run = result.runs[runs[k]];
+      for (Finding& f : outcome.findings[k]) {
+        f.file = path_of(f.file);
+        if (f.details.contains("other_file"))
+          f.details["other_file"] = path_of(f.details["other_file"].get<std::string>());
+        f.variant = run.variant;
+        f.size = run.size;
+        if (f.severity == Severity::kError) run.verdict = Verdict::kFail;
+        findings.push_back(std::move(f));
+      }
+    }
+  }
+
+  // What the user needs to trust a clean result: how many runs the sanitizer saw, and why not the rest.
+  void report(Result& result) const {
+    result.metrics["sanitizer"] = {{"checked_runs", checked}, {"unchecked", unfinished}};
+    if (unfinished.empty()) return;
+    std::string note = fmt::format("--sanitize: {} runs were checked; others could not be: {}.", checked,
+                                   fmt::join(unfinished, "; "));
+    add_note(result, note);
+  }
+};
+
+// Strict GPU grading: a finding of the device's (`gpu`, its backend's name) of a kind the simulator (`sim`)
+// also reported for the same variant, at a line the device could not name, or of the same buffer, is the
+// same bug; the simulator's finding (which names the line and the thread) stays and says that both saw it
+// ("sim+gpu"). Findings at the same line and of the same kind fold into one later (fold marks those too).
+void merge_backends(std::vector<Finding>& findings, std::string_view sim, std::string_view gpu) {
+  std::vector<Finding> kept;
+  for (Finding& f : findings) {
+    if (f.backend == gpu) {
+      auto twin = std::find_if(kept.begin(), kept.end(), [&](const Finding& s) {
+        if (!s.backend.starts_with(sim) || s.kind != f.kind || s.variant != f.variant) return false;
+        const bool same_buffer = !s.details.contains("buffer") || !f.details.contains("buffer") ||
+                                 s.details["buffer"] == f.details["buffer"];
+        return (f.line == 0 || f.line == s.line) && same_buffer;
+      });
+      if (twin != kept.end()) {
+        twin->backend = fmt::format("{}+{}", sim, gpu);
+        continue;
+      }
+    }
+    kept.push_back(std::move(f));
+  }
+  findings = std::move(kept);
+}
+
+// How far a timed ratio may stray from the truth by noise alone: half of each side's spread (max - min
+// over median), at least 1%.
+double measurement_noise(const TimingResult& timing) {
+  return timing.ratio * std::max(0.01, (timing.subject.spread + timing.baseline.spread) / 2);
+}
+
+// Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
+void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain& toolchain, const GradeOptions& options, uint64_t seed, Result& result) {
+  const GpuPerformance& perf = *exercise.performance.gpu;
+  const Variant& variant = exercise.variants[perf.variant];
+  std::vector<std::string> errors;
+  std::filesystem::path baseline_dir = exercise.dir.parent_path() / perf.baseline;
+  std::optional<Exercise> baseline = load_exercise(baseline_dir, &errors);
+  auto fail = [&](std::string message) {
+    result.findings.push_back(config_finding(FindingKind::kRuntimeError, std::move(message), "", 0));
+  };
+  if (!baseline) return fail(fmt::format("cannot load the baseline exercise '{}' to time against", perf.baseline));
+  std::filesystem::path solution = options.solutions_dir / perf.baseline / baseline->kernel.file;
+  std::optional<std::string> solution_text = read_file_bytes(solution);
+  if (!solution_text) return fail(fmt::format("cannot read the baseline's solution {}", solution.string()));
+  Submission baseline_source{std::move(*solution_text), solution.string()};
+  std::string error;
+  std::optional<std::vector<SourceFile>> headers = read_folder_headers(baseline->dir, &error);
+  if (!headers) return fail(error);
+  std::vector<Finding> build_findings;
+  std::optional<Built> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain, options.arch,
+                                            build_findings);
+  if (!base) return fail(fmt::format("the baseline's solution {} does not build at variant {}", solution.string(),
+                                     variant.label));
+  std::optional<LaunchRequest> subject_launch =
+      make_launch(exercise, variant, perf.size, subject.kernel->entry, seed, &error, nullptr, /*fill=*/false);
+  std::optional<LaunchRequest> baseline_launch =
+      make_launch(*baseline, variant, perf.size, base->kernel->entry, seed, &error, nullptr, /*fill=*/false);
+  Bindings bindings = bindings_for(variant, perf.size);
+  std::optional<int64_t> bytes = perf.bytes.eval(bindings, &error);
+  if (!subject_launch || !baseline_launch || !bytes) return fail("cannot set up the timing run: " + error);
+  TimingRequest request{subject.program.get(), *subject_launch, base->program.get(), *baseline_launch,
+                        static_cast<uint64_t>(*bytes)};
+  if (options.timed_launches > 0) request.timed_launches = options.timed_launches;
+  std::optional<TimingResult> timing = toolchain.backend.time(request);
+  if (!timing) return;
+  for (Finding& f : timing->findings) result.findings.push_back(std::move(f));
+  if (!timing->findings.empty()) return;
+  const double bar = min_ratio_for(perf, timing->device);
+  // A ratio within the measurement's noise of the bar is timed again, five times as long, before
+  // deciding: one timing's median would let noise pick the verdict of a kernel that sits at the bar.
+  const double noise = measurement_noise(*timing);
+  std::optional<double> first_ratio;
+  if (std::fabs(timing->ratio - bar) <= noise) {
+    request.timed_launches *= 5;
+    request.warmup_launches *= 2;
+    std::optional<TimingResult> again = toolchain.backend.time(request);
+    if (again && again->findings.empty() && again->subject.gb_per_s > 0) {
+      first_ratio = timing->ratio;
+      timing = std::move(again);
+    }
+  }
+  auto figures = [](const Timing& t) {
+    return nlohmann::json{{"median_ms", t.median_ms}, {"gb_per_s", t.gb_per_s}, {"spread", t.spread}};
+  };
+  const double margin = bar > 0 ? timing->ratio / bar - 1 : 0;
+  result.metrics["throughput"] = {{"variant", variant.label}, {"size", perf.size.label()},
+                                  {"subject", figures(timing->subject)}, {"baseline", figures(timing->baseline)},
+                                  {"memcpy_dtod", figures(timing->memcpy_dtod)}, {"ratio", timing->ratio},
+                                  {"min_ratio", bar}, {"margin", margin}, {"noise", measurement_noise(*timing)},
+                                  {"timed_launches", request.timed_launches}, {"device", timing->device},
+                                  {"baseline_exercise", perf.baseline}};
+  if (first_ratio) result.metrics["throughput"]["first_ratio"] = *first_ratio;
+  if (timing->subject.gb_per_s > 0 && timing->ratio < bar) {
+    Finding f = config_finding(
+        FindingKind::kTooSlow,
+        fmt::format("{:.0f} GB/s is {:.2f} of the {} baseline's {:.0f} GB/s at {} ({}); the exercise asks for "
+                    "{:.2f}{}: {:.0f}% below the bar (cuMemcpyDtoD reached {:.0f} GB/s). The bar is the share of "
+                    "the baseline's throughput, timed in the same process on equal buffers, that correct kernels "
+                    "moving memory the intended way reach on this device{}",
+                    timing->subject.gb_per_s, timing->ratio, perf.baseline, timing->baseline.gb_per_s, variant.label,
+                    perf.size.label(), bar, timing->device.empty() ? "" : " on " + timing->device, -margin * 100,
+                    timing->memcpy_dtod.gb_per_s,
+                    first_ratio ? fmt::format("; timed twice, {} then {} launches, since the first ratio ({:.3f}) "
+                                              "was within the timing's noise of the bar",
+                                              request.timed_launches / 5, request.timed_launches, *first_ratio)
+                                : ""),
+        result.submission, 0);
+    f.variant = variant.label;
+    f.size = perf.size.label();
+    f.details = result.metrics["throughput"];
+    result.findings.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+double min_ratio_for(const GpuPerformance& performance, const std::string& device) {
+  auto it = performance.min_ratio_by_device.find(device);
+  return it == performance.min_ratio_by_device.end() ? performance.min_ratio : it->second;
+}
+
+std::optional<Result> grade(const Exercise& as_written, const Submission& submission, Toolchain& toolchain,
+                            const GradeOptions& options, std::string* error) {
+  Result result;
+  // With learner defines, the exercise is graded as this submission chose to launch it.
+  std::optional<Exercise> chosen;
+  if (!as_written.learner_defines.empty()) {
+    chosen = with_learner_defines(as_written, submission.text, submission.display_path, &result.findings);
+    if (!chosen) {
+      result.exercise = as_written.id;
+      result.submission = submission.display_path;
+      result.backend = toolchain.backend.name();
+      result.max_points = as_written.points;
+      result.note = "The source was refused before compiling; nothing ran.";
+      return result;
+    }
+  }
+  const Exercise& exercise = chosen ? *chosen : as_written;
+  result.exercise = exercise.id;
+  result.submission = submission.display_path;
+  result.backend = toolchain.backend.name();
+  result.run_figure = toolchain.backend.capabilities().run_figure;
+  result.max_points = exercise.points;
+  const uint64_t seed = options.seed.value_or(exercise.seed);
+  const std::string& file = submission.display_path;
+  // The kernel's name as its definition spells it: `reduce` of `reduce<float, 256>` or `ns::reduce`.
+  std::string kernel_source_name = exercise.kernel.name.substr(0, exercise.kernel.name.find('<'));
+  if (size_t colons = kernel_source_name.rfind("::"); colons != std::string::npos)
+    kernel_source_name.erase(0, colons + 2);
+  while (!kernel_source_name.empty() && kernel_source_name.back() == ' ') kernel_source_name.pop_back();
+
+  std::optional<std::vector<SourceFile>> headers = read_folder_headers(exercise.dir, error);
+  if (!headers) return std::nullopt;
+  const std::string source_name = std::filesystem::path(exercise.kernel.file).filename().string();
+  result.findings = screen_submission({source_name, submission.text}, file, *headers,
+                                      exercise.display_dir.string());
+  if (!result.findings.empty()) {
+    result.note = "The source was refused before compiling; nothing ran.";
+    return result;
+  }
+
+  trace("grade: screened");
+  std::filesystem::path reference_path = exercise.dir / exercise.reference;
+  std::optional<ReferenceRunner> reference = build_reference(exercise, toolchain.cache, error);
+  if (!reference) return std::nullopt;
+  Generators generators;
+  if (!generators.build(exercise, toolchain.cache, error)) return std::nullopt;
+  trace("grade: reference built");
+  ReferenceRuns reference_runs(*reference);
+  Inputs inputs;
+
+  std::vector<Finding> findings;
+  SanitizerTally sanitizer;
+  for (const SourceFile& header : *headers)
+    sanitizer.paths[header.name] = (exercise.display_dir / header.name).string();
+  sanitizer.paths[std::filesystem::path(file).filename().string()] = file;
+  std::optional<Built> timed;
+  std::vector<Size> sizes = exercise.sizes;
+  if (toolchain.backend.capabilities().times_kernels)
+    sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
+  const size_t total_runs = exercise.variants.size() * sizes.size();
+  bool requirements_checked = false;
+  std::vector<Finding> static_requirement_findings;
+  // Strict GPU grading: each variant runs on the simulator at `sizes` first, with its checkers.
+  Backend* const simulator = toolchain.simulator;
+  size_t simulated_runs = 0, simulated_failures = 0;
+  std::vector<std::string> unsimulated;  // variants the simulator could not load
+
+  // One launch of `variant` at `size` on `backend`: compared with the reference, its findings tagged with
+  // `tag` (strict grading) and collected. nullopt with *error set when the exercise itself is at fault.
+  struct Launched {
+    Run run;
+    LaunchRequest launch;
+    bool timed_out = false;
+    bool faulted = false;
+  };
+  auto launch_at = [&](Backend& backend, Program& program, const Variant& variant, const Size& size,
+                       const std::string& entry, const std::vector<const KernelTraits*>& stages, const std::vector<SharedShape>& shapes, const std::string& tag,
+                       LineFigures& figures) -> std::optional<Launched> {
+    LaunchShape shape;
+    std::optional<LaunchRequest> launch = make_launch(exercise, variant, size, entry, seed, error, &shape, /*fill=*/false);
+    if (!launch || !inputs.make(exercise, size, shape, seed, generators, launch->buffers, error)) return std::nullopt;
+    const std::string where = fmt::format("{} {} {}", tag.empty() ? backend.name() : tag, variant.label, size.label());
+    trace("grade: inputs made, " + where);
+    launch->shared_shapes = shapes;
+    std::vector<Buffer> expected = launch->buffers;
+    std::string reference_error;
+    // The reference (a child process) runs beside the launch, which does not need its answer: on a GPU
+    // size each takes a tenth of a second or more.
+    std::future<bool> referenced = std::async(std::launch::async, [&] {
+      const bool ran = reference_runs.run(exercise, variant, shape, expected, &reference_error);
+      trace("grade: reference ran, " + where);
+      return ran;
+    });
+    Observations obs = launch_pipeline(backend, program, stages, *launch, shape);
+    trace("grade: launched, " + where);
+    if (!referenced.get()) {
+      *error = fmt::format("{}: the reference failed at {} {}: {}", reference_path.string(), variant.label,
+                           size.label(), reference_error);
+      return std::nullopt;
+    }
+    for (DeviceOutputLine& line : obs.device_output) {
+      if (result.device_output.size() < kDeviceOutputLines)
+        result.device_output.push_back({variant.label, size.label(), {line.block.x, line.block.y, line.block.z},
+                                         {line.thread.x, line.thread.y, line.thread.z}, std::move(line.text)});
+      else
+        ++result.device_output_dropped;
+    }
+    result.device_output_dropped += obs.device_output_dropped;
+    std::vector<Finding> run_findings = std::move(obs.findings);
+    if (obs.completed && obs.buffers.size() == launch->buffers.size())
+      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, file, run_findings);
+    obs.findings.clear();
+    if (obs.completed && backend.capabilities().follows_schedules)
+      check_schedules(
+          exercise,
+          [&](const LaunchRequest& again) { return launch_pipeline(backend, program, stages, again, shape); },
+          *launch, obs, file, run_findings);
+    figures.add(obs);
+    trace("grade: judged, " + where);
+    Launched out{{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds},
+                 std::move(*launch), false, !obs.completed};
+    for (Finding& f : run_findings) {
+      if (f.kind == FindingKind::kTimeout) out.timed_out = true;
+      if (f.severity == Severity::kError) out.run.verdict = Verdict::kFail;
+      if (f.file.empty()) f.file = file;  // a GPU timeout or fault names no line, but it is the submission's
+      f.variant = variant.label;
+      f.size = size.label();
+      f.backend = tag;
+      findings.push_back(std::move(f));
+    }
+    return out;
+  };
+
+  for (const Variant& variant : exercise.variants) {
+    std::optional<Built> built =
+        build_variant(exercise, variant, submission, *headers, toolchain, options.arch, findings, &result.note);
+    trace("grade: built " + variant.label);
+    if (!built) break;
+    if (!requirements_checked) {
+      requirements_checked = true;
+      static_requirement_findings = check_requirements(exercise.requirements, *built->kernel, built->technique, file);
+      for (const Finding& f : static_requirement_findings) findings.push_back(f);
+      for (Finding& f : check_static_shared_limit(*built->kernel, submission.text, file)) findings.push_back(std::move(f));
+    }
+    Bindings defines;
+    for (const auto& [name, value] : variant.defines) defines[name] = value;
+    // A name declared with other shapes in other kernels of the file is settled by the launched kernel's own
+    // declaration; a pipeline's kernels share one launch's shapes, so there none is preferred.
+    std::vector<SharedShape> shapes =
+        find_shared_shapes(submission.text, defines, exercise.pipeline.empty() ? kernel_source_name : "");
+    LineFigures figures;
+    bool simulated_timeout = false;
+    if (simulator) {
+      Loaded loaded = simulator->load(built->ptx);
+      for (Finding& f : loaded.findings) {
+        if (f.file.empty()) f.file = file;
+        f.variant = variant.label;
+        f.backend = simulator->name();
+        findings.push_back(std::move(f));
+      }
+      if (!loaded.program) unsimulated.push_back(variant.label);
+      for (size_t s = 0; loaded.program && s < exercise.sizes.size(); ++s) {
+        std::optional<Launched> launched = launch_at(*simulator, *loaded.program, variant, exercise.sizes[s],
+                                                     built->kernel->entry, built->stages, shapes,
+                                                     std::string(simulator->name()), figures);
+        if (!launched) return std::nullopt;
+        ++simulated_runs;
+        simulated_failures += launched->run.verdict == Verdict::kFail;
+        if (launched->timed_out) {
+          simulated_timeout = true;
+          break;
+        }
+      }
+    }
+    std::vector<LaunchRequest> to_sanitize;
+    std::vector<size_t> to_sanitize_runs;
+    // A kernel that the simulator saw never end would only spend the GPU's wall-clock limit to say so.
+    for (size_t s = 0; !simulated_timeout && s < sizes.size(); ++s) {
+      const Size& size = sizes[s];
+      LineFigures gpu_figures;  // strict grading: the simulator's figures are the ones that count
+      std::optional<Launched> launched = launch_at(toolchain.backend, *built->program, variant, size,
+                                                   built->kernel->entry, built->stages, shapes,
+                                                   simulator ? std::string(toolchain.backend.name()) : "",
+                                                   simulator ? gpu_figures : figures);
+      if (!launched) return std::nullopt;
+      // A kernel that never ends would hold the sanitizer for its whole (much longer) limit, one that
+      // faulted has said what is wrong, and gpu_sizes are too large for racecheck's pace.
+      if (options.sanitize && !launched->faulted && s < exercise.sizes.size()) {
+        to_sanitize.push_back(std::move(launched->launch));
+        to_sanitize_runs.push_back(result.runs.size());
+      }
+      result.runs.push_back(launched->run);
+      // A kernel that never ends at one size will not end at a larger one: each further run would only
+      // spend its whole budget (on a GPU, its wall-clock limit) to say the same.
+      if (launched->timed_out) {
+        result.note = "After a timeout, the larger sizes of that variant were not run.";
+        break;
+      }
+    }
+    if (simulated_timeout)
+      result.note = "The simulator saw a variant never end; it was not run on the GPU, nor its larger sizes.";
+    sanitizer.check(toolchain.backend, *built->program, to_sanitize, to_sanitize_runs, result, findings);
+    // Strict grading leaves the access figures to the device's timing, where the exercise has a speed bar.
+    judge_line_figures(figures, exercise.performance.sim, variant.label, findings, result.metrics,
+                       !simulator || !exercise.performance.gpu);
+    judge_requirements_in_use(exercise.requirements, figures, static_requirement_findings, *built->kernel, file,
+                              variant.label, findings);
+    if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
+      timed = std::move(built);
+  }
+  if (simulator) {
+    result.metrics["simulator"] = {{"runs", simulated_runs}, {"failed_runs", simulated_failures},
+                                   {"not_loaded", unsimulated}};
+    merge_backends(findings, simulator->name(), toolchain.backend.name());
+    if (!unsimulated.empty())
+      add_note(result, fmt::format("The simulator could not run variant{} {}, so their races, uninitialized "
+                                   "reads, diverged barriers and out-of-bounds accesses were not checked; "
+                                   "--gpu-only grades on the GPU alone.",
+                                   unsimulated.size() == 1 ? "" : "s", fmt::join(unsimulated, ", ")));
+  }
+  if (options.gpu_only)
+    add_note(result, "--gpu-only: the simulator did not run, so races, uninitialized shared reads, diverged "
+                     "barriers and reads outside buffers were not checked.");
+  if (options.sanitize) sanitizer.report(result);
+  result.findings = fold(std::move(findings), total_runs);
+  const bool correct = std::none_of(result.findings.begin(), result.findings.end(),
+                                    [](const Finding& f) { return f.severity == Severity::kError; });
+  if (correct && timed && toolchain.backend.capabilities().times_kernels) {
+    trace("grade: timing");
+    judge_throughput(exercise, *timed, toolchain, options, seed, result);
+  }
+  trace("grade: done");
+  const bool pass = !result.runs.empty() &&
+                    std::none_of(result.findings.begin(), result.findings.end(),
+                                 [](const Finding& f) { return f.severity == Severity::kError; });
+  result.verdict = pass ? Verdict::kPass : Verdict::kFail;
+  result.points = pass ? exercise.points : 0;
+  return result;
+}
+
+}  // namespace gpugrade

@@ -1,0 +1,69 @@
+// What several reporters say alike: a result's finding lines, and the one-line tally of a grading.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grader/result/result.h"
+
+namespace gpugrade {
+
+// The finding's message and the bracketed context finding_line() puts after it: reports that carry the
+// file, line and kind elsewhere (GitHub annotations) show this.
+std::string message_with_context(const Finding& finding);
+
+// The wall time of all the result's runs (reports show it only when asked: it differs run to run).
+double total_seconds(const Result& result);
+
+// The GPU's throughput figures in a sentence, empty when the result has none: "1739 GB/s at 32x8
+// (rows=8192 cols=8192): 0.57 of the copy baseline's 3060 GB/s, the exercise asks for 0.45; cuMemcpyDtoD
+// reached 4169 GB/s"
+std::string throughput_sentence(const Result& result);
+
+// "2/3 exercises passed, 15/25 points"
+std::string tally(const std::vector<Result>& results);
+
+// Every finding of the result as finding_line() writes it, one a line; then the note, if any.
+std::string finding_lines(const Result& result);
+
+// One problem as the text and HTML reports lead with it: a finding, and the finding folded into it when two
+// say one thing (the mirrored race between the same two lines; an output both wrong and unwritten).
+struct Problem {
+  const Finding* finding = nullptr;
+  const Finding* partner = nullptr;
+};
+
+// The result's problems, causes first: what the source lacks, then barriers, races and memory faults, then
+// their symptoms (uninitialized reads, wrong outputs), then speed. Warnings only when `warnings` is set.
+std::vector<Problem> problems(const Result& result, bool warnings);
+
+// The problem in under ~120 characters, from the finding's details where its kind has them (the full
+// message stays in the JSON): "thread (0,1,0) reads tile[0][1] written by thread (1,0,0) at line 9 ...".
+std::string headline(const Problem& problem);
+
+// A second place a problem points at, printed as a compiler's `note:` line under it.
+struct Note {
+  std::string file;
+  int line = 0;
+  std::string message;
+};
+std::vector<Note> notes_of(const Problem& problem);
+
+// The 1-based column on `line` of what the finding names there (its array or buffer, the barrier, the
+// kernel); 0 when the line does not name it (a column the grader does not know is left out, not guessed).
+int column_of(const Finding& finding, int line, std::string_view source);
+
+// "file:line:col" (or less, as much as is known), as compilers name a place.
+std::string place(const std::string& file, int line, int column);
+
+// One line for the runs: "runs: 9 of 16 failed: 32x8, 32x32, 16x16 at 3 of 4 sizes"; empty when
+// nothing ran.
+std::string run_summary(const Result& result);
+
+// The note, when it is why the result failed: a fail that no error finding explains (a deleted
+// submission, grading that stopped early).
+bool note_is_the_failure(const Result& result);
+
+}  // namespace gpugrade

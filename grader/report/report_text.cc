@@ -1,0 +1,172 @@
+// The text report: one compiler-style line per problem, causes first (so editors and CI can jump to them),
+// a `note:` line for each second place, one line for the runs (the table with --verbose), then the verdict.
+// A learner's first failure has to fit on one screen: the full messages are in --format json.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "grader/report/report_lines.h"
+#include "grader/report/reporters.h"
+
+namespace gpugrade {
+namespace {
+
+std::string paint(const std::string& text, const char* code, bool color) {
+  return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
+}
+
+// The run a finding's figures come from, and how many places like it: what the short line leaves out.
+std::string short_context(const Finding& finding) {
+  std::vector<std::string> parts;
+  if (!finding.backend.empty()) parts.push_back("on " + finding.backend);  // strict GPU grading: who saw it
+  if (!finding.variant.empty()) parts.push_back(finding.size.empty() ? finding.variant : finding.variant + " " + finding.size);
+  const auto hazards = finding.details.find("hazards");
+  if (hazards != finding.details.end() && hazards->is_number_integer() && hazards->get<int64_t>() > 1)
+    parts.push_back(with_thousands(hazards->get<uint64_t>()) + " like it");
+  return parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, "; "));
+}
+
+void write_problem(const Problem& problem, const Result& result, std::ostream& out, const TextOptions& options) {
+  const Finding& finding = *problem.finding;
+  const auto column = [&](const Finding& f, const std::string& file, int line) {
+    return file == result.submission ? column_of(f, line, result.source) : 0;
+  };
+  const bool error = finding.severity == Severity::kError;
+  out << paint(place(finding.file, finding.line, column(finding, finding.file, finding.line)) + ":", "1", options.color)
+      << ' ' << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color) << ' '
+      << to_string(finding.kind) << ": " << headline(problem) << short_context(finding) << '\n';
+  for (const Note& note : notes_of(problem))
+    out << paint(place(note.file, note.line, column(finding, note.file, note.line)) + ":", "1", options.color) << ' '
+        << paint("note:", "1;36", options.color) << ' ' << note.message << '\n';
+}
+
+void write_runs(const Result& result, std::ostream& out) {
+  if (result.runs.empty()) return;
+  size_t variant_width = 7, size_width = 4;
+  for (const Run& run : result.runs) {
+    variant_width = std::max(variant_width, run.variant.size());
+    size_width = std::max(size_width, run.size.size());
+  }
+  // The simulator counts what it executed; a GPU times the (poisoned) correctness launch instead.
+  const bool timed = result.run_figure == RunFigure::kKernelMilliseconds;
+  out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", "variant", variant_width, "size", size_width,
+                     "verdict", to_string(result.run_figure));
+  for (const Run& run : result.runs)
+    out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", run.variant, variant_width, run.size, size_width,
+                       to_string(run.verdict),
+                       timed ? fmt::format("{:.3f}", run.seconds * 1000) : with_thousands(run.thread_instructions));
+}
+
+// With --verbose: the checkers' figures per source line, as `metrics` holds them.
+void write_line_tables(const Result& result, std::ostream& out) {
+  const nlohmann::json& m = result.metrics;
+  if (m.contains("global") && !m["global"].empty()) {
+    out << "  global accesses per line:  variant  line  access  requests  sectors/request  sectors/fewest  worst\n";
+    for (const nlohmann::json& row : m["global"]) {
+      const double requests = row["requests"].get<double>();
+      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>6}  {:>8}  {:>15.2f}  {:>14.2f}  {:>5.2f}\n", "",
+                         row["variant"].get<std::string>(), row["line"].get<int>(), row.value("access", ""),
+                         with_thousands(row["requests"].get<uint64_t>()),
+                         requests > 0 ? row["sectors"].get<double>() / requests : 0.0,
+                         row["sector_ratio"].get<double>(), row.value("worst_sector_ratio", 0.0));
+    }
+  }
+  if (m.contains("shared") && !m["shared"].empty()) {
+    bool accesses_shown = false;
+    for (const nlohmann::json& row : m["shared"]) {
+      const double requests = row["requests"].get<double>();
+      if (requests == 0) continue;  // a line of atomics only: the table below
+      if (!accesses_shown) out << "  shared accesses per line:  variant  line  requests  wavefronts/request  worst\n";
+      accesses_shown = true;
+      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>18.2f}  {:>4}-way\n", "", row["variant"].get<std::string>(),
+                         row["line"].get<int>(), with_thousands(row["requests"].get<uint64_t>()),
+                         requests > 0 ? row["wavefronts"].get<double>() / requests : 0.0,
+                         row["worst_ways"].get<uint32_t>());
+    }
+    bool atomics_shown = false;
+    for (const nlohmann::json& row : m["shared"]) {
+      if (!row.contains("atomic_requests")) continue;
+      if (!atomics_shown)
+        out << "  shared atomics per line:   variant  line  requests  passes/request  worst  same address\n";
+      atomics_shown = true;
+      const double requests = row["atomic_requests"].get<double>();
+      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>14.2f}  {:>5}  {:>12}\n", "",
+                         row["variant"].get<std::string>(), row["line"].get<int>(),
+                         with_thousands(row["atomic_requests"].get<uint64_t>()),
+                         requests > 0 ? row["atomic_passes"].get<double>() / requests : 0.0,
+                         row["worst_atomic_passes"].get<uint32_t>(), row["worst_same_address"].get<uint32_t>());
+    }
+  }
+}
+
+// With --verbose, after the access tables: how full the warps were that ran each line.
+void write_activity_table(const Result& result, std::ostream& out) {
+  const nlohmann::json& m = result.metrics;
+  if (!m.contains("activity") || m["activity"].empty()) return;
+  out << "  lanes active per line:     variant  line  warp issues  active\n";
+  for (const nlohmann::json& row : m["activity"])
+    out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>11}  {:>5.0f}%\n", "", row["variant"].get<std::string>(),
+                       row["line"].get<int>(), with_thousands(row["issues"].get<uint64_t>()),
+                       100 * row["active_fraction"].get<double>());
+}
+
+// What the kernel printed, after the findings it may help to explain.
+void write_device_output(const Result& result, std::ostream& out) {
+  if (result.device_output.empty() && result.device_output_dropped == 0) return;
+  out << "device output (printf; it never changes the verdict):\n";
+  for (const PrintedLine& line : result.device_output)
+    out << fmt::format("  [{} {}] block ({},{},{}) thread ({},{},{}): {}\n", line.variant, line.size, line.block[0],
+                       line.block[1], line.block[2], line.thread[0], line.thread[1], line.thread[2], line.text);
+  if (result.device_output_dropped != 0)
+    out << fmt::format("  ... {} more line{}\n", with_thousands(result.device_output_dropped),
+                       result.device_output_dropped == 1 ? "" : "s");
+}
+
+}  // namespace
+
+void write_text(const std::vector<Result>& results, std::ostream& out, const TextOptions& options) {
+  for (const Result& result : results) {
+    for (const Problem& problem : problems(result, options.verbose)) write_problem(problem, result, out, options);
+    size_t warnings = 0;
+    for (const Finding& finding : result.findings) warnings += finding.severity == Severity::kWarning;
+    if (options.verbose) {
+      write_runs(result, out);
+      write_line_tables(result, out);
+      write_activity_table(result, out);
+    } else if (result.verdict == Verdict::kFail) {
+      if (std::string runs = run_summary(result); !runs.empty()) out << runs << "; --verbose lists them\n";
+    }
+    if (std::string throughput = throughput_sentence(result); !throughput.empty())
+      out << "throughput: " << throughput << '\n';
+    write_device_output(result, out);
+    if (!result.note.empty()) out << result.note << '\n';
+    const bool pass = result.verdict == Verdict::kPass;
+    std::string verdict = paint(pass ? "PASS" : "FAIL", pass ? "1;32" : "1;31", options.color);
+    out << fmt::format("{}: {} ({}/{} points, {} runs on {}", result.exercise, verdict, result.points,
+                       result.max_points, result.runs.size(), result.backend);
+    if (result.metrics.contains("simulator"))
+      out << fmt::format(" and {} on the simulator", result.metrics["simulator"]["runs"].get<size_t>());
+    if (result.metrics.contains("sanitizer"))
+      out << fmt::format(", {} under compute-sanitizer", result.metrics["sanitizer"]["checked_runs"].get<size_t>());
+    if (warnings > 0 && !options.verbose)
+      out << fmt::format(", {} warning{} hidden: --verbose shows them", warnings, warnings == 1 ? "" : "s");
+    out << ")\n";
+  }
+}
+
+void write_json(const std::vector<Result>& results, std::ostream& out) {
+  if (results.size() == 1) {
+    // Compiler messages may hold bytes that are not UTF-8: replace them rather than fail.
+    out << to_json(results.front()).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    return;
+  }
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const Result& result : results) all.push_back(to_json(result));
+  out << all.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace gpugrade
