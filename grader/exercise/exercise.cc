@@ -1,8 +1,9 @@
 // Loads exercise.yaml with yaml-cpp into the typed Exercise, reporting every problem as
-// `file:line:column: message`, and evaluates an exercise's expressions for one launch.
+// `file:line:column: message`. Evaluating a loaded exercise for one launch is launch.cc's.
 #include "grader/exercise/exercise.h"
 
 #include "grader/exercise/kernel_lookup.h"
+#include "grader/exercise/launch.h"
 #include "grader/exercise/yaml_fields.h"
 #include "os/file.h"
 
@@ -26,221 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kExerciseFile = "exercise.yaml";
-constexpr int64_t kMaxGridDim = std::numeric_limits<int32_t>::max();
-constexpr int64_t kMaxBlockThreads = 1024;  // every CUDA GPU since compute capability 2.0
 constexpr int64_t kNewestFormat = 2;
-// The grader holds a launch's buffers three times (initial, the reference's, the kernel's): a larger
-// exercise size is a configuration error at load, not an allocation failure in the middle of a grade.
-constexpr uint64_t kMaxLaunchBufferBytes = uint64_t{2} << 30;
-
-// ---------------------------------------------------------------------------------------------------
-// Evaluation, shared by evaluate_launch() and the loader's check of every listed variant and size.
-
-struct EvalFailure {
-  std::string field;       // the YAML path of the expression: "grid[1]", "buffers.in.count"
-  std::string reason;      // "division by zero", or for a value out of range "is 0; it must be ..."
-  int column = 0;          // within the expression; 0 when the value, not a part of it, is at fault
-  std::string expression;  // its text
-
-  // "division by zero in 'grid[1]'", "'grid[1]' is 0; it must be between 1 and 2147483647"
-  std::string message() const {
-    return column > 0 ? fmt::format("{} in '{}'", reason, field) : fmt::format("'{}' {}", field, reason);
-  }
-};
-
-std::optional<int64_t> eval_field(const Expr& expr, const Bindings& bindings, const std::string& field,
-                                  int64_t min, int64_t max, EvalFailure* failure) {
-  ExprError error;
-  std::optional<int64_t> value = expr.eval(bindings, &error);
-  if (!value) {
-    *failure = {field, error.message, error.column, expr.text()};
-    return std::nullopt;
-  }
-  if (*value < min || *value > max) {
-    *failure = {field, fmt::format("is {}; it must be between {} and {}", *value, min, max), 0, expr.text()};
-    return std::nullopt;
-  }
-  return value;
-}
-
-// A scalar argument's bits as the kernel's parameter holds them, little-endian in its own width.
-uint64_t scalar_bits(ElementType type, int64_t value) {
-  std::byte bytes[8] = {};
-  write_lane_integer(bytes, type, 0, value);
-  uint64_t bits = 0;
-  std::memcpy(&bits, bytes, element_size(type));
-  return bits;
-}
-
-uint64_t scalar_bits(ElementType type, double value) {
-  std::byte bytes[8] = {};
-  write_lane(bytes, type, 0, value);
-  uint64_t bits = 0;
-  std::memcpy(&bits, bytes, element_size(type));
-  return bits;
-}
-
-// The values an integer expression may take for a parameter of `type`; floating types take any.
-std::pair<int64_t, int64_t> scalar_range(ElementType type) {
-  const ElementInfo& t = info(type);
-  if (t.floating || t.bytes == 8) {
-    if (type == ElementType::kULong) return {0, std::numeric_limits<int64_t>::max()};
-    return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
-  }
-  if (type == ElementType::kBool) return {0, 1};
-  const int bits = static_cast<int>(t.bytes * 8);
-  if (t.is_signed) return {-(int64_t{1} << (bits - 1)), (int64_t{1} << (bits - 1)) - 1};
-  return {0, (int64_t{1} << bits) - 1};
-}
-
-std::string grid_field(size_t dim) { return fmt::format("grid[{}]", dim); }
-std::string count_field(const BufferSpec& buffer) { return fmt::format("buffers.{}.count", buffer.name); }
-constexpr std::string_view kSharedBytesField = "shared_bytes";
-constexpr std::string_view kGpuBytesField = "performance.gpu.bytes";
-
-std::string shape_field(const BufferSpec& buffer, size_t dim) {
-  return fmt::format("buffers.{}.shape[{}]", buffer.name, dim);
-}
-
-// A buffer's shape must hold exactly its elements, or the names in messages would point elsewhere.
-bool check_shape(const BufferSpec& buffer, const Bindings& bindings, int64_t count, EvalFailure* failure) {
-  int64_t product = 1;
-  std::vector<std::string> dims;
-  for (size_t d = 0; d < buffer.shape.size(); ++d) {
-    auto dim = eval_field(buffer.shape[d], bindings, shape_field(buffer, d), 1,
-                          std::numeric_limits<int32_t>::max(), failure);
-    if (!dim) return false;
-    product = product > std::numeric_limits<int64_t>::max() / *dim ? std::numeric_limits<int64_t>::max()
-                                                                      : product * *dim;
-    dims.push_back(fmt::format("{}", *dim));
-  }
-  if (product == count) return true;
-  *failure = {fmt::format("buffers.{}.shape", buffer.name),
-              fmt::format("is [{}], {} elements, but the buffer's count is {}", join(dims), product, count), 0,
-              buffer.shape[0].text()};
-  return false;
-}
-
-// One kernel's arguments; `path` names its YAML ("kernel", "pipeline[0]") in messages.
-std::optional<std::vector<KernelArg>> evaluate_args(const KernelSpec& kernel, const std::string& path,
-                                                    const Bindings& bindings, EvalFailure* failure) {
-  std::vector<KernelArg> args;
-  for (size_t i = 0; i < kernel.params.size(); ++i) {
-    const ParamSpec& param = kernel.params[i];
-    KernelArg arg;
-    if (param.buffer) {
-      arg.kind = KernelArg::Kind::kBuffer;
-      arg.buffer = *param.buffer;
-    } else if (param.number) {
-      arg.bits = scalar_bits(param.element, *param.number);
-    } else {
-      auto [min, max] = scalar_range(param.element);
-      auto value = eval_field(*param.value, bindings, fmt::format("{}.params[{}].value", path, i), min, max, failure);
-      if (!value) return std::nullopt;
-      arg.bits = scalar_bits(param.element, *value);
-    }
-    args.push_back(arg);
-  }
-  return args;
-}
-
-bool evaluate_dims(const std::vector<Expr>& exprs, const std::string& path, const Bindings& bindings, int64_t max,
-                   Dim3* dims, EvalFailure* failure) {
-  uint32_t* dim[] = {&dims->x, &dims->y, &dims->z};
-  *dims = Dim3{};
-  for (size_t d = 0; d < exprs.size(); ++d) {
-    auto value = eval_field(exprs[d], bindings, fmt::format("{}[{}]", path, d), 1, max, failure);
-    if (!value) return false;
-    *dim[d] = static_cast<uint32_t>(*value);
-  }
-  return true;
-}
-
-std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& variant, const Size& size,
-                                    EvalFailure* failure) {
-  Bindings bindings = bindings_for(variant, size);
-  LaunchShape shape;
-  shape.block = variant.block;
-  uint32_t* grid[] = {&shape.grid.x, &shape.grid.y, &shape.grid.z};
-  for (size_t dim = 0; dim < exercise.grid.size(); ++dim) {
-    auto value = eval_field(exercise.grid[dim], bindings, grid_field(dim), 1, kMaxGridDim, failure);
-    if (!value) return std::nullopt;
-    *grid[dim] = static_cast<uint32_t>(*value);
-  }
-  auto shared = eval_field(exercise.shared_bytes, bindings, std::string(kSharedBytesField), 0,
-                           std::numeric_limits<uint32_t>::max(), failure);
-  if (!shared) return std::nullopt;
-  shape.dynamic_shared_bytes = static_cast<uint32_t>(*shared);
-  uint64_t launch_bytes = 0;
-  std::optional<EvalFailure> too_large;  // said after the scalars, whose own range errors come first
-  for (const BufferSpec& buffer : exercise.buffers) {
-    auto count = eval_field(buffer.count, bindings, count_field(buffer), 0,
-                            std::numeric_limits<int64_t>::max() / element_size(buffer.type), failure);
-    if (!count) return std::nullopt;
-    const uint64_t bytes = static_cast<uint64_t>(*count) * element_size(buffer.type);
-    if (!too_large) launch_bytes += bytes;  // at most 2 GiB plus one count's bytes: no overflow
-    if (launch_bytes > kMaxLaunchBufferBytes && !too_large) {
-      too_large = EvalFailure{
-          count_field(buffer),
-          fmt::format("is {} ({} bytes of {}), which brings the buffers of one launch to {} bytes; they may hold "
-                      "at most {} bytes (2 GiB) in all",
-                      *count, bytes, to_string(buffer.type), launch_bytes, kMaxLaunchBufferBytes),
-          0, buffer.count.text()};
-    }
-    shape.buffer_counts.push_back(static_cast<uint64_t>(*count));
-    if (!buffer.shape.empty() && !check_shape(buffer, bindings, *count, failure)) return std::nullopt;
-  }
-  std::optional<std::vector<KernelArg>> args = evaluate_args(exercise.kernel, "kernel", bindings, failure);
-  if (!args) return std::nullopt;
-  shape.args = std::move(*args);
-  for (size_t k = 0; k < exercise.pipeline.size(); ++k) {
-    const Stage& stage = exercise.pipeline[k];
-    const std::string path = fmt::format("pipeline[{}]", k);
-    LaunchShape::StageShape& s = shape.stages.emplace_back();
-    if (!evaluate_dims(stage.grid, path + ".grid", bindings, kMaxGridDim, &s.grid, failure)) return std::nullopt;
-    s.block = variant.block;
-    if (!stage.block.empty() &&
-        !evaluate_dims(stage.block, path + ".block", bindings, kMaxBlockThreads, &s.block, failure))
-      return std::nullopt;
-    if (s.block.count() > kMaxBlockThreads) {
-      *failure = {path + ".block[0]",
-                  fmt::format("makes a block of {} threads; CUDA allows at most {}", s.block.count(), kMaxBlockThreads),
-                  0, stage.block[0].text()};
-      return std::nullopt;
-    }
-    auto stage_shared = eval_field(stage.shared_bytes, bindings, path + ".shared_bytes", 0,
-                                   std::numeric_limits<uint32_t>::max(), failure);
-    if (!stage_shared) return std::nullopt;
-    s.dynamic_shared_bytes = static_cast<uint32_t>(*stage_shared);
-    std::optional<std::vector<KernelArg>> stage_args = evaluate_args(stage.kernel, path, bindings, failure);
-    if (!stage_args) return std::nullopt;
-    s.args = std::move(*stage_args);
-  }
-  // The reference's arguments: each of its parameters' argument, from the kernel that has it.
-  for (const ParamSpec* param : reference_params(exercise)) {
-    auto find_in = [&](const KernelSpec& kernel, const std::vector<KernelArg>& kernel_args) -> const KernelArg* {
-      for (size_t i = 0; i < kernel.params.size(); ++i)
-        if (&kernel.params[i] == param) return &kernel_args[i];
-      return nullptr;
-    };
-    const KernelArg* arg = find_in(exercise.kernel, shape.args);
-    for (size_t k = 0; arg == nullptr && k < exercise.pipeline.size(); ++k)
-      arg = find_in(exercise.pipeline[k].kernel, shape.stages[k].args);
-    if (arg != nullptr) {
-      shape.reference_args.push_back(*arg);
-    } else if (param->buffer) {  // a `constant:` buffer, which no kernel takes
-      KernelArg constant;
-      constant.kind = KernelArg::Kind::kBuffer;
-      constant.buffer = *param->buffer;
-      shape.reference_args.push_back(constant);
-    }
-  }
-  if (too_large) {
-    *failure = *too_large;
-    return std::nullopt;
-  }
-  return shape;
-}
 
 // The buffer types a file of `format` may name: format 1's four, or every type (and `uint` for unsigned).
 std::vector<std::pair<std::string_view, ElementType>> type_choices(int format) {
@@ -331,7 +118,6 @@ uint64_t seed_from_id(std::string_view id) {
   }
   return hash;
 }
-
 
 // Reads one exercise.yaml; the checks that span sections run after every section is read.
 class Loader {
@@ -1663,39 +1449,6 @@ bool set_learner_define(Exercise& exercise, const std::string& name, int64_t val
     if (!variant.labelled) variant.label = fmt::format("{}", fmt::join(texts, "x"));
   }
   return true;
-}
-
-Bindings bindings_for(const Variant& variant, const Size& size) {
-  Bindings bindings(size.values.begin(), size.values.end());
-  bindings.insert(variant.defines.begin(), variant.defines.end());
-  return bindings;
-}
-
-std::optional<LaunchShape> evaluate_launch(const Exercise& exercise, const Variant& variant, const Size& size,
-                                           std::string* error) {
-  EvalFailure failure;
-  std::optional<LaunchShape> shape = evaluate(exercise, variant, size, &failure);
-  if (!shape) {
-    *error = failure.message();
-    if (failure.column > 0)
-      *error += fmt::format(" (column {} of \"{}\")", failure.column, failure.expression);
-  }
-  return shape;
-}
-
-std::vector<const ParamSpec*> reference_params(const Exercise& exercise) {
-  std::vector<const ParamSpec*> params;
-  auto add = [&](const KernelSpec& kernel) {
-    for (const ParamSpec& p : kernel.params) {
-      if (p.buffer && *p.buffer < exercise.buffers.size() && exercise.buffers[*p.buffer].intermediate) continue;
-      if (std::any_of(params.begin(), params.end(), [&](const ParamSpec* q) { return q->name == p.name; })) continue;
-      params.push_back(&p);
-    }
-  };
-  add(exercise.kernel);
-  for (const Stage& stage : exercise.pipeline) add(stage.kernel);
-  for (const ParamSpec& p : exercise.constant_inputs) params.push_back(&p);
-  return params;
 }
 
 }  // namespace gpugrade

@@ -1,5 +1,6 @@
-// The judge: runs a submission through the pipeline and decides. The harness observes; everything that
-// turns observations into a verdict (comparison with the reference, limits, folding) happens here.
+// Grading one submission: builds each variant, launches it at every size (and the pipeline's stages, the
+// schedules, the sanitizer's series, the timing runs), and hands what the backends observed to the judging
+// in judging.cc, which turns it into findings and a verdict.
 #include "grader/judge/grade.h"
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 
 #include "grader/judge/buffer_compare.h"
 #include "grader/judge/buffer_fill.h"
+#include "grader/judge/judging.h"
 #include "grader/exercise/element.h"
 #include "grader/exercise/kernel_lookup.h"
 #include "grader/exercise/learner_defines.h"
@@ -32,15 +34,6 @@
 namespace gpugrade {
 namespace {
 
-Finding config_finding(FindingKind kind, std::string message, const std::string& file, int line) {
-  Finding f;
-  f.kind = kind;
-  f.message = std::move(message);
-  f.file = file;
-  f.line = line;
-  return f;
-}
-
 // A buffer of `count` elements that a timing backend fills itself (Buffer::filled_by_backend).
 Buffer sized_buffer(const BufferSpec& spec, uint64_t count) {
   Buffer buffer;
@@ -48,281 +41,6 @@ Buffer sized_buffer(const BufferSpec& spec, uint64_t count) {
   buffer.element_size = element_size(spec.type);
   buffer.filled_by_backend = count * buffer.element_size;
   return buffer;
-}
-
-// The buffer's init at this size: the size's override, else the buffer's own.
-const Fill& fill_at(const BufferSpec& buffer, const Size& size) {
-  for (const auto& [name, fill] : size.fills)
-    if (name == buffer.name) return fill;
-  return buffer.fill;
-}
-
-// Every output against the reference, every input against what it held before the launch.
-void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
-                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const std::string& file,
-                   std::vector<Finding>& findings) {
-  const Bindings bindings = bindings_for(variant, size);
-  for (size_t b = 0; b < exercise.buffers.size(); ++b) {
-    const BufferSpec& spec = exercise.buffers[b];
-    BufferLayout layout{spec.name, spec.type, {}};
-    for (const Expr& dim : spec.shape) {
-      std::string ignored;  // the loader evaluated every shape at every listed size
-      layout.dims.push_back(static_cast<uint64_t>(dim.eval(bindings, &ignored).value_or(1)));
-    }
-    if (spec.intermediate) continue;  // the kernels' own scratch: its contents are theirs
-    if (!spec.output) {
-      check_input(layout, launch.buffers[b], after[b], file, findings);
-      continue;
-    }
-    const Fill& fill = fill_at(spec, size);
-    const bool unwritten_check = fill.init == BufferInit::kPoison || exercise.format >= 2;
-    compare_output(layout, after[b], expected[b], unwritten_check ? &launch.buffers[b] : nullptr, fill,
-                   spec.compare.value_or(exercise.compare), file, findings);
-  }
-}
-
-std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
-                                        const Technique& technique, const std::string& file) {
-  std::vector<Finding> findings;
-  auto missing = [&](const char* requirement, std::string message, int line = 0) {
-    for (const auto& [key, text] : requires_.messages)
-      if (key == requirement) message = text;
-    Finding f = config_finding(FindingKind::kMissingRequirement, std::move(message), file, line ? line : kernel.line);
-    f.details["requirement"] = requirement;
-    findings.push_back(std::move(f));
-  };
-  if (requires_.shared_memory && kernel.static_shared_bytes == 0 && !kernel.uses_dynamic_shared)
-    missing("shared_memory",
-            "the kernel uses no shared memory; this exercise stages each tile through a __shared__ array");
-  if (requires_.barrier && !kernel.uses_barrier)
-    missing("barrier",
-            "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they "
-            "must wait for them");
-  if (requires_.dynamic_shared_memory && !kernel.uses_dynamic_shared)
-    missing("dynamic_shared_memory",
-            "the kernel uses no dynamic shared memory; declare the tile as `extern __shared__ float tile[];` and "
-            "let the launch size it");
-  if (requires_.warp_shuffle && technique.shuffles == 0)
-    missing("warp_shuffle",
-            "the kernel uses no warp shuffle; this exercise exchanges values between the lanes of a warp with "
-            "__shfl_down_sync (or another __shfl_*_sync), not through shared memory");
-  if (requires_.shared_atomics && technique.shared_atomics == 0)
-    missing("shared_atomics",
-            "the kernel has no atomic on shared memory; this exercise counts into a per-block copy in "
-            "__shared__ memory first (atomicAdd on it), then merges each block's copy once");
-  if (requires_.no_global_atomics_in_loop && technique.global_atomics_in_loops > 0)
-    missing("no_global_atomics_in_loop",
-            fmt::format("the kernel does an atomic on global memory inside a loop ({} such atomic{}); every "
-                        "thread contends for the same global addresses: accumulate in shared memory or in "
-                        "registers, and touch global memory once per block",
-                        technique.global_atomics_in_loops, technique.global_atomics_in_loops == 1 ? "" : "s"),
-            technique.first_global_atomic_in_loop_line);
-  if (requires_.min_barriers && technique.barriers < *requires_.min_barriers)
-    missing("barriers", fmt::format("the kernel has {} __syncthreads() call{}; this exercise needs at least {}",
-                                    technique.barriers, technique.barriers == 1 ? "" : "s", *requires_.min_barriers));
-  if (requires_.max_barriers && technique.barriers > *requires_.max_barriers)
-    missing("barriers", fmt::format("the kernel has {} __syncthreads() calls; this exercise allows at most {}",
-                                    technique.barriers, *requires_.max_barriers));
-  return findings;
-}
-
-// The checkers' per-line figures for one variant, summed over its sizes.
-struct LineFigures {
-  std::map<std::pair<std::string, int>, SharedLineStats> shared;
-  // Per global instruction, keyed so that a line's loads come before its stores.
-  std::map<std::tuple<std::string, int, bool, uint32_t>, GlobalInstructionStats> global;
-  std::map<std::pair<std::string, int>, LineActivity> activity;
-  // What shared memory did in any run of the variant; unset when no run could see it.
-  std::optional<SharedUse> shared_use;
-  bool stopped_early = false;  // a run faulted or timed out, so shared_use may have missed the rest
-
-  void add(const Observations& obs) {
-    for (const SharedLineStats& s : obs.shared_lines) {
-      SharedLineStats& t = shared[{s.file, s.line}];
-      t.file = s.file;
-      t.line = s.line;
-      t.requests += s.requests;
-      t.wavefronts += s.wavefronts;
-      t.worst_ways = std::max(t.worst_ways, s.worst_ways);
-      t.atomic_requests += s.atomic_requests;
-      t.atomic_passes += s.atomic_passes;
-      t.worst_atomic_passes = std::max(t.worst_atomic_passes, s.worst_atomic_passes);
-      t.worst_same_address = std::max(t.worst_same_address, s.worst_same_address);
-    }
-    for (const GlobalInstructionStats& g : obs.global_instructions) {
-      GlobalInstructionStats& t = global[{g.file, g.line, g.store, g.instruction}];
-      t.file = g.file;
-      t.line = g.line;
-      t.store = g.store;
-      t.instruction = g.instruction;
-      t.requests += g.requests;
-      t.sectors += g.sectors;
-      t.min_sectors += g.min_sectors;
-      t.full_requests += g.full_requests;
-      t.full_sectors += g.full_sectors;
-      t.full_min_sectors += g.full_min_sectors;
-    }
-    for (const LineActivity& a : obs.line_activity) {
-      LineActivity& t = activity[{a.file, a.line}];
-      t.file = a.file;
-      t.line = a.line;
-      t.issues += a.issues;
-      t.active_lanes += a.active_lanes;
-      t.warp_lanes += a.warp_lanes;
-    }
-    stopped_early = stopped_early || !obs.completed;
-    if (obs.shared_use) {
-      if (!shared_use) shared_use = SharedUse{};
-      shared_use->feeds_global_stores = shared_use->feeds_global_stores || obs.shared_use->feeds_global_stores;
-      shared_use->barrier_orders_shared =
-          shared_use->barrier_orders_shared || obs.shared_use->barrier_orders_shared;
-    }
-  }
-};
-
-// Records the figures in the metrics and, when `judge`, holds them to the exercise's limits. Strict GPU
-// grading records them only: on a device the timing measures what they stand for.
-void judge_line_figures(const LineFigures& figures, const SimPerformance& limits, const std::string& variant,
-                        std::vector<Finding>& findings, nlohmann::json& metrics, bool judge = true) {
-  // Branch divergence: how full the warps were that ran each line, a figure to show, not a limit.
-  for (const auto& [key, a] : figures.activity) {
-    if (a.warp_lanes == 0) continue;
-    metrics["activity"].push_back(
-        {{"variant", variant}, {"file", a.file}, {"line", a.line}, {"issues", a.issues},
-         {"active_lanes", a.active_lanes}, {"warp_lanes", a.warp_lanes},
-         {"active_fraction", static_cast<double>(a.active_lanes) / static_cast<double>(a.warp_lanes)}});
-  }
-  for (const auto& [key, s] : figures.shared) {
-    nlohmann::json row = {{"variant", variant}, {"file", s.file},         {"line", s.line},
-                          {"requests", s.requests}, {"wavefronts", s.wavefronts}, {"worst_ways", s.worst_ways}};
-    if (s.atomic_requests > 0) {
-      row["atomic_requests"] = s.atomic_requests;
-      row["atomic_passes"] = s.atomic_passes;
-      row["worst_atomic_passes"] = s.worst_atomic_passes;
-      row["worst_same_address"] = s.worst_same_address;
-    }
-    metrics["shared"].push_back(std::move(row));
-    // Atomics serialize on a hot address, which no padding helps: their own figure and advice.
-    if (judge && limits.max_bank_conflict_ways && s.worst_atomic_passes > *limits.max_bank_conflict_ways) {
-      const uint32_t passes = s.worst_atomic_passes, hot = s.worst_same_address;
-      const std::string why =
-          hot == passes
-              ? fmt::format("{} lanes of a warp atomically update one shared address at once, so the atomic is "
-                            "{}-way serialized",
-                            hot, passes)
-              : fmt::format("{} lanes of a warp atomically update words of one shared bank at once ({} of them one "
-                            "address), so the atomic is {}-way serialized",
-                            passes, hot, passes);
-      Finding f = config_finding(
-          FindingKind::kBankConflict,
-          fmt::format("{} (the limit is {}); lanes on one address take turns: combine a warp's updates to one "
-                      "address before the atomic (__match_any_sync finds the lanes with the same address, "
-                      "__reduce_add_sync sums them) or give each warp its own copy of the counters",
-                      why, *limits.max_bank_conflict_ways),
-          s.file, s.line);
-      f.variant = variant;
-      f.details = {{"atomic_passes", passes}, {"same_address_lanes", hot}, {"requests", s.atomic_requests},
-                   {"passes", s.atomic_passes}};
-      findings.push_back(std::move(f));
-    }
-    if (judge && limits.max_bank_conflict_ways && s.worst_ways > *limits.max_bank_conflict_ways) {
-      Finding f = config_finding(
-          FindingKind::kBankConflict,
-          fmt::format("{}-way bank conflict: {} wavefronts per request where 1 is possible (the limit is {}); "
-                      "pad the tile's rows so a column's elements fall in different banks",
-                      s.worst_ways, s.worst_ways, *limits.max_bank_conflict_ways),
-          s.file, s.line);
-      f.variant = variant;
-      f.details = {{"worst_ways", s.worst_ways}, {"requests", s.requests}, {"wavefronts", s.wavefronts}};
-      findings.push_back(std::move(f));
-    }
-  }
-  const auto ratio = [](uint64_t sectors, uint64_t min_sectors) {
-    return min_sectors ? static_cast<double>(sectors) / static_cast<double>(min_sectors) : 1.0;
-  };
-  // One row per line and direction (loads, stores) with their sums. The limit holds for the row's sums and
-  // for each instruction's whole-warp requests alone: padding a line with cheap accesses lowers neither
-  // the strided instruction's own figure nor, with loads and stores apart, the other direction's.
-  for (auto it = figures.global.begin(); it != figures.global.end();) {
-    const GlobalInstructionStats& first = it->second;
-    GlobalInstructionStats sum = first;
-    const GlobalInstructionStats* worst = first.full_requests > 0 ? &first : nullptr;
-    size_t instructions = 1;
-    for (++it; it != figures.global.end() && it->second.file == first.file && it->second.line == first.line &&
-               it->second.store == first.store;
-         ++it) {
-      const GlobalInstructionStats& g = it->second;
-      sum.requests += g.requests;
-      sum.sectors += g.sectors;
-      sum.min_sectors += g.min_sectors;
-      if (g.full_requests > 0 &&
-          (worst == nullptr ||
-           ratio(g.full_sectors, g.full_min_sectors) > ratio(worst->full_sectors, worst->full_min_sectors)))
-        worst = &g;
-      ++instructions;
-    }
-    const char* access = first.store ? "store" : "load";
-    const double line_ratio = ratio(sum.sectors, sum.min_sectors);
-    const double worst_ratio = worst != nullptr ? ratio(worst->full_sectors, worst->full_min_sectors) : 1.0;
-    metrics["global"].push_back({{"variant", variant}, {"file", first.file}, {"line", first.line},
-                                 {"access", access}, {"instructions", instructions},
-                                 {"requests", sum.requests}, {"sectors", sum.sectors},
-                                 {"min_sectors", sum.min_sectors}, {"sector_ratio", line_ratio},
-                                 {"worst_sector_ratio", worst_ratio}});
-    if (!judge || !limits.max_sector_ratio) continue;
-    const bool instruction_fails = worst_ratio > *limits.max_sector_ratio;
-    if (!instruction_fails && line_ratio <= *limits.max_sector_ratio) continue;
-    const double shown = instruction_fails ? worst_ratio : line_ratio;
-    const uint64_t sectors = instruction_fails ? worst->full_sectors : sum.sectors;
-    const uint64_t min_sectors = instruction_fails ? worst->full_min_sectors : sum.min_sectors;
-    Finding f = config_finding(
-        FindingKind::kUncoalesced,
-        fmt::format("global {}s touch {:.1f} times the 32-byte sectors they need ({} sectors where {} would "
-                    "do{}; the limit is {:.1f}); let neighbouring threads (threadIdx.x) touch neighbouring "
-                    "addresses",
-                    access, shown, with_thousands(sectors), with_thousands(min_sectors),
-                    instruction_fails && instructions > 1
-                        ? fmt::format(", in the worst of the line's {} {} instructions", instructions, access)
-                        : "",
-                    *limits.max_sector_ratio),
-        first.file, first.line);
-    f.variant = variant;
-    f.details = {{"sector_ratio", shown}, {"access", access}, {"sectors", sectors}, {"min_sectors", min_sectors},
-                 {"requests", instruction_fails ? worst->full_requests : sum.requests}};
-    findings.push_back(std::move(f));
-  }
-}
-
-// `requires` asks for a feature on the data's path, not merely present: from what the simulator saw in the
-// variant's runs, shared memory must carry values to the output, and a required barrier must order a
-// thread's shared write before another thread's read. Checked only where the static check passed.
-void judge_requirements_in_use(const Requirements& requires_, const LineFigures& figures,
-                               const std::vector<Finding>& static_findings, const KernelTraits& kernel,
-                               const std::string& file, const std::string& variant, std::vector<Finding>& findings) {
-  if (!figures.shared_use || figures.stopped_early) return;
-  const auto already = [&](const char* requirement) {
-    return std::any_of(static_findings.begin(), static_findings.end(),
-                       [&](const Finding& f) { return f.details.value("requirement", "") == requirement; });
-  };
-  auto missing = [&](const char* requirement, const char* message) {
-    Finding f = config_finding(FindingKind::kMissingRequirement, message, file, kernel.line);
-    f.variant = variant;
-    f.details["requirement"] = requirement;
-    f.details["in_use"] = false;
-    findings.push_back(std::move(f));
-  };
-  const bool shared_asked = requires_.shared_memory || requires_.dynamic_shared_memory;
-  if (shared_asked && !already("shared_memory") && !already("dynamic_shared_memory") &&
-      !figures.shared_use->feeds_global_stores)
-    missing(requires_.shared_memory ? "shared_memory" : "dynamic_shared_memory",
-            "the kernel has a __shared__ array, but no value it writes to global memory was loaded from it; "
-            "this exercise stages the data through shared memory: load from global into the tile, and store to "
-            "the output what you read back from the tile");
-  if (requires_.barrier && !already("barrier") && !figures.shared_use->barrier_orders_shared)
-    missing("barrier",
-            "the kernel calls __syncthreads(), but no thread read a shared element that another thread wrote "
-            "before the barrier; the barrier must separate writing the tile from reading what other threads "
-            "wrote to it");
 }
 
 std::string_view schedule_text(Schedule schedule) {
@@ -374,42 +92,6 @@ void check_schedules(const Exercise& exercise, const std::function<Observations(
   }
 }
 
-// One finding per bug: the same kind at the same line is folded across runs and keeps the first run's
-// message; details.runs counts the runs it was seen in. A finding seen in every run names no variant.
-std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs) {
-  std::vector<Finding> out;
-  std::map<std::tuple<int, int, std::string, int, std::string>, size_t> seen;
-  std::map<size_t, std::vector<std::pair<std::string, std::string>>> where;
-  for (Finding& f : findings) {
-    // What tells two findings of one kind at one line apart: the hazard, the requirement, the buffer.
-    std::string hazard;
-    for (const char* field : {"hazard", "requirement", "buffer"})
-      if (f.details.contains(field)) hazard += f.details[field].dump();
-    auto key = std::make_tuple(static_cast<int>(f.kind), static_cast<int>(f.severity), f.file, f.line, hazard);
-    auto [it, inserted] = seen.try_emplace(key, out.size());
-    if (inserted) out.push_back(f);
-    else if (out[it->second].backend != f.backend && !f.backend.empty())
-      out[it->second].backend = "sim+gpu";  // strict GPU grading: both backends saw it
-    where[it->second].emplace_back(f.variant, f.size);
-  }
-  for (auto& [index, runs] : where) {
-    std::sort(runs.begin(), runs.end());
-    runs.erase(std::unique(runs.begin(), runs.end()), runs.end());
-    Finding& f = out[index];
-    if (runs.size() > 1) f.details["runs"] = runs.size();
-    if (total_runs > 1 && runs.size() == total_runs) {
-      // The message's figures still come from one run: say which, so "1 of 1 elements" reads right.
-      f.details["figures_from"] = f.size.empty() ? f.variant : fmt::format("{}, {}", f.variant, f.size);
-      f.variant.clear();
-      f.size.clear();
-    }
-  }
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-    return std::tie(a.severity, a.file, a.line) < std::tie(b.severity, b.file, b.line);
-  });
-  return out;
-}
-
 std::vector<Define> defines_of(const Variant& variant) {
   std::vector<Define> defines;
   for (const auto& [name, value] : variant.defines)
@@ -422,79 +104,6 @@ ExpectedKernel expected_kernel(const Exercise& exercise) {
   ExpectedKernel expected{exercise.kernel.name, {}, exercise.kernel.template_args};
   for (const ParamSpec& p : exercise.kernel.params) expected.params.push_back({p.name, p.type});
   return expected;
-}
-
-// The line of the source's first `__constant__` declaration that names `symbol` (any, when empty); 0 if none.
-int constant_line(const std::string& text, std::string_view symbol) {
-  int line = 1;
-  for (size_t at = 0; at < text.size();) {
-    const size_t end = std::min(text.find('\n', at), text.size());
-    std::string_view row(text.data() + at, end - at);
-    row = row.substr(0, row.find("//"));  // a comment that mentions __constant__ is no declaration
-    if (row.find("__constant__") != std::string_view::npos) {
-      if (symbol.empty()) return line;
-      for (size_t p = row.find(symbol); p != std::string_view::npos; p = row.find(symbol, p + 1)) {
-        auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-        const bool starts = p == 0 || !word(row[p - 1]);
-        const bool ends = p + symbol.size() >= row.size() || !word(row[p + symbol.size()]);
-        if (starts && ends) return line;
-      }
-    }
-    at = end + 1;
-    ++line;
-  }
-  return 0;
-}
-
-// Each `constant:` buffer needs the learner's module-scope __constant__ variable of its name, large enough
-// for the buffer at every size: a renamed or shrunk declaration is the learner's to fix, at its line.
-std::vector<Finding> check_constants(const Exercise& exercise, const Variant& variant, const KernelTraits& kernel,
-                                     const Submission& source) {
-  std::vector<Finding> findings;
-  std::vector<Size> sizes = exercise.sizes;
-  sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
-  for (size_t b = 0; b < exercise.buffers.size(); ++b) {
-    const BufferSpec& buffer = exercise.buffers[b];
-    if (buffer.constant.empty()) continue;
-    const std::string c_type(info(buffer.type).c_name);
-    uint64_t most = 0;
-    std::string at;
-    for (const Size& size : sizes) {
-      std::string ignored;
-      std::optional<LaunchShape> shape = evaluate_launch(exercise, variant, size, &ignored);
-      if (shape && shape->buffer_counts[b] > most) {
-        most = shape->buffer_counts[b];
-        at = size.label();
-      }
-    }
-    auto found = std::find_if(kernel.constants.begin(), kernel.constants.end(),
-                              [&](const ConstVariable& c) { return c.name == buffer.constant; });
-    Finding finding;
-    finding.kind = FindingKind::kSignatureMismatch;
-    finding.file = source.display_path;
-    finding.variant = variant.label;
-    if (found == kernel.constants.end()) {
-      std::vector<std::string> names;
-      for (const ConstVariable& c : kernel.constants) names.push_back(fmt::format("'{}'", c.name));
-      finding.line = constant_line(source.text, "");
-      finding.message = fmt::format(
-          "the exercise copies its input '{}' into a __constant__ variable named '{}', but the file declares {}; "
-          "declare `__constant__ {} {}[...];` at file scope (not in a namespace or function), as the stub does",
-          buffer.name, buffer.constant,
-          names.empty() ? std::string("no __constant__ variable") : fmt::format("only {}", fmt::join(names, ", ")),
-          c_type, buffer.constant);
-    } else if (found->bytes < most * element_size(buffer.type)) {
-      finding.line = constant_line(source.text, buffer.constant);
-      finding.message = fmt::format(
-          "__constant__ '{}' holds {} bytes, but the exercise copies {} {} elements ({} bytes) into it at {}; declare "
-          "it with at least {} elements",
-          buffer.constant, found->bytes, most, c_type, most * element_size(buffer.type), at, most);
-    } else {
-      continue;
-    }
-    findings.push_back(std::move(finding));
-  }
-  return findings;
 }
 
 // A compiled, loaded variant whose kernel was found.
@@ -751,36 +360,6 @@ struct SanitizerTally {
     add_note(result, note);
   }
 };
-
-// Strict GPU grading: a finding of the device's (`gpu`, its backend's name) of a kind the simulator (`sim`)
-// also reported for the same variant, at a line the device could not name, or of the same buffer, is the
-// same bug; the simulator's finding (which names the line and the thread) stays and says that both saw it
-// ("sim+gpu"). Findings at the same line and of the same kind fold into one later (fold marks those too).
-void merge_backends(std::vector<Finding>& findings, std::string_view sim, std::string_view gpu) {
-  std::vector<Finding> kept;
-  for (Finding& f : findings) {
-    if (f.backend == gpu) {
-      auto twin = std::find_if(kept.begin(), kept.end(), [&](const Finding& s) {
-        if (!s.backend.starts_with(sim) || s.kind != f.kind || s.variant != f.variant) return false;
-        const bool same_buffer = !s.details.contains("buffer") || !f.details.contains("buffer") ||
-                                 s.details["buffer"] == f.details["buffer"];
-        return (f.line == 0 || f.line == s.line) && same_buffer;
-      });
-      if (twin != kept.end()) {
-        twin->backend = fmt::format("{}+{}", sim, gpu);
-        continue;
-      }
-    }
-    kept.push_back(std::move(f));
-  }
-  findings = std::move(kept);
-}
-
-// How far a timed ratio may stray from the truth by noise alone: half of each side's spread (max - min
-// over median), at least 1%.
-double measurement_noise(const TimingResult& timing) {
-  return timing.ratio * std::max(0.01, (timing.subject.spread + timing.baseline.spread) / 2);
-}
 
 // Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
 void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain& toolchain, const GradeOptions& options, uint64_t seed, Result& result) {

@@ -1,0 +1,119 @@
+// The judging of a grade: everything that turns what the backends observed into findings and a verdict
+// (outputs against the reference, requirements, the checkers' figures against the exercise's limits,
+// __constant__ inputs, the two backends' findings merged, and folding one finding per bug). grade.cc runs
+// the launches and calls these; nothing here launches anything.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grader/exercise/exercise.h"
+#include "grader/exercise/technique.h"
+#include "grader/result/result.h"
+#include "grader/source/submission.h"
+#include "harness/backend.h"
+
+namespace gpugrade {
+
+Finding config_finding(FindingKind kind, std::string message, const std::string& file, int line);
+
+// The buffer's init at this size: the size's override, else the buffer's own.
+const Fill& fill_at(const BufferSpec& buffer, const Size& size);
+
+// Every output against the reference, every input against what it held before the launch.
+void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
+                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const std::string& file,
+                   std::vector<Finding>& findings);
+
+std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
+                                        const Technique& technique, const std::string& file);
+
+// The checkers' per-line figures for one variant, summed over its sizes.
+struct LineFigures {
+  std::map<std::pair<std::string, int>, SharedLineStats> shared;
+  // Per global instruction, keyed so that a line's loads come before its stores.
+  std::map<std::tuple<std::string, int, bool, uint32_t>, GlobalInstructionStats> global;
+  std::map<std::pair<std::string, int>, LineActivity> activity;
+  // What shared memory did in any run of the variant; unset when no run could see it.
+  std::optional<SharedUse> shared_use;
+  bool stopped_early = false;  // a run faulted or timed out, so shared_use may have missed the rest
+
+  void add(const Observations& obs) {
+    for (const SharedLineStats& s : obs.shared_lines) {
+      SharedLineStats& t = shared[{s.file, s.line}];
+      t.file = s.file;
+      t.line = s.line;
+      t.requests += s.requests;
+      t.wavefronts += s.wavefronts;
+      t.worst_ways = std::max(t.worst_ways, s.worst_ways);
+      t.atomic_requests += s.atomic_requests;
+      t.atomic_passes += s.atomic_passes;
+      t.worst_atomic_passes = std::max(t.worst_atomic_passes, s.worst_atomic_passes);
+      t.worst_same_address = std::max(t.worst_same_address, s.worst_same_address);
+    }
+    for (const GlobalInstructionStats& g : obs.global_instructions) {
+      GlobalInstructionStats& t = global[{g.file, g.line, g.store, g.instruction}];
+      t.file = g.file;
+      t.line = g.line;
+      t.store = g.store;
+      t.instruction = g.instruction;
+      t.requests += g.requests;
+      t.sectors += g.sectors;
+      t.min_sectors += g.min_sectors;
+      t.full_requests += g.full_requests;
+      t.full_sectors += g.full_sectors;
+      t.full_min_sectors += g.full_min_sectors;
+    }
+    for (const LineActivity& a : obs.line_activity) {
+      LineActivity& t = activity[{a.file, a.line}];
+      t.file = a.file;
+      t.line = a.line;
+      t.issues += a.issues;
+      t.active_lanes += a.active_lanes;
+      t.warp_lanes += a.warp_lanes;
+    }
+    stopped_early = stopped_early || !obs.completed;
+    if (obs.shared_use) {
+      if (!shared_use) shared_use = SharedUse{};
+      shared_use->feeds_global_stores = shared_use->feeds_global_stores || obs.shared_use->feeds_global_stores;
+      shared_use->barrier_orders_shared =
+          shared_use->barrier_orders_shared || obs.shared_use->barrier_orders_shared;
+    }
+  }
+};
+
+// Records the figures in the metrics and, when `judge`, holds them to the exercise's limits. Strict GPU
+// grading records them only: on a device the timing measures what they stand for.
+void judge_line_figures(const LineFigures& figures, const SimPerformance& limits, const std::string& variant,
+                        std::vector<Finding>& findings, nlohmann::json& metrics, bool judge = true);
+
+// `requires` asks for a feature on the data's path, not merely present: from what the simulator saw in the
+// variant's runs, shared memory must carry values to the output, and a required barrier must order a
+// thread's shared write before another thread's read. Checked only where the static check passed.
+void judge_requirements_in_use(const Requirements& requires_, const LineFigures& figures,
+                               const std::vector<Finding>& static_findings, const KernelTraits& kernel,
+                               const std::string& file, const std::string& variant, std::vector<Finding>& findings);
+
+// One finding per bug: the same kind at the same line is folded across runs and keeps the first run's
+// message; details.runs counts the runs it was seen in. A finding seen in every run names no variant.
+std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs);
+
+// Each `constant:` buffer needs the learner's module-scope __constant__ variable of its name, large enough
+// for the buffer at every size: a renamed or shrunk declaration is the learner's to fix, at its line.
+std::vector<Finding> check_constants(const Exercise& exercise, const Variant& variant, const KernelTraits& kernel,
+                                     const Submission& source);
+
+// Strict GPU grading: a finding of the device's (`gpu`, its backend's name) of a kind the simulator (`sim`)
+// also reported for the same variant, at a line the device could not name, or of the same buffer, is the
+// same bug; the simulator's finding (which names the line and the thread) stays and says that both saw it
+// ("sim+gpu"). Findings at the same line and of the same kind fold into one later (fold marks those too).
+void merge_backends(std::vector<Finding>& findings, std::string_view sim, std::string_view gpu);
+
+// How far a timed ratio may stray from the truth by noise alone: half of each side's spread (max - min
+// over median), at least 1%.
+double measurement_noise(const TimingResult& timing);
+
+}  // namespace gpugrade
