@@ -23,7 +23,7 @@ if(NOT GPUGRADE_CUDA_INCLUDE OR NOT GPUGRADE_CUDA_DRIVER_STUB)
   message(FATAL_ERROR "gpugrade needs cuda.h and the libcuda stub under ${GPUGRADE_CUDA_ROOT} "
                       "(a complete CUDA toolkit)")
 endif()
-# NVRTC, the toolkit's runtime compiler, beside nvcc: the compile worker links it (grader/compile_worker.*).
+# NVRTC, the toolkit's runtime compiler, beside nvcc: the compile worker links it (grader/compile/compile_worker.*).
 find_path(GPUGRADE_NVRTC_INCLUDE nvrtc.h HINTS "${GPUGRADE_CUDA_ROOT}/include" NO_DEFAULT_PATH)
 find_library(GPUGRADE_NVRTC_LIBRARY nvrtc HINTS "${GPUGRADE_CUDA_ROOT}/lib64"
              "${GPUGRADE_CUDA_ROOT}/targets/x86_64-linux/lib" NO_DEFAULT_PATH)
