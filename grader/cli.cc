@@ -26,6 +26,7 @@
 #include "grader/judge/check.h"
 #include "grader/compile/compiler.h"
 #include "grader/compile/compiler_nvrtc.h"
+#include "grader/deploy/deploy.h"
 #include "grader/exercise/course.h"
 #include "grader/exercise/exercise.h"
 #include "grader/source/git_source.h"
@@ -74,6 +75,7 @@ struct Invocation {
   bool launcher_per_grade = false;  // batch --backend gpu: no launcher kept per worker
   SlurmOptions slurm_options;
   int shard = 0, shards = 1;
+  std::string platform, results, image = "gpugrade-grader";  // export and autograde
 };
 
 // A configuration error: the message is printed as `gpugrade: error: ...` and the exit code is 2.
@@ -642,6 +644,65 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   return kExitPass;
 }
 
+int cmd_export(const Invocation& inv, std::ostream& out, std::ostream&) {
+  fs::path root = find_root(inv);
+  ExportRequest request;
+  request.platform = parse_platform(inv.platform).value_or(Platform::kGradescope);
+  request.course = root;
+  for (const std::string& id : inv.exercises) request.exercises.push_back(load_or_throw(exercise_dir(root, id)));
+  request.out = inv.out_dir;
+  request.image = inv.image;
+  std::error_code ec;
+  request.program = fs::read_symlink("/proc/self/exe", ec);
+  std::string error;
+  std::optional<std::string> release = cuda_release(find_nvcc(), &error);
+  if (!release) throw UsageError{error + " (export asks the grader's machine for the same CUDA release; set CUDACXX)"};
+  request.cuda_release = *release;
+  std::vector<std::string> written;
+  if (!export_grader(request, &written, &error)) throw UsageError{error};
+  out << fmt::format("wrote {} files under {}; docs/deploy.md says what to do with them\n", written.size(),
+                     display(request.out));
+  return kExitPass;
+}
+
+// Inside a platform's grader: every outcome, even a broken course, ends in the platform's results file.
+int cmd_autograde(const Invocation& inv, std::ostream& out, std::ostream&) {
+  const Platform platform = parse_platform(inv.platform).value_or(Platform::kGradescope);
+  const PlatformLayout layout = platform_layout(platform);
+  const fs::path results = inv.results.empty() ? layout.results : fs::path(inv.results);
+  std::vector<Graded> grades;
+  std::string error;
+  try {
+    fs::path root = find_root(inv);
+    std::vector<Exercise> exercises;
+    for (const std::string& id : inv.exercises) exercises.push_back(load_or_throw(exercise_dir(root, id)));
+    if (inv.exercises.empty())
+      for (const fs::path& dir : list_exercises(root / "exercises")) exercises.push_back(load_or_throw(dir));
+    Tools tools(inv);
+    grades = grade_submission(
+        exercises, inv.submission.empty() ? layout.submission : fs::path(inv.submission),
+        [&](const Exercise& exercise, const std::string& text, const std::string& shown, std::string* why) {
+          try {
+            return std::optional<Result>(grade_or_throw(exercise, {text, shown}, tools, root, inv));
+          } catch (const UsageError& e) {
+            *why = e.message;
+            return std::optional<Result>();
+          }
+        },
+        &error);
+  } catch (const UsageError& e) {
+    error = e.message;
+  }
+  std::string delivery_error;
+  if (!deliver_results(platform, results, platform_results(platform, grades, error), &delivery_error))
+    throw UsageError{delivery_error};
+  std::vector<Result> graded;
+  for (const Graded& g : grades) graded.push_back(g.result);
+  write_text(graded, out, TextOptions{});  // the platform's log, for the instructor
+  if (!error.empty()) throw UsageError{error};
+  return exit_code(graded);
+}
+
 struct Command {
   const char* name;
   const char* synopsis;
@@ -750,6 +811,29 @@ const std::vector<Command>& commands() {
          add_backend(app, inv);
        },
        cmd_batch},
+      {"export", "PLATFORM EXERCISE... --out DIR [--image NAME]",
+       "for instructors: write a Gradescope autograder, PrairieLearn questions or a GitHub Classroom template",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("platform", inv.platform, "gradescope, prairielearn or github-classroom")
+             ->required()
+             ->check(CLI::IsMember(platform_names()));
+         app.add_option("exercises", inv.exercises, "exercise ids")->required();
+         app.add_option("--out", inv.out_dir, "a new folder for the platform's files")->required();
+         app.add_option("--image", inv.image, "prairielearn: the grader image's name on a registry");
+       },
+       cmd_export},
+      {"autograde", "PLATFORM [EXERCISE...] [--submission DIR] [--results FILE]",
+       "what an exported grader runs on its platform: grade the learner's files, write the platform's results",
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("platform", inv.platform, "gradescope, prairielearn or github-classroom")
+             ->required()
+             ->check(CLI::IsMember(platform_names()));
+         app.add_option("exercises", inv.exercises, "exercise ids (default: every exercise of --root)");
+         app.add_option("--submission", inv.submission, "the learner's files instead of the platform's folder");
+         app.add_option("--results", inv.results, "write the results here instead of the platform's file");
+         add_backend(app, inv);
+       },
+       cmd_autograde},
       {"status", "", "your progress: every exercise passed, failed or not started", [](CLI::App&, Invocation&) {},
        cmd_status},
       {"report", "[--output FILE]", "the last grade as an HTML page with pictures (.gpugrade/report.html)",

@@ -1,0 +1,414 @@
+// `gpugrade export` and `gpugrade autograde` as each platform runs them: the exported entry points run in
+// the platform's file layout (/autograder, /grade) made with bubblewrap, on real submissions, and the
+// results files are checked against the schemas written from the platforms' documentation
+// (docs/deploy/*.schema.json). The learner-file search is also tested alone, with a stand-in grader.
+// tests/deploy/clean_root.sh runs the install steps in a fresh Debian root (opt-in: minutes, network).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "grader/deploy/deploy.h"
+#include "grader/deploy/zip.h"
+#include "grader/exercise/exercise.h"
+#include "os/file.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
+#include "tests/test_cache.h"
+
+namespace gpugrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource = GPUGRADE_SOURCE_DIR;
+
+void put(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string read(const fs::path& path) { return read_file_bytes(path).value_or("<missing " + path.string() + ">"); }
+
+nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read(path), nullptr, false); }
+
+class DeployTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    scratch_ = ScratchDir::create("deploy-test", &error);
+    ASSERT_TRUE(scratch_) << error;
+    bwrap_ = find_program("bwrap");
+  }
+
+  fs::path dir() const { return scratch_->path(); }
+
+  std::vector<std::string> environment() const {
+    return {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(dir() / "cache").string(), "NO_COLOR=1"};
+  }
+
+  ProcessResult gpugrade(std::vector<std::string> args, std::vector<std::string> extra = {}) {
+    args.insert(args.begin(), GPUGRADE_BINARY);
+    ProcessOptions options;
+    options.working_directory = kSource;
+    options.time_limit_seconds = 300;
+    options.extra_environment = environment();
+    options.extra_environment.insert(options.extra_environment.end(), extra.begin(), extra.end());
+    return run_process(args, options);
+  }
+
+  // `command` with `binds` ({outside, inside}) in a bubblewrap namespace that sees this machine's folders
+  // read only and, on a fresh root, the platform's folders where the platform puts them.
+  ProcessResult in_layout(const std::vector<std::pair<fs::path, std::string>>& binds, const std::string& chdir,
+                          const std::vector<std::string>& command) {
+    std::vector<std::string> argv = {*bwrap_, "--tmpfs", "/"};
+    for (const fs::directory_entry& top : fs::directory_iterator("/")) {
+      const std::string path = top.path().string();
+      if (path == "/proc" || path == "/dev" || path == "/tmp" || path == "/sys") continue;
+      if (top.is_symlink()) argv.insert(argv.end(), {"--symlink", fs::read_symlink(top.path()).string(), path});
+      else if (top.is_directory()) argv.insert(argv.end(), {"--ro-bind", path, path});
+    }
+    argv.insert(argv.end(), {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir().string(),
+                             dir().string()});
+    const fs::path cache = testing::compile_cache_dir(dir() / "cache");
+    fs::create_directories(cache);
+    argv.insert(argv.end(), {"--bind", cache.string(), cache.string()});
+    for (const auto& [outside, inside] : binds) argv.insert(argv.end(), {"--bind", outside.string(), inside});
+    argv.insert(argv.end(), {"--chdir", chdir});
+    argv.insert(argv.end(), command.begin(), command.end());
+    ProcessOptions options;
+    options.time_limit_seconds = 300;
+    options.extra_environment = environment();
+    return run_process(argv, options);
+  }
+
+  // tests/validate_schema.py's verdict on `file` against docs/deploy/`schema`: "" when valid.
+  std::string schema_problems(const std::string& schema, const fs::path& file) {
+    ProcessResult r = run_process({*find_program("python3"), (kSource / "tests/validate_schema.py").string(),
+                                   (kSource / "docs/deploy" / schema).string(), file.string()});
+    if (r.exit_code == 77) return "";  // the validator's modules are missing: .ci/install-deps installs them
+    return r.exit_code == 0 ? "" : r.out + r.err + r.error;
+  }
+
+  std::optional<ScratchDir> scratch_;
+  std::optional<std::string> bwrap_;
+};
+
+#define NEEDS_BWRAP() \
+  if (!bwrap_) GTEST_SKIP() << "bwrap is not installed (Debian: bubblewrap)"
+
+TEST_F(DeployTest, GradescopeAutograderGradesEachExerciseInGradescopesLayout) {
+  NEEDS_BWRAP();
+  ProcessResult exported = gpugrade({"export", "gradescope", "copy", "transpose-tiled", "--out", (dir() / "out").string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  // The zip holds setup.sh and run_autograder at its root; /autograder/source is what it unpacks to.
+  const fs::path autograder = dir() / "autograder";
+  ProcessResult unzip = run_process({*find_program("unzip"), "-q", (dir() / "out/autograder.zip").string(), "-d",
+                                     (autograder / "source").string()});
+  ASSERT_EQ(unzip.exit_code, 0) << unzip.out << unzip.err;
+  ASSERT_TRUE(fs::is_regular_file(autograder / "source/setup.sh"));
+  fs::copy_file(autograder / "source/run_autograder", autograder / "run_autograder");
+  // A student who uploads copy.cu alone and a transpose without its barrier, zipped inside a folder.
+  put(autograder / "submission/copy.cu", read(kSource / "solutions/copy/copy.cu"));
+  put(autograder / "submission/__MACOSX/._copy.cu", "resource fork");
+  fs::create_directories(autograder / "results");
+  ProcessResult run = in_layout({{autograder, "/autograder"}}, "/autograder", {"/autograder/run_autograder"});
+  // Only copy.cu: transpose-tiled was not handed in.
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  nlohmann::json results = read_json(autograder / "results/results.json");
+  EXPECT_EQ(schema_problems("gradescope-results.schema.json", autograder / "results/results.json"), "");
+  ASSERT_EQ(results["tests"].size(), 2u) << results.dump(2);
+  EXPECT_EQ(results["tests"][0]["name"], "copy");
+  EXPECT_EQ(results["tests"][0]["status"], "passed");
+  EXPECT_GT(results["tests"][0]["score"].get<int>(), 0);
+  EXPECT_EQ(results["tests"][0]["score"], results["tests"][0]["max_score"]);
+  EXPECT_EQ(results["tests"][1]["name"], "transpose-tiled");
+  EXPECT_EQ(results["tests"][1]["score"], 0);
+  EXPECT_NE(results["tests"][1]["output"].get<std::string>().find("no transpose.cu was handed in for transpose-tiled"),
+            std::string::npos)
+      << results.dump(2);
+
+  // The same student re-submits as a folder, with the barrier missing in transpose.cu.
+  fs::remove_all(autograder / "submission");
+  put(autograder / "submission/hw3/copy.cu", read(kSource / "solutions/copy/copy.cu"));
+  put(autograder / "submission/hw3/transpose.cu", read(kSource / "solutions/transpose-tiled/mutants/no_barrier.cu"));
+  run = in_layout({{autograder, "/autograder"}}, "/autograder", {"/autograder/run_autograder"});
+  results = read_json(autograder / "results/results.json");
+  EXPECT_EQ(schema_problems("gradescope-results.schema.json", autograder / "results/results.json"), "");
+  ASSERT_EQ(results["tests"].size(), 2u) << results.dump(2);
+  EXPECT_EQ(results["tests"][0]["status"], "passed");
+  EXPECT_EQ(results["tests"][1]["status"], "failed");
+  const std::string output = results["tests"][1]["output"];
+  EXPECT_NE(output.find("hw3/transpose.cu:"), std::string::npos) << output;
+  EXPECT_NE(output.find("error: race:"), std::string::npos) << output;
+  EXPECT_EQ(results["score"], results["tests"][0]["score"]);
+}
+
+TEST_F(DeployTest, GradescopeGetsAnErrorResultWhenGradingCannotStart) {
+  NEEDS_BWRAP();
+  ASSERT_EQ(gpugrade({"export", "gradescope", "copy", "--out", (dir() / "out").string()}).exit_code, 0);
+  const fs::path autograder = dir() / "out/autograder";
+  put(autograder.parent_path() / "image/submission/copy.cu", read(kSource / "solutions/copy/copy.cu"));
+  fs::create_directories(autograder.parent_path() / "image/results");
+  // The image lost its CUDA compiler: the student sees why in results.json, and the status says it too.
+  ProcessResult run = in_layout({{autograder.parent_path() / "image", "/autograder"}, {autograder, "/autograder/source"}},
+                                "/autograder",
+                                {"/usr/bin/env", "CUDA_HOME=/nonexistent", "/autograder/source/run_autograder"});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  const fs::path file = autograder.parent_path() / "image/results/results.json";
+  EXPECT_EQ(schema_problems("gradescope-results.schema.json", file), "");
+  nlohmann::json results = read_json(file);
+  EXPECT_EQ(results["score"], 0);
+  EXPECT_NE(results["output"].get<std::string>().find("gpugrade could not grade this submission: cannot run "
+                                                      "/nonexistent/bin/nvcc"),
+            std::string::npos)
+      << results.dump(2);
+}
+
+TEST_F(DeployTest, PrairieLearnQuestionIsGradedByItsEntrypointInGrade) {
+  NEEDS_BWRAP();
+  ProcessResult exported =
+      gpugrade({"export", "prairielearn", "copy", "--image", "course/gpugrade-grader", "--out", (dir() / "out").string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const fs::path question = dir() / "out/questions/copy";
+  nlohmann::json info = read_json(question / "info.json");
+  ASSERT_TRUE(info.is_object()) << read(question / "info.json");
+  EXPECT_TRUE(std::regex_match(info["uuid"].get<std::string>(),
+                               std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")));
+  EXPECT_EQ(info["gradingMethod"], "External");
+  EXPECT_EQ(info["externalGradingOptions"]["image"], "course/gpugrade-grader");
+  const std::string entrypoint = info["externalGradingOptions"]["entrypoint"];
+  EXPECT_NE(read(question / "question.html").find("<pl-file-editor file-name=\"copy.cu\""), std::string::npos);
+  EXPECT_EQ(read(question / "clientFilesQuestion/copy.cu"), read(kSource / "exercises/copy/copy.cu"));
+  EXPECT_FALSE(fs::exists(question / "tests/course/solutions")) << "a question's tests need no solution";
+
+  // PrairieLearn mounts the question's tests/ at /grade/tests and the student's files at /grade/student;
+  // the image (its Dockerfile copies image/gpugrade to /opt/gpugrade) holds the entrypoint.
+  const fs::path grade = dir() / "grade";
+  fs::copy(question / "tests", grade / "tests", fs::copy_options::recursive);
+  auto submit = [&](const std::string& text) {
+    fs::remove_all(grade / "student");
+    fs::remove_all(grade / "results");
+    if (!text.empty()) put(grade / "student/copy.cu", text);
+    fs::create_directories(grade / "student");
+    return in_layout({{grade, "/grade"}, {dir() / "out/image/gpugrade", "/opt/gpugrade"}}, "/grade", {entrypoint});
+  };
+  const fs::path file = grade / "results/results.json";
+
+  ProcessResult run = submit(read(kSource / "solutions/copy/copy.cu"));
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(schema_problems("prairielearn-results.schema.json", file), "");
+  nlohmann::json results = read_json(file);
+  EXPECT_EQ(results["gradable"], true);
+  EXPECT_EQ(results["score"], 1.0);
+  EXPECT_EQ(results["tests"][0]["message"], "passed every run");
+
+  run = submit("");  // nothing handed in
+  results = read_json(file);
+  EXPECT_EQ(schema_problems("prairielearn-results.schema.json", file), "");
+  EXPECT_EQ(results["gradable"], false) << results.dump(2);
+  EXPECT_NE(results["format_errors"][0].get<std::string>().find("no copy.cu was handed in for copy"), std::string::npos);
+
+  run = submit(read(kSource / "exercises/copy/copy.cu"));  // the untouched stub
+  results = read_json(file);
+  EXPECT_EQ(schema_problems("prairielearn-results.schema.json", file), "");
+  EXPECT_EQ(results["gradable"], true);
+  EXPECT_EQ(results["score"], 0.0);
+  EXPECT_EQ(results["tests"][0]["points"], 0);
+  EXPECT_NE(results["tests"][0]["output"].get<std::string>().find("student/copy.cu"), std::string::npos)
+      << results.dump(2);
+}
+
+std::string base64_decode(const std::string& text) {
+  const std::string digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    const size_t value = digits.find(c);
+    if (value == std::string::npos) continue;
+    bits = (bits << 6) | static_cast<uint32_t>(value);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xFF);
+    }
+  }
+  return out;
+}
+
+TEST_F(DeployTest, GithubClassroomWorkflowReportsPointsTheWayTheReporterReadsThem) {
+  const fs::path repo = dir() / "repo";
+  ProcessResult exported = gpugrade({"export", "github-classroom", "copy", "--out", repo.string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const std::string workflow = read(repo / ".github/workflows/classroom.yml");
+  // Classroom reads points only from this workflow and job name (autograding-grading-reporter's README),
+  // and the reporter reads runner R's result from the variable R_RESULTS (its src/main.js).
+  EXPECT_NE(workflow.find("\nname: Autograding Tests\n"), std::string::npos);
+  EXPECT_NE(workflow.find("\n  run-autograding-tests:\n"), std::string::npos);
+  EXPECT_NE(workflow.find("GPUGRADE_RESULTS: \"${{ steps.gpugrade.outputs.result }}\""), std::string::npos);
+  EXPECT_NE(workflow.find("runners: gpugrade"), std::string::npos);
+  EXPECT_EQ(read(repo / "exercises/copy/copy.cu"), read(kSource / "exercises/copy/copy.cu"));
+  EXPECT_FALSE(fs::exists(repo / ".gpugrade/course/solutions")) << "students can read their whole repository";
+
+  // The student's push: the stub filled in. The step runs in the checkout, as the workflow says.
+  put(repo / "exercises/copy/copy.cu", read(kSource / "solutions/copy/copy.cu"));
+  const fs::path output = dir() / "github_output";
+  put(output, "");
+  ProcessOptions options;
+  options.working_directory = repo;
+  options.time_limit_seconds = 300;
+  options.extra_environment = environment();
+  options.extra_environment.push_back("GITHUB_OUTPUT=" + output.string());
+  ProcessResult run = run_process({(repo / ".gpugrade/gpugrade/bin/gpugrade").string(), "--root", ".gpugrade/course",
+                                   "autograde", "github-classroom", "copy", "--results", (dir() / "result.json").string()},
+                                  options);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string step_output = read(output);
+  ASSERT_EQ(step_output.rfind("result=", 0), 0u) << step_output;
+  const std::string decoded = base64_decode(step_output.substr(7));
+  EXPECT_EQ(decoded, read(dir() / "result.json"));
+  put(dir() / "decoded.json", decoded);
+  EXPECT_EQ(schema_problems("github-classroom-result.schema.json", dir() / "decoded.json"), "");
+  nlohmann::json result = nlohmann::json::parse(decoded, nullptr, false);
+  EXPECT_EQ(result["status"], "pass");
+  EXPECT_GT(result["max_score"].get<int>(), 0);
+  EXPECT_EQ(result["tests"][0]["score"], result["max_score"]);
+}
+
+// The learner-file search, with a stand-in grader that only records which file it was given.
+class LearnerFilesTest : public DeployTest {
+ protected:
+  std::vector<Graded> find(const std::vector<std::string>& ids) {
+    std::vector<Exercise> exercises;
+    for (const std::string& id : ids) {
+      std::vector<std::string> errors;
+      std::optional<Exercise> e = load_exercise(kSource / "exercises" / id, &errors);
+      EXPECT_TRUE(e) << id;
+      if (e) exercises.push_back(*e);
+    }
+    std::string error;
+    std::vector<Graded> grades = grade_submission(
+        exercises, dir() / "submission",
+        [](const Exercise& e, const std::string& text, const std::string& shown, std::string*) {
+          Result r;
+          r.exercise = e.id;
+          r.submission = shown;
+          r.source = text;
+          r.verdict = Verdict::kPass;
+          return std::optional<Result>(r);
+        },
+        &error);
+    EXPECT_EQ(error, "");
+    return grades;
+  }
+  void submit(const std::string& path, const std::string& text = "// kernel\n") { put(dir() / "submission" / path, text); }
+};
+
+TEST_F(LearnerFilesTest, EveryWayAStudentHandsInIsFound) {
+  struct Case {
+    std::vector<std::string> files;
+    std::string found;  // the path the grade names
+  };
+  const std::vector<Case> cases = {
+      {{"copy.cu"}, "copy.cu"},                                      // the file alone
+      {{"mine.cu"}, "mine.cu"},                                      // under a name of the student's own
+      {{"hw/copy.cu", "__MACOSX/hw/._copy.cu"}, "hw/copy.cu"},       // a zipped folder
+      {{"exercises/copy/copy.cu", "README.md"}, "exercises/copy/copy.cu"},  // a clone of the course
+      {{"repo/copy/copy.cu", ".git/HEAD"}, "repo/copy/copy.cu"},     // a clone inside a folder
+  };
+  for (const Case& c : cases) {
+    fs::remove_all(dir() / "submission");
+    for (const std::string& f : c.files) submit(f);
+    std::vector<Graded> grades = find({"copy"});
+    ASSERT_EQ(grades.size(), 1u);
+    EXPECT_TRUE(grades[0].submitted) << c.found << ": " << grades[0].result.note;
+    EXPECT_EQ(grades[0].result.submission, c.found);
+  }
+}
+
+TEST_F(LearnerFilesTest, WhatCannotBeTheKernelIsSaidAndNotGraded) {
+  // Two .cu files under other names: which one is meant cannot be known.
+  submit("a.cu");
+  submit("b.cu");
+  std::vector<Graded> grades = find({"copy"});
+  EXPECT_FALSE(grades[0].submitted);
+  EXPECT_EQ(grades[0].result.note,
+            "no copy.cu was handed in for copy: gpugrade looked for exercises/copy/copy.cu, copy/copy.cu or copy.cu "
+            "(also inside the one folder a submission holds); hand in the file under that name");
+  // A link is refused, not followed to a file of the grader's machine.
+  fs::remove_all(dir() / "submission");
+  fs::create_directories(dir() / "submission");
+  fs::create_symlink("/etc/passwd", dir() / "submission/copy.cu");
+  grades = find({"copy"});
+  EXPECT_FALSE(grades[0].submitted);
+  EXPECT_NE(grades[0].result.note.find("symbolic link"), std::string::npos) << grades[0].result.note;
+  // With two exercises, a file under another name is not guessed to be either.
+  fs::remove_all(dir() / "submission");
+  submit("mine.cu");
+  grades = find({"copy", "transpose-tiled"});
+  ASSERT_EQ(grades.size(), 2u);
+  EXPECT_FALSE(grades[0].submitted);
+  EXPECT_FALSE(grades[1].submitted);
+}
+
+TEST_F(DeployTest, ExportRefusesAFolderThatHoldsFilesAndUnknownExercises) {
+  put(dir() / "out/keep.txt", "mine");
+  ProcessResult r = gpugrade({"export", "gradescope", "copy", "--out", (dir() / "out").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not empty: export writes into a new or empty folder, never over files"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(read(dir() / "out/keep.txt"), "mine");
+  r = gpugrade({"export", "gradescope", "nosuch", "--out", (dir() / "new").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no exercise 'nosuch'"), std::string::npos) << r.err;
+  r = gpugrade({"export", "moodle", "copy", "--out", (dir() / "new").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir() / "new"));
+}
+
+TEST_F(DeployTest, EveryTemplatePlaceholderIsFilled) {
+  for (const char* platform : {"gradescope", "prairielearn", "github-classroom"}) {
+    const fs::path out = dir() / platform;
+    ASSERT_EQ(gpugrade({"export", platform, "copy", "--out", out.string()}).exit_code, 0) << platform;
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(out)) {
+      if (!e.is_regular_file() || e.path().string().find("/lib") != std::string::npos || e.file_size() > 100000)
+        continue;
+      std::smatch left;
+      const std::string text = read(e.path());
+      EXPECT_FALSE(std::regex_search(text, left, std::regex("@[A-Z_]+@"))) << e.path() << ": " << left.str();
+    }
+  }
+}
+
+TEST(DeployZip, ArchiveUnpacksWithItsFilesAndModes) {
+  std::string error;
+  std::optional<ScratchDir> scratch = ScratchDir::create("zip-test", &error);
+  ASSERT_TRUE(scratch) << error;
+  put(scratch->path() / "in/run", "#!/bin/sh\necho hi\n");
+  fs::permissions(scratch->path() / "in/run", fs::perms(0755));
+  put(scratch->path() / "in/sub/data.txt", std::string(70000, 'x') + "end");
+  put(scratch->path() / "in/empty", "");
+  ASSERT_TRUE(write_zip(scratch->path() / "in", scratch->path() / "a.zip", &error)) << error;
+  std::optional<std::string> unzip = find_program("unzip");
+  if (!unzip) GTEST_SKIP() << "unzip is not installed";
+  ProcessResult r = run_process({*unzip, "-q", (scratch->path() / "a.zip").string(), "-d", (scratch->path() / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(read(scratch->path() / "out/sub/data.txt"), std::string(70000, 'x') + "end");
+  EXPECT_EQ(read(scratch->path() / "out/empty"), "");
+  struct stat info {};
+  ASSERT_EQ(stat((scratch->path() / "out/run").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0755u);
+  r = run_process({*unzip, "-t", (scratch->path() / "a.zip").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+}  // namespace
+}  // namespace gpugrade
