@@ -660,8 +660,8 @@ int cmd_export(const Invocation& inv, std::ostream& out, std::ostream&) {
   request.cuda_release = *release;
   std::vector<std::string> written;
   if (!export_grader(request, &written, &error)) throw UsageError{error};
-  out << fmt::format("wrote {} files under {}; docs/deploy.md says what to do with them\n", written.size(),
-                     display(request.out));
+  out << fmt::format("wrote {} files under {}\nnext: {} (docs/deploy.md)\n", written.size(), display(request.out),
+                     next_steps(request.platform, display(request.out)));
   return kExitPass;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -65,13 +66,17 @@ class DeployTest : public ::testing::Test {
   }
 
   // `command` with `binds` ({outside, inside}) in a bubblewrap namespace that sees this machine's folders
-  // read only and, on a fresh root, the platform's folders where the platform puts them.
+  // read only and, on a fresh root, the platform's folders where the platform puts them (a top-level folder
+  // of this machine that holds one of them, /opt for /opt/gpugrade, is left out: the image has its own).
   ProcessResult in_layout(const std::vector<std::pair<fs::path, std::string>>& binds, const std::string& chdir,
                           const std::vector<std::string>& command) {
     std::vector<std::string> argv = {*bwrap_, "--tmpfs", "/"};
     for (const fs::directory_entry& top : fs::directory_iterator("/")) {
       const std::string path = top.path().string();
-      if (path == "/proc" || path == "/dev" || path == "/tmp" || path == "/sys") continue;
+      const bool replaced = std::any_of(binds.begin(), binds.end(), [&](const auto& bind) {
+        return *std::next(fs::path(bind.second).begin()) == top.path().filename();
+      });
+      if (replaced || path == "/proc" || path == "/dev" || path == "/tmp" || path == "/sys") continue;
       if (top.is_symlink()) argv.insert(argv.end(), {"--symlink", fs::read_symlink(top.path()).string(), path});
       else if (top.is_directory()) argv.insert(argv.end(), {"--ro-bind", path, path});
     }
@@ -93,7 +98,8 @@ class DeployTest : public ::testing::Test {
   std::string schema_problems(const std::string& schema, const fs::path& file) {
     ProcessResult r = run_process({*find_program("python3"), (kSource / "tests/validate_schema.py").string(),
                                    (kSource / "docs/deploy" / schema).string(), file.string()});
-    if (r.exit_code == 77) return "";  // the validator's modules are missing: .ci/install-deps installs them
+    // Exit 77 (python3-jsonschema or python3-yaml missing, which .ci/install-deps installs) fails too: a
+    // results file nobody checked is not a pass.
     return r.exit_code == 0 ? "" : r.out + r.err + r.error;
   }
 
@@ -110,6 +116,7 @@ TEST_F(DeployTest, GradescopeAutograderGradesEachExerciseInGradescopesLayout) {
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   // The zip holds setup.sh and run_autograder at its root; /autograder/source is what it unpacks to.
   const fs::path autograder = dir() / "autograder";
+  fs::create_directories(autograder);
   ProcessResult unzip = run_process({*find_program("unzip"), "-q", (dir() / "out/autograder.zip").string(), "-d",
                                      (autograder / "source").string()});
   ASSERT_EQ(unzip.exit_code, 0) << unzip.out << unzip.err;
@@ -192,6 +199,7 @@ TEST_F(DeployTest, PrairieLearnQuestionIsGradedByItsEntrypointInGrade) {
   // PrairieLearn mounts the question's tests/ at /grade/tests and the student's files at /grade/student;
   // the image (its Dockerfile copies image/gpugrade to /opt/gpugrade) holds the entrypoint.
   const fs::path grade = dir() / "grade";
+  fs::create_directories(grade);
   fs::copy(question / "tests", grade / "tests", fs::copy_options::recursive);
   auto submit = [&](const std::string& text) {
     fs::remove_all(grade / "student");
@@ -222,7 +230,8 @@ TEST_F(DeployTest, PrairieLearnQuestionIsGradedByItsEntrypointInGrade) {
   EXPECT_EQ(results["gradable"], true);
   EXPECT_EQ(results["score"], 0.0);
   EXPECT_EQ(results["tests"][0]["points"], 0);
-  EXPECT_NE(results["tests"][0]["output"].get<std::string>().find("student/copy.cu"), std::string::npos)
+  EXPECT_NE(results["tests"][0]["output"].get<std::string>().find("copy.cu: error: unwritten-output:"),
+            std::string::npos)
       << results.dump(2);
 }
 

@@ -37,6 +37,9 @@ struct ExportRequest {
 // *written. False with *error (what, where, what to do) when it cannot.
 bool export_grader(const ExportRequest& request, std::vector<std::string>* written, std::string* error);
 
+// What the instructor does next with what export wrote under `out`, in a sentence.
+std::string next_steps(Platform platform, const std::string& out);
+
 // Where a platform puts the learner's files and wants the results, as its documentation says.
 struct PlatformLayout {
   std::filesystem::path submission;  // the learner's files

@@ -243,6 +243,20 @@ const std::vector<std::string>& platform_names() {
   return names;
 }
 
+std::string next_steps(Platform platform, const std::string& out) {
+  switch (platform) {
+    case Platform::kGradescope:
+      return fmt::format("upload {}/autograder.zip as the assignment's autograder (base image Ubuntu 22.04 or later)", out);
+    case Platform::kPrairieLearn:
+      return fmt::format("build and push the image in {0}/image (see its Dockerfile), then copy {0}/questions/* into "
+                         "the course's questions/",
+                         out);
+    case Platform::kGithubClassroom:
+      return fmt::format("make {} a template repository and create the Classroom assignment from it", out);
+  }
+  return {};
+}
+
 bool export_grader(const ExportRequest& request, std::vector<std::string>* written, std::string* error) {
   std::error_code ec;
   if (fs::exists(request.out, ec) && !fs::is_empty(request.out, ec)) {

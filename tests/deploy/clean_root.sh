@@ -32,7 +32,7 @@ fresh_root() {
 }
 in_root() {
   local root=$1; shift
-  bwrap --bind "$root" / --proc /proc --dev /dev --tmpfs /tmp --ro-bind /usr/local/cuda /usr/local/cuda \
+  bwrap --bind "$root" / --proc /proc --dev /dev --perms 1777 --tmpfs /tmp --ro-bind /usr/local/cuda /usr/local/cuda \
     --setenv PATH /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --setenv HOME /root \
     --unsetenv GPUGRADE_CACHE_DIR --unsetenv CUDACXX --unsetenv CUDA_HOME --unsetenv LD_LIBRARY_PATH "$@"
 }
