@@ -19,6 +19,7 @@
 #include "grader/deploy/deploy.h"
 #include "grader/deploy/zip.h"
 #include "grader/exercise/exercise.h"
+#include "grader/source/submission_file.h"
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
@@ -366,6 +367,52 @@ TEST_F(LearnerFilesTest, WhatCannotBeTheKernelIsSaidAndNotGraded) {
   ASSERT_EQ(grades.size(), 2u);
   EXPECT_FALSE(grades[0].submitted);
   EXPECT_FALSE(grades[1].submitted);
+}
+
+TEST_F(LearnerFilesTest, WhatCouldReachBeyondTheSubmissionOrStallIsRefused) {
+  // A folder link as the submission's one entry is not taken for a zipped folder.
+  put(dir() / "elsewhere/copy.cu", "// not the student's\n");
+  fs::create_directories(dir() / "submission");
+  fs::create_directory_symlink(dir() / "elsewhere", dir() / "submission/hw");
+  std::vector<Graded> grades = find({"copy"});
+  EXPECT_FALSE(grades[0].submitted) << grades[0].result.submission;
+  // A FIFO handed in under another name would block a reader: refused, and the grade goes on.
+  fs::remove_all(dir() / "submission");
+  fs::create_directories(dir() / "submission");
+  ASSERT_EQ(mkfifo((dir() / "submission/mine.cu").c_str(), 0644), 0);
+  grades = find({"copy"});
+  EXPECT_FALSE(grades[0].submitted);
+  EXPECT_NE(grades[0].result.note.find("mine.cu"), std::string::npos) << grades[0].result.note;
+  // A file past the size limit is refused before it is read.
+  fs::remove_all(dir() / "submission");
+  submit("copy.cu", std::string(kMaxSubmissionBytes + 1, ' '));
+  grades = find({"copy"});
+  EXPECT_FALSE(grades[0].submitted);
+  EXPECT_NE(grades[0].result.note.find("a submission may be at most"), std::string::npos) << grades[0].result.note;
+}
+
+TEST_F(DeployTest, ABrokenCourseIsAnErrorInThePlatformsResultsNotAMissingFile) {
+  fs::create_directories(dir() / "course/exercises");
+  fs::copy(kSource / "exercises/copy", dir() / "course/exercises/copy", fs::copy_options::recursive);
+  put(dir() / "course/exercises/copy/exercise.yaml", "id: copy\nkernel: [unclosed\n");
+  put(dir() / "student/copy.cu", read(kSource / "solutions/copy/copy.cu"));
+  const fs::path file = dir() / "results.json";
+  ProcessResult r = gpugrade({"--root", (dir() / "course").string(), "autograde", "prairielearn", "--submission",
+                              (dir() / "student").string(), "--results", file.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("copy/exercise.yaml:3:1: "), std::string::npos) << r.err;
+  EXPECT_EQ(schema_problems("prairielearn-results.schema.json", file), "");
+  nlohmann::json results = read_json(file);
+  EXPECT_EQ(results["gradable"], false);
+  EXPECT_NE(results["format_errors"][0].get<std::string>().find("gpugrade could not grade this submission: the "
+                                                                "exercise definition has errors"),
+            std::string::npos)
+      << results.dump(2);
+  // The results file cannot be written: said, with the path.
+  r = gpugrade({"--root", (dir() / "course").string(), "autograde", "gradescope", "--submission",
+                (dir() / "student").string(), "--results", "/proc/no/results.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot write /proc/no/results.json"), std::string::npos) << r.err;
 }
 
 TEST_F(DeployTest, ExportRefusesAFolderThatHoldsFilesAndUnknownExercises) {
