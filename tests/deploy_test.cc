@@ -168,7 +168,7 @@ TEST_F(DeployTest, GradescopeGetsAnErrorResultWhenGradingCannotStart) {
   // The image lost its CUDA compiler: the student sees why in results.json, and the status says it too.
   ProcessResult run = in_layout({{autograder.parent_path() / "image", "/autograder"}, {autograder, "/autograder/source"}},
                                 "/autograder",
-                                {"/usr/bin/env", "CUDA_HOME=/nonexistent", "/autograder/source/run_autograder"});
+                                {"/usr/bin/env", "-u", "CUDACXX", "CUDA_HOME=/nonexistent", "/autograder/source/run_autograder"});
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   const fs::path file = autograder.parent_path() / "image/results/results.json";
   EXPECT_EQ(schema_problems("gradescope-results.schema.json", file), "");

@@ -24,13 +24,14 @@ namespace fs = std::filesystem;
 
 using Substitutions = std::map<std::string, std::string>;
 
-// Libraries every machine that runs gpugrade has (the C library and its loader, the C++ runtime the host
-// compiler brings), and the CUDA libraries, which come with the toolkit the install step puts there. A
-// bundled C++ runtime would also be found first by the programs the grader builds, and may be older than
-// the one they were built with.
+// Libraries every machine that runs gpugrade has (the C library and its loader, zlib, which Debian and
+// Ubuntu count as required, the C++ runtime the host compiler brings), and the CUDA libraries, which come
+// with the toolkit the install step puts there. The bundle's lib/ is on LD_LIBRARY_PATH for the tools the
+// grader starts too (the host compiler, the assembler and linker, the reference program): a bundled copy of
+// these would be found before the newer one those tools were built against.
 bool system_library(const std::string& name) {
   for (const char* prefix : {"linux-vdso", "ld-linux", "libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so",
-                             "libresolv.so", "libstdc++.so", "libgcc_s.so", "libnvrtc", "libcuda"})
+                             "libresolv.so", "libz.so", "libstdc++.so", "libgcc_s.so", "libnvrtc", "libcuda"})
     if (name.rfind(prefix, 0) == 0) return true;
   return false;
 }
