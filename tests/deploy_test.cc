@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "grader/deploy/deploy.h"
 #include "grader/deploy/zip.h"
@@ -258,39 +260,57 @@ TEST_F(DeployTest, GithubClassroomWorkflowReportsPointsTheWayTheReporterReadsThe
   const fs::path repo = dir() / "repo";
   ProcessResult exported = gpugrade({"export", "github-classroom", "copy", "--out", repo.string()});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  const std::string workflow = read(repo / ".github/workflows/classroom.yml");
-  // Classroom reads points only from this workflow and job name (autograding-grading-reporter's README),
-  // and the reporter reads runner R's result from the variable R_RESULTS (its src/main.js).
-  EXPECT_NE(workflow.find("\nname: Autograding Tests\n"), std::string::npos);
-  EXPECT_NE(workflow.find("\n  run-autograding-tests:\n"), std::string::npos);
-  EXPECT_NE(workflow.find("GPUGRADE_RESULTS: \"${{ steps.gpugrade.outputs.result }}\""), std::string::npos);
-  EXPECT_NE(workflow.find("runners: gpugrade"), std::string::npos);
+  // Classroom reads points only from this workflow and job name, with the reporter as the job's last step
+  // (autograding-grading-reporter's README), and the reporter reads runner R's result from the variable
+  // R_RESULTS (its src/main.js).
+  const YAML::Node workflow = YAML::LoadFile((repo / ".github/workflows/classroom.yml").string());
+  EXPECT_EQ(workflow["name"].as<std::string>(), "Autograding Tests");
+  ASSERT_EQ(workflow["jobs"].size(), 1u);
+  const YAML::Node steps = workflow["jobs"]["run-autograding-tests"]["steps"];
+  ASSERT_TRUE(steps.IsSequence());
+  const YAML::Node reporter = steps[steps.size() - 1];
+  EXPECT_EQ(reporter["uses"].as<std::string>(), "classroom-resources/autograding-grading-reporter@v1");
+  const std::string runner = reporter["with"]["runners"].as<std::string>();
+  std::string variable;
+  for (char c : runner) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(reporter["env"][variable + "_RESULTS"].as<std::string>(), "${{ steps." + runner + ".outputs.result }}");
+  std::string grading_step;
+  for (const YAML::Node& step : steps)
+    if (step["id"] && step["id"].as<std::string>() == runner) grading_step = step["run"].as<std::string>();
+  ASSERT_NE(grading_step.find("autograde github-classroom copy"), std::string::npos) << grading_step;
   EXPECT_EQ(read(repo / "exercises/copy/copy.cu"), read(kSource / "exercises/copy/copy.cu"));
   EXPECT_FALSE(fs::exists(repo / ".gpugrade/course/solutions")) << "students can read their whole repository";
 
-  // The student's push: the stub filled in. The step runs in the checkout, as the workflow says.
-  put(repo / "exercises/copy/copy.cu", read(kSource / "solutions/copy/copy.cu"));
-  const fs::path output = dir() / "github_output";
-  put(output, "");
-  ProcessOptions options;
-  options.working_directory = repo;
-  options.time_limit_seconds = 300;
-  options.extra_environment = environment();
-  options.extra_environment.push_back("GITHUB_OUTPUT=" + output.string());
-  ProcessResult run = run_process({(repo / ".gpugrade/gpugrade/bin/gpugrade").string(), "--root", ".gpugrade/course",
-                                   "autograde", "github-classroom", "copy", "--results", (dir() / "result.json").string()},
-                                  options);
-  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  const std::string step_output = read(output);
-  ASSERT_EQ(step_output.rfind("result=", 0), 0u) << step_output;
-  const std::string decoded = base64_decode(step_output.substr(7));
-  EXPECT_EQ(decoded, read(dir() / "result.json"));
-  put(dir() / "decoded.json", decoded);
-  EXPECT_EQ(schema_problems("github-classroom-result.schema.json", dir() / "decoded.json"), "");
-  nlohmann::json result = nlohmann::json::parse(decoded, nullptr, false);
+  // A push: the grading step's own command, run as Actions runs a `run:` (bash -e) in the checkout, must
+  // succeed for a failing kernel too, so that the reporter runs and gives Classroom the points.
+  auto push = [&](const std::string& kernel) {
+    put(repo / "exercises/copy/copy.cu", kernel);
+    const fs::path output = dir() / "github_output";
+    put(output, "");
+    ProcessOptions options;
+    options.working_directory = repo;
+    options.time_limit_seconds = 300;
+    options.extra_environment = environment();
+    options.extra_environment.push_back("GITHUB_OUTPUT=" + output.string());
+    ProcessResult run = run_process({*find_program("bash"), "-e", "-c", grading_step}, options);
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    const std::string step_output = read(output);
+    EXPECT_EQ(step_output.rfind("result=", 0), 0u) << step_output;
+    const std::string decoded = base64_decode(step_output.substr(std::min<size_t>(7, step_output.size())));
+    put(dir() / "decoded.json", decoded);
+    EXPECT_EQ(schema_problems("github-classroom-result.schema.json", dir() / "decoded.json"), "");
+    return nlohmann::json::parse(decoded, nullptr, false);
+  };
+  nlohmann::json result = push(read(kSource / "solutions/copy/copy.cu"));
   EXPECT_EQ(result["status"], "pass");
   EXPECT_GT(result["max_score"].get<int>(), 0);
   EXPECT_EQ(result["tests"][0]["score"], result["max_score"]);
+  result = push(read(kSource / "exercises/copy/copy.cu"));  // the stub as it came
+  EXPECT_EQ(result["status"], "fail");
+  EXPECT_EQ(result["tests"][0]["score"], 0);
+  EXPECT_NE(result["tests"][0]["message"].get<std::string>().find("exercises/copy/copy.cu: error: unwritten-output"),
+            std::string::npos)
+      << result.dump(2);
 }
 
 // The learner-file search, with a stand-in grader that only records which file it was given.
