@@ -433,6 +433,12 @@ TEST_F(DeployTest, ABrokenCourseIsAnErrorInThePlatformsResultsNotAMissingFile) {
                 (dir() / "student").string(), "--results", "/proc/no/results.json"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot write /proc/no/results.json"), std::string::npos) << r.err;
+  // Outside Actions, Classroom's results have nowhere to go unless named.
+  r = gpugrade({"--root", (dir() / "course").string(), "autograde", "github-classroom", "--submission",
+                (dir() / "student").string()},
+               {"GITHUB_OUTPUT="});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("$GITHUB_OUTPUT is not set, so the results have nowhere to go"), std::string::npos) << r.err;
 }
 
 TEST_F(DeployTest, ExportRefusesAFolderThatHoldsFilesAndUnknownExercises) {
