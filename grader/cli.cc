@@ -62,6 +62,7 @@ struct Invocation {
   bool sanitize = false;
   bool gpu_only = false;
   int repeats = 100;
+  std::string device;  // grade, calibrate: predict this device's throughput without a GPU (devices/NAME.yaml)
   bool timings = false;
   bool every = false;
   std::string base, head, repo = ".", exercises_dir;
@@ -213,6 +214,24 @@ class Tools {
   std::unique_ptr<Toolchain> toolchain_;
 };
 
+// The device whose throughput a grade without a GPU predicts: --device, else the exercise's
+// performance.gpu.device; none for an exercise without a speed bar (under --all, --device applies to
+// those with one).
+std::optional<DeviceProfile> device_for(const Exercise& exercise, const fs::path& root, const Invocation& inv) {
+  if (!exercise.performance.gpu) {
+    if (!inv.device.empty() && !inv.all)
+      throw UsageError{fmt::format("--device: exercise '{}' has no speed bar (performance.gpu) to predict against",
+                                   exercise.id)};
+    return std::nullopt;
+  }
+  const std::string& name = inv.device.empty() ? exercise.performance.gpu->device : inv.device;
+  if (name.empty()) return std::nullopt;
+  std::vector<std::string> errors;
+  std::optional<DeviceProfile> device = find_device_profile(root / "devices", name, &errors);
+  if (!device) throw UsageError{fmt::format("{}", fmt::join(errors, "\n"))};
+  return device;
+}
+
 Result grade_or_throw(const Exercise& exercise, const Submission& submission, Tools& tools, const fs::path& root,
                       const Invocation& inv) {
   GradeOptions options;
@@ -220,6 +239,7 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   options.solutions_dir = root / "solutions";
   options.sanitize = inv.sanitize;
   options.gpu_only = inv.gpu_only;
+  options.device = device_for(exercise, root, inv);
   std::string error;
   std::optional<Result> result = grade(exercise, submission, tools.toolchain(), options, &error);
   nlohmann::json samples = tools.take_samples(result ? result->runs : std::vector<Run>{});
@@ -447,19 +467,23 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
 
 int cmd_calibrate(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
-  Invocation on_gpu = inv;
-  if (parse_backend_choice(inv.backend) == BackendChoice::kSim)
-    throw UsageError{"calibrate times kernels on a GPU; the simulator cannot (drop --backend sim)"};
-  on_gpu.backend = to_string(BackendChoice::kGpu);
-  Tools tools(on_gpu);
+  // With --device, the simulator counts and the model predicts; otherwise a GPU times.
+  Invocation backend = inv;
+  const bool predicted = !inv.device.empty();
+  if (!predicted && parse_backend_choice(inv.backend) == BackendChoice::kSim)
+    throw UsageError{"calibrate times kernels on a GPU; the simulator cannot (drop --backend sim, or predict a "
+                     "device's bars without one with --device NAME)"};
+  backend.backend = to_string(predicted ? BackendChoice::kSim : BackendChoice::kGpu);
+  Tools tools(backend);
   Exercise exercise = load_or_throw(exercise_dir(root, inv.exercise));
   GradeOptions options;
   options.seed = inv.seed;
   options.solutions_dir = root / "solutions";
   options.gpu_only = inv.gpu_only;
+  options.device = device_for(exercise, root, inv);
   Calibration calibration;
   std::string error;
-  if (isatty(STDERR_FILENO)) err << "timing each kernel " << inv.repeats << " times...\n";
+  if (isatty(STDERR_FILENO) && !predicted) err << "timing each kernel " << inv.repeats << " times...\n";
   if (!calibrate_exercise(exercise, root, tools.toolchain(), options, inv.repeats, &calibration, &error))
     throw UsageError{error};
   write_calibration(calibration, out);
@@ -738,7 +762,7 @@ const std::vector<Command>& commands() {
       {"show", "EXERCISE", "print an exercise's lesson",
        [](CLI::App& app, Invocation& inv) { app.add_option("exercise", inv.exercise, "exercise id")->required(); },
        cmd_show},
-      {"grade", "EXERCISE | --all [--submission FILE] [--backend B] [--sanitize] [--format F]",
+      {"grade", "EXERCISE | --all [--submission FILE] [--backend B] [--device NAME] [--sanitize] [--format F]",
        "grade a submission (by default the exercise's own file, which you edit in place)",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercise", inv.exercise, "exercise id");
@@ -748,6 +772,9 @@ const std::vector<Command>& commands() {
          add_backend(app, inv);
          add_sanitize(app, inv);
          add_format(app, inv);
+         app.add_option("--device", inv.device,
+                        "on the simulator: predict the throughput on this device (devices/NAME.yaml) and judge it "
+                        "against the device's bar");
        },
        cmd_grade},
       {"check", "[EXERCISE...]",
@@ -759,7 +786,7 @@ const std::vector<Command>& commands() {
          add_sanitize(app, inv);
        },
        cmd_check},
-      {"calibrate", "EXERCISE [--repeats N] [--gpu-only]",
+      {"calibrate", "EXERCISE [--repeats N] [--gpu-only] [--device NAME]",
        "for instructors: time the solution, alternatives and too-slow mutants on this GPU and propose a speed bar",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercise", inv.exercise, "exercise id")->required();
@@ -767,6 +794,8 @@ const std::vector<Command>& commands() {
              ->check(CLI::Range(5, 10000));
          app.add_flag("--gpu-only", inv.gpu_only, "skip the simulator's pass (faster; correctness on the GPU only)");
          app.add_option("--backend", inv.backend, "gpu (the default here)")->check(CLI::IsMember(backend_choice_names()));
+         app.add_option("--device", inv.device,
+                        "no GPU: propose bars from the simulator's predictions for this device (devices/NAME.yaml)");
        },
        cmd_calibrate},
       {"new", "ID", "for instructors: scaffold a new exercise that passes `gpugrade check` as generated",

@@ -54,6 +54,8 @@ enum class FindingNeeds : uint8_t {
   X(kUncoalesced, "uncoalesced", false, kAccessChecks)                                                     \
   /* throughput below the exercise's ratio to the baseline */                                              \
   X(kTooSlow, "too-slow", false, kNothing)                                                                 \
+  /* without a GPU: the performance model predicts a ratio below the device's bar (docs/performance-model.md) */ \
+  X(kPredictedTooSlow, "predicted-too-slow", false, kNothing)                                              \
   /* the launch asks for more shared memory, registers or threads than allowed */                          \
   X(kResourceLimit, "resource-limit", true, kNothing)                                                      \
   /* anything else the backend reports (a CUDA error, unsupported PTX) */                                  \

@@ -166,6 +166,11 @@ struct GpuPerformance {
   std::string baseline;
   double min_ratio = 0;                                 // the bar on any device without its own
   std::map<std::string, double> min_ratio_by_device;    // bars per device name ("NVIDIA H200")
+  // Without a GPU: the device whose throughput the simulator's counts predict (devices/<device>.yaml)
+  // when the command line names none; empty: no prediction unless asked for.
+  std::string device;
+  // A predicted ratio below the bar is an error (the grade fails) or only a warning.
+  Severity predicted_too_slow = Severity::kWarning;
 };
 
 struct Performance {

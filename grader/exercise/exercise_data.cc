@@ -447,7 +447,8 @@ void ExerciseLoader::read_performance(const Field& field) {
 }
 
 void ExerciseLoader::read_gpu(const Field& field) {
-  Fields fields(diagnostics_, field, {"variant", "size", "bytes", "baseline", "min_ratio"});
+  Fields fields(diagnostics_, field,
+                {"variant", "size", "bytes", "baseline", "min_ratio", "device", "predicted_too_slow"});
   if (!fields.valid()) return;
   GpuPerformance gpu;
   Field variant = fields.require("variant");
@@ -462,6 +463,18 @@ void ExerciseLoader::read_gpu(const Field& field) {
   gpu.bytes = *bytes;
   gpu.baseline = *baseline;
   gpu.min_ratio = *min_ratio;
+  if (Field device = fields.get("device"); device.present) {
+    std::optional<std::string> name = read_string(diagnostics_, device);
+    if (!name) return;
+    gpu.device = *name;
+  }
+  if (Field severity = fields.get("predicted_too_slow"); severity.present) {
+    static constexpr std::pair<std::string_view, Severity> kSeverities[] = {{"error", Severity::kError},
+                                                                             {"warning", Severity::kWarning}};
+    std::optional<Severity> chosen = read_choice(diagnostics_, severity, kSeverities);
+    if (!chosen) return;
+    gpu.predicted_too_slow = *chosen;
+  }
   exercise_->performance.gpu = std::move(gpu);
 }
 

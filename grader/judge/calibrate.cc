@@ -28,7 +28,8 @@ std::string describe(const Result& result) {
 // Correct apart from its speed: every error, if any, is too-slow.
 bool correct_but_maybe_slow(const Result& result) {
   return std::all_of(result.findings.begin(), result.findings.end(), [](const Finding& f) {
-    return f.severity != Severity::kError || f.kind == FindingKind::kTooSlow;
+    return f.severity != Severity::kError || f.kind == FindingKind::kTooSlow ||
+           f.kind == FindingKind::kPredictedTooSlow;
   });
 }
 
@@ -103,10 +104,13 @@ bool calibrate_exercise(const Exercise& exercise, const fs::path& root, Toolchai
       std::optional<Result> result = grade(exercise, {std::move(*text), file.string()}, toolchain, options, error);
       if (!result) return false;
       CalibrationSample sample{label, group == &correct, describe(*result), std::nullopt, 0};
-      if (result->metrics.contains("throughput") && correct_but_maybe_slow(*result)) {
-        const nlohmann::json& t = result->metrics["throughput"];
+      const bool predicted = !result->metrics.contains("throughput") && result->metrics.contains("predicted");
+      if ((result->metrics.contains("throughput") || predicted) && correct_but_maybe_slow(*result)) {
+        const nlohmann::json& t = result->metrics[predicted ? "predicted" : "throughput"];
         sample.ratio = t["ratio"].get<double>();
-        sample.noise = t.value("noise", 0.0) / std::max(*sample.ratio, 1e-9);
+        sample.noise = predicted ? t["high"].get<double>() / std::max(*sample.ratio, 1e-9) - 1
+                                 : t.value("noise", 0.0) / std::max(*sample.ratio, 1e-9);
+        calibration->predicted = predicted;
         noise = std::max(noise, sample.noise);
         calibration->device = t.value("device", std::string());
         calibration->current_bar = t["min_ratio"].get<double>();
@@ -120,9 +124,14 @@ bool calibrate_exercise(const Exercise& exercise, const fs::path& root, Toolchai
 }
 
 void write_calibration(const Calibration& c, std::ostream& out) {
-  out << fmt::format("{} on {}:\n", c.exercise, c.device.empty() ? "an unnamed device" : c.device);
+  out << fmt::format("{} on {}{}:\n", c.exercise, c.device.empty() ? "an unnamed device" : c.device,
+                     c.predicted ? ", PREDICTED by the performance model from the simulator's counts (no GPU ran; "
+                                   "docs/performance-model.md)"
+                                 : "");
   for (const CalibrationSample& s : c.samples) {
-    const std::string ratio = s.ratio ? fmt::format("{:.3f} (noise {:.1f}%)", *s.ratio, s.noise * 100) : "not timed";
+    const std::string ratio = !s.ratio       ? std::string("not timed")
+                              : c.predicted ? fmt::format("{:.3f} (band {:.0f}%)", *s.ratio, s.noise * 100)
+                                             : fmt::format("{:.3f} (noise {:.1f}%)", *s.ratio, s.noise * 100);
     out << fmt::format("  {:<40} {:<10} {:<22} {}\n", s.submission, s.should_pass ? "correct" : "too slow", ratio,
                        s.got);
   }
@@ -134,7 +143,12 @@ void write_calibration(const Calibration& c, std::ostream& out) {
   out << fmt::format("  proposed min_ratio {:.3g} on {}: {}; correct kernels are at least {:.0f}% above it", *p.bar,
                      c.device, p.explanation, p.correct_margin * 100);
   if (p.slow_margin) out << fmt::format(", too-slow ones at least {:.0f}% below", *p.slow_margin * 100);
-  out << (p.thin ? " (a margin is within the timing's noise: time again, or widen the gap)" : "") << '\n';
+  out << (!p.thin ? ""
+          : c.predicted
+              ? " (a margin is within the prediction's band: time it on the device before relying on this bar)"
+              : " (a margin is within the timing's noise: time again, or widen the gap)")
+      << '\n';
+  if (c.predicted) out << "  a predicted bar: confirm it with `gpugrade calibrate` on the device before a course uses it\n";
   out << fmt::format("  the exercise's bar on this device today: {:.3g}\n", c.current_bar);
   out << fmt::format("  in exercise.yaml: min_ratio: {{default: {:.3g}, \"{}\": {:.3g}}}\n", c.default_bar, c.device,
                      *p.bar);

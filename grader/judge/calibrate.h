@@ -20,7 +20,7 @@ struct CalibrationSample {
   bool should_pass = true;         // the solution and alternatives; false for too-slow mutants
   std::string got;                 // the grade: "pass", "fail: too-slow", "fail: wrong-output"
   std::optional<double> ratio;     // throughput over the baseline's; none when it was not timed
-  double noise = 0;                // the ratio's noise as the timing measured it
+  double noise = 0;                // the ratio's noise as the timing measured it, or the prediction's band
 };
 
 struct BarProposal {
@@ -39,14 +39,15 @@ BarProposal propose_bar(const std::vector<double>& correct, const std::vector<do
 struct Calibration {
   std::string exercise;
   std::string device;              // the device's name, as a per-device bar is keyed
+  bool predicted = false;          // the ratios are the model's predictions (no GPU), not timings
   double current_bar = 0;          // the bar the exercise applies on this device today
   double default_bar = 0;          // the bar on devices the exercise does not name
   std::vector<CalibrationSample> samples;
   BarProposal proposal;
 };
 
-// Grades and times every kernel of `exercise` on `toolchain`'s backend (which must time: a GPU), with
-// `timed_launches` repetitions each. false with *error when the exercise has no speed bar or a file is
+// Grades and times every kernel of `exercise` on `toolchain`'s backend, with `timed_launches` repetitions
+// each; on a backend that cannot time, options.device's predicted ratios (predict.h) stand in. false with *error when the exercise has no speed bar or a file is
 // unreadable.
 bool calibrate_exercise(const Exercise& exercise, const std::filesystem::path& root, Toolchain& toolchain,
                         GradeOptions options, int timed_launches, Calibration* calibration, std::string* error);

@@ -19,6 +19,7 @@
 #include "grader/judge/buffer_compare.h"
 #include "grader/judge/buffer_fill.h"
 #include "grader/judge/judging.h"
+#include "grader/judge/predict.h"
 #include "grader/exercise/element.h"
 #include "grader/exercise/kernel_lookup.h"
 #include "grader/exercise/learner_defines.h"
@@ -361,29 +362,52 @@ struct SanitizerTally {
   }
 };
 
+// The baseline exercise of `perf` (copy, for the transposes) and its solution built at `variant`: what a
+// submission's throughput is a ratio to, timed or predicted. nullopt with *error saying why not.
+struct Baseline {
+  Exercise exercise;
+  Built built;
+};
+std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& variant, Toolchain& toolchain,
+                                       const GradeOptions& options, std::string* error) {
+  const GpuPerformance& perf = *exercise.performance.gpu;
+  std::vector<std::string> errors;
+  std::optional<Exercise> baseline = load_exercise(exercise.dir.parent_path() / perf.baseline, &errors);
+  if (!baseline) {
+    *error = fmt::format("cannot load the baseline exercise '{}' to time against", perf.baseline);
+    return std::nullopt;
+  }
+  std::filesystem::path solution = options.solutions_dir / perf.baseline / baseline->kernel.file;
+  std::optional<std::string> solution_text = read_file_bytes(solution);
+  if (!solution_text) {
+    *error = fmt::format("cannot read the baseline's solution {}", solution.string());
+    return std::nullopt;
+  }
+  Submission baseline_source{std::move(*solution_text), solution.string()};
+  std::optional<std::vector<SourceFile>> headers = read_folder_headers(baseline->dir, error);
+  if (!headers) return std::nullopt;
+  std::vector<Finding> build_findings;
+  std::optional<Built> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain, options.arch,
+                                            build_findings);
+  if (!base) {
+    *error = fmt::format("the baseline's solution {} does not build at variant {}", solution.string(), variant.label);
+    return std::nullopt;
+  }
+  return Baseline{std::move(*baseline), std::move(*base)};
+}
+
 // Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
 void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain& toolchain, const GradeOptions& options, uint64_t seed, Result& result) {
   const GpuPerformance& perf = *exercise.performance.gpu;
   const Variant& variant = exercise.variants[perf.variant];
-  std::vector<std::string> errors;
-  std::filesystem::path baseline_dir = exercise.dir.parent_path() / perf.baseline;
-  std::optional<Exercise> baseline = load_exercise(baseline_dir, &errors);
   auto fail = [&](std::string message) {
     result.findings.push_back(config_finding(FindingKind::kRuntimeError, std::move(message), "", 0));
   };
-  if (!baseline) return fail(fmt::format("cannot load the baseline exercise '{}' to time against", perf.baseline));
-  std::filesystem::path solution = options.solutions_dir / perf.baseline / baseline->kernel.file;
-  std::optional<std::string> solution_text = read_file_bytes(solution);
-  if (!solution_text) return fail(fmt::format("cannot read the baseline's solution {}", solution.string()));
-  Submission baseline_source{std::move(*solution_text), solution.string()};
   std::string error;
-  std::optional<std::vector<SourceFile>> headers = read_folder_headers(baseline->dir, &error);
-  if (!headers) return fail(error);
-  std::vector<Finding> build_findings;
-  std::optional<Built> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain, options.arch,
-                                            build_findings);
-  if (!base) return fail(fmt::format("the baseline's solution {} does not build at variant {}", solution.string(),
-                                     variant.label));
+  std::optional<Baseline> baseline_built = build_baseline(exercise, variant, toolchain, options, &error);
+  if (!baseline_built) return fail(error);
+  const Exercise* baseline = &baseline_built->exercise;
+  const Built* base = &baseline_built->built;
   std::optional<LaunchRequest> subject_launch =
       make_launch(exercise, variant, perf.size, subject.kernel->entry, seed, &error, nullptr, /*fill=*/false);
   std::optional<LaunchRequest> baseline_launch =
@@ -443,6 +467,74 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
     f.details = result.metrics["throughput"];
     result.findings.push_back(std::move(f));
   }
+}
+
+// Without a GPU: the simulator counts the timed variant and the baseline's solution at the exercise's
+// largest size, the model scales both to the GPU size and predicts the ratio on `device`, which is judged
+// against that device's bar (docs/performance-model.md).
+void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain& toolchain,
+                      const GradeOptions& options, const DeviceProfile& device, uint64_t seed, Result& result) {
+  const GpuPerformance& perf = *exercise.performance.gpu;
+  const Variant& variant = exercise.variants[perf.variant];
+  std::string error;
+  auto fail = [&](std::string message) {
+    result.findings.push_back(config_finding(FindingKind::kRuntimeError, "cannot predict the throughput: " + message, "", 0));
+  };
+  const auto bytes_at = [&](const Size& size) {
+    std::string ignored;  // the loader evaluated `bytes` at every size
+    return static_cast<double>(perf.bytes.eval(bindings_for(variant, size), &ignored).value_or(0));
+  };
+  const Size* counted_size = nullptr;
+  for (const Size& size : exercise.sizes)
+    if (counted_size == nullptr || bytes_at(size) > bytes_at(*counted_size)) counted_size = &size;
+  if (counted_size == nullptr || bytes_at(*counted_size) <= 0) return fail("the exercise has no size to count at");
+  std::optional<Baseline> baseline = build_baseline(exercise, variant, toolchain, options, &error);
+  if (!baseline) return fail(error);
+  const auto count = [&](const Exercise& of, const Built& built) -> std::optional<LaunchCounts> {
+    std::optional<LaunchRequest> launch = make_launch(of, variant, *counted_size, built.kernel->entry, seed, &error);
+    if (!launch) return std::nullopt;
+    Observations observed = toolchain.backend.launch(*built.program, *launch);
+    if (!observed.completed) {
+      error = fmt::format("{} did not complete on the simulator at {}", built.kernel->entry, counted_size->label());
+      return std::nullopt;
+    }
+    return count_launch(observed, *launch, *built.kernel, built.ptx);
+  };
+  std::optional<LaunchCounts> subject_counts = count(exercise, subject);
+  std::optional<LaunchCounts> baseline_counts = subject_counts ? count(baseline->exercise, baseline->built) : std::nullopt;
+  if (!baseline_counts) return fail(error);
+  const double scale = bytes_at(perf.size) / bytes_at(*counted_size);
+  const Prediction p = predict_ratio(*subject_counts, scale, *baseline_counts, scale, device);
+  const double bar = min_ratio_for(perf, device.name);
+  const auto terms = [](const ModelTime& t) {
+    return nlohmann::json{{"total_ms", t.total() * 1e3}, {"dram_ms", t.dram * 1e3}, {"sectors_ms", t.sectors * 1e3},
+                          {"shared_ms", t.shared * 1e3}, {"issue_ms", t.issue * 1e3}, {"phases_ms", t.phases * 1e3},
+                          {"resident_blocks", t.resident_blocks}};
+  };
+  result.metrics["predicted"] = {{"device", device.name}, {"ratio", p.ratio}, {"low", p.low}, {"high", p.high},
+                                 {"min_ratio", bar}, {"variant", variant.label}, {"size", perf.size.label()},
+                                 {"counted_at", counted_size->label()}, {"baseline_exercise", perf.baseline},
+                                 {"subject", terms(p.subject)}, {"baseline", terms(p.baseline)}};
+  const std::string sentence = fmt::format(
+      "predicted on {} without a GPU: {:.2f} of the {} baseline's throughput at {} ({}), likely between {:.2f} "
+      "and {:.2f}; the bar there is {:.2f}",
+      device.name, p.ratio, perf.baseline, variant.label, perf.size.label(), p.low, p.high, bar);
+  add_note(result, "Throughput " + sentence + ".");
+  if (p.ratio >= bar) return;
+  Finding f = config_finding(
+      FindingKind::kPredictedTooSlow,
+      fmt::format("the throughput {}{}. The simulator's counts (memory sectors, shared-memory wavefronts, "
+                  "instructions) predict the speed; {}",
+                  sentence, p.high >= bar ? ", within the prediction's uncertainty" : "",
+                  exercise.performance.sim.max_sector_ratio || exercise.performance.sim.max_bank_conflict_ways
+                      ? "the checkers' figures in --verbose show which line costs most"
+                      : "--format json shows the model's terms (metrics.predicted)"),
+      result.submission, 0);
+  f.severity = perf.predicted_too_slow;
+  f.variant = variant.label;
+  f.size = perf.size.label();
+  f.details = result.metrics["predicted"];
+  result.findings.push_back(std::move(f));
 }
 
 }  // namespace
@@ -654,9 +746,10 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     if (simulated_timeout)
       result.note = "The simulator saw a variant never end; it was not run on the GPU, nor its larger sizes.";
     sanitizer.check(toolchain.backend, *built->program, to_sanitize, to_sanitize_runs, result, findings);
-    // Strict grading leaves the access figures to the device's timing, where the exercise has a speed bar.
+    // Strict grading leaves the access figures to the device's timing, where the exercise has a speed bar,
+    // and a prediction for a device (--device) to the predicted throughput, which weighs them.
     judge_line_figures(figures, exercise.performance.sim, variant.label, findings, result.metrics,
-                       !simulator || !exercise.performance.gpu);
+                       !exercise.performance.gpu || (!simulator && !options.device));
     judge_requirements_in_use(exercise.requirements, figures, static_requirement_findings, *built->kernel, file,
                               variant.label, findings);
     if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
@@ -682,6 +775,9 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   if (correct && timed && toolchain.backend.capabilities().times_kernels) {
     trace("grade: timing");
     judge_throughput(exercise, *timed, toolchain, options, seed, result);
+  } else if (correct && timed && options.device) {
+    trace("grade: predicting");
+    judge_prediction(exercise, *timed, toolchain, options, *options.device, seed, result);
   }
   trace("grade: done");
   const bool pass = !result.runs.empty() &&

@@ -15,6 +15,7 @@
 #include "grader/compile/cache.h"
 #include "grader/compile/compiler.h"
 #include "grader/exercise/exercise.h"
+#include "grader/judge/predict.h"
 #include "grader/result/result.h"
 #include "grader/source/submission.h"
 #include "harness/backend.h"
@@ -38,6 +39,9 @@ struct GradeOptions {
   bool sanitize = false;                // re-run each correctness launch under the backend's sanitizer
   bool gpu_only = false;                // --gpu-only: the result says that hazards were not checked
   int timed_launches = 0;               // timing repetitions; 0: the backend's default (calibrate asks more)
+  // On a backend that cannot time (the simulator): the device whose throughput the simulator's counts
+  // predict, judged against its bar (predict.h); unset: none is predicted.
+  std::optional<DeviceProfile> device;
 };
 
 // The speed bar that applies on `device` (cuDeviceGetName's words): its own entry, else the default.

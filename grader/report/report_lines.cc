@@ -118,6 +118,7 @@ int cause_rank(FindingKind kind) {
     case FindingKind::kBankConflict: return 14;
     case FindingKind::kUncoalesced: return 15;
     case FindingKind::kTooSlow: return 16;
+    case FindingKind::kPredictedTooSlow: return 16;
   }
   return 17;
 }

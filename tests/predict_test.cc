@@ -1,0 +1,226 @@
+// Throughput predicted without a GPU (grader/judge/predict.h, docs/performance-model.md): device profiles
+// and their errors, the PTX scan for loads in kept loops, and grades with --device on the simulator: the
+// ratio a learner sees, the finding below the bar, its severity, and that counting at a small size scales.
+#include <gtest/gtest.h>
+
+#include "grader/judge/calibrate.h"
+#include "grader/judge/predict.h"
+#include "os/file.h"
+#include "os/scratch_dir.h"
+#include "tests/grading_fixture.h"
+
+namespace gpugrade {
+namespace {
+
+using testing::findings_of;
+
+std::filesystem::path devices_dir() { return testing::source_dir() / "devices"; }
+
+DeviceProfile h200() {
+  std::vector<std::string> errors;
+  std::optional<DeviceProfile> device = find_device_profile(devices_dir(), "h200", &errors);
+  if (!device) throw std::runtime_error(errors.empty() ? "no profile" : errors.front());
+  return *device;
+}
+
+// A profile written to a scratch file; its errors, or none.
+std::vector<std::string> profile_errors(const std::string& text) {
+  std::optional<ScratchDir> dir = ScratchDir::create("predict-test", nullptr);
+  const std::filesystem::path file = dir->path() / "gpu.yaml";
+  EXPECT_TRUE(write_file_bytes(file, text));
+  std::vector<std::string> errors;
+  EXPECT_FALSE(load_device_profile(file, &errors).has_value());
+  for (std::string& e : errors) e = e.substr(e.find("gpu.yaml"));
+  return errors;
+}
+
+std::string h200_text() { return read_file_bytes(devices_dir() / "h200.yaml").value_or(""); }
+
+TEST(DeviceProfiles, ShippedProfilesLoadWithTheDriversNames) {
+  EXPECT_EQ(h200().name, "NVIDIA H200");
+  EXPECT_EQ(h200().sm_count, 132);
+  std::vector<std::string> errors;
+  std::optional<DeviceProfile> t4 = find_device_profile(devices_dir(), "t4", &errors);
+  ASSERT_TRUE(t4) << (errors.empty() ? "" : errors.front());
+  EXPECT_EQ(t4->name, "Tesla T4");
+}
+
+TEST(DeviceProfiles, AMisspelledKeyIsNamedAtItsLineAndColumn) {
+  std::string text = h200_text();
+  text.replace(text.find("dram_gb_per_s:"), 14, "dram_gbps:");
+  std::vector<std::string> errors = profile_errors(text);
+  ASSERT_FALSE(errors.empty());
+  const int line = testing::line_of(text, "dram_gbps:");
+  EXPECT_EQ(errors.front().rfind(fmt::format("gpu.yaml:{}:1:", line), 0), 0u) << errors.front();
+  EXPECT_NE(errors.front().find("dram_gbps"), std::string::npos) << errors.front();
+}
+
+TEST(DeviceProfiles, ABandOfOneOrMoreIsRefusedWhereItIs) {
+  std::string text = h200_text();
+  text.replace(text.find("band: 0.2"), 9, "band: 1.5");
+  std::vector<std::string> errors = profile_errors(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors.front().rfind(fmt::format("gpu.yaml:{}:", testing::line_of(text, "band: 1.5")), 0), 0u);
+  EXPECT_NE(errors.front().find("must be below 1"), std::string::npos) << errors.front();
+}
+
+TEST(DeviceProfiles, BrokenYamlIsAnErrorNotACrash) {
+  std::vector<std::string> errors = profile_errors("name: [unclosed\n");
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors.front().rfind("gpu.yaml:", 0), 0u) << errors.front();
+}
+
+TEST(DeviceProfiles, AnUnknownOrPathLikeNameListsTheDevices) {
+  for (const char* name : {"a100", "../devices/h200", ""}) {
+    std::vector<std::string> errors;
+    EXPECT_FALSE(find_device_profile(devices_dir(), name, &errors).has_value()) << name;
+    ASSERT_EQ(errors.size(), 1u) << name;
+    EXPECT_NE(errors.front().find("the devices are h200, t4"), std::string::npos) << errors.front();
+  }
+}
+
+// nvcc's shape for a loop whose trip count is known only at run time, and for the same loads unrolled.
+constexpr const char* kRolledPtx = R"(.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+$L__BB0_2:
+	ld.global.f32 	%f1, [%rd5];
+	st.shared.f32 	[%r6], %f1;
+	add.s32 	%r9, %r9, %r3;
+	setp.lt.s32 	%p4, %r9, 32;
+	@%p4 bra 	$L__BB0_2;
+	bar.sync 	0;
+	ret;
+}
+)";
+constexpr const char* kUnrolledPtx = R"(.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	@%p3 bra 	$L__BB0_2;
+	ld.global.f32 	%f1, [%rd13];
+	st.shared.f32 	[%r6], %f1;
+$L__BB0_2:
+	@%p6 bra 	$L__BB0_4;
+	ld.global.f32 	%f2, [%rd18];
+	st.shared.f32 	[%r6+1056], %f2;
+$L__BB0_4:
+	bar.sync 	0;
+	ret;
+}
+)";
+
+TEST(PredictModel, LoadsInAKeptLoopAreToldFromUnrolledOnes) {
+  EXPECT_TRUE(loads_in_loop(kRolledPtx, "k"));
+  EXPECT_FALSE(loads_in_loop(kUnrolledPtx, "k"));
+  EXPECT_FALSE(loads_in_loop(kRolledPtx, "other"));
+}
+
+TEST(PredictModel, ACostlierLaunchIsPredictedSlowerTermByTerm) {
+  LaunchCounts copy;
+  copy.load_sectors = copy.load_min_sectors = copy.store_sectors = copy.store_min_sectors = 1000;
+  copy.blocks = 10;
+  copy.threads_per_block = 256;
+  LaunchCounts strided_stores = copy;
+  strided_stores.store_sectors = 8000;
+  LaunchCounts conflicted = copy;
+  conflicted.shared_wavefronts = 100000;
+  conflicted.barrier_phases = true;
+  const DeviceProfile device = h200();
+  EXPECT_DOUBLE_EQ(predict_ratio(copy, 1e4, copy, 1e4, device).ratio, 1.0);
+  const Prediction stores = predict_ratio(strided_stores, 1e4, copy, 1e4, device);
+  EXPECT_LT(stores.ratio, 0.5);
+  EXPECT_GT(stores.subject.sectors, 0);
+  EXPECT_LT(predict_ratio(conflicted, 1e4, copy, 1e4, device).ratio, 1.0);
+  EXPECT_NEAR(stores.low, stores.ratio * 0.8, 1e-12);
+  EXPECT_NEAR(stores.high, stores.ratio * 1.2, 1e-12);
+}
+
+class PredictGradeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { grading_ = new testing::Grading(); }
+  static void TearDownTestSuite() {
+    delete grading_;
+    grading_ = nullptr;
+  }
+  static Result grade_file(const Exercise& e, const std::string& file, bool predict = true) {
+    GradeOptions options;
+    if (predict) options.device = h200();
+    return grading_->grade_exercise(e, testing::read_file(testing::source_dir() / "solutions" / e.id / file), options);
+  }
+  static testing::Grading* grading_;
+};
+testing::Grading* PredictGradeTest::grading_ = nullptr;
+
+TEST_F(PredictGradeTest, TheSolutionGetsARatioBandAndDeviceAndPasses) {
+  const Result r = grade_file(grading_->exercise("transpose-padded"), "transpose.cu");
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  ASSERT_TRUE(r.metrics.contains("predicted"));
+  const nlohmann::json& p = r.metrics["predicted"];
+  EXPECT_EQ(p["device"], "NVIDIA H200");
+  EXPECT_GT(p["ratio"].get<double>(), p["min_ratio"].get<double>());
+  EXPECT_LT(p["low"].get<double>(), p["ratio"].get<double>());
+  EXPECT_GT(p["high"].get<double>(), p["ratio"].get<double>());
+  EXPECT_TRUE(findings_of(r, FindingKind::kPredictedTooSlow).empty());
+  EXPECT_NE(r.note.find("predicted on NVIDIA H200 without a GPU"), std::string::npos) << r.note;
+}
+
+TEST_F(PredictGradeTest, BankConflictsArePredictedTooSlowAsTheExerciseChooses) {
+  Exercise e = grading_->exercise("transpose-padded");
+  const Result warned = grade_file(e, "mutants/unpadded.cu");
+  std::vector<Finding> slow = findings_of(warned, FindingKind::kPredictedTooSlow);
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].severity, Severity::kWarning);
+  EXPECT_EQ(warned.verdict, Verdict::kPass);
+  EXPECT_NE(slow[0].message.find("the bar there is 0.69"), std::string::npos) << slow[0].message;
+  // With a prediction, the simulator's bank-conflict limit leaves the verdict to the predicted speed.
+  EXPECT_TRUE(findings_of(warned, FindingKind::kBankConflict).empty());
+
+  e.performance.gpu->predicted_too_slow = Severity::kError;
+  const Result failed = grade_file(e, "mutants/unpadded.cu");
+  EXPECT_EQ(failed.verdict, Verdict::kFail);
+  ASSERT_EQ(findings_of(failed, FindingKind::kPredictedTooSlow).size(), 1u);
+}
+
+TEST_F(PredictGradeTest, WithoutADeviceNothingIsPredictedAndTheLimitsJudge) {
+  const Result r = grade_file(grading_->exercise("transpose-padded"), "mutants/unpadded.cu", /*predict=*/false);
+  EXPECT_FALSE(r.metrics.contains("predicted"));
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_FALSE(findings_of(r, FindingKind::kBankConflict).empty());
+}
+
+// Counting at the exercise's largest size (256 x 320) stands for 8192 x 8192: counting at 1024 x 1024
+// instead predicts the same ratio.
+TEST_F(PredictGradeTest, CountingAtALargerSizePredictsTheSameRatio) {
+  for (const char* id : {"transpose-naive", "transpose-tiled"}) {
+    Exercise small = grading_->exercise(id);
+    Exercise large = small;
+    Size big = small.sizes.back();
+    for (auto& [name, value] : big.values) value = 1024;
+    large.sizes = {big};
+    const double at_small = grade_file(small, "transpose.cu").metrics["predicted"]["ratio"].get<double>();
+    const double at_large = grade_file(large, "transpose.cu").metrics["predicted"]["ratio"].get<double>();
+    EXPECT_NEAR(at_large / at_small, 1.0, 0.01) << id << ": " << at_small << " vs " << at_large;
+  }
+}
+
+TEST_F(PredictGradeTest, CalibrateWithoutAGpuSaysItsBarsArePredicted) {
+  GradeOptions options;
+  options.device = h200();
+  options.solutions_dir = testing::source_dir() / "solutions";
+  Calibration c;
+  std::string error;
+  ASSERT_TRUE(calibrate_exercise(grading_->exercise("transpose-padded"), testing::source_dir(),
+                                 grading_->toolchain(), options, 100, &c, &error))
+      << error;
+  EXPECT_TRUE(c.predicted);
+  EXPECT_EQ(c.device, "NVIDIA H200");
+  ASSERT_TRUE(c.proposal.bar);
+  std::ostringstream text;
+  write_calibration(c, text);
+  EXPECT_NE(text.str().find("PREDICTED by the performance model"), std::string::npos) << text.str();
+}
+
+}  // namespace
+}  // namespace gpugrade
