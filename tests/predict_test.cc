@@ -6,6 +6,7 @@
 #include "grader/judge/calibrate.h"
 #include "grader/judge/predict.h"
 #include "os/file.h"
+#include "os/process.h"
 #include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
 
@@ -220,6 +221,89 @@ TEST_F(PredictGradeTest, CalibrateWithoutAGpuSaysItsBarsArePredicted) {
   std::ostringstream text;
   write_calibration(c, text);
   EXPECT_NE(text.str().find("PREDICTED by the performance model"), std::string::npos) << text.str();
+}
+
+// performance.gpu.device and predicted_too_slow in an exercise.yaml: read when right, refused where they are
+// when wrong.
+class PredictFieldsTest : public ::testing::Test {
+ protected:
+  // transpose-padded's definition with `extra` added to its performance.gpu map; the loader's errors.
+  std::vector<std::string> load_with(const std::string& extra, std::optional<Exercise>* loaded = nullptr) {
+    dir_ = ScratchDir::create("predict-fields", nullptr);
+    const std::filesystem::path at = dir_->path() / "transpose-padded";
+    std::filesystem::copy(testing::source_dir() / "exercises/transpose-padded", at,
+                          std::filesystem::copy_options::recursive);
+    std::string yaml = testing::read_file(at / "exercise.yaml");
+    const size_t bar = yaml.find("min_ratio: {default: 0.8");
+    yaml.insert(bar, extra + ", ");
+    text_ = yaml;
+    EXPECT_TRUE(write_file_bytes(at / "exercise.yaml", yaml));
+    std::vector<std::string> errors;
+    std::optional<Exercise> e = load_exercise(at, &errors, "exercises/transpose-padded");
+    if (loaded) *loaded = e;
+    return errors;
+  }
+  std::optional<ScratchDir> dir_;
+  std::string text_;
+};
+
+TEST_F(PredictFieldsTest, ADefaultDeviceAndAnErrorSeverityAreRead) {
+  std::optional<Exercise> e;
+  ASSERT_TRUE(load_with("device: h200, predicted_too_slow: error", &e).empty());
+  ASSERT_TRUE(e && e->performance.gpu);
+  EXPECT_EQ(e->performance.gpu->device, "h200");
+  EXPECT_EQ(e->performance.gpu->predicted_too_slow, Severity::kError);
+}
+
+TEST_F(PredictFieldsTest, WithoutThemNothingChanges) {
+  std::optional<Exercise> e;
+  ASSERT_TRUE(load_with("bytes2: 1", &e).size() == 1);  // an unknown key is still refused
+  std::vector<std::string> errors;
+  e = load_exercise(testing::source_dir() / "exercises/transpose-padded", &errors);
+  ASSERT_TRUE(e && e->performance.gpu);
+  EXPECT_EQ(e->performance.gpu->device, "");
+  EXPECT_EQ(e->performance.gpu->predicted_too_slow, Severity::kWarning);
+}
+
+TEST_F(PredictFieldsTest, AnUnknownSeverityIsRefusedAtItsLineAndColumn) {
+  std::vector<std::string> errors = load_with("predicted_too_slow: fatal");
+  ASSERT_EQ(errors.size(), 1u);
+  const int line = testing::line_of(text_, "predicted_too_slow: fatal");
+  const std::string prefix = fmt::format("exercises/transpose-padded/exercise.yaml:{}:", line);
+  EXPECT_EQ(errors[0].rfind(prefix, 0), 0u) << errors[0];
+  EXPECT_NE(errors[0].find("must be one of error, warning, got \"fatal\""), std::string::npos) << errors[0];
+}
+
+// The command line: an unknown device, or a device for an exercise without a speed bar, is a usage error
+// (exit 2) that says what to do; a known one predicts.
+ProcessResult run_gpugrade(std::vector<std::string> args, const std::filesystem::path& scratch) {
+  args.insert(args.begin(), GPUGRADE_BINARY);
+  ProcessOptions options;
+  options.working_directory = GPUGRADE_SOURCE_DIR;
+  options.time_limit_seconds = 300;
+  options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch / "cache").string(),
+                               "XDG_STATE_HOME=" + (scratch / "state").string(), "NO_COLOR=1"};
+  return run_process(args, options);
+}
+
+TEST(PredictCli, DeviceOptionErrorsAndAPrediction) {
+  std::optional<ScratchDir> scratch = ScratchDir::create("predict-cli", nullptr);
+  ProcessResult unknown = run_gpugrade({"grade", "transpose-padded", "--backend", "sim", "--device", "a100"}, scratch->path());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no device profile 'a100'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("the devices are h200, t4"), std::string::npos) << unknown.err;
+
+  ProcessResult no_bar = run_gpugrade({"grade", "map", "--backend", "sim", "--device", "h200"}, scratch->path());
+  EXPECT_EQ(no_bar.exit_code, 2);
+  EXPECT_NE(no_bar.err.find("exercise 'map' has no speed bar"), std::string::npos) << no_bar.err;
+
+  ProcessResult json = run_gpugrade({"grade", "transpose-padded", "--submission", "solutions/transpose-padded/transpose.cu",
+                                     "--backend", "sim", "--device", "h200", "--format", "json"},
+                                    scratch->path());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json parsed = nlohmann::json::parse(json.out);
+  const nlohmann::json& result = parsed.contains("results") ? parsed["results"][0] : parsed;
+  for (const char* key : {"device", "ratio", "low", "high"}) EXPECT_TRUE(result["metrics"]["predicted"].contains(key)) << key;
 }
 
 }  // namespace
