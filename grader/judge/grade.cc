@@ -505,6 +505,8 @@ void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain&
   if (!baseline_counts) return fail(error);
   const double scale = bytes_at(perf.size) / bytes_at(*counted_size);
   const Prediction p = predict_ratio(*subject_counts, scale, *baseline_counts, scale, device);
+  if (p.subject.total() <= 0 || p.baseline.total() <= 0)
+    return fail(fmt::format("the simulator counted no memory traffic or instructions at {}", counted_size->label()));
   const double bar = min_ratio_for(perf, device.name);
   const auto terms = [](const ModelTime& t) {
     return nlohmann::json{{"total_ms", t.total() * 1e3}, {"dram_ms", t.dram * 1e3}, {"sectors_ms", t.sectors * 1e3},
