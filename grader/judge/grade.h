@@ -38,6 +38,9 @@ struct GradeOptions {
   bool sanitize = false;                // re-run each correctness launch under the backend's sanitizer
   bool gpu_only = false;                // --gpu-only: the result says that hazards were not checked
   int timed_launches = 0;               // timing repetitions; 0: the backend's default (calibrate asks more)
+  // Wall clock for the whole grade, the grader's own work included (docs/limits.md); past it, the grade
+  // stops between steps with a timeout finding.
+  double seconds = 600;
 };
 
 // The speed bar that applies on `device` (cuDeviceGetName's words): its own entry, else the default.

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace gpugrade::sim {
 namespace {
 
@@ -75,6 +77,15 @@ class Arguments {
   uint64_t offset_ = 0;
 };
 
+// Whether a width ("12", "-12" from a `*`) or a precision (".12") asks for more than kPrintfMaxField
+// characters; digits are compared by count first, so that no number overflows.
+bool too_wide(std::string_view field) {
+  while (!field.empty() && (field.front() == '-' || field.front() == '.')) field.remove_prefix(1);
+  while (field.size() > 1 && field.front() == '0') field.remove_prefix(1);
+  const std::string most = std::to_string(kPrintfMaxField);
+  return field.size() > most.size() || (field.size() == most.size() && field > most);
+}
+
 }  // namespace
 
 std::optional<std::string> read_device_string(uint64_t address, const DeviceRead& read, size_t limit) {
@@ -89,7 +100,8 @@ std::optional<std::string> read_device_string(uint64_t address, const DeviceRead
   return text;
 }
 
-PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read, size_t limit) {
+PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read, size_t limit,
+                                  PrintfBudget* budget) {
   PrintfResult result;
   Arguments arguments(args, read);
   auto missing = [&](std::string_view written) {
@@ -115,6 +127,11 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
       result.text += '%';
       continue;
     }
+    if (budget != nullptr && !budget->take_conversion()) {
+      result.text += fmt::format("<printf stopped: a launch formats at most {} conversions and {} MiB>",
+                                 kPrintfLaunchConversions, kPrintfLaunchBytes >> 20);
+      break;
+    }
     // `*` takes its value from an int argument before the converted one.
     std::string width = spec.width, precision = spec.precision;
     if (width == "*" || precision == ".*") {
@@ -129,6 +146,11 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
         precision = value < 0 ? "" : "." + std::to_string(value);
         ++result.arguments;
       }
+    }
+    if (too_wide(width) || too_wide(precision)) {
+      result.text += written;
+      result.text += fmt::format("<width or precision over {}>", kPrintfMaxField);
+      continue;
     }
     const bool wide = spec.length == "l" || spec.length == "ll" || spec.length == "j" || spec.length == "z" ||
                       spec.length == "t";
@@ -186,6 +208,7 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
     ++result.arguments;
   }
   if (result.text.size() > limit) result.text.resize(limit);
+  if (budget != nullptr) budget->charge(result.text.size());
   return result;
 }
 
