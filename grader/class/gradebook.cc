@@ -81,7 +81,7 @@ void write_class_summary(const std::vector<GradebookColumn>& columns, const std:
       points += r.points;
     }
     double mean = students.empty() ? 0.0 : static_cast<double>(points) / static_cast<double>(students.size());
-    out << fmt::format("| {} | {} | {} | {:.1f} of {} |\n", markdown_code(columns[c].exercise), submitted, passed, mean,
+    out << fmt::format("| {} | {} | {} | {:.1f} of {} |\n", escape_markdown(columns[c].exercise), submitted, passed, mean,
                        columns[c].points);
   }
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -99,7 +99,7 @@ void write_class_summary(const std::vector<GradebookColumn>& columns, const std:
         if (!example.count(kind)) example[kind] = finding_line(f);
       }
     }
-    out << fmt::format("\n## {}\n\n", markdown_code(columns[c].exercise));
+    out << fmt::format("\n## {}\n\n", escape_markdown(columns[c].exercise));
     if (students_with.empty()) {
       out << "No errors in any submission.\n";
       continue;
