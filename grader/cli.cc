@@ -290,7 +290,7 @@ void write_report(const std::vector<Result>& results, const std::string& format,
   if (format == "json") {
     write_json(results, out);
     // The JSON on stdout keeps the result contract; the pull request's notices go beside it, on stderr.
-    for (const Notice& n : notices) err << "gpugrade: warning: " << n.message << '\n';
+    write_text_notices(notices, err);
   } else if (format == "junit") {
     write_junit(results, out, options);
   } else if (format == "github") {
@@ -303,7 +303,7 @@ void write_report(const std::vector<Result>& results, const std::string& format,
   } else if (format == "html") {
     write_html(results, out);
   } else {
-    for (const Notice& n : notices) out << (n.file.empty() ? "gpugrade" : n.file) << ": warning: " << n.message << '\n';
+    write_text_notices(notices, out);
     const bool tty = &out == &std::cout && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
     write_text(results, out, TextOptions{tty, inv.verbose});
   }

@@ -167,6 +167,14 @@ void write_text(const std::vector<Result>& results, std::ostream& report, const 
   report << guard_workflow_commands(out.str(), kTerminalRunnerEscapes);
 }
 
+// The line starts with gpugrade's name, not the notice's path: a pull request chooses its paths, and a path
+// such as "copy: PASS (5" must not start a line that reads as a verdict. The message names the path.
+void write_text_notices(const std::vector<Notice>& notices, std::ostream& out) {
+  std::string lines;
+  for (const Notice& n : notices) lines += "gpugrade: warning: " + escape_for_terminal(n.message) + '\n';
+  out << guard_workflow_commands(lines, kTerminalRunnerEscapes);
+}
+
 void write_json(const std::vector<Result>& results, std::ostream& out) {
   if (results.size() == 1) {
     out << json_report(to_json(results.front())) << '\n';

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -19,6 +20,7 @@ using DeviceRead = std::function<bool(uint64_t address, void* out, uint32_t byte
 // Formatting's own limits (docs/limits.md), apart from the launch's instruction and time budgets: one printf
 // is a single instruction, however much text it makes.
 inline constexpr int kPrintfMaxField = 4096;                   // a conversion's width or precision
+inline constexpr size_t kPrintfCallBytes = 4096;               // text of one call; the rest is cut
 inline constexpr uint64_t kPrintfLaunchBytes = 16u << 20;      // text formatted per launch
 inline constexpr uint64_t kPrintfLaunchConversions = 1u << 20;  // conversions per launch
 
@@ -49,8 +51,8 @@ struct PrintfResult {
 // followed by a note in angle brackets, never a crash; so is one whose width or precision passes
 // kPrintfMaxField. Output past `limit` bytes is cut. With a `budget`, each conversion and the text are charged
 // to it, and formatting stops with a note at the conversion that finds it spent.
-PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read, size_t limit = 4096,
-                                  PrintfBudget* budget = nullptr);
+PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read,
+                                  size_t limit = kPrintfCallBytes, PrintfBudget* budget = nullptr);
 
 // A NUL-terminated string at a generic address, at most `limit` bytes; nullopt when it cannot be read.
 std::optional<std::string> read_device_string(uint64_t address, const DeviceRead& read, size_t limit = 4096);

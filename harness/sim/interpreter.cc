@@ -1975,7 +1975,7 @@ struct BlockRunner::Impl {
         return;
       }
       std::optional<std::string> format = read_device_string(format_address, read);
-      PrintfResult result = format ? format_device_printf(*format, args, read, 4096, &launch.printf_budget)
+      PrintfResult result = format ? format_device_printf(*format, args, read, kPrintfCallBytes, &launch.printf_budget)
                                    : PrintfResult{"<unreadable format string>", 0};
       std::string_view text = result.text;
       if (text.ends_with('\n')) text.remove_suffix(1);

@@ -111,6 +111,7 @@ void text_report(const uint8_t* data, size_t size) {
   LearnerText text(data, size);
   const std::vector<Result> results = results_of(text, nullptr, "copy", "exercises/copy/");
   std::ostringstream out;
+  write_text_notices({{text.next(), text.next() + " changed in this pull request"}}, out);
   write_text(results, out, {.color = false, .verbose = true});
   const std::string report = out.str();
   expect(checks::terminal_controls(report), "text", report);
