@@ -240,6 +240,7 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   options.sanitize = inv.sanitize;
   options.gpu_only = inv.gpu_only;
   options.device = device_for(exercise, root, inv);
+  options.seconds = inv.time_limit;
   std::string error;
   std::optional<Result> result = grade(exercise, submission, tools.toolchain(), options, &error);
   nlohmann::json samples = tools.take_samples(result ? result->runs : std::vector<Run>{});
@@ -309,7 +310,7 @@ void write_report(const std::vector<Result>& results, const std::string& format,
   if (format == "json") {
     write_json(results, out);
     // The JSON on stdout keeps the result contract; the pull request's notices go beside it, on stderr.
-    for (const Notice& n : notices) err << "gpugrade: warning: " << n.message << '\n';
+    write_text_notices(notices, err);
   } else if (format == "junit") {
     write_junit(results, out, options);
   } else if (format == "github") {
@@ -322,7 +323,7 @@ void write_report(const std::vector<Result>& results, const std::string& format,
   } else if (format == "html") {
     write_html(results, out);
   } else {
-    for (const Notice& n : notices) out << (n.file.empty() ? "gpugrade" : n.file) << ": warning: " << n.message << '\n';
+    write_text_notices(notices, out);
     const bool tty = &out == &std::cout && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
     write_text(results, out, TextOptions{tty, inv.verbose});
   }
@@ -750,6 +751,14 @@ void add_sanitize(CLI::App& app, Invocation& inv) {
                "GPU only: skip the simulator's pass, for kernels it cannot run (hazards are then not checked)");
 }
 
+// One figure for every command that grades: batch stops the grading process at it, grade and pr stop
+// between steps past it.
+void add_time_limit(CLI::App& app, Invocation& inv) {
+  app.add_option("--time-limit", inv.time_limit,
+                 "seconds per grade, compiling, the reference and the runs together (default 600)")
+      ->check(CLI::PositiveNumber);
+}
+
 void add_format(CLI::App& app, Invocation& inv) {
   app.add_option("--format", inv.format, "text, json, junit, github, gradescope, markdown or html")
       ->check(CLI::IsMember(kFormats));
@@ -769,6 +778,7 @@ const std::vector<Command>& commands() {
          app.add_option("--submission", inv.submission, "grade this file instead of exercises/<id>/<file>");
          app.add_flag("--all", inv.all, "grade every exercise");
          app.add_flag("-v,--verbose", inv.verbose, "show warnings, every run, and per-line access figures");
+         add_time_limit(app, inv);
          add_backend(app, inv);
          add_sanitize(app, inv);
          add_format(app, inv);
@@ -808,6 +818,7 @@ const std::vector<Command>& commands() {
          app.add_option("--head", inv.head, "the pull request's revision")->required();
          app.add_option("--repo", inv.repo, "the repository (default: the current folder)");
          app.add_option("--exercises", inv.exercises_dir, "trusted exercise definitions instead of the base's");
+         add_time_limit(app, inv);
          add_backend(app, inv);
          add_sanitize(app, inv);
          add_format(app, inv);
@@ -823,7 +834,7 @@ const std::vector<Command>& commands() {
          app.add_option("--out", inv.out_dir, "the results folder (default gpugrade-batch); re-runs reuse it");
          app.add_option("-j,--jobs", inv.jobs, "grading processes at once (default: the core count)");
          app.add_option("--exercise", inv.exercises, "grade only these exercises (repeat it)");
-         app.add_option("--time-limit", inv.time_limit, "seconds per grade (default 600)");
+         add_time_limit(app, inv);
          app.add_option("--gpus", inv.gpus,
                         "--backend gpu: device ids (0,1,...); worker k grades on the k-th in turn, alone");
          app.add_flag("--launcher-per-grade", inv.launcher_per_grade,

@@ -93,5 +93,40 @@ TEST(DevicePrintf, LongOutputIsCut) {
   EXPECT_EQ(format_device_printf("%2000d", FakeDevice::kArgs, device.reader(), 100).text.size(), 100u);
 }
 
+// A width or precision past kPrintfMaxField is refused at once, not formatted (a printf("%2147483000d") took
+// minutes and gigabytes); the conversion still takes its argument, so the next ones read their own.
+TEST(DevicePrintf, AConversionWiderThanTheLimitIsRefusedAndKeepsTheRestInStep) {
+  FakeDevice device;
+  device.arg(int32_t{5}).arg(1.5).arg(int32_t{-2147483647 - 1}).arg(int32_t{7}).arg(int32_t{16}).arg(int32_t{8});
+  EXPECT_EQ(device.print("%2147483000d|%.99999999999999999999f|%*d|%*d"),
+            "%2147483000d<width or precision over 4096>|%.99999999999999999999f<width or precision over 4096>|"
+            "%*d<width or precision over 4096>|" + std::string(15, ' ') + "8");
+  EXPECT_EQ(device.print("%4097x"), "%4097x<width or precision over 4096>");
+}
+
+// A launch's printf calls share one budget of text and conversions; the call that finds it spent says so.
+TEST(DevicePrintf, ALaunchFormatsNoMoreThanItsBudget) {
+  FakeDevice device;
+  device.arg(int32_t{1});
+  PrintfBudget budget;
+  const uint64_t calls = kPrintfLaunchBytes / 4096;
+  for (uint64_t i = 0; i < calls; ++i)
+    ASSERT_EQ(format_device_printf("%4096d", FakeDevice::kArgs, device.reader(), 4096, &budget).text.size(), 4096u);
+  EXPECT_TRUE(budget.spent());
+  FakeDevice letters;
+  std::string format;
+  for (int i = 0; i < 1024; ++i) {
+    letters.arg(int32_t{'x'});
+    format += "%c";
+  }
+  PrintfBudget conversions;
+  for (uint64_t i = 0; i < kPrintfLaunchConversions / 1024; ++i)
+    ASSERT_EQ(format_device_printf(format, FakeDevice::kArgs, letters.reader(), 4096, &conversions).text,
+              std::string(1024, 'x'));
+  EXPECT_TRUE(conversions.spent());
+  EXPECT_EQ(format_device_printf("a%cb", FakeDevice::kArgs, letters.reader(), 4096, &conversions).text,
+            "a<printf stopped: a launch formats at most 1048576 conversions and 16 MiB>");
+}
+
 }  // namespace
 }  // namespace gpugrade::sim

@@ -112,7 +112,7 @@ TEST(ReportersTest, GithubAnnotationsEscapeMessagesAndProperties) {
       "::error file=exercises/transpose/transpose.cu,line=12,title=race::thread (0,5,0) reads tile[5][0] & "
       "\"a<b>\", 50%25 done: a,b%0Asecond line of __syncthreads() [block (1,2,0), variant 32x8, rows=33 "
       "cols=31, 1,024 like it]\n"
-      "::error file=exercises/reduce/reduce.cu,line=3,title=compile-error::expected a \";\" before \xff\x01 "
+      "::error file=exercises/reduce/reduce.cu,line=3,title=compile-error::expected a \";\" before \\xFF\x01 "
       "here\n"
       "::error file=exercises/scan/scan.cu,title=scan::exercises/scan/scan.cu was deleted in this pull "
       "request; restore it and edit it in place\n"
@@ -128,6 +128,8 @@ TEST(ReportersTest, GithubPropertiesEscapeCommasAndColons) {
             "gpugrade: 0/1 exercise passed, 0/1 points\n");
 }
 
+// Learner text is inline text whatever it holds: every ASCII punctuation character escaped (GitHub renders
+// it as written), '@' in code, controls and invalid bytes as \xNN, line breaks as <br>.
 TEST(ReportersTest, MarkdownCommentHasATableThenFindings) {
   EXPECT_EQ(
       report(write_markdown, fixture(), with_notice()),
@@ -140,30 +142,31 @@ TEST(ReportersTest, MarkdownCommentHasATableThenFindings) {
       "| `reduce` | ❌ fail | 0/5 |\n"
       "| `scan` | ❌ fail | 0/5 |\n"
       "\n"
-      "#### `copy`: exercises/copy/copy.cu\n"
+      "#### `copy`: exercises\\/copy\\/copy\\.cu\n"
       "\n"
-      "- **warning** `bank-conflict` at `exercises/copy/copy.cu:9`: 2-way bank conflicts on tile "
+      "- **warning** `bank-conflict` at `exercises/copy/copy.cu:9`: 2\\-way bank conflicts on tile "
       "\\[variant 32x8\\]\n"
       "\n"
-      "#### `transpose`: exercises/transpose/transpose.cu\n"
+      "#### `transpose`: exercises\\/transpose\\/transpose\\.cu\n"
       "\n"
-      "- **error** `race` at `exercises/transpose/transpose.cu:12`: thread (0,5,0) reads tile\\[5\\]\\[0\\] "
-      "\\& \"a\\<b\\>\", 50% done: a,b<br>second line of \\_\\_syncthreads() \\[block (1,2,0), variant "
-      "32x8, rows=33 cols=31, 1,024 like it\\]\n"
+      "- **error** `race` at `exercises/transpose/transpose.cu:12`: thread \\(0\\,5\\,0\\) reads "
+      "tile\\[5\\]\\[0\\] \\& \\\"a\\<b\\>\\\"\\, 50\\% done\\: a\\,b<br>second line of \\_\\_syncthreads\\(\\) "
+      "\\[block \\(1\\,2\\,0\\)\\, variant 32x8\\, rows\\=33 cols\\=31\\, 1\\,024 like it\\]\n"
       "\n"
-      "#### `reduce`: exercises/reduce/reduce.cu\n"
+      "#### `reduce`: exercises\\/reduce\\/reduce\\.cu\n"
       "\n"
-      "- **error** `compile-error` at `exercises/reduce/reduce.cu:3`: expected a \";\" before \xff\x01 here\n"
+      "- **error** `compile-error` at `exercises/reduce/reduce.cu:3`: expected a \\\"\\;\\\" before "
+      "\\\\xFF\\\\x01 here\n"
       "\n"
-      "#### `scan`: exercises/scan/scan.cu\n"
+      "#### `scan`: exercises\\/scan\\/scan\\.cu\n"
       "\n"
-      "- **error** exercises/scan/scan.cu was deleted in this pull request; restore it and edit it in "
-      "place\n"
+      "- **error** exercises\\/scan\\/scan\\.cu was deleted in this pull request\\; restore it and edit it "
+      "in place\n"
       "\n"
       "#### Warnings\n"
       "\n"
-      "- exercises/copy/exercise.yaml changed in this pull request; it is graded with the base revision's "
-      "definition\n");
+      "- exercises\\/copy\\/exercise\\.yaml changed in this pull request\\; it is graded with the base "
+      "revision\\'s definition\n");
 }
 
 TEST(ReportersTest, MarkdownWithNothingGraded) {

@@ -173,6 +173,9 @@ class Pool {
     std::vector<std::string> argv = {options_.program, "--root", fs::absolute(options_.course).string(), "grade", e.id,
                                      "--submission", relative, "--format", "json"};
     argv.insert(argv.end(), options_.grade_flags.begin(), options_.grade_flags.end());
+    // The grade stops itself at the same limit where it can (with the finding that says so); the batch's
+    // stop below is for what it cannot, such as a step that will not end.
+    argv.insert(argv.end(), {"--time-limit", fmt::format("{:g}", options_.time_limit_seconds)});
     GradeLender::Loan loan = lender ? lender->lend() : GradeLender::Loan{};
     std::vector<std::string> grade_environment = environment;
     grade_environment.insert(grade_environment.end(), loan.environment.begin(), loan.environment.end());

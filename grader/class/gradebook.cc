@@ -7,16 +7,10 @@
 #include <fmt/format.h>
 
 #include "grader/report/reporters.h"
+#include "grader/result/text_escape.h"
 
 namespace gpugrade {
 namespace {
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 int total_points(const StudentResults& s) {
   int total = 0;
@@ -50,10 +44,10 @@ bool read_field(const nlohmann::json& json, const char* key, T* out, std::string
 void write_gradebook_csv(const std::vector<GradebookColumn>& columns, const std::vector<StudentResults>& students,
                          std::ostream& out) {
   out << "student";
-  for (const GradebookColumn& c : columns) out << ',' << csv_field(c.exercise);
+  for (const GradebookColumn& c : columns) out << ',' << escape_csv_field(c.exercise);
   out << ",total\n";
   for (const StudentResults& s : students) {
-    out << csv_field(s.student);
+    out << escape_csv_field(s.student);
     for (const Result& r : s.results) out << ',' << r.points;
     out << ',' << total_points(s) << '\n';
   }
@@ -70,7 +64,7 @@ nlohmann::ordered_json student_json(const StudentResults& student) {
 }
 
 void write_student_markdown(const StudentResults& student, std::ostream& out) {
-  out << fmt::format("# {}: {} of {} points\n\n", student.student, total_points(student), max_points(student));
+  out << fmt::format("# {}: {} of {} points\n\n", escape_markdown(student.student), total_points(student), max_points(student));
   write_markdown(student.results, out, {});
 }
 
@@ -87,7 +81,7 @@ void write_class_summary(const std::vector<GradebookColumn>& columns, const std:
       points += r.points;
     }
     double mean = students.empty() ? 0.0 : static_cast<double>(points) / static_cast<double>(students.size());
-    out << fmt::format("| {} | {} | {} | {:.1f} of {} |\n", columns[c].exercise, submitted, passed, mean,
+    out << fmt::format("| {} | {} | {} | {:.1f} of {} |\n", escape_markdown(columns[c].exercise), submitted, passed, mean,
                        columns[c].points);
   }
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -105,7 +99,7 @@ void write_class_summary(const std::vector<GradebookColumn>& columns, const std:
         if (!example.count(kind)) example[kind] = finding_line(f);
       }
     }
-    out << fmt::format("\n## {}\n\n", columns[c].exercise);
+    out << fmt::format("\n## {}\n\n", escape_markdown(columns[c].exercise));
     if (students_with.empty()) {
       out << "No errors in any submission.\n";
       continue;
@@ -113,7 +107,8 @@ void write_class_summary(const std::vector<GradebookColumn>& columns, const std:
     std::vector<std::pair<std::string, int>> ranked(students_with.begin(), students_with.end());
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     for (const auto& [kind, count] : ranked)
-      out << fmt::format("- **{}**: {} student{}, e.g. `{}`\n", kind, count, count == 1 ? "" : "s", example[kind]);
+      out << fmt::format("- **{}**: {} student{}, e.g. {}\n", kind, count, count == 1 ? "" : "s",
+                         markdown_code(example[kind]));
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -570,6 +571,24 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   result.max_points = exercise.points;
   const uint64_t seed = options.seed.value_or(exercise.seed);
   const std::string& file = submission.display_path;
+  // The grade's own wall-clock limit, looked at between steps (each step ends within its own limit: a
+  // compile, a launch, a reference call), so that it counts the grader's work as well as the kernel's.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.seconds);
+  bool out_of_time = false;
+  // The finding that stops the grade, once, when the deadline has passed.
+  const auto past_deadline = [&]() -> std::optional<Finding> {
+    if (out_of_time || std::chrono::steady_clock::now() < deadline) return std::nullopt;
+    out_of_time = true;
+    result.note = "Grading stopped at its time limit; what had not run yet was not graded.";
+    Finding late;
+    late.kind = FindingKind::kTimeout;
+    late.message = fmt::format("grading took longer than {:g} s, the limit for one grade (compiling, the reference, "
+                               "the runs and their comparison together), and was stopped: make the kernel faster, "
+                               "or grade with a larger --time-limit",
+                               options.seconds);
+    late.file = file;
+    return late;
+  };
   // The kernel's name as its definition spells it: `reduce` of `reduce<float, 256>` or `ns::reduce`.
   std::string kernel_source_name = exercise.kernel.name.substr(0, exercise.kernel.name.find('<'));
   if (size_t colons = kernel_source_name.rfind("::"); colons != std::string::npos)
@@ -593,6 +612,10 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   Generators generators;
   if (!generators.build(exercise, toolchain.cache, error)) return std::nullopt;
   trace("grade: reference built");
+  if (std::optional<Finding> late = past_deadline()) {
+    result.findings.push_back(std::move(*late));
+    return result;
+  }
   ReferenceRuns reference_runs(*reference);
   Inputs inputs;
 
@@ -679,7 +702,12 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     return out;
   };
 
+  const auto stop_if_late = [&] {
+    if (std::optional<Finding> late = past_deadline()) findings.push_back(std::move(*late));
+    return out_of_time;
+  };
   for (const Variant& variant : exercise.variants) {
+    if (stop_if_late()) break;
     std::optional<Built> built =
         build_variant(exercise, variant, submission, *headers, toolchain, options.arch, findings, &result.note);
     trace("grade: built " + variant.label);
@@ -707,7 +735,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
         findings.push_back(std::move(f));
       }
       if (!loaded.program) unsimulated.push_back(variant.label);
-      for (size_t s = 0; loaded.program && s < exercise.sizes.size(); ++s) {
+      for (size_t s = 0; loaded.program && s < exercise.sizes.size() && !stop_if_late(); ++s) {
         std::optional<Launched> launched = launch_at(*simulator, *loaded.program, variant, exercise.sizes[s],
                                                      built->kernel->entry, built->stages, shapes,
                                                      std::string(simulator->name()), figures);
@@ -723,7 +751,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     std::vector<LaunchRequest> to_sanitize;
     std::vector<size_t> to_sanitize_runs;
     // A kernel that the simulator saw never end would only spend the GPU's wall-clock limit to say so.
-    for (size_t s = 0; !simulated_timeout && s < sizes.size(); ++s) {
+    for (size_t s = 0; !simulated_timeout && s < sizes.size() && !stop_if_late(); ++s) {
       const Size& size = sizes[s];
       LineFigures gpu_figures;  // strict grading: the simulator's figures are the ones that count
       std::optional<Launched> launched = launch_at(toolchain.backend, *built->program, variant, size,
@@ -774,7 +802,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   result.findings = fold(std::move(findings), total_runs);
   const bool correct = std::none_of(result.findings.begin(), result.findings.end(),
                                     [](const Finding& f) { return f.severity == Severity::kError; });
-  if (correct && timed && toolchain.backend.capabilities().times_kernels) {
+  if (correct && timed && toolchain.backend.capabilities().times_kernels && !stop_if_late()) {
     trace("grade: timing");
     judge_throughput(exercise, *timed, toolchain, options, seed, result);
   } else if (correct && timed && options.device) {

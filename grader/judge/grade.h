@@ -42,6 +42,9 @@ struct GradeOptions {
   // On a backend that cannot time (the simulator): the device whose throughput the simulator's counts
   // predict, judged against its bar (predict.h); unset: none is predicted.
   std::optional<DeviceProfile> device;
+  // Wall clock for the whole grade, the grader's own work included (docs/limits.md); past it, the grade
+  // stops between steps with a timeout finding.
+  double seconds = 600;
 };
 
 // The speed bar that applies on `device` (cuDeviceGetName's words): its own entry, else the default.

@@ -9,36 +9,10 @@
 
 #include "grader/report/report_lines.h"
 #include "grader/report/reporters.h"
+#include "grader/result/text_escape.h"
 
 namespace gpugrade {
 namespace {
-
-// GitHub reads "%", CR and LF in a command's message as escapes; properties also end at ',' and ':'.
-std::string escape(std::string_view text, bool property) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '%':
-        out += "%25";
-        break;
-      case '\r':
-        out += "%0D";
-        break;
-      case '\n':
-        out += "%0A";
-        break;
-      case ':':
-        out += property ? "%3A" : ":";
-        break;
-      case ',':
-        out += property ? "%2C" : ",";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 struct Annotation {
   std::string_view level;  // error, warning, notice
@@ -50,11 +24,11 @@ struct Annotation {
 
 void write_annotation(const Annotation& annotation, std::ostream& out) {
   std::vector<std::string> properties;
-  if (!annotation.file.empty()) properties.push_back("file=" + escape(annotation.file, true));
+  if (!annotation.file.empty()) properties.push_back("file=" + escape_workflow_command_value(annotation.file, true));
   if (annotation.line > 0) properties.push_back(fmt::format("line={}", annotation.line));
-  if (!annotation.title.empty()) properties.push_back("title=" + escape(annotation.title, true));
+  if (!annotation.title.empty()) properties.push_back("title=" + escape_workflow_command_value(annotation.title, true));
   out << "::" << annotation.level << (properties.empty() ? "" : " ")
-      << fmt::format("{}", fmt::join(properties, ",")) << "::" << escape(annotation.message, false) << '\n';
+      << fmt::format("{}", fmt::join(properties, ",")) << "::" << escape_workflow_command_value(annotation.message, false) << '\n';
 }
 
 // Every annotation the results make, in the order they are printed: notices of the pull request first.
@@ -88,10 +62,13 @@ std::vector<Annotation> overflow(const std::vector<Annotation>& all) {
   return out;
 }
 
+// An annotation past GitHub's count as one line of the log: each field on one line, and the line no command.
 std::string plain_line(const Annotation& a) {
   std::string where = a.file.empty() ? "gpugrade" : a.file;
   if (a.line > 0) where += fmt::format(":{}", a.line);
-  return fmt::format("{}: {}: {}: {}", where, a.level, a.title, a.message);
+  return guard_workflow_commands(fmt::format("{}: {}: {}: {}", escape_for_terminal(where), a.level,
+                                             escape_for_terminal(a.title), escape_for_terminal(a.message)),
+                                 kTerminalRunnerEscapes);
 }
 
 }  // namespace
@@ -122,10 +99,11 @@ std::string append_github_step_summary(const std::vector<Result>& results, const
   write_markdown(results, report, options);
   const std::vector<Annotation> hidden = overflow(annotations_of(results, options));
   if (!hidden.empty()) {
-    report << fmt::format("\n#### Not shown as annotations ({}; GitHub shows 10 of each level per step)\n\n```\n",
+    report << fmt::format("\n#### Not shown as annotations ({}; GitHub shows 10 of each level per step)\n\n",
                           hidden.size());
-    for (const Annotation& a : hidden) report << plain_line(a) << '\n';
-    report << "```\n";
+    std::string lines;
+    for (const Annotation& a : hidden) lines += plain_line(a) + '\n';
+    report << markdown_code_block(lines);
   }
   std::ofstream summary(path, std::ios::app | std::ios::binary);
   summary << report.str();

@@ -38,8 +38,7 @@ void write_gradescope(const std::vector<Result>& results, std::ostream& out, con
     test["visibility"] = "visible";
     report["tests"].push_back(std::move(test));
   }
-  // A compiler message may quote bytes of the submission that are not UTF-8: replace them, do not throw.
-  out << report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  out << json_report(report) << '\n';
 }
 
 void write_gradescope_error(const std::string& error, std::ostream& out) {
@@ -48,7 +47,7 @@ void write_gradescope_error(const std::string& error, std::ostream& out) {
   report["output"] = "gpugrade could not grade this submission: " + error + '\n';
   report["output_format"] = "text";
   report["tests"] = nlohmann::ordered_json::array();
-  out << report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  out << json_report(report) << '\n';
 }
 
 }  // namespace gpugrade

@@ -5,6 +5,8 @@
 // the array's shape), a warp's global access as the sectors it touches (metrics.samples.global), and an
 // output's wrong and unwritten elements as a heat map (the output findings' cells, metrics.outputs).
 #include <fmt/format.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include <algorithm>
 #include <charconv>
@@ -19,22 +21,25 @@
 #include "grader/report/report_html_page.h"
 #include "grader/report/report_lines.h"
 #include "grader/report/reporters.h"
+#include "grader/result/text_escape.h"
 
 namespace gpugrade {
 namespace {
 
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
+// The page's Content-Security-Policy: nothing from outside (no fetch, image, font, frame or form target), and
+// of inline code only the page's own style and script, named by their SHA-256, so that markup that ever got
+// past escaping could not run or load anything.
+std::string content_security_policy(std::string_view style, std::string_view script) {
+  const auto hash = [](std::string_view text) {
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+    unsigned char base64[4 * ((SHA256_DIGEST_LENGTH + 2) / 3) + 1];
+    EVP_EncodeBlock(base64, digest, SHA256_DIGEST_LENGTH);
+    return fmt::format("'sha256-{}'", reinterpret_cast<const char*>(base64));
+  };
+  return fmt::format("default-src 'none'; style-src {}; script-src {}; img-src 'none'; base-uri 'none'; "
+                     "form-action 'none'",
+                     hash(style), hash(script));
 }
 
 // The run label a finding's figures come from: its size, else the size part of "figures_from".
@@ -241,15 +246,15 @@ std::optional<nlohmann::json> picture_of(const Result& result, const Problem& pr
 
 void write_result(const Result& result, size_t index, std::ostream& out) {
   const bool pass = result.verdict == Verdict::kPass;
-  out << fmt::format("<section class=\"result\" data-exercise=\"{}\" data-verdict=\"{}\">\n", escape(result.exercise),
+  out << fmt::format("<section class=\"result\" data-exercise=\"{}\" data-verdict=\"{}\">\n", escape_html(result.exercise),
                      to_string(result.verdict));
   out << fmt::format("<h1>{} <span class=\"verdict {}\">{}</span> <span class=\"points\">{}/{} points</span></h1>\n",
-                     escape(result.exercise), pass ? "pass" : "fail", pass ? "PASS" : "FAIL", result.points,
+                     escape_html(result.exercise), pass ? "pass" : "fail", pass ? "PASS" : "FAIL", result.points,
                      result.max_points);
-  out << fmt::format("<p class=\"meta\">{} &middot; {} runs on {}{}</p>\n", escape(result.submission), result.runs.size(),
-                     escape(result.backend),
+  out << fmt::format("<p class=\"meta\">{} &middot; {} runs on {}{}</p>\n", escape_html(result.submission), result.runs.size(),
+                     escape_html(result.backend),
                      result.verdict == Verdict::kFail && !run_summary(result).empty()
-                         ? " &middot; " + escape(run_summary(result))
+                         ? " &middot; " + escape_html(run_summary(result))
                          : "");
   nlohmann::json pictures = nlohmann::json::array();
   const std::vector<Problem> found = problems(result, true);
@@ -263,13 +268,13 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
                        picture ? fmt::format(" data-picture=\"{}\"", pictures.size()) : "");
     out << fmt::format("<a class=\"place\" href=\"#r{}-L{}\">{}</a> <span class=\"severity\">{}</span> "
                        "<span class=\"kind\">{}</span> <span class=\"headline\">{}</span>",
-                       index, f.line, escape(place(f.file, f.line, column)), to_string(f.severity), to_string(f.kind),
-                       escape(headline(problem)));
+                       index, f.line, escape_html(place(f.file, f.line, column)), to_string(f.severity), to_string(f.kind),
+                       escape_html(headline(problem)));
     for (const Note& note : notes_of(problem))
       out << fmt::format("<div class=\"note\" data-line=\"{}\"><a class=\"place\" href=\"#r{}-L{}\">{}</a> note: {}</div>",
-                         note.line, index, note.line, escape(place(note.file, note.line, 0)), escape(note.message));
+                         note.line, index, note.line, escape_html(place(note.file, note.line, 0)), escape_html(note.message));
     out << fmt::format("<details><summary>everything the grader knows</summary><pre>{}</pre></details>",
-                       escape(f.message + "\n" + f.details.dump(1)));
+                       escape_html(f.message + "\n" + f.details.dump(1)));
     if (picture) {
       out << fmt::format("<div class=\"picture-slot\" data-picture=\"{}\"></div>", pictures.size());
       pictures.push_back(std::move(*picture));
@@ -277,7 +282,7 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
     out << "</li>\n";
   }
   if (!found.empty()) out << "</ol>\n";
-  if (!result.note.empty()) out << fmt::format("<p class=\"note-text\">{}</p>\n", escape(result.note));
+  if (!result.note.empty()) out << fmt::format("<p class=\"note-text\">{}</p>\n", escape_html(result.note));
 
   // The source, each problem at its line and each second place marked.
   if (!result.source.empty()) {
@@ -302,16 +307,17 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
       if (noted.count(line)) classes += " has-note";
       out << fmt::format("<div class=\"{}\" id=\"r{}-L{}\" data-line=\"{}\"><span class=\"number\">{}</span>"
                          "<code>{}</code></div>\n",
-                         classes, index, line, line, line, escape(text));
+                         classes, index, line, line, line, escape_html(text));
       for (const std::string& message : at_line[line])
-        out << fmt::format("<div class=\"marker\" data-line=\"{}\">{}</div>\n", line, escape(message));
+        out << fmt::format("<div class=\"marker\" data-line=\"{}\">{}</div>\n", line, escape_html(message));
       start = end + 1;
       ++line;
     }
     out << "</div>\n";
   }
-  // '<' never appears raw in the data, so no text in it can end the script element.
-  std::string data = pictures.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // '<' never appears raw in the data, so no text in it can end the script element; nor does a runner command.
+  std::string data = guard_workflow_commands(pictures.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                                             kJsonRunnerEscapes);
   for (size_t at = data.find('<'); at != std::string::npos; at = data.find('<', at)) data.replace(at, 1, "\\u003c");
   out << fmt::format("<script type=\"application/json\" class=\"pictures\">{}</script>\n</section>\n", data);
 }
@@ -319,13 +325,18 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
 }  // namespace
 
 void write_html(const std::vector<Result>& results, std::ostream& out) {
+  // The policy hashes the elements' exact text, so it and the elements below are written from one string each.
+  const std::string style = "\n" + std::string(kReportStyle);
+  const std::string script = "\n" + std::string(kReportScript);
+  static const std::string policy = content_security_policy(style, script);
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      << fmt::format("<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n", policy)
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << fmt::format("<title>gpugrade: {}</title>\n", escape(tally(results)))
-      << "<style>\n" << kReportStyle << "</style>\n</head>\n<body>\n";
-  out << fmt::format("<header><p>gpugrade &middot; {}</p></header>\n", escape(tally(results)));
+      << fmt::format("<title>gpugrade: {}</title>\n", escape_html(tally(results)))
+      << "<style>" << style << "</style>\n</head>\n<body>\n";
+  out << fmt::format("<header><p>gpugrade &middot; {}</p></header>\n", escape_html(tally(results)));
   for (size_t i = 0; i < results.size(); ++i) write_result(results[i], i, out);
-  out << "<script>\n" << kReportScript << "</script>\n</body>\n</html>\n";
+  out << "<script>" << script << "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace gpugrade

@@ -7,6 +7,7 @@
 
 #include "grader/report/report_lines.h"
 #include "grader/report/reporters.h"
+#include "grader/result/text_escape.h"
 
 namespace gpugrade {
 namespace {
@@ -17,71 +18,6 @@ bool belongs_to(const Finding& finding, const Run& run) {
   if (finding.variant.empty() && finding.size.empty()) return false;
   return (finding.variant.empty() || finding.variant == run.variant) &&
          (finding.size.empty() || finding.size == run.size);
-}
-
-// The length of the UTF-8 sequence that starts at text[i], or 0 when it is not valid UTF-8 (so that a
-// compiler message quoting stray bytes of a submission cannot make the document unreadable).
-size_t utf8_length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  size_t length = lead < 0x80                    ? 1
-                  : lead >= 0xC2 && lead <= 0xDF ? 2
-                  : lead >= 0xE0 && lead <= 0xEF ? 3
-                  : lead >= 0xF0 && lead <= 0xF4 ? 4
-                                                 : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (size_t k = i + 1; k < i + length; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) return 0;
-  }
-  const unsigned char second = length > 1 ? byte(i + 1) : 0;
-  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second > 0x9F) || (lead == 0xF0 && second < 0x90) ||
-      (lead == 0xF4 && second > 0x8F)) {
-    return 0;  // overlong, a surrogate, or past U+10FFFF
-  }
-  return length;
-}
-
-// Escapes for element text and attribute values alike; in attributes, line breaks and tabs are kept as
-// character references so a parser does not fold them into spaces.
-std::string xml(std::string_view text, bool attribute) {
-  std::string out;
-  for (size_t i = 0; i < text.size();) {
-    const size_t length = utf8_length(text, i);
-    const char c = text[i];
-    if (length == 0 ||
-        (length == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t')) {
-      out += "\xEF\xBF\xBD";  // U+FFFD: XML 1.0 cannot hold this byte at all
-      i += std::max<size_t>(length, 1);
-      continue;
-    }
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += attribute ? "&quot;" : "\"";
-        break;
-      case '\n':
-        out += attribute ? "&#10;" : "\n";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      case '\t':
-        out += attribute ? "&#9;" : "\t";
-        break;
-      default:
-        out.append(text.substr(i, length));
-    }
-    i += length;
-  }
-  return out;
 }
 
 struct TestCase {
@@ -136,8 +72,8 @@ std::string time_attribute(const ReportOptions& options, std::optional<double> s
 void write_test(const Result& result, const TestCase& test, const ReportOptions& options, std::ostream& out) {
   // No `file` attribute: the common JUnit schema has none. Each failure's text starts with its findings'
   // "path:line:" lines, which is where JUnit consumers look for a location.
-  out << fmt::format("    <testcase classname=\"{}\" name=\"{}\"{}", xml(result.exercise, true),
-                     xml(test.name, true), time_attribute(options, test.seconds));
+  out << fmt::format("    <testcase classname=\"{}\" name=\"{}\"{}", escape_xml(result.exercise, true),
+                     escape_xml(test.name, true), time_attribute(options, test.seconds));
   if (!test.failed() && test.warnings.empty()) {
     out << "/>\n";
     return;
@@ -150,13 +86,13 @@ void write_test(const Result& result, const TestCase& test, const ReportOptions&
     const std::string_view type = test.errors.empty() ? "fail" : to_string(test.errors[0]->kind);
     std::string lines;
     for (const Finding* finding : test.errors) lines += finding_line(*finding) + '\n';
-    out << fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", xml(message, true),
-                       xml(type, true), xml(lines, false));
+    out << fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", escape_xml(message, true),
+                       escape_xml(type, true), escape_xml(lines, false));
   }
   if (!test.warnings.empty()) {
     std::string lines;
     for (const Finding* finding : test.warnings) lines += finding_line(*finding) + '\n';
-    out << "      <system-out>" << xml(lines, false) << "</system-out>\n";
+    out << "      <system-out>" << escape_xml(lines, false) << "</system-out>\n";
   }
   out << "    </testcase>\n";
 }
@@ -180,14 +116,14 @@ void write_junit(const std::vector<Result>& results, std::ostream& out, const Re
     const std::vector<TestCase>& suite = suites[i];
     out << fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\"{}>\n",
-        xml(result.exercise, true), suite.size(),
+        escape_xml(result.exercise, true), suite.size(),
         std::count_if(suite.begin(), suite.end(), [](const TestCase& t) { return t.failed(); }),
         time_attribute(options, total_seconds(result)));
     for (const TestCase& test : suite) write_test(result, test, options, out);
     const bool note_shown =
         std::any_of(suite.begin(), suite.end(), [&](const TestCase& t) { return t.failure == result.note; });
     if (!result.note.empty() && !note_shown) {
-      out << "    <system-out>" << xml(result.note + '\n', false) << "</system-out>\n";
+      out << "    <system-out>" << escape_xml(result.note + '\n', false) << "</system-out>\n";
     }
     out << "  </testsuite>\n";
   }
@@ -197,7 +133,7 @@ void write_junit(const std::vector<Result>& results, std::ostream& out, const Re
     std::string lines;
     for (const Notice& notice : options.notices) lines += "warning: " + notice.message + '\n';
     out << "  <testsuite name=\"pull request\" tests=\"0\" failures=\"0\" errors=\"0\" skipped=\"0\">\n";
-    out << "    <system-out>" << xml(lines, false) << "</system-out>\n";
+    out << "    <system-out>" << escape_xml(lines, false) << "</system-out>\n";
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "grader/report/reporters.h"
+#include "grader/result/text_escape.h"
 
 namespace gpugrade {
 namespace {
@@ -58,6 +59,11 @@ std::string throughput_sentence(const Result& result) {
                      t["size"].get<std::string>(), t["ratio"].get<double>(), t["baseline_exercise"].get<std::string>(),
                      t["baseline"]["gb_per_s"].get<double>(), t["min_ratio"].get<double>(),
                      t["memcpy_dtod"]["gb_per_s"].get<double>());
+}
+
+std::string json_report(const nlohmann::ordered_json& report) {
+  return guard_workflow_commands(report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace),
+                                 kJsonRunnerEscapes);
 }
 
 std::string message_with_context(const Finding& finding) { return finding.message + context_of(finding); }

@@ -22,6 +22,10 @@ double total_seconds(const Result& result);
 // reached 4169 GB/s"
 std::string throughput_sentence(const Result& result);
 
+// A JSON report as --format json and gradescope print it: indented, bytes that are not UTF-8 replaced (a
+// compiler message may quote them; dumping must not throw), and no line a CI runner reads as a command.
+std::string json_report(const nlohmann::ordered_json& report);
+
 // "2/3 exercises passed, 15/25 points"
 std::string tally(const std::vector<Result>& results);
 

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "grader/report/report_lines.h"
 #include "grader/report/reporters.h"
+#include "grader/result/text_escape.h"
 
 namespace gpugrade {
 namespace {
@@ -36,12 +38,14 @@ void write_problem(const Problem& problem, const Result& result, std::ostream& o
     return file == result.submission ? column_of(f, line, result.source) : 0;
   };
   const bool error = finding.severity == Severity::kError;
-  out << paint(place(finding.file, finding.line, column(finding, finding.file, finding.line)) + ":", "1", options.color)
+  out << paint(escape_for_terminal(place(finding.file, finding.line, column(finding, finding.file, finding.line))) + ":",
+               "1", options.color)
       << ' ' << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color) << ' '
-      << to_string(finding.kind) << ": " << headline(problem) << short_context(finding) << '\n';
+      << to_string(finding.kind) << ": " << escape_for_terminal(headline(problem)) << short_context(finding) << '\n';
   for (const Note& note : notes_of(problem))
-    out << paint(place(note.file, note.line, column(finding, note.file, note.line)) + ":", "1", options.color) << ' '
-        << paint("note:", "1;36", options.color) << ' ' << note.message << '\n';
+    out << paint(escape_for_terminal(place(note.file, note.line, column(finding, note.file, note.line))) + ":", "1",
+                 options.color)
+        << ' ' << paint("note:", "1;36", options.color) << ' ' << escape_for_terminal(note.message) << '\n';
 }
 
 void write_runs(const Result& result, std::ostream& out) {
@@ -120,7 +124,8 @@ void write_device_output(const Result& result, std::ostream& out) {
   out << "device output (printf; it never changes the verdict):\n";
   for (const PrintedLine& line : result.device_output)
     out << fmt::format("  [{} {}] block ({},{},{}) thread ({},{},{}): {}\n", line.variant, line.size, line.block[0],
-                       line.block[1], line.block[2], line.thread[0], line.thread[1], line.thread[2], line.text);
+                       line.block[1], line.block[2], line.thread[0], line.thread[1], line.thread[2],
+                       escape_for_terminal(line.text));
   if (result.device_output_dropped != 0)
     out << fmt::format("  ... {} more line{}\n", with_thousands(result.device_output_dropped),
                        result.device_output_dropped == 1 ? "" : "s");
@@ -128,7 +133,10 @@ void write_device_output(const Result& result, std::ostream& out) {
 
 }  // namespace
 
-void write_text(const std::vector<Result>& results, std::ostream& out, const TextOptions& options) {
+// Learner text (file names, messages, device printf) is escaped field by field, so that it cannot move the
+// cursor or start a line; the runner guard then covers what a field can still hold mid-line (`##[`).
+void write_text(const std::vector<Result>& results, std::ostream& report, const TextOptions& options) {
+  std::ostringstream out;
   for (const Result& result : results) {
     for (const Problem& problem : problems(result, options.verbose)) write_problem(problem, result, out, options);
     size_t warnings = 0;
@@ -143,7 +151,7 @@ void write_text(const std::vector<Result>& results, std::ostream& out, const Tex
     if (std::string throughput = throughput_sentence(result); !throughput.empty())
       out << "throughput: " << throughput << '\n';
     write_device_output(result, out);
-    if (!result.note.empty()) out << result.note << '\n';
+    if (!result.note.empty()) out << escape_for_terminal(result.note) << '\n';
     const bool pass = result.verdict == Verdict::kPass;
     std::string verdict = paint(pass ? "PASS" : "FAIL", pass ? "1;32" : "1;31", options.color);
     out << fmt::format("{}: {} ({}/{} points, {} runs on {}", result.exercise, verdict, result.points,
@@ -156,17 +164,25 @@ void write_text(const std::vector<Result>& results, std::ostream& out, const Tex
       out << fmt::format(", {} warning{} hidden: --verbose shows them", warnings, warnings == 1 ? "" : "s");
     out << ")\n";
   }
+  report << guard_workflow_commands(out.str(), kTerminalRunnerEscapes);
+}
+
+// The line starts with gpugrade's name, not the notice's path: a pull request chooses its paths, and a path
+// such as "copy: PASS (5" must not start a line that reads as a verdict. The message names the path.
+void write_text_notices(const std::vector<Notice>& notices, std::ostream& out) {
+  std::string lines;
+  for (const Notice& n : notices) lines += "gpugrade: warning: " + escape_for_terminal(n.message) + '\n';
+  out << guard_workflow_commands(lines, kTerminalRunnerEscapes);
 }
 
 void write_json(const std::vector<Result>& results, std::ostream& out) {
   if (results.size() == 1) {
-    // Compiler messages may hold bytes that are not UTF-8: replace them rather than fail.
-    out << to_json(results.front()).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    out << json_report(to_json(results.front())) << '\n';
     return;
   }
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const Result& result : results) all.push_back(to_json(result));
-  out << all.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  out << json_report(all) << '\n';
 }
 
 }  // namespace gpugrade

@@ -37,6 +37,9 @@ struct ReportOptions {
 std::string finding_line(const Finding& finding);
 
 void write_text(const std::vector<Result>& results, std::ostream& out, const TextOptions& options);
+// A pull request's notices as text lines, `gpugrade: warning: message`, each message escaped as write_text
+// escapes learner text.
+void write_text_notices(const std::vector<Notice>& notices, std::ostream& out);
 // One object for one result, else an array.
 void write_json(const std::vector<Result>& results, std::ostream& out);
 

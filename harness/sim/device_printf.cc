@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace gpugrade::sim {
 namespace {
 
@@ -75,6 +77,15 @@ class Arguments {
   uint64_t offset_ = 0;
 };
 
+// Whether a width ("12", "-12" from a `*`) or a precision (".12") asks for more than kPrintfMaxField
+// characters; digits are compared by count first, so that no number overflows.
+bool too_wide(std::string_view field) {
+  while (!field.empty() && (field.front() == '-' || field.front() == '.')) field.remove_prefix(1);
+  while (field.size() > 1 && field.front() == '0') field.remove_prefix(1);
+  const std::string most = std::to_string(kPrintfMaxField);
+  return field.size() > most.size() || (field.size() == most.size() && field > most);
+}
+
 }  // namespace
 
 std::optional<std::string> read_device_string(uint64_t address, const DeviceRead& read, size_t limit) {
@@ -89,7 +100,8 @@ std::optional<std::string> read_device_string(uint64_t address, const DeviceRead
   return text;
 }
 
-PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read, size_t limit) {
+PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read, size_t limit,
+                                  PrintfBudget* budget) {
   PrintfResult result;
   Arguments arguments(args, read);
   auto missing = [&](std::string_view written) {
@@ -115,6 +127,11 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
       result.text += '%';
       continue;
     }
+    if (budget != nullptr && !budget->take_conversion()) {
+      result.text += fmt::format("<printf stopped: a launch formats at most {} conversions and {} MiB>",
+                                 kPrintfLaunchConversions, kPrintfLaunchBytes >> 20);
+      break;
+    }
     // `*` takes its value from an int argument before the converted one.
     std::string width = spec.width, precision = spec.precision;
     if (width == "*" || precision == ".*") {
@@ -133,31 +150,37 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
     const bool wide = spec.length == "l" || spec.length == "ll" || spec.length == "j" || spec.length == "z" ||
                       spec.length == "t";
     const std::string head = "%" + spec.flags + width + precision;
+    // A conversion too wide to format still takes its argument, so that the ones after it read theirs.
+    const bool refused = too_wide(width) || too_wide(precision);
+    const auto convert = [&](const std::string& conversion, auto value) {
+      return refused ? fmt::format("{}<width or precision over {}>", written, kPrintfMaxField)
+                     : host_format(conversion, value);
+    };
     switch (spec.conversion) {
       case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': {
         if (wide) {
           uint64_t value;
           if (!arguments.next(&value)) { missing(written); continue; }
-          result.text += host_format(head + "ll" + spec.conversion, static_cast<long long>(value));
+          result.text += convert(head + "ll" + spec.conversion, static_cast<long long>(value));
         } else {
           uint32_t value;
           if (!arguments.next(&value)) { missing(written); continue; }
           // h and hh narrow the promoted int as C's printf does.
           std::string length = spec.length == "h" || spec.length == "hh" ? spec.length : "";
-          result.text += host_format(head + length + spec.conversion, static_cast<int>(value));
+          result.text += convert(head + length + spec.conversion, static_cast<int>(value));
         }
         break;
       }
       case 'c': {
         uint32_t value;
         if (!arguments.next(&value)) { missing(written); continue; }
-        result.text += host_format(head + 'c', static_cast<int>(value));
+        result.text += convert(head + 'c', static_cast<int>(value));
         break;
       }
       case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
         double value;
         if (!arguments.next(&value)) { missing(written); continue; }
-        result.text += host_format(head + spec.conversion, value);
+        result.text += convert(head + spec.conversion, value);
         break;
       }
       case 's': {
@@ -165,7 +188,7 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
         if (!arguments.next(&pointer)) { missing(written); continue; }
         std::optional<std::string> text = read_device_string(pointer, read, limit);
         if (!text) text = pointer == 0 ? "(null)" : "<unreadable string>";
-        result.text += host_format(head + 's', text->c_str());
+        result.text += convert(head + 's', text->c_str());
         break;
       }
       case 'p': {
@@ -174,7 +197,7 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
         // As glibc prints a pointer: 0x and lowercase hex, (nil) for null; only `-` and a width apply.
         const std::string shown = pointer == 0 ? "(nil)" : host_format("%#llx", static_cast<unsigned long long>(pointer));
         const std::string align = spec.flags.find('-') != std::string::npos ? "-" : "";
-        result.text += host_format("%" + align + width + "s", shown.c_str());
+        result.text += convert("%" + align + width + "s", shown.c_str());
         break;
       }
       default:
@@ -186,6 +209,7 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
     ++result.arguments;
   }
   if (result.text.size() > limit) result.text.resize(limit);
+  if (budget != nullptr) budget->charge(result.text.size());
   return result;
 }
 

@@ -1968,8 +1968,15 @@ struct BlockRunner::Impl {
       DeviceRead read = [&](uint64_t address, void* out, uint32_t bytes) { return read_generic(w, lane, address, out, bytes); };
       const uint64_t format_address = call_argument<uint64_t>(w, in, lane, 0);
       const uint64_t args = in.nsrc > 1 ? call_argument<uint64_t>(w, in, lane, 1) : 0;
+      if (launch.printf_budget.spent()) {
+        // Not formatted: printf's own limits (device_printf.h) keep one instruction from taking minutes.
+        ++printed_dropped;
+        set_printf_return(w, in, lane, -1);
+        return;
+      }
       std::optional<std::string> format = read_device_string(format_address, read);
-      PrintfResult result = format ? format_device_printf(*format, args, read) : PrintfResult{"<unreadable format string>", 0};
+      PrintfResult result = format ? format_device_printf(*format, args, read, kPrintfCallBytes, &launch.printf_budget)
+                                   : PrintfResult{"<unreadable format string>", 0};
       std::string_view text = result.text;
       if (text.ends_with('\n')) text.remove_suffix(1);
       const Dim3 thread = thread_of(w, lane);
@@ -1983,11 +1990,14 @@ struct BlockRunner::Impl {
         if (end == std::string_view::npos) break;
         start = end + 1;
       }
-      if (in.offset >= 0 && static_cast<uint64_t>(in.offset) + 4 <= kernel.local_bytes) {
-        const int32_t returned = result.arguments;
-        std::memcpy(w.local + static_cast<size_t>(lane) * kernel.local_bytes + in.offset, &returned, 4);
-      }
+      set_printf_return(w, in, lane, result.arguments);
     });
+  }
+
+  // printf's return value, where the call has one: the conversions it made, or -1 when it was not formatted.
+  void set_printf_return(Warp& w, const Inst& in, uint32_t lane, int32_t returned) {
+    if (in.offset >= 0 && static_cast<uint64_t>(in.offset) + 4 <= kernel.local_bytes)
+      std::memcpy(w.local + static_cast<size_t>(lane) * kernel.local_bytes + in.offset, &returned, 4);
   }
 
   // A failed assert(): the first failing lane's thread speaks for the warp, and the launch stops, as the

@@ -14,6 +14,7 @@
 
 #include "harness/backend.h"
 #include "harness/sim/access.h"
+#include "harness/sim/device_printf.h"
 #include "harness/sim/kernel.h"
 
 namespace gpugrade::sim {
@@ -57,6 +58,8 @@ struct LaunchState {
   std::vector<Activity> activity;
   bool warps_reversed = false;               // run each block's warps last first (Schedule::kReversed)
   bool one_worker = false;                   // run the blocks on one thread, in the schedule's order
+
+  PrintfBudget printf_budget;                // what the launch's printf calls have formatted
 
   // Device printf: the first lines of the lowest blocks, whatever the workers' order (DeviceOutput).
   struct DeviceOutput {

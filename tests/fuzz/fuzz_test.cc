@@ -152,5 +152,34 @@ TEST(Fuzz, PtxFrontEnd) {
   drive(seeds, fuzz::ptx_module, runs(8000), 120);
 }
 
+// Learner text that has broken an output format before, or would if it could: workflow commands, markdown
+// that closes its block or links out, HTML, formulas, terminal controls, XML non-characters, bidi controls.
+std::vector<std::string> hostile_text_seeds() {
+  const std::vector<std::string> pieces = {
+      "::add-mask::secret", "  ::error file=x::boom", "x ##[error]y", "\r::warning::z", "a\rb\r\n::notice::c",
+      "```\n<img src=https://evil.example/p.png>\n```", "`` ` ``", "<script>alert(1)</script>",
+      "https://evil.example/x", "www.evil.example", "mail@evil.example", "[link](https://evil.example)",
+      "![i](https://evil.example/i.png)", "| a | b |", "# heading", "- item", "1. item", "    code",
+      "=HYPERLINK(\"https://evil.example\")", "+1", "-2", "@SUM(A1)", "\t=1", "\r=1", "a,b\"c",
+      "\x1b[2J\x1b]0;title\x07", "\x1b[1;32mPASS\x1b[0m", "\xc2\x9b" "31m", "copy: PASS (5/5 points)",
+      "\xef\xbf\xbe\xef\xbf\xbf", "\x01\x02\x7f", "\xff\xc0\x80", "\xe2\x80\xae reversed \xe2\x81\xa6",
+      "\xc2\xa0::add-mask::nbsp", "\xe3\x80\x80##[group]ideographic", "&amp; &lt;", "]]>", "%0A::x::y", "\\|"};
+  std::vector<std::string> seeds;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    std::string seed;
+    for (size_t k = 0; k < 5; ++k) seed += pieces[(i + k * 7) % pieces.size()] + '\0';
+    seeds.push_back(seed);
+  }
+  return seeds;
+}
+
+// Each output format, bounded in time like the front ends: a violation fails with the report that shows it.
+TEST(Fuzz, TextOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::text_report, runs(1000), 60); }
+TEST(Fuzz, GithubOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::github_report, runs(1000), 60); }
+TEST(Fuzz, MarkdownOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::markdown_report, runs(1000), 60); }
+TEST(Fuzz, JunitOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::junit_report, runs(1000), 60); }
+TEST(Fuzz, CsvGradebookHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::csv_gradebook, runs(1000), 60); }
+TEST(Fuzz, HtmlOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::html_report, runs(1000), 60); }
+
 }  // namespace
 }  // namespace gpugrade

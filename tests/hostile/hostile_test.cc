@@ -9,18 +9,22 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "grader/class/gradebook.h"
 #include "grader/judge/reference.h"
 #include "grader/compile/sandbox.h"
 #include "grader/result/text_escape.h"
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
+#include "tests/fuzz/output_checks.h"
 
 namespace gpugrade {
 namespace {
@@ -54,7 +58,7 @@ class HostileTest : public ::testing::Test {
     options.time_limit_seconds = limit;
     options.extra_environment = {"GPUGRADE_CACHE_DIR=" + (scratch_->path() / "cache").string(),
                                  "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), "NO_COLOR=1",
-                                 "GITHUB_STEP_SUMMARY="};
+                                 "GITHUB_STEP_SUMMARY=" + step_summary_.string()};
     auto start = std::chrono::steady_clock::now();
     Outcome outcome{run_process(args, options), 0};
     outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -105,6 +109,7 @@ class HostileTest : public ::testing::Test {
 
   std::optional<ScratchDir> scratch_;
   fs::path root_;
+  fs::path step_summary_;  // where a run writes GitHub's step summary; none when empty
 };
 
 // ---- Class 2: unbounded lines reach no regular expression.
@@ -353,6 +358,129 @@ TEST_F(HostileTest, APreprocessorProbeThePastingHidesFromTheScreenFindsNothingIn
   Outcome outcome = grade(kHostile / "submissions/pasted_has_include.cu", "text");
   EXPECT_EQ(outcome.run.exit_code, 0) << outcome.run.out << outcome.run.err;
   EXPECT_EQ(outcome.run.out.find("/etc/passwd"), std::string::npos) << outcome.run.out;
+}
+
+// ---- Issue 27, class 1: no learner text becomes a command of the CI runner that reads the output.
+
+// A file name with a line break and twelve compiler errors (past GitHub's ten annotations of a level) that
+// quote `##[` and `::` commands.
+TEST_F(HostileTest, LearnerTextBecomesNoRunnerCommandInAnyFormat) {
+  std::string source = solution();
+  for (int i = 0; i < 12; ++i) source += fmt::format("#error ##[add-mask]secret{} ::set-output name=a::b\n", i);
+  const fs::path file = write("x\n::add-mask::secret.cu", source);
+  for (const std::string format : {"text", "json", "junit", "github", "gradescope", "markdown", "html"}) {
+    Outcome outcome = grade(file, format);
+    EXPECT_EQ(outcome.run.exit_code, 1) << format << ": " << outcome.run.err;
+    EXPECT_NE(outcome.run.out.find("secret11"), std::string::npos) << format << ": " << outcome.run.out;
+    EXPECT_EQ(checks::runner_commands(outcome.run.out, format == "github"), "") << format;
+  }
+  // The step summary lists the two annotations GitHub does not show in one code block they cannot leave.
+  step_summary_ = scratch_->path() / "summary.md";
+  grade(file, "github");
+  const std::string summary = read_file_bytes(step_summary_).value_or("");
+  const std::string html = checks::render_markdown(summary);
+  EXPECT_EQ(checks::foreign_markdown_tags(html), "") << summary;
+  const size_t block = html.find("<pre><code>");
+  ASSERT_NE(block, std::string::npos) << summary;
+  const std::string listed = html.substr(block, html.find("</code></pre>") - block);
+  EXPECT_EQ(std::count(listed.begin(), listed.end(), '\n'), 2) << listed;
+  EXPECT_NE(listed.find("secret11"), std::string::npos) << listed;
+}
+
+// ---- Issue 27, class 2: terminal controls from device printf and compiler messages are shown escaped.
+
+TEST_F(HostileTest, EscapeSequencesBellsAndCarriageReturnsReachNoTerminal) {
+  std::string source = solution();
+  source.insert(source.find("  int column"),
+                "  if (threadIdx.x == 0 && blockIdx.x == 0) printf(\"\\x1b[2J\\x1b]0;owned\\x07\\rcopy: PASS\\xe2\\x80\\xae\\n\");\n");
+  source = "#include <cstdio>\n" + source;
+  Outcome printed = grade(write("printf_controls.cu", source), "text");
+  EXPECT_EQ(printed.run.exit_code, 0) << printed.run.out << printed.run.err;
+  EXPECT_EQ(checks::terminal_controls(printed.run.out), "") << printed.run.out;
+  EXPECT_NE(printed.run.out.find("\\x1B[2J\\x1B]0;owned\\x07\\x0Dcopy: PASS\\u{202E}"), std::string::npos)
+      << printed.run.out;
+  Outcome compiled = grade(write("error_controls.cu", solution() + "#error \x1b[1;32mall tests passed\x1b[0m\r\n"), "text");
+  EXPECT_EQ(compiled.run.exit_code, 1) << compiled.run.out << compiled.run.err;
+  EXPECT_EQ(checks::terminal_controls(compiled.run.out), "") << compiled.run.out;
+  EXPECT_NE(compiled.run.out.find("\\x1B[1;32mall tests passed\\x1B[0m"), std::string::npos) << compiled.run.out;
+}
+
+// ---- Issue 27, class 3: every format stays valid and inert whatever learner text it carries.
+
+TEST_F(HostileTest, JunitStaysWellFormedWithXmlNonCharacters) {
+  Outcome outcome = grade(write("nonchar.cu", solution() + "#error bad \xEF\xBF\xBE and \xEF\xBF\xBF\n"), "junit");
+  EXPECT_EQ(outcome.run.exit_code, 1) << outcome.run.err;
+  EXPECT_EQ(checks::xml_error(outcome.run.out), "") << outcome.run.out;
+  EXPECT_NE(outcome.run.out.find("compile-error"), std::string::npos) << outcome.run.out;
+}
+
+TEST_F(HostileTest, MarkdownAndHtmlReportsLinkNowhereFromLearnerText) {
+  // Quoted, so that the preprocessor keeps the `//` of the addresses.
+  const fs::path file = write("links.cu", solution() + "#error \"see https://evil.example/x.png www.evil.example "
+                                                      "me@evil.example <img src=https://evil.example/p.png> ```\"\n");
+  Outcome markdown = grade(file, "markdown");
+  EXPECT_EQ(markdown.run.exit_code, 1) << markdown.run.err;
+  const std::string rendered = checks::render_markdown(markdown.run.out);
+  EXPECT_EQ(checks::foreign_markdown_tags(rendered), "") << markdown.run.out;
+  EXPECT_NE(rendered.find("&quot;see https://evil.example/x.png www.evil.example me<code>@</code>evil.example "
+                          "&lt;img src=https://evil.example/p.png&gt; ```&quot;"),
+            std::string::npos)
+      << rendered;
+  Outcome html = grade(file, "html");
+  EXPECT_EQ(html.run.exit_code, 1) << html.run.err;
+  EXPECT_EQ(checks::html_report_problems(html.run.out), "") << html.run.out.substr(0, 2000);
+  EXPECT_NE(html.run.out.find("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "),
+            std::string::npos);
+}
+
+TEST(HostileGradebook, StudentIdsAreNeverFormulasNorMarkup) {
+  Result graded;
+  graded.exercise = "copy";
+  graded.max_points = 5;
+  const std::vector<GradebookColumn> columns = {{"copy", 5}};
+  const std::vector<StudentResults> students = {{"=HYPERLINK(\"https://evil.example\",\"grade\")", {graded}},
+                                                {"@SUM(A1:A9)", {graded}},
+                                                {"-2+3", {graded}},
+                                                {"\t=1", {graded}},
+                                                {"<img src=https://evil.example/p.png>", {graded}}};
+  std::ostringstream csv;
+  write_gradebook_csv(columns, students, csv);
+  std::string error;
+  const auto rows = checks::parse_csv(csv.str(), &error);
+  ASSERT_EQ(error, "") << csv.str();
+  ASSERT_EQ(rows.size(), students.size() + 1) << csv.str();
+  for (size_t i = 0; i < students.size(); ++i) {
+    EXPECT_EQ(rows[i + 1][0], (i + 1 < students.size() ? "'" : "") + students[i].student) << csv.str();
+    EXPECT_FALSE(checks::is_formula(rows[i + 1][0])) << rows[i + 1][0];
+  }
+  std::ostringstream markdown;
+  write_student_markdown(students.back(), markdown);
+  EXPECT_EQ(checks::foreign_markdown_tags(checks::render_markdown(markdown.str())), "") << markdown.str();
+}
+
+// ---- Issue 27, class 7: time outside the launch.
+
+TEST_F(HostileTest, APrintfOfTwoBillionColumnsEndsInSecondsAndSaysSo) {
+  std::string source = solution();
+  source.insert(source.find("  int column"),
+                "  printf(\"%2147483000d|%.2147483000f|%*d\\n\", 5, 1.0, 2147483000, 7);\n");
+  Outcome outcome = grade(write("wide_printf.cu", "#include <cstdio>\n" + source), "text", 60);
+  EXPECT_EQ(outcome.run.exit_code, 0) << outcome.run.out << outcome.run.err;
+  EXPECT_NE(outcome.run.out.find("%2147483000d<width or precision over 4096>|%.2147483000f<width or precision "
+                                 "over 4096>|%*d<width or precision over 4096>"),
+            std::string::npos)
+      << outcome.run.out.substr(0, 2000);
+  EXPECT_LT(outcome.seconds, 60);
+}
+
+TEST_F(HostileTest, AGradePastItsTimeLimitStopsWithATimeoutFinding) {
+  Outcome outcome = gpugrade({"grade", "copy", "--backend", "sim", "--format", "json", "--time-limit", "0.001",
+                              "--submission", (root_ / "exercises/copy/copy.cu").string()});
+  nlohmann::json finding = only_finding(outcome, "timeout", 0);
+  EXPECT_EQ(finding["message"],
+            "grading took longer than 0.001 s, the limit for one grade (compiling, the reference, the runs and "
+            "their comparison together), and was stopped: make the kernel faster, or grade with a larger "
+            "--time-limit");
 }
 
 }  // namespace
