@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grader/source/git_source.h"
+#include "grader/source/submission_file.h"
 #include "os/file.h"
 
 namespace gpugrade {
@@ -147,7 +148,11 @@ std::optional<FileStamp> DiskFiles::stamp(const std::filesystem::path& path) {
                    size};
 }
 
-std::optional<std::string> DiskFiles::read(const std::filesystem::path& path) { return read_file_bytes(path); }
+// Bounded and checked on the opened file, as grading reads it: a 10 GB file is refused by its size, unread.
+std::optional<std::string> DiskFiles::read(const std::filesystem::path& path) {
+  std::string ignored;  // the file's standing says it cannot be read; `grade` says why
+  return read_submission_file(path, path.string(), &ignored);
+}
 
 std::string_view to_string(Standing standing) {
   switch (standing) {
