@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "os/scratch_dir.h"
 #include "tests/scratch_repo.h"
 
 namespace gpugrade {
@@ -283,6 +284,33 @@ TEST(PrTest, AFiveGibibyteBlobFailsWithItsSizeUnread) {
   ASSERT_EQ(plan->items.size(), 1u);
   EXPECT_EQ(plan->items[0].change, PrItem::Change::kTooLarge);
   EXPECT_EQ(plan->items[0].bytes, uint64_t{5} << 30);
+}
+
+// Class 9: the step summary stays under GitHub's 1 MiB when a pull request's results hold thousands of
+// findings beyond the annotations GitHub shows; it says how many it did not list.
+TEST(PrTest, TheStepSummaryStaysUnderOneMebibyte) {
+  std::optional<ScratchDir> dir = ScratchDir::create("pr-summary", nullptr);
+  const std::filesystem::path summary = dir->path() / "summary.md";
+  Result result;
+  result.exercise = "copy";
+  result.submission = "exercises/copy/copy.cu";
+  for (int i = 0; i < 5000; ++i) {
+    Finding f;
+    f.kind = FindingKind::kCompileError;
+    f.message = std::string(400, 'm');
+    f.line = i + 1;
+    result.findings.push_back(std::move(f));
+  }
+  ::setenv("GITHUB_STEP_SUMMARY", summary.c_str(), 1);
+  const std::string error = append_github_step_summary({result}, {});
+  ::unsetenv("GITHUB_STEP_SUMMARY");
+  EXPECT_EQ(error, "");
+  const std::string written = read_file(summary);
+  EXPECT_LE(written.size(), size_t{1} << 20);
+  EXPECT_NE(written.find(" more not listed: the step summary may take at most 1000000 bytes; the job's log has them "
+                         "all.\n"),
+            std::string::npos)
+      << written.substr(written.size() - 300);
 }
 
 }  // namespace

@@ -79,6 +79,10 @@ std::vector<Annotation> annotations_of(const std::vector<Result>& results, const
 // rest are printed as plain lines and listed in the step summary.
 constexpr size_t kAnnotationsPerLevel = 10;
 
+// What gpugrade appends to $GITHUB_STEP_SUMMARY at most: GitHub's limit is 1 MiB per step, and the room
+// left is for the lines that close the report.
+constexpr size_t kStepSummaryBytes = 1000 * 1000;
+
 // The annotations beyond what GitHub shows, in print order.
 std::vector<Annotation> overflow(const std::vector<Annotation>& all) {
   std::map<std::string_view, size_t> shown;
@@ -124,8 +128,19 @@ std::string append_github_step_summary(const std::vector<Result>& results, const
   if (!hidden.empty()) {
     report << fmt::format("\n#### Not shown as annotations ({}; GitHub shows 10 of each level per step)\n\n```\n",
                           hidden.size());
-    for (const Annotation& a : hidden) report << plain_line(a) << '\n';
+    // GitHub refuses a step summary over 1 MiB whole; the lines that would pass the bound are counted instead.
+    size_t listed = 0;
+    for (const Annotation& a : hidden) {
+      const std::string line = plain_line(a) + '\n';
+      if (static_cast<size_t>(report.tellp()) + line.size() > kStepSummaryBytes) break;
+      report << line;
+      ++listed;
+    }
     report << "```\n";
+    if (listed < hidden.size())
+      report << fmt::format("\n{} more not listed: the step summary may take at most {} bytes; the job's log has "
+                            "them all.\n",
+                            hidden.size() - listed, kStepSummaryBytes);
   }
   std::ofstream summary(path, std::ios::app | std::ios::binary);
   summary << report.str();
