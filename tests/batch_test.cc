@@ -279,6 +279,31 @@ TEST(Roster, GradescopeExportsAndClassroomClonesNameStudentsAsThoseToolsDo) {
   EXPECT_EQ(roster->students.at(0).id, "octocat");
 }
 
+// Class 5: two Gradescope submissions of one :sid: are two rows; the later one is reported, not graded under
+// the first's id, and the export is still read.
+TEST(Roster, ARepeatedGradescopeSidIsTheLaterRowsProblem) {
+  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
+  fs::path export_dir = dir->path() / "assignment_export";
+  fs::create_directories(export_dir / "submission_1");
+  fs::create_directories(export_dir / "submission_2");
+  fs::create_directories(export_dir / "submission_3");
+  write(export_dir / "submission_metadata.yml",
+        "submission_1:\n  :submitters:\n  - :sid: '42'\nsubmission_2:\n  :submitters:\n  - :sid: '42'\n"
+        "submission_3:\n  :submitters:\n  - :sid: '43'\n");
+  std::string error;
+  std::optional<Roster> roster = read_roster(export_dir, &error);
+  ASSERT_TRUE(roster) << error;
+  ASSERT_EQ(roster->students.size(), 3u);
+  EXPECT_EQ(roster->students[0].id, "42");
+  EXPECT_EQ(roster->students[0].problem, "");
+  EXPECT_EQ(roster->students[1].id, "42 (again, submission_2)");
+  EXPECT_NE(roster->students[1].problem.find("(submission_2): student '42' appears twice (first at "),
+            std::string::npos)
+      << roster->students[1].problem;
+  EXPECT_EQ(roster->students[2].id, "43");
+  EXPECT_NE(roster->students[0].file_name, roster->students[1].file_name);
+}
+
 TEST(Roster, SubmissionsOverTheSizeLimitAreRefusedUnread) {
   std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
   write(dir->path() / "s/exercises/copy/copy.cu", std::string(kMaxSubmissionBytes + 1, ' '));
