@@ -668,7 +668,9 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
                      "{}\n",
                      report.students, report.grades, report.graded, report.reused, display(options.out / "gradebook.csv"),
                      display(options.out / "students"), display(options.out / "summary.md"));
-  if (report.rows_with_problems > 0) {
+  // A Slurm array task is one shard: it exits 0 so that the collect job (afterok) still runs, and the
+  // collect says whether rows had problems.
+  if (report.rows_with_problems > 0 && options.shards == 1) {
     err << fmt::format("gpugrade: {} roster row{} could not be graded; the gradebook's problem column and {} say why\n",
                        report.rows_with_problems, report.rows_with_problems == 1 ? "" : "s",
                        display(options.out / "summary.md"));

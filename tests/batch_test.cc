@@ -296,6 +296,8 @@ TEST(Roster, ARepeatedGradescopeSidIsTheLaterRowsProblem) {
   ASSERT_EQ(roster->students.size(), 3u);
   EXPECT_EQ(roster->students[0].id, "42");
   EXPECT_EQ(roster->students[0].problem, "");
+  ASSERT_EQ(roster->students[0].warnings.size(), 1u);
+  EXPECT_NE(roster->students[0].warnings[0].find("the id appears again at "), std::string::npos);
   EXPECT_EQ(roster->students[1].id, "42 (again, submission_2)");
   EXPECT_NE(roster->students[1].problem.find("(submission_2): student '42' appears twice (first at "),
             std::string::npos)
@@ -432,7 +434,7 @@ TEST_F(BatchTest, OneBadRowNeverStopsTheClass) {
   EXPECT_NE(gradebook.find("unknown revision 'no-such-revision'"), std::string::npos) << gradebook;
   EXPECT_NE(gradebook.find("is not a git repository"), std::string::npos) << gradebook;
   const std::string summary = read_file_bytes(options_.out / "summary.md").value_or("");
-  EXPECT_NE(summary.find("## Roster: 4 rows not graded, 1 to check"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("## Roster: 4 rows not graded, 2 to check"), std::string::npos) << summary;
   EXPECT_NE(summary.find("the id is 300 bytes long, more than 256"), std::string::npos) << summary;
 }
 

@@ -51,25 +51,29 @@ std::vector<std::string> csv_fields(const std::string& line) {
 
 // Rows that cannot be graded stay rows: a repeated or empty id is the row's problem, named by `where`
 // ("line 5", the folder's name) so that the gradebook's rows stay distinct.
-void add_student(Roster& roster, Student student, const std::string& where, std::map<std::string, std::string>& seen) {
+void add_student(Roster& roster, Student student, const std::string& where, std::map<std::string, size_t>& seen) {
   if (student.id.empty()) {
     student.problem = fmt::format("{}: the student has no id; give the row one", student.source);
     student.id = fmt::format("(no id, {})", where);
   } else if (auto first = seen.find(student.id); first != seen.end()) {
+    Student& earlier = roster.students[first->second];
     student.problem = fmt::format("{}: student '{}' appears twice (first at {}); give each student one row, "
                                   "then grade again",
-                                  student.source, escape_invalid_utf8(student.id), first->second);
+                                  student.source, escape_invalid_utf8(student.id), earlier.source);
+    // The first row is graded, but it may be the wrong one of the two.
+    earlier.warnings.push_back(fmt::format("the id appears again at {}, which was not graded; check which row is "
+                                           "the student's",
+                                           student.source));
     student.id = fmt::format("{} (again, {})", student.id, where);
   } else {
-    seen.emplace(student.id, student.source);
+    seen.emplace(student.id, roster.students.size());
   }
   roster.students.push_back(std::move(student));
 }
 
 // A roster file read whole, once its size is known to be sane.
 std::optional<std::string> read_roster_file(const fs::path& path, std::string* error) {
-  FolderFile file = read_file_below(path.parent_path().empty() ? fs::path(".") : path.parent_path(), path.filename(),
-                                    kMaxRosterFileBytes);
+  FolderFile file = read_named_file(path, kMaxRosterFileBytes);
   if (file.status == FolderFile::Status::kRead) return std::move(file.bytes);
   if (file.status == FolderFile::Status::kTooLarge)
     *error = fmt::format("{} is {} bytes; a roster may be at most {} bytes", path.string(), file.size,
@@ -86,7 +90,7 @@ std::optional<Roster> read_csv(const fs::path& path, std::string* error) {
   Roster roster{{}, "csv"};
   std::string line;
   std::vector<std::string> header;
-  std::map<std::string, std::string> seen;
+  std::map<std::string, size_t> seen;
   int number = 0;
   int id_col = -1, path_col = -1, repo_col = -1, rev_col = -1;
   while (std::getline(in, line)) {
@@ -180,7 +184,7 @@ std::optional<Roster> read_gradescope(const fs::path& dir, std::string* error) {
     *error = fmt::format("{}:{}: {}", metadata.string(), e.mark.line + 1, e.msg);
     return std::nullopt;
   }
-  std::map<std::string, std::string> seen;
+  std::map<std::string, size_t> seen;
   for (const RosterFolder& folder : subfolders(dir)) {
     Student s;
     s.folder = folder.path;
@@ -214,7 +218,7 @@ Roster read_folders(const fs::path& dir) {
   if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
     prefix = name.substr(0, name.size() - suffix.size()) + "-";
   Roster roster{{}, prefix.empty() ? "folders" : "github-classroom"};
-  std::map<std::string, std::string> seen;
+  std::map<std::string, size_t> seen;
   for (const RosterFolder& folder : subfolders(dir)) {
     Student s;
     s.folder = folder.path;

@@ -107,9 +107,7 @@ std::optional<std::string> read_submission_file(const fs::path& path, const std:
                               "linking to it",
                               escape_invalid_utf8(target.string())));
   }
-  const Descriptor file{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
-  if (file.fd < 0) return fail(fmt::format("cannot be read: {}", std::strerror(errno)));
-  FolderFile read = read_descriptor(file.fd, kMaxSubmissionBytes);
+  FolderFile read = read_named_file(path, kMaxSubmissionBytes);
   switch (read.status) {
     case FolderFile::Status::kRead:
       return std::move(read.bytes);
@@ -127,6 +125,15 @@ std::optional<std::string> read_submission_file(const fs::path& path, const std:
       break;
   }
   return fail(fmt::format("cannot be read: {}", read.why));
+}
+
+FolderFile read_named_file(const fs::path& path, size_t max_bytes) {
+  const Descriptor file{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)};
+  if (file.fd >= 0) return read_descriptor(file.fd, max_bytes);
+  FolderFile out;
+  out.status = errno == ENOENT ? FolderFile::Status::kAbsent : FolderFile::Status::kUnreadable;
+  out.why = std::strerror(errno);
+  return out;
 }
 
 FolderFile read_file_below(const fs::path& folder, const fs::path& relative, size_t max_bytes) {

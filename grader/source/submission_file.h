@@ -36,6 +36,10 @@ struct FolderFile {
   uint64_t size = 0;
   std::string why;
 };
+// A file the user named (a roster, an export's metadata), links followed as the user meant them: checked on
+// the opened descriptor and read within `max_bytes` like the others.
+FolderFile read_named_file(const std::filesystem::path& path, size_t max_bytes);
+
 FolderFile read_file_below(const std::filesystem::path& folder, const std::filesystem::path& relative,
                            size_t max_bytes = kMaxSubmissionBytes);
 
