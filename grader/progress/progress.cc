@@ -166,13 +166,18 @@ std::string_view to_string(Standing standing) {
       return "not graded";
     case Standing::kMissing:
       return "missing";
+    case Standing::kTooLarge:
+      return "too large";
   }
   return "not graded";
 }
 
 Standing standing_of(const CourseExercise& exercise, const ProgressState& state, Files& files) {
   const std::optional<std::string> text = files.read(exercise.submission);
-  if (!text) return Standing::kMissing;
+  if (!text) {
+    const std::optional<FileStamp> stamp = files.stamp(exercise.submission);
+    return stamp && stamp->size > kMaxSubmissionBytes ? Standing::kTooLarge : Standing::kMissing;
+  }
   const std::string id = git_blob_id(*text);
   // The stub comes first: grading it (watch does) records a fail, but the learner has not begun.
   if (id == exercise.stub_id) return Standing::kNotStarted;

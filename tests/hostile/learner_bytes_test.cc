@@ -72,7 +72,7 @@ TEST(LearnerBytes, NulAndLatin1BytesInACommentGradeACorrectKernelAsCorrect) {
   }
 }
 
-// Class 6: `status` reads a learner's file within bounds: a sparse 10 GB file is refused by its size,
+// Class 6: `status` reads a learner's file within bounds: a sparse 10 GB file is "too large" by its size,
 // unread, in no time and no memory.
 TEST(LearnerBytes, StatusDoesNotReadATenGigabyteFile) {
   std::optional<ScratchDir> dir = ScratchDir::create("learner-bytes", nullptr);
@@ -85,7 +85,7 @@ TEST(LearnerBytes, StatusDoesNotReadATenGigabyteFile) {
   EXPECT_FALSE(files.read(file));
   CourseExercise exercise{"copy", file, "exercises/copy/copy.cu", "", {}, {}};
   EXPECT_EQ(standing_of(exercise, ProgressState::load(dir->path() / "state.json", nullptr).value(), files),
-            Standing::kMissing);
+            Standing::kTooLarge);
 }
 
 }  // namespace
