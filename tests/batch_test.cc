@@ -438,6 +438,20 @@ TEST_F(BatchTest, OneBadRowNeverStopsTheClass) {
   EXPECT_NE(summary.find("the id is 300 bytes long, more than 256"), std::string::npos) << summary;
 }
 
+// Class 5: the command says so in its exit code: 3 when the gradebook was written but rows had problems.
+TEST_F(BatchTest, TheCommandExitsThreeWhenSomeRowsCouldNotBeGraded) {
+  write(student("alice") / "copy/copy.cu", shipped("solutions/copy/copy.cu"));
+  const fs::path csv = scratch_->path() / "roster.csv";
+  write(csv, "student,path\nalice,class/alice\nalice,class/alice\n");
+  ProcessResult run = gpugrade({"--root", testing::source_dir().string(), "batch", csv.string(), "--out",
+                                options_.out.string(), "--exercise", "copy", "--backend", "sim", "-j", "1"});
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_NE(run.err.find("gpugrade: 1 roster row could not be graded; the gradebook's problem column and "),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(read_file_bytes(options_.out / "gradebook.csv").value_or("").find("\nalice,5,5,\n"), std::string::npos);
+}
+
 // Class 10: a grade whose output passes what batch keeps is not a silent failure: the finding says what
 // happened. (`gpugrade grade` itself fits its JSON under the bound: ResultFit below.)
 TEST_F(BatchTest, AGradeCutAtTheOutputLimitSaysSo) {
