@@ -247,6 +247,8 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   if (!result) throw UsageError{error};
   if (!samples.is_null()) result->metrics["samples"] = std::move(samples);
   add_picture_facts(*result, exercise, submission);
+  // Bounded here, where every command's result passes: batch reads a grade's JSON whole only up to 4 MiB.
+  fit_result(*result);
   return *result;
 }
 
@@ -645,9 +647,10 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
     return kExitPass;
   }
   if (inv.collect) {
-    if (!collect_batch(options, &error)) throw UsageError{error};
+    size_t rows_with_problems = 0;
+    if (!collect_batch(options, &error, &rows_with_problems)) throw UsageError{error};
     out << fmt::format("wrote {} and {}\n", display(options.out / "gradebook.csv"), display(options.out / "summary.md"));
-    return kExitPass;
+    return rows_with_problems > 0 ? kExitRowProblems : kExitPass;
   }
   const bool tty = isatty(STDERR_FILENO);
   if (tty) {
@@ -666,6 +669,14 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
                      "{}\n",
                      report.students, report.grades, report.graded, report.reused, display(options.out / "gradebook.csv"),
                      display(options.out / "students"), display(options.out / "summary.md"));
+  // A Slurm array task is one shard: it exits 0 so that the collect job (afterok) still runs, and the
+  // collect says whether rows had problems.
+  if (report.rows_with_problems > 0 && options.shards == 1) {
+    err << fmt::format("gpugrade: {} roster row{} could not be graded; the gradebook's problem column and {} say why\n",
+                       report.rows_with_problems, report.rows_with_problems == 1 ? "" : "s",
+                       display(options.out / "summary.md"));
+    return kExitRowProblems;
+  }
   return kExitPass;
 }
 

@@ -12,6 +12,9 @@ namespace gpugrade {
 inline constexpr int kExitPass = 0;
 inline constexpr int kExitFail = 1;
 inline constexpr int kExitUsage = 2;
+// `gpugrade batch`: the gradebook was written, but some roster rows could not be graded (each is named in
+// the gradebook and the summary).
+inline constexpr int kExitRowProblems = 3;
 
 // Runs `gpugrade args...` (args excludes the program name) and returns the exit code. Never throws.
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -2,7 +2,14 @@
 // links and missing files are findings, a re-run grades only what changed, and the roster layouts read.
 #include "grader/class/batch.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+
+#include <atomic>
+#include <chrono>
+#include <cctype>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +25,7 @@
 #include "os/process.h"
 #include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
+#include "tests/scratch_repo.h"
 
 namespace gpugrade {
 namespace {
@@ -231,9 +239,15 @@ TEST(Roster, CsvRowsNameFoldersOrRepositoriesAndErrorsNameTheLine) {
   ASSERT_TRUE(roster) << error;
   EXPECT_EQ(roster->students.at(0).id, "alice");
   EXPECT_EQ(roster->students.at(0).folder, dir->path() / "a");
+  // A repeated id is the later row's problem, not the roster's: everyone else is still graded.
   write(dir->path() / "twice.csv", "student,path\nalice,a\nalice,a\n");
-  EXPECT_FALSE(read_roster(dir->path() / "twice.csv", &error));
-  EXPECT_EQ(error, (dir->path() / "twice.csv").string() + ":3: student 'alice' appears twice; give each student one row");
+  roster = read_roster(dir->path() / "twice.csv", &error);
+  ASSERT_TRUE(roster) << error;
+  EXPECT_EQ(roster->students.at(1).id, "alice (again, line 3)");
+  EXPECT_EQ(roster->students.at(1).problem, (dir->path() / "twice.csv").string() +
+                                                ":3: student 'alice' appears twice (first at " +
+                                                (dir->path() / "twice.csv").string() + ":2); give each student one "
+                                                "row, then grade again");
   write(dir->path() / "bad.csv", "name,file\n");
   EXPECT_FALSE(read_roster(dir->path() / "bad.csv", &error));
   EXPECT_EQ(error, (dir->path() / "bad.csv").string() +
@@ -265,14 +279,244 @@ TEST(Roster, GradescopeExportsAndClassroomClonesNameStudentsAsThoseToolsDo) {
   EXPECT_EQ(roster->students.at(0).id, "octocat");
 }
 
+// Class 5: two Gradescope submissions of one :sid: are two rows; the later one is reported, not graded under
+// the first's id, and the export is still read.
+TEST(Roster, ARepeatedGradescopeSidIsTheLaterRowsProblem) {
+  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
+  fs::path export_dir = dir->path() / "assignment_export";
+  fs::create_directories(export_dir / "submission_1");
+  fs::create_directories(export_dir / "submission_2");
+  fs::create_directories(export_dir / "submission_3");
+  write(export_dir / "submission_metadata.yml",
+        "submission_1:\n  :submitters:\n  - :sid: '42'\nsubmission_2:\n  :submitters:\n  - :sid: '42'\n"
+        "submission_3:\n  :submitters:\n  - :sid: '43'\n");
+  std::string error;
+  std::optional<Roster> roster = read_roster(export_dir, &error);
+  ASSERT_TRUE(roster) << error;
+  ASSERT_EQ(roster->students.size(), 3u);
+  EXPECT_EQ(roster->students[0].id, "42");
+  EXPECT_EQ(roster->students[0].problem, "");
+  ASSERT_EQ(roster->students[0].warnings.size(), 1u);
+  EXPECT_NE(roster->students[0].warnings[0].find("the id appears again at "), std::string::npos);
+  EXPECT_EQ(roster->students[1].id, "42 (again, submission_2)");
+  EXPECT_NE(roster->students[1].problem.find("(submission_2): student '42' appears twice (first at "),
+            std::string::npos)
+      << roster->students[1].problem;
+  EXPECT_EQ(roster->students[2].id, "43");
+  EXPECT_NE(roster->students[0].file_name, roster->students[1].file_name);
+}
+
 TEST(Roster, SubmissionsOverTheSizeLimitAreRefusedUnread) {
   std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
   write(dir->path() / "s/exercises/copy/copy.cu", std::string(kMaxSubmissionBytes + 1, ' '));
-  Student s{"s", dir->path() / "s", {}, {}, "s"};
+  Student s;
+  s.id = s.source = "s";
+  s.folder = dir->path() / "s";
   std::string error;
   SubmittedFile file = find_submission(s, {"copy", "copy.cu", true}, &error);
   EXPECT_EQ(file.status, SubmittedFile::Status::kRefused);
   EXPECT_EQ(file.refusal, "exercises/copy/copy.cu is 1048577 bytes; a submission may be at most 1048576 bytes");
+}
+
+// A stand-in grading program: its result's note is the submission's text, so each student's report shows
+// whose bytes were graded (a real grade takes seconds; what is tested here is the roster and the reports).
+fs::path echo_program(const fs::path& dir) {
+  const fs::path program = dir / "grade-echo.sh";
+  write(program, "#!/bin/sh\nprintf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", \"backend\": "
+                 "\"sim\", \"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], \"runs\": [], "
+                 "\"note\": \"%s\"}' \"$(cat exercises/copy/copy.cu)\"\n");
+  fs::permissions(program, fs::perms::owner_all);
+  return program;
+}
+
+nlohmann::json report_of(const fs::path& out, const Student& student) {
+  return nlohmann::json::parse(read_file_bytes(out / "students" / (student.file_name + ".json")).value_or("{}"), nullptr,
+                               false);
+}
+
+// Class 4: ids that a lossy file name would merge (a space and an underscore, accents written precomposed
+// and decomposed, case on a file system that ignores it) each keep their own report and row; look-alike ids,
+// bidi controls, links and dot-named folders are said, never silently merged or dropped.
+TEST_F(BatchTest, DistinctIdsNeverShareAReportAndLookAlikesAreFlagged) {
+  const std::vector<std::string> ids = {"ann lee", "ann_lee", "Zo\xC3\xAB", "Zoe\xCC\x88", "Ann", "ann",
+                                        "mallory\xE2\x80\xAEuc.exe", ".dotted"};
+  for (const std::string& id : ids) write(student(id) / "copy/copy.cu", "by " + id);
+  fs::create_directories(scratch_->path() / "elsewhere/exercises/copy");
+  write(scratch_->path() / "elsewhere/exercises/copy/copy.cu", "not in the roster");
+  fs::create_directory_symlink(scratch_->path() / "elsewhere", options_.roster / "linked");
+  options_.program = echo_program(scratch_->path()).string();
+  options_.exercises = {"copy"};
+
+  std::string error;
+  std::optional<Roster> roster = read_roster(options_.roster, &error);
+  ASSERT_TRUE(roster) << error;
+  ASSERT_EQ(roster->students.size(), ids.size() + 1);
+  std::set<std::string> names;
+  for (const Student& s : roster->students) {
+    std::string folded = s.file_name;
+    for (char& c : folded) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_TRUE(names.insert(folded).second) << s.id << " shares " << s.file_name;
+    EXPECT_LE(s.file_name.size(), 64u);
+  }
+  BatchReport report;
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  EXPECT_EQ(report.rows_with_problems, 1u);  // the link
+  std::map<std::string, const Student*> by_id;
+  for (const Student& s : roster->students) by_id[s.id] = &s;
+  for (const std::string& id : ids) {
+    ASSERT_TRUE(by_id.count(id)) << id;
+    EXPECT_EQ(report_of(options_.out, *by_id[id])["results"][0]["note"], "by " + id) << id;
+  }
+  const auto warned = [&](const std::string& id, const std::string& words) {
+    const std::vector<std::string>& w = by_id.at(id)->warnings;
+    return std::any_of(w.begin(), w.end(), [&](const std::string& x) { return x.find(words) != std::string::npos; });
+  };
+  EXPECT_TRUE(warned("Zo\xC3\xAB", "the id looks like 'Zoe\xCC\x88'"));
+  EXPECT_TRUE(warned("ann", "the id looks like 'Ann'"));
+  EXPECT_FALSE(warned("ann lee", "looks like"));  // a space and an underscore are told apart by anyone
+  EXPECT_TRUE(warned("mallory\xE2\x80\xAEuc.exe", "bidirectional control character U+202E"));
+  const Student& linked = *by_id.at("linked");
+  EXPECT_NE(linked.problem.find("is a symbolic link; a student's folder must be a folder of the roster itself"),
+            std::string::npos)
+      << linked.problem;
+  EXPECT_EQ(report_of(options_.out, linked)["points"], 0);
+
+  const std::string csv = read_file_bytes(options_.out / "gradebook.csv").value_or("");
+  EXPECT_NE(csv.find("\nann lee,5,5,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nann_lee,5,5,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n.dotted,5,5,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nlinked,0,0,"), std::string::npos) << csv;
+  const std::string summary = read_file_bytes(options_.out / "summary.md").value_or("");
+  EXPECT_NE(summary.find("## Roster: 1 row not graded"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("- `Ann`: check: the id looks like 'ann'"), std::string::npos) << summary;
+}
+
+// Class 5: a repeated id, an id without a row's worth of sense (empty, 300 characters), an unknown git
+// revision and a repository that is not one: each row is reported, everyone else is graded.
+TEST_F(BatchTest, OneBadRowNeverStopsTheClass) {
+  write(student("good") / "copy/copy.cu", "good's work");
+  write(student("twice") / "copy/copy.cu", "twice's work");
+  testing::ScratchRepo repo;
+  repo.write("exercises/copy/copy.cu", "committed work");
+  const std::string commit = repo.commit("work");
+  const std::string long_id(300, 'x');
+  const fs::path csv = scratch_->path() / "roster.csv";
+  write(csv, fmt::format("student,path,repository,revision\ngood,class/good,,\ntwice,class/twice,,\ntwice,class/good,,\n"
+                         ",class/good,,\n{},class/good,,\ngit,,{},{}\nlost,,{},no-such-revision\nnorepo,,{},HEAD\n",
+                         long_id, repo.work_tree().string(), commit, repo.work_tree().string(),
+                         scratch_->path().string()));
+  options_.roster = csv;
+  options_.program = echo_program(scratch_->path()).string();
+  options_.exercises = {"copy"};
+  BatchReport report;
+  std::string error;
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  EXPECT_EQ(report.students, 8u);
+  EXPECT_EQ(report.rows_with_problems, 4u);  // twice again, no id, lost, norepo
+  std::optional<Roster> roster = read_roster(csv, &error);
+  ASSERT_TRUE(roster) << error;
+  const auto note = [&](size_t row) { return report_of(options_.out, roster->students[row])["results"][0]["note"]; };
+  EXPECT_EQ(note(0), "good's work");
+  EXPECT_EQ(note(1), "twice's work");
+  EXPECT_EQ(note(4), "good's work");  // the long id is graded, shown cut
+  EXPECT_EQ(note(5), "committed work");
+  const std::string gradebook = read_file_bytes(options_.out / "gradebook.csv").value_or("");
+  EXPECT_EQ(gradebook.substr(0, gradebook.find('\n')), "student,copy,total,problem");
+  EXPECT_NE(gradebook.find("\ngood,5,5,\n"), std::string::npos) << gradebook;
+  EXPECT_NE(gradebook.find("\n\"twice (again, line 4)\",0,0,\"" + csv.string() +
+                           ":4: student 'twice' appears twice (first at " + csv.string() + ":3)"),
+            std::string::npos)
+      << gradebook;
+  EXPECT_NE(gradebook.find("\n\"(no id, line 5)\",0,0," + csv.string() + ":5: the student has no id; give the row one\n"),
+            std::string::npos)
+      << gradebook;
+  EXPECT_NE(gradebook.find("\n" + std::string(64, 'x') + "...~"), std::string::npos) << gradebook;
+  EXPECT_NE(gradebook.find("unknown revision 'no-such-revision'"), std::string::npos) << gradebook;
+  EXPECT_NE(gradebook.find("is not a git repository"), std::string::npos) << gradebook;
+  const std::string summary = read_file_bytes(options_.out / "summary.md").value_or("");
+  EXPECT_NE(summary.find("## Roster: 4 rows not graded, 2 to check"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("the id is 300 bytes long, more than 256"), std::string::npos) << summary;
+}
+
+// Class 5: the command says so in its exit code: 3 when the gradebook was written but rows had problems.
+TEST_F(BatchTest, TheCommandExitsThreeWhenSomeRowsCouldNotBeGraded) {
+  write(student("alice") / "copy/copy.cu", shipped("solutions/copy/copy.cu"));
+  const fs::path csv = scratch_->path() / "roster.csv";
+  write(csv, "student,path\nalice,class/alice\nalice,class/alice\n");
+  ProcessResult run = gpugrade({"--root", testing::source_dir().string(), "batch", csv.string(), "--out",
+                                options_.out.string(), "--exercise", "copy", "--backend", "sim", "-j", "1"});
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_NE(run.err.find("gpugrade: 1 roster row could not be graded; the gradebook's problem column and "),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(read_file_bytes(options_.out / "gradebook.csv").value_or("").find("\nalice,5,5,\n"), std::string::npos);
+}
+
+// Class 10: a grade whose output passes what batch keeps is not a silent failure: the finding says what
+// happened. (`gpugrade grade` itself fits its JSON under the bound: ResultFit below.)
+TEST_F(BatchTest, AGradeCutAtTheOutputLimitSaysSo) {
+  write(student("ann") / "copy/copy.cu", "ann's work");
+  const fs::path program = scratch_->path() / "grade-flood.sh";
+  write(program, "#!/bin/sh\nprintf '{\"exercise\": \"copy\", \"note\": \"'\nhead -c 5000000 /dev/zero | tr '\\0' x\n"
+                 "printf '\"}'\n");
+  fs::permissions(program, fs::perms::owner_all);
+  options_.program = program.string();
+  options_.exercises = {"copy"};
+  BatchReport report;
+  std::string error;
+  ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
+  nlohmann::json ann = nlohmann::json::parse(read_file_bytes(options_.out / "students/ann.json").value_or("{}"));
+  EXPECT_EQ(ann["results"][0]["findings"][0]["message"],
+            "grading stopped: its JSON result passed the 4194304 bytes batch reads of a grade and was cut (exit code 0)");
+}
+
+// Class 8: batch opens a student's file once and reads that descriptor. A thread swaps the file for a link
+// to the course's solution again and again while batch reads it: the solution's bytes never come back.
+TEST(Roster, AFileSwappedForALinkWhileItIsReadIsNeverFollowed) {
+  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
+  const fs::path file = dir->path() / "s/exercises/copy/copy.cu";
+  write(file, "the student's stub");
+  write(dir->path() / "solution.cu", "the course's solution");
+  Student s;
+  s.id = s.source = "s";
+  s.folder = dir->path() / "s";
+  std::atomic<bool> done{false};
+  // The link waits beside the file; each exchange (one atomic rename) swaps which of the two is the file.
+  const fs::path spare = dir->path() / "s/exercises/copy/spare";
+  fs::create_symlink(dir->path() / "solution.cu", spare);
+  std::thread swapper([&] {
+    while (!done) renameat2(AT_FDCWD, file.c_str(), AT_FDCWD, spare.c_str(), RENAME_EXCHANGE);
+  });
+  // The window between a check and an open by name is microseconds wide: two seconds of tries hit it many
+  // times over on the code that opened twice.
+  int refused = 0, read = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (int i = 0; std::chrono::steady_clock::now() < until; ++i) {
+    std::string error;
+    SubmittedFile got = find_submission(s, {"copy", "copy.cu", true}, &error);
+    ASSERT_NE(got.bytes, "the course's solution") << "followed the link on attempt " << i;
+    if (got.status == SubmittedFile::Status::kRefused) ++refused;
+    if (got.status == SubmittedFile::Status::kFound) ++read;
+  }
+  done = true;
+  swapper.join();
+  EXPECT_GT(refused + read, 0);
+}
+
+// Class 6: a git blob is sized from its header and refused unread: a 5 GiB blob costs no memory.
+TEST(Roster, AFiveGibibyteBlobIsRefusedByItsHeaderUnread) {
+  testing::ScratchRepo repo;
+  repo.stage_zero_blob("exercises/copy/copy.cu", uint64_t{5} << 30);
+  const std::string commit = repo.commit("huge");
+  Student s;
+  s.id = s.source = "s";
+  s.repository = repo.work_tree();
+  s.revision = commit;
+  std::string error;
+  SubmittedFile file = find_submission(s, {"copy", "copy.cu", true}, &error);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(file.status, SubmittedFile::Status::kRefused);
+  EXPECT_EQ(file.refusal, "exercises/copy/copy.cu is 5368709120 bytes; a submission may be at most 1048576 bytes");
 }
 
 }  // namespace

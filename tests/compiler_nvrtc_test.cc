@@ -142,6 +142,41 @@ TEST(Nvrtc, ATimeoutStopsThatRequestOnlyAndIsNotCached) {
   EXPECT_TRUE(c.nvrtc.compile(request).ok());
 }
 
+// Stands in for nvcc: records the time limit each request brought, and compiles nothing.
+class RecordingCompiler : public Compiler {
+ public:
+  CompileOutput compile(const CompileRequest& request) override {
+    limits.push_back(request.time_limit_seconds);
+    return {};
+  }
+  std::string identity() const override { return "recording"; }
+  std::vector<double> limits;
+};
+
+// Class 11: one compile budget for NVRTC and nvcc together. A source NVRTC refuses goes to nvcc with what
+// NVRTC left of the limit, not with a limit of its own (a preprocessor bomb would cost two).
+TEST(Nvrtc, NvccGetsWhatNvrtcLeftOfTheCompileBudget) {
+  RecordingCompiler nvcc;
+  NvrtcCompiler nvrtc{GPUGRADE_COMPILE_WORKER, nvcc, cuda_include_dir_of(GPUGRADE_NVCC)};
+  CompileRequest request = request_of("k.cu", "__global__ void k(float* out) { out[0] = undefined_name; }\n",
+                                      "exercises/demo/k.cu");
+  request.time_limit_seconds = 60;
+  nvrtc.compile(request);
+  ASSERT_EQ(nvcc.limits.size(), 1u);
+  EXPECT_LT(nvcc.limits[0], 60.0);
+  EXPECT_GT(nvcc.limits[0], 30.0);
+}
+
+// Class 11: NVRTC takes the source as a C string; a NUL byte (in a comment, say) would hide the kernels after
+// it, so such a source goes to nvcc, which reads the whole file.
+TEST(Nvrtc, ASourceWithANulByteGoesToNvcc) {
+  RecordingCompiler nvcc;
+  NvrtcCompiler nvrtc{GPUGRADE_COMPILE_WORKER, nvcc, cuda_include_dir_of(GPUGRADE_NVCC)};
+  nvrtc.compile(request_of("k.cu", std::string("// \0\n__global__ void k(float* out) { out[0] = 1.0f; }\n", 54),
+                           "exercises/demo/k.cu"));
+  EXPECT_EQ(nvcc.limits.size(), 1u);
+}
+
 TEST(Nvrtc, TheMemoryLimitHoldsTheWorker) {
   Compilers c;
   CompileRequest request = request_of("k.cu", "__global__ void k(float* o) { o[0] = 1.0f; }\n", "exercises/demo/k.cu");

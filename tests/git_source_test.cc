@@ -75,10 +75,10 @@ TEST(GitSourceTest, ReadsFilesOfEachRevisionWithoutCheckout) {
   const auto old_tree = git->tree(base, &error);
   const auto new_tree = git->tree("HEAD", &error);
   ASSERT_TRUE(old_tree && new_tree) << error;
-  EXPECT_EQ(git->read(*old_tree, "exercises/copy/copy.cu"), "stub\n");
-  EXPECT_EQ(git->read(*new_tree, "exercises/copy/copy.cu"), "solved\n");
-  EXPECT_EQ(git->read(*new_tree, "exercises/copy/missing.cu"), std::nullopt);
-  EXPECT_EQ(git->read(*new_tree, "exercises/copy"), std::nullopt);  // a folder is not a file
+  EXPECT_EQ(git->read(*old_tree, "exercises/copy/copy.cu", 100)->bytes, "stub\n");
+  EXPECT_EQ(git->read(*new_tree, "exercises/copy/copy.cu", 100)->bytes, "solved\n");
+  EXPECT_FALSE(git->read(*new_tree, "exercises/copy/missing.cu", 100));
+  EXPECT_FALSE(git->read(*new_tree, "exercises/copy", 100));  // a folder is not a file
 }
 
 TEST(GitSourceTest, OpensBareClone) {
@@ -94,7 +94,7 @@ TEST(GitSourceTest, OpensBareClone) {
   ASSERT_NE(git, nullptr) << error;
   const auto tree = git->tree("HEAD~1", &error);
   ASSERT_TRUE(tree) << error;
-  EXPECT_EQ(git->read(*tree, "f.txt"), "one\n");
+  EXPECT_EQ(git->read(*tree, "f.txt", 100)->bytes, "one\n");
 }
 
 TEST(GitSourceTest, MaterializesOneFolderOfATree) {
@@ -158,6 +158,27 @@ TEST(GitSourceTest, BlobIdMatchesGitHashObject) {
   // What `printf ... | git hash-object --stdin` prints for the same bytes.
   EXPECT_EQ(git_blob_id("hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
   EXPECT_EQ(git_blob_id(""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+}
+
+// Class 6: read() sizes a blob from its header and reads it only within the caller's limit.
+TEST(GitSourceTest, AHugeBlobIsSizedFromItsHeaderAndNeverRead) {
+  ScratchRepo repo;
+  repo.stage_zero_blob("big.bin", uint64_t{5} << 30);
+  repo.write("small.txt", "small\n");
+  repo.commit("sizes");
+  std::string error;
+  const auto git = GitRepository::open(repo.work_tree(), &error);
+  ASSERT_NE(git, nullptr) << error;
+  const auto tree = git->tree("HEAD", &error);
+  ASSERT_TRUE(tree) << error;
+  std::optional<GitFile> big = git->read(*tree, "big.bin", 1 << 20);
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->size, uint64_t{5} << 30);
+  EXPECT_FALSE(big->bytes);
+  std::optional<GitFile> small = git->read(*tree, "small.txt", 6);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->bytes, "small\n");
+  EXPECT_FALSE(git->read(*tree, "small.txt", 5)->bytes);  // one byte over the limit: sized, not read
 }
 
 }  // namespace

@@ -392,6 +392,19 @@ TEST(GpuMessages, CudaFailureNamesTheApiTheCodeAndTheDriversWords) {
             "cuInit failed: CUresult 12345 (the driver has no name for it)");
 }
 
+// Class 11: under a hard `ulimit -v` the driver's start fails with a bare out-of-memory; the message says
+// that the address-space limit stopped it. (The mapping only: making the driver fail needs a GPU.)
+TEST(GpuMessages, CuInitOutOfMemoryUnderAnAddressSpaceLimitSaysSo) {
+  const std::string described = "cuInit failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)";
+  EXPECT_EQ(gpu::explain_driver_start("cuInit", "CUDA_ERROR_OUT_OF_MEMORY", described, uint64_t{4} << 30),
+            "cuInit failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): this process may use only 4294967296 bytes of "
+            "address space (a hard `ulimit -v`, RLIMIT_AS), and the CUDA driver reserves more than that as it starts, "
+            "whatever the GPU's free memory; run gpugrade without that limit (`ulimit -v unlimited` in the shell or "
+            "job script that starts it)");
+  EXPECT_EQ(gpu::explain_driver_start("cuInit", "CUDA_ERROR_OUT_OF_MEMORY", described, std::nullopt), described);
+  EXPECT_EQ(gpu::explain_driver_start("cuMemAlloc", "CUDA_ERROR_OUT_OF_MEMORY", "x", uint64_t{1} << 30), "x");
+}
+
 constexpr gpu::LaunchLimits kH200Limits{.max_dynamic_shared = 49152,
                                         .static_shared = 0,
                                         .shared_per_block = 49152,

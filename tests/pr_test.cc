@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "os/scratch_dir.h"
 #include "tests/scratch_repo.h"
 
 namespace gpugrade {
@@ -235,6 +236,81 @@ TEST(PrTest, NotARepositoryIsAnError) {
   EXPECT_FALSE(plan_pr({.repository = elsewhere, .base = "HEAD~1", .head = "HEAD", .exercises = {}},
                        read_facts, &error));
   EXPECT_EQ(error, elsewhere.string() + " is not a git repository, nor a folder inside one");
+}
+
+// Class 9: a branch made before the base moved on is graded for what it changed, as GitHub shows it (from
+// the merge base), not for every file the base changed since.
+TEST(PrTest, AnOldBranchIsGradedOnlyForWhatItChanged) {
+  ScratchRepo repo;
+  const std::string fork = commit_course(repo);
+  repo.write("exercises/copy/copy.cu", "// copy solved\n");
+  const std::string head = repo.commit("student");
+  repo.write("exercises/copy/copy.cu", "// copy stub\n");  // the base never saw the student's edit
+  repo.write("exercises/transpose/transpose.cu", "// transpose stub, improved\n");
+  repo.write("README.md", "course, improved\n");
+  const std::string base = repo.commit_onto(fork, "the course moves on");
+
+  std::string error;
+  std::optional<PrPlan> plan = plan_pr({repo.work_tree(), base, head, {}}, read_facts, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(describe(*plan), (std::vector<std::string>{"copy edited exercises/copy/copy.cu 10pts"}));
+}
+
+// Class 9: a pull request of hundreds of changed files lists the first 50 and says how many more.
+TEST(PrTest, ManyChangedFilesGiveABoundedListOfNotices) {
+  ScratchRepo repo;
+  const std::string base = commit_course(repo);
+  for (int i = 0; i < 300; ++i) repo.write(fmt::format("docs/page{:03}.md", i), "page\n");
+  const std::string head = repo.commit("many files");
+  std::string error;
+  std::optional<PrPlan> plan = plan_pr({repo.work_tree(), base, head, {}}, read_facts, &error);
+  ASSERT_TRUE(plan) << error;
+  ASSERT_EQ(plan->notices.size(), 51u);
+  EXPECT_EQ(plan->notices[0].file, "docs/page000.md");
+  EXPECT_EQ(plan->notices.back().message,
+            "250 more changed files of this pull request are not listed (gpugrade lists 50); none of them is a "
+            "submission");
+}
+
+// Class 6: a pull request that commits a 5 GiB submission fails with its size; the blob is never read.
+TEST(PrTest, AFiveGibibyteBlobFailsWithItsSizeUnread) {
+  ScratchRepo repo;
+  const std::string base = commit_course(repo);
+  repo.stage_zero_blob("exercises/copy/copy.cu", uint64_t{5} << 30);
+  const std::string head = repo.commit("huge");
+  std::string error;
+  std::optional<PrPlan> plan = plan_pr({repo.work_tree(), base, head, {}}, read_facts, &error);
+  ASSERT_TRUE(plan) << error;
+  ASSERT_EQ(plan->items.size(), 1u);
+  EXPECT_EQ(plan->items[0].change, PrItem::Change::kTooLarge);
+  EXPECT_EQ(plan->items[0].bytes, uint64_t{5} << 30);
+}
+
+// Class 9: the step summary stays under GitHub's 1 MiB when a pull request's results hold thousands of
+// findings beyond the annotations GitHub shows; it says how many it did not list.
+TEST(PrTest, TheStepSummaryStaysUnderOneMebibyte) {
+  std::optional<ScratchDir> dir = ScratchDir::create("pr-summary", nullptr);
+  const std::filesystem::path summary = dir->path() / "summary.md";
+  Result result;
+  result.exercise = "copy";
+  result.submission = "exercises/copy/copy.cu";
+  for (int i = 0; i < 5000; ++i) {
+    Finding f;
+    f.kind = FindingKind::kCompileError;
+    f.message = std::string(400, 'm');
+    f.line = i + 1;
+    result.findings.push_back(std::move(f));
+  }
+  ::setenv("GITHUB_STEP_SUMMARY", summary.c_str(), 1);
+  const std::string error = append_github_step_summary({result}, {});
+  ::unsetenv("GITHUB_STEP_SUMMARY");
+  EXPECT_EQ(error, "");
+  const std::string written = read_file(summary);
+  EXPECT_LE(written.size(), size_t{1} << 20);
+  EXPECT_NE(written.find(" more not listed: the step summary may take at most 1000000 bytes; the job's log has them "
+                         "all.\n"),
+            std::string::npos)
+      << written.substr(written.size() - 300);
 }
 
 }  // namespace

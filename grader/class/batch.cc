@@ -106,6 +106,11 @@ Result empty_result(const CourseExercise& e) {
   return r;
 }
 
+// What batch keeps of a grade's output. A grade's result is fitted to kMaxResultJsonBytes (fit_result), so
+// a cut means something went wrong, and the finding says so.
+constexpr size_t kGradeOutputBytes = size_t{4} << 20;
+static_assert(kMaxResultJsonBytes < kGradeOutputBytes);
+
 // One grade to run: an exercise and a submission's bytes, named by the hash of everything its result
 // depends on. Students who handed in identical bytes share it. A result the grader produced is kept in
 // out/results/<key>.json for later runs; a timeout or crash of this run is not.
@@ -183,6 +188,7 @@ class Pool {
                                            .time_limit_seconds = options_.time_limit_seconds,
                                            .memory_limit_bytes = options_.memory_limit_bytes,
                                            .extra_environment = grade_environment,
+                                           .output_limit_bytes = kGradeOutputBytes,
                                            .inherited_fds = loan.descriptors});
     if (lender) lender->take_back(run.started && !run.timed_out && run.signal == 0);
     fs::remove_all(work, ec);
@@ -205,9 +211,16 @@ class Pool {
         return;
       }
     }
-    std::string why = !run.started      ? run.error
-                      : run.signal != 0 ? fmt::format("killed by signal {} (out of memory?)", run.signal)
-                                        : run.err.substr(0, run.err.find('\n'));
+    // Whatever stopped it, the reason says what happened: a grade's stderr may be empty.
+    const std::string first_error_line = run.err.substr(0, run.err.find('\n'));
+    std::string why =
+        !run.started      ? run.error
+        : run.signal != 0 ? fmt::format("killed by signal {} (out of memory?)", run.signal)
+        : run.out.size() >= kGradeOutputBytes
+            ? fmt::format("its JSON result passed the {} bytes batch reads of a grade and was cut (exit code {})",
+                          kGradeOutputBytes, run.exit_code)
+        : !first_error_line.empty() ? first_error_line
+                                    : fmt::format("it printed no result batch could read (exit code {})", run.exit_code);
     failed.findings.push_back(finding_of(FindingKind::kRuntimeError, fmt::format("grading stopped: {}", why), relative));
     job.result = failed;
   }
@@ -220,8 +233,8 @@ class Pool {
   size_t graded_ = 0;
 };
 
-fs::path student_report(const fs::path& out, const std::string& student, const char* extension) {
-  return out / "students" / (file_name_of(student) + extension);
+fs::path student_report(const fs::path& out, const Student& student, const char* extension) {
+  return out / "students" / (student.file_name + extension);
 }
 
 }  // namespace
@@ -248,35 +261,45 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
     SubmittedFile file;
     Job* job = nullptr;
   };
-  std::vector<std::pair<const Student*, std::vector<Cell>>> table;
+  struct Row {
+    const Student* student;
+    std::string problem;  // the roster's, or a repository or revision that cannot be read
+    std::vector<Cell> cells;
+  };
+  std::vector<Row> table;
   for (size_t s = 0; s < roster->students.size(); ++s) {
     if (static_cast<int>(s % static_cast<size_t>(options.shards)) != options.shard) continue;
     const Student& student = roster->students[s];
-    std::vector<Cell> row;
+    Row row{&student, student.problem, {}};
     for (const CourseExercise& e : *course) {
+      if (!row.problem.empty()) break;
       Cell cell;
       std::string why;
       cell.file = find_submission(student, {e.id, e.file, e.file_is_unique}, &why);
       if (!why.empty()) {
-        *error = fmt::format("{}: {}", student.source, why);
-        return false;
+        row.problem = fmt::format("{}: {}", student.source, why);
+        break;
       }
-      if (cell.file.status == SubmittedFile::Status::kFound) {
-        std::string key = CacheKey("batch-grade 1")
-                              .add(GPUGRADE_VERSION)
-                              .add(flags)
-                              .add(e.id)
-                              .add(e.definition)
-                              .add(cell.file.bytes)
-                              .hex();
-        Job& job = jobs[key];
-        if (job.key.empty()) job = {&e, cell.file.bytes, key, std::nullopt};
-        cell.job = &job;
-        ++report->grades;
-      }
-      row.push_back(std::move(cell));
+      row.cells.push_back(std::move(cell));
     }
-    table.emplace_back(&student, std::move(row));
+    if (!row.problem.empty()) row.cells.assign(course->size(), Cell{});
+    for (size_t c = 0; c < row.cells.size() && row.problem.empty(); ++c) {
+      Cell& cell = row.cells[c];
+      const CourseExercise& e = (*course)[c];
+      if (cell.file.status != SubmittedFile::Status::kFound) continue;
+      std::string key = CacheKey("batch-grade 1")
+                            .add(GPUGRADE_VERSION)
+                            .add(flags)
+                            .add(e.id)
+                            .add(e.definition)
+                            .add(cell.file.bytes)
+                            .hex();
+      Job& job = jobs[key];
+      if (job.key.empty()) job = {&e, cell.file.bytes, key, std::nullopt};
+      cell.job = &job;
+      ++report->grades;
+    }
+    table.push_back(std::move(row));
   }
   report->students = table.size();
 
@@ -302,15 +325,21 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
   report->graded = pool.graded();
   fs::remove(options.out / "work", ec);
 
-  for (const auto& [student, row] : table) {
-    StudentResults results{student->id, {}};
-    for (size_t c = 0; c < row.size(); ++c) {
+  for (const Row& row : table) {
+    StudentResults results{row.student->id, {}, row.problem, row.student->warnings};
+    if (!row.problem.empty()) ++report->rows_with_problems;
+    for (size_t c = 0; c < row.cells.size(); ++c) {
       const CourseExercise& e = (*course)[c];
-      const SubmittedFile& file = row[c].file;
+      const SubmittedFile& file = row.cells[c].file;
       Result r = empty_result(e);
+      if (!row.problem.empty()) {
+        r.note = "This student's row was not graded: " + row.problem;
+        results.results.push_back(std::move(r));
+        continue;
+      }
       switch (file.status) {
         case SubmittedFile::Status::kFound:
-          r = *row[c].job->result;
+          r = *row.cells[c].job->result;
           break;
         case SubmittedFile::Status::kMissing:
           r.note = fmt::format("Not submitted: no exercises/{}/{} among the student's files.", e.id, e.file);
@@ -325,14 +354,14 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
     }
     std::ostringstream markdown;
     write_student_markdown(results, markdown);
-    if (!write_atomically(student_report(options.out, student->id, ".json"), student_json(results).dump(1), error) ||
-        !write_atomically(student_report(options.out, student->id, ".md"), markdown.str(), error))
+    if (!write_atomically(student_report(options.out, *row.student, ".json"), student_json(results).dump(1), error) ||
+        !write_atomically(student_report(options.out, *row.student, ".md"), markdown.str(), error))
       return false;
   }
-  return options.shards > 1 || collect_batch(options, error);
+  return options.shards > 1 || collect_batch(options, error, &report->rows_with_problems);
 }
 
-bool collect_batch(const BatchOptions& options, std::string* error) {
+bool collect_batch(const BatchOptions& options, std::string* error, size_t* rows_with_problems) {
   std::optional<std::vector<CourseExercise>> course = load_course(options, error);
   if (!course) return false;
   std::optional<Roster> roster = read_roster(options.roster, error);
@@ -342,9 +371,15 @@ bool collect_batch(const BatchOptions& options, std::string* error) {
   std::vector<StudentResults> students;
   std::vector<std::string> missing;
   for (const Student& student : roster->students) {
-    std::optional<std::string> text = read_file_bytes(student_report(options.out, student.id, ".json"));
+    std::optional<std::string> text = read_file_bytes(student_report(options.out, student, ".json"));
     nlohmann::json json = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-    StudentResults results{student.id, {}};
+    StudentResults results{student.id, {}, {}, {}};
+    if (json.is_object()) {
+      if (json.contains("problem") && json["problem"].is_string()) results.problem = json["problem"];
+      if (json.contains("warnings") && json["warnings"].is_array())
+        for (const nlohmann::json& w : json["warnings"])
+          if (w.is_string()) results.warnings.push_back(w);
+    }
     bool complete = json.is_object() && json.contains("results") && json["results"].is_array();
     if (complete) {
       std::map<std::string, Result> by_exercise;
@@ -373,6 +408,9 @@ bool collect_batch(const BatchOptions& options, std::string* error) {
                          missing.size() > 10 ? ", ..." : "");
     return false;
   }
+  if (rows_with_problems != nullptr)
+    *rows_with_problems = static_cast<size_t>(std::count_if(
+        students.begin(), students.end(), [](const StudentResults& s) { return !s.problem.empty(); }));
   std::ostringstream csv, summary;
   write_gradebook_csv(columns, students, csv);
   write_class_summary(columns, students, summary);

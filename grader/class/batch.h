@@ -57,15 +57,20 @@ struct BatchReport {
   size_t grades = 0;  // (student, exercise) pairs with a submission
   size_t graded = 0;  // grading processes run
   size_t reused = 0;  // results taken from earlier runs
+  // Roster rows that could not be graded (a repeated id, an unknown revision, a folder that is a link): each
+  // is in the gradebook and the summary with its problem; `gpugrade batch` then exits with 3.
+  size_t rows_with_problems = 0;
 };
 
 // Grades the roster (or its shard) and writes out/students/<id>.json and .md; without shards also the
 // gradebook and summary (collect_batch). false with *error on a configuration problem (no roster, an exercise
-// that does not load, an unwritable folder); a submission's trouble is always a finding, never an error.
+// that does not load, an unwritable folder); a submission's trouble is always a finding, and a roster row's
+// (report->rows_with_problems) the row's problem, never an error.
 bool run_batch(const BatchOptions& options, BatchReport* report, std::string* error);
 
 // Reads every student's out/students/<id>.json and writes out/gradebook.csv and out/summary.md. false with
-// *error naming the students whose reports are missing (a shard that did not finish).
-bool collect_batch(const BatchOptions& options, std::string* error);
+// *error naming the students whose reports are missing (a shard that did not finish). *rows_with_problems,
+// when given, counts the rows that were not graded.
+bool collect_batch(const BatchOptions& options, std::string* error, size_t* rows_with_problems = nullptr);
 
 }  // namespace gpugrade

@@ -45,11 +45,15 @@ void write_gradebook_csv(const std::vector<GradebookColumn>& columns, const std:
                          std::ostream& out) {
   out << "student";
   for (const GradebookColumn& c : columns) out << ',' << escape_csv_field(c.exercise);
-  out << ",total\n";
+  const bool problems =
+      std::any_of(students.begin(), students.end(), [](const StudentResults& s) { return !s.problem.empty(); });
+  out << ",total" << (problems ? ",problem" : "") << '\n';
   for (const StudentResults& s : students) {
     out << escape_csv_field(s.student);
     for (const Result& r : s.results) out << ',' << r.points;
-    out << ',' << total_points(s) << '\n';
+    out << ',' << total_points(s);
+    if (problems) out << ',' << escape_csv_field(s.problem);
+    out << '\n';
   }
 }
 
@@ -58,6 +62,8 @@ nlohmann::ordered_json student_json(const StudentResults& student) {
   out["student"] = student.student;
   out["points"] = total_points(student);
   out["max_points"] = max_points(student);
+  if (!student.problem.empty()) out["problem"] = student.problem;
+  if (!student.warnings.empty()) out["warnings"] = student.warnings;
   out["results"] = nlohmann::ordered_json::array();
   for (const Result& r : student.results) out["results"].push_back(to_json(r));
   return out;
@@ -83,6 +89,22 @@ void write_class_summary(const std::vector<GradebookColumn>& columns, const std:
     double mean = students.empty() ? 0.0 : static_cast<double>(points) / static_cast<double>(students.size());
     out << fmt::format("| {} | {} | {} | {:.1f} of {} |\n", escape_markdown(columns[c].exercise), submitted, passed, mean,
                        columns[c].points);
+  }
+  // Rows that were not graded, and rows to look at, before anything about the exercises: a gradebook with
+  // such a row is not ready to upload.
+  const size_t not_graded = static_cast<size_t>(
+      std::count_if(students.begin(), students.end(), [](const StudentResults& s) { return !s.problem.empty(); }));
+  const size_t to_check = static_cast<size_t>(
+      std::count_if(students.begin(), students.end(), [](const StudentResults& s) { return !s.warnings.empty(); }));
+  if (not_graded + to_check > 0) {
+    out << fmt::format("\n## Roster: {} row{} not graded, {} to check\n\n", not_graded, not_graded == 1 ? "" : "s",
+                       to_check);
+    for (const StudentResults& s : students) {
+      if (!s.problem.empty())
+        out << fmt::format("- {}: not graded: {}\n", markdown_code(s.student), escape_markdown(s.problem));
+      for (const std::string& w : s.warnings)
+        out << fmt::format("- {}: check: {}\n", markdown_code(s.student), escape_markdown(w));
+    }
   }
   for (size_t c = 0; c < columns.size(); ++c) {
     // Each kind counts a student once, however many findings of it their submission got.
@@ -159,17 +181,6 @@ std::optional<Result> result_from_json(const nlohmann::json& json, std::string* 
     r.runs.push_back(std::move(run));
   }
   return r;
-}
-
-std::string file_name_of(const std::string& student) {
-  std::string out;
-  for (char c : student) {
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                 c == '-' || c == '_' || c == '@';
-    out += plain ? c : '_';
-  }
-  if (out.empty() || out[0] == '.') out = "_" + out;
-  return out;
 }
 
 }  // namespace gpugrade

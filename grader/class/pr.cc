@@ -17,6 +17,10 @@ namespace {
 constexpr std::string_view kExercises = "exercises/";
 constexpr std::string_view kSolutions = "solutions/";
 
+// A pull request of 20,000 changed files would otherwise print 20,000 warnings and a step summary over
+// GitHub's 1 MiB; the notices are about files that are not graded, so the first ones say enough.
+constexpr size_t kMaxNotices = 50;
+
 // "exercises/<id>/..." -> id; empty for any other path, and for files directly in exercises/.
 std::string exercise_of(const std::string& path) {
   if (!path.starts_with(kExercises)) return {};
@@ -94,7 +98,13 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
   if (!base) return std::nullopt;
   std::optional<GitTree> head = repository->tree(request.head, error);
   if (!head) return std::nullopt;
-  const std::optional<std::vector<TreeChange>> changes = repository->diff(*base, *head, error);
+  // GitHub shows a pull request's changes from the merge base, not from the base's tip: a branch made before
+  // the base moved on changed only what it changed, not every file the base changed since.
+  const std::optional<std::string> fork_point = repository->merge_base(request.base, request.head, error);
+  if (!fork_point) return std::nullopt;
+  std::optional<GitTree> fork_tree = repository->tree(*fork_point, error);
+  if (!fork_tree) return std::nullopt;
+  const std::optional<std::vector<TreeChange>> changes = repository->diff(*fork_tree, *head, error);
   if (!changes) return std::nullopt;
 
   PrPlan plan;
@@ -152,12 +162,14 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
                                                 source.definition)});
     }
     if (!paths.contains(item.submission_path)) continue;  // only its definition changed
-    if (std::optional<std::string> text = repository->read(*head, item.submission_path)) {
-      if (text->size() > kMaxSubmissionBytes) {
+    if (std::optional<GitFile> file = repository->read(*head, item.submission_path, kMaxSubmissionBytes)) {
+      if (file->link) {
+        item.change = PrItem::Change::kLink;
+      } else if (!file->bytes) {
         item.change = PrItem::Change::kTooLarge;
-        item.bytes = text->size();
+        item.bytes = file->size;
       } else {
-        item.submission_text = std::move(*text);
+        item.submission_text = std::move(*file->bytes);
       }
     } else if (auto rename = renamed_to.find(item.submission_path); rename != renamed_to.end()) {
       item.change = PrItem::Change::kRenamed;
@@ -169,6 +181,14 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
   }
   std::stable_sort(plan.notices.begin(), plan.notices.end(),
                    [](const Notice& a, const Notice& b) { return a.file < b.file; });
+  if (plan.notices.size() > kMaxNotices) {
+    const size_t left_out = plan.notices.size() - kMaxNotices;
+    plan.notices.resize(kMaxNotices);
+    plan.notices.push_back({"", fmt::format("{} more changed file{} of this pull request {} not listed (gpugrade lists "
+                                            "{}); none of them is a submission",
+                                            left_out, left_out == 1 ? "" : "s", left_out == 1 ? "is" : "are",
+                                            kMaxNotices)});
+  }
   return plan;
 }
 
@@ -186,6 +206,9 @@ std::vector<Result> grade_pr(const PrPlan& plan, const std::function<Result(cons
     result.max_points = item.points;
     if (item.change == PrItem::Change::kDeleted) {
       result.note = fmt::format("{} was deleted in this pull request; restore it and edit it in place",
+                                item.submission_path);
+    } else if (item.change == PrItem::Change::kLink) {
+      result.note = fmt::format("{} is a symbolic link in this pull request; commit the file itself",
                                 item.submission_path);
     } else if (item.change == PrItem::Change::kTooLarge) {
       result.note = fmt::format("{} is {} bytes in this pull request; a submission may be at most {} bytes (1 MiB)",

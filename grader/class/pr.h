@@ -40,6 +40,7 @@ struct PrItem {
     kDeleted,  // the submission is gone: a fail
     kRenamed,  // moved away from where the exercise expects it: a fail
     kTooLarge,  // larger than kMaxSubmissionBytes: a fail, never read into a grade
+    kLink,      // a symbolic link: a fail, its target never read
   };
   std::string exercise;              // the id
   std::filesystem::path definition;  // the definition folder to grade with (never the head's)
@@ -53,7 +54,8 @@ struct PrItem {
 
 struct PrPlan {
   std::vector<PrItem> items;          // in exercise id order
-  std::vector<Notice> notices;        // edits that do not count, exercises that are not graded
+  std::vector<Notice> notices;        // edits that do not count, exercises that are not graded (the first
+                                      // 50 in path order, then one saying how many more)
   std::filesystem::path exercises;    // the folder of definitions used (a scratch copy of the base's,
                                       // with solutions/ beside it, or PrRequest::exercises)
   std::optional<ScratchDir> scratch;  // holds the base revision's copy while the plan lives

@@ -2,9 +2,8 @@
 // and oversized files before anything reads their bytes.
 #include "grader/class/roster.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -14,8 +13,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "grader/compile/cache.h"
+#include "grader/result/text_escape.h"
 #include "grader/source/git_source.h"
-#include "os/file.h"
 
 namespace gpugrade {
 namespace {
@@ -49,29 +49,48 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return fields;
 }
 
-bool add_student(Roster& roster, Student student, std::set<std::string>& seen, std::string* error) {
+// Rows that cannot be graded stay rows: a repeated or empty id is the row's problem, named by `where`
+// ("line 5", the folder's name) so that the gradebook's rows stay distinct.
+void add_student(Roster& roster, Student student, const std::string& where, std::map<std::string, size_t>& seen) {
   if (student.id.empty()) {
-    *error = fmt::format("{}: the student has no id", student.source);
-    return false;
-  }
-  if (!seen.insert(student.id).second) {
-    *error = fmt::format("{}: student '{}' appears twice; give each student one row", student.source, student.id);
-    return false;
+    student.problem = fmt::format("{}: the student has no id; give the row one", student.source);
+    student.id = fmt::format("(no id, {})", where);
+  } else if (auto first = seen.find(student.id); first != seen.end()) {
+    Student& earlier = roster.students[first->second];
+    student.problem = fmt::format("{}: student '{}' appears twice (first at {}); give each student one row, "
+                                  "then grade again",
+                                  student.source, escape_invalid_utf8(student.id), earlier.source);
+    // The first row is graded, but it may be the wrong one of the two.
+    earlier.warnings.push_back(fmt::format("the id appears again at {}, which was not graded; check which row is "
+                                           "the student's",
+                                           student.source));
+    student.id = fmt::format("{} (again, {})", student.id, where);
+  } else {
+    seen.emplace(student.id, roster.students.size());
   }
   roster.students.push_back(std::move(student));
-  return true;
+}
+
+// A roster file read whole, once its size is known to be sane.
+std::optional<std::string> read_roster_file(const fs::path& path, std::string* error) {
+  FolderFile file = read_named_file(path, kMaxRosterFileBytes);
+  if (file.status == FolderFile::Status::kRead) return std::move(file.bytes);
+  if (file.status == FolderFile::Status::kTooLarge)
+    *error = fmt::format("{} is {} bytes; a roster may be at most {} bytes", path.string(), file.size,
+                         kMaxRosterFileBytes);
+  else
+    *error = fmt::format("cannot read the roster {}{}", path.string(), file.why.empty() ? "" : ": " + file.why);
+  return std::nullopt;
 }
 
 std::optional<Roster> read_csv(const fs::path& path, std::string* error) {
-  std::ifstream in(path);
-  if (!in) {
-    *error = fmt::format("cannot read the roster {}", path.string());
-    return std::nullopt;
-  }
+  std::optional<std::string> text = read_roster_file(path, error);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
   Roster roster{{}, "csv"};
   std::string line;
   std::vector<std::string> header;
-  std::set<std::string> seen;
+  std::map<std::string, size_t> seen;
   int number = 0;
   int id_col = -1, path_col = -1, repo_col = -1, rev_col = -1;
   while (std::getline(in, line)) {
@@ -103,20 +122,17 @@ std::optional<Roster> read_csv(const fs::path& path, std::string* error) {
     std::string folder = field(path_col);
     if (!folder.empty()) {
       s.folder = fs::path(folder).is_absolute() ? fs::path(folder) : path.parent_path() / folder;
-      if (!fs::is_directory(s.folder)) {
-        *error = fmt::format("{}: {} is not a folder", s.source, s.folder.string());
-        return std::nullopt;
-      }
+      if (!fs::is_directory(s.folder))
+        s.problem = fmt::format("{}: {} is not a folder", s.source, escape_invalid_utf8(s.folder.string()));
     } else {
       std::string repo = field(repo_col);
       s.revision = field(rev_col);
-      if (repo.empty() || s.revision.empty()) {
-        *error = fmt::format("{}: give a path, or a repository and a revision", s.source);
-        return std::nullopt;
-      }
-      s.repository = fs::path(repo).is_absolute() ? fs::path(repo) : path.parent_path() / repo;
+      if (repo.empty() || s.revision.empty())
+        s.problem = fmt::format("{}: give a path, or a repository and a revision", s.source);
+      else
+        s.repository = fs::path(repo).is_absolute() ? fs::path(repo) : path.parent_path() / repo;
     }
-    if (!add_student(roster, std::move(s), seen, error)) return std::nullopt;
+    add_student(roster, std::move(s), fmt::format("line {}", number), seen);
   }
   if (header.empty()) {
     *error = fmt::format("{}: the roster is empty", path.string());
@@ -125,13 +141,33 @@ std::optional<Roster> read_csv(const fs::path& path, std::string* error) {
   return roster;
 }
 
-std::vector<fs::path> subfolders(const fs::path& dir) {
-  std::vector<fs::path> out;
+// A folder of the roster: a student's (or a Gradescope submission's), or a link that stands where one would.
+struct RosterFolder {
+  fs::path path;
+  bool link = false;
+};
+
+// Every folder of `dir`, and every link there (a link is a row with a problem, never followed and never
+// dropped); dot-named folders are students like any other, except git's own `.git`.
+std::vector<RosterFolder> subfolders(const fs::path& dir) {
+  std::vector<RosterFolder> out;
   std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
-    if (e.is_directory(ec) && !e.is_symlink(ec) && e.path().filename().string()[0] != '.') out.push_back(e.path());
-  std::sort(out.begin(), out.end());
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const bool link = e.is_symlink(ec);
+    if (e.path().filename() == ".git") continue;
+    if (link || e.is_directory(ec)) out.push_back({e.path(), link});
+  }
+  std::sort(out.begin(), out.end(), [](const RosterFolder& a, const RosterFolder& b) { return a.path < b.path; });
   return out;
+}
+
+// A student's folder that is a link could lead anywhere on the machine: its row is a problem, unread.
+void refuse_link(Student& s, const RosterFolder& folder) {
+  if (!folder.link) return;
+  s.problem = fmt::format("{} is a symbolic link; a student's folder must be a folder of the roster itself (a link "
+                          "could lead anywhere on this machine): copy the files there",
+                          escape_invalid_utf8(folder.path.string()));
+  s.folder.clear();
 }
 
 // Gradescope's "Export Submissions": submission_<n>/ folders and submission_metadata.yml, whose keys are the
@@ -139,38 +175,42 @@ std::vector<fs::path> subfolders(const fs::path& dir) {
 std::optional<Roster> read_gradescope(const fs::path& dir, std::string* error) {
   Roster roster{{}, "gradescope"};
   fs::path metadata = dir / "submission_metadata.yml";
+  std::optional<std::string> text = read_roster_file(metadata, error);
+  if (!text) return std::nullopt;
   YAML::Node root;
   try {
-    root = YAML::LoadFile(metadata.string());
+    root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
     *error = fmt::format("{}:{}: {}", metadata.string(), e.mark.line + 1, e.msg);
     return std::nullopt;
   }
-  std::set<std::string> seen;
-  for (const fs::path& folder : subfolders(dir)) {
+  std::map<std::string, size_t> seen;
+  for (const RosterFolder& folder : subfolders(dir)) {
     Student s;
-    s.folder = folder;
-    s.source = fmt::format("{} ({})", metadata.string(), folder.filename().string());
-    YAML::Node entry = root.IsMap() ? root[folder.filename().string()] : YAML::Node();
+    s.folder = folder.path;
+    const std::string name = folder.path.filename().string();
+    s.source = fmt::format("{} ({})", metadata.string(), escape_invalid_utf8(name));
+    YAML::Node entry = root.IsMap() ? root[name] : YAML::Node();
     if (entry && entry.IsMap()) {
       YAML::Node submitters = entry[":submitters"];
       if (submitters && submitters.IsSequence() && submitters.size() > 0 && submitters[0].IsMap()) {
         for (const char* key : {":sid", ":email", ":name"}) {
           YAML::Node value = submitters[0][key];
-          if (value && value.IsScalar() && !value.as<std::string>().empty()) {
-            s.id = value.as<std::string>();
+          if (value && value.IsScalar() && !value.Scalar().empty()) {
+            s.id = value.Scalar();
             break;
           }
         }
       }
     }
-    if (s.id.empty()) s.id = folder.filename().string();
-    if (!add_student(roster, std::move(s), seen, error)) return std::nullopt;
+    if (s.id.empty()) s.id = name;
+    refuse_link(s, folder);
+    add_student(roster, std::move(s), name, seen);
   }
   return roster;
 }
 
-std::optional<Roster> read_folders(const fs::path& dir, std::string* error) {
+Roster read_folders(const fs::path& dir) {
   // `gh classroom clone student-repos` makes <assignment>-submissions/<assignment>-<login>/.
   std::string name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
   const std::string suffix = "-submissions";
@@ -178,14 +218,15 @@ std::optional<Roster> read_folders(const fs::path& dir, std::string* error) {
   if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
     prefix = name.substr(0, name.size() - suffix.size()) + "-";
   Roster roster{{}, prefix.empty() ? "folders" : "github-classroom"};
-  std::set<std::string> seen;
-  for (const fs::path& folder : subfolders(dir)) {
+  std::map<std::string, size_t> seen;
+  for (const RosterFolder& folder : subfolders(dir)) {
     Student s;
-    s.folder = folder;
-    s.id = folder.filename().string();
+    s.folder = folder.path;
+    s.id = folder.path.filename().string();
     if (!prefix.empty() && s.id.size() > prefix.size() && s.id.rfind(prefix, 0) == 0) s.id = s.id.substr(prefix.size());
-    s.source = folder.string();
-    if (!add_student(roster, std::move(s), seen, error)) return std::nullopt;
+    s.source = escape_invalid_utf8(folder.path.string());
+    refuse_link(s, folder);
+    add_student(roster, std::move(s), escape_invalid_utf8(folder.path.filename().string()), seen);
   }
   return roster;
 }
@@ -197,38 +238,182 @@ std::vector<std::string> candidate_paths(const ExerciseFile& exercise) {
   return paths;
 }
 
-// Whether a folder on the way to `path` (exercises/, exercises/<id>/) is a link: it could lead anywhere.
-bool passes_through_link(const fs::path& folder, const std::string& path) {
-  fs::path at = folder;
-  fs::path relative(path);
-  for (auto part = relative.begin(); part != relative.end() && std::next(part) != relative.end(); ++part) {
-    at /= *part;
-    struct stat info {};
-    if (lstat(at.c_str(), &info) != 0 || S_ISLNK(info.st_mode)) return true;
-  }
-  return false;
-}
-
 std::string size_refusal(const std::string& path, uint64_t size) {
   return fmt::format("{} is {} bytes; a submission may be at most {} bytes", path, size, kMaxSubmissionBytes);
 }
 
+// One code point of UTF-8 at text[at], or nullopt (and one byte consumed) for a malformed sequence.
+std::optional<char32_t> next_code_point(std::string_view text, size_t& at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char first = byte(at);
+  const size_t length = first < 0x80 ? 1 : (first >> 5) == 0x6 ? 2 : (first >> 4) == 0xE ? 3 : (first >> 3) == 0x1E ? 4 : 0;
+  if (length == 0 || at + length > text.size()) {
+    ++at;
+    return std::nullopt;
+  }
+  char32_t c = length == 1 ? first : first & (0x7F >> length);
+  for (size_t i = 1; i < length; ++i) {
+    if ((byte(at + i) >> 6) != 0x2) {
+      ++at;
+      return std::nullopt;
+    }
+    c = (c << 6) | (byte(at + i) & 0x3F);
+  }
+  at += length;
+  return c;
+}
+
+// Code points that change how the text around them is shown, or are not shown at all: an id holding one
+// can pass for another in a gradebook.
+bool is_bidi_control(char32_t c) {
+  return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+bool is_invisible(char32_t c) {
+  return c == 0x00AD || c == 0x180E || (c >= 0x200B && c <= 0x200D) || (c >= 0x2060 && c <= 0x2064) || c == 0xFEFF;
+}
+bool is_control(char32_t c) { return c < 0x20 || (c >= 0x7F && c <= 0x9F); }
+
+// The letter an accented Latin-1 letter (U+00C0 to U+00FF) is drawn on; 0 for the few that are not letters.
+char latin1_base(char32_t c) {
+  static constexpr char kBase[] = "aaaaaaaceeeeiiiidnooooo\0ouuuuyts"   // U+00C0 to U+00DF
+                                  "aaaaaaaceeeeiiiidnooooo\0ouuuuyty";  // U+00E0 to U+00FF
+  return kBase[c - 0xC0];
+}
+
+// Letters of other scripts drawn like a Latin letter (a few Cyrillic and Greek ones students meet).
+char latin_look_alike(char32_t c) {
+  static const std::map<char32_t, char> kLookAlikes = {
+      {0x0430, 'a'}, {0x0435, 'e'}, {0x043E, 'o'}, {0x0440, 'p'}, {0x0441, 'c'}, {0x0443, 'y'}, {0x0445, 'x'},
+      {0x0455, 's'}, {0x0456, 'i'}, {0x0458, 'j'}, {0x0410, 'a'}, {0x0412, 'b'}, {0x0415, 'e'}, {0x041A, 'k'},
+      {0x041C, 'm'}, {0x041D, 'h'}, {0x041E, 'o'}, {0x0420, 'p'}, {0x0421, 'c'}, {0x0422, 't'}, {0x0425, 'x'},
+      {0x03B1, 'a'}, {0x03BF, 'o'}, {0x0391, 'a'}, {0x0392, 'b'}, {0x0395, 'e'}, {0x0397, 'h'}, {0x0399, 'i'},
+      {0x039A, 'k'}, {0x039C, 'm'}, {0x039D, 'n'}, {0x039F, 'o'}, {0x03A1, 'p'}, {0x03A4, 't'}, {0x03A7, 'x'}};
+  auto it = kLookAlikes.find(c);
+  return it == kLookAlikes.end() ? 0 : it->second;
+}
+
+// How an id looks, roughly: case, accents (precomposed or combining), invisible and bidi characters,
+// full-width forms and common Cyrillic and Greek look-alikes folded away. Two ids with one look are flagged.
+// Adds to *warnings what the id holds that an instructor should know.
+std::string look_of(const std::string& id, std::vector<std::string>* warnings) {
+  std::string look;
+  std::set<std::string> said;
+  const auto warn = [&](std::string text) {
+    if (said.insert(text).second) warnings->push_back(std::move(text));
+  };
+  for (size_t at = 0; at < id.size();) {
+    const size_t start = at;
+    const std::optional<char32_t> c = next_code_point(id, at);
+    if (!c) {
+      warn("the id is not valid UTF-8 (shown with \\xNN for each bad byte)");
+      look += '?';
+      continue;
+    }
+    if (is_bidi_control(*c)) {
+      warn(fmt::format("the id holds the bidirectional control character U+{:04X}, which changes the order in which "
+                       "the text around it is shown",
+                       static_cast<uint32_t>(*c)));
+    } else if (is_invisible(*c)) {
+      warn(fmt::format("the id holds the invisible character U+{:04X}", static_cast<uint32_t>(*c)));
+    } else if (is_control(*c)) {
+      warn(fmt::format("the id holds the control character U+{:04X}", static_cast<uint32_t>(*c)));
+    } else if (*c >= 0x0300 && *c <= 0x036F) {
+      // a combining accent: drawn on the letter before it
+    } else if (*c < 0x80) {
+      look += static_cast<char>(std::tolower(static_cast<int>(*c)));
+    } else if (*c >= 0xC0 && *c <= 0xFF && latin1_base(*c) != 0) {
+      look += latin1_base(*c);
+    } else if (*c >= 0xFF01 && *c <= 0xFF5E) {
+      look += static_cast<char>(std::tolower(static_cast<int>(*c - 0xFEE0)));
+    } else if (char latin = latin_look_alike(*c); latin != 0) {
+      look += latin;
+    } else {
+      look += id.substr(start, at - start);
+    }
+  }
+  return look;
+}
+
+// The roster's rows made safe to show and to name files by: each id valid UTF-8 and at most
+// kMaxStudentIdBytes, each file name unique, and what an instructor should check said in warnings.
+void settle_ids(Roster& roster) {
+  std::map<std::string, std::vector<size_t>> by_look;
+  for (size_t i = 0; i < roster.students.size(); ++i) {
+    Student& s = roster.students[i];
+    s.file_name = file_name_of(s.id);
+    by_look[look_of(s.id, &s.warnings)].push_back(i);
+    std::string shown = escape_invalid_utf8(s.id);
+    if (shown.size() > kMaxStudentIdBytes) {
+      size_t cut = kShownIdBytes;
+      while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;  // whole characters
+      s.warnings.push_back(fmt::format("the id is {} bytes long, more than {}; the gradebook shows its first {} bytes "
+                                       "and a hash",
+                                       s.id.size(), kMaxStudentIdBytes, cut));
+      shown = fmt::format("{}...~{}", shown.substr(0, cut), s.file_name.substr(s.file_name.size() - 16));
+    }
+    s.id = std::move(shown);
+  }
+  for (const auto& [look, rows] : by_look) {
+    if (rows.size() < 2) continue;
+    for (size_t i : rows) {
+      std::string others;
+      for (size_t j : rows)
+        if (j != i) others += fmt::format("{}'{}' ({})", others.empty() ? "" : ", ", roster.students[j].id, roster.students[j].source);
+      roster.students[i].warnings.push_back(fmt::format("the id looks like {}: they differ only in case, accents or "
+                                                        "characters that are not shown; check that they are "
+                                                        "different students",
+                                                        others));
+    }
+  }
+  // Names differ whenever ids do (file_name_of); a clash would mean two rows write one report, so it is
+  // checked rather than assumed, ignoring case as some file systems do.
+  std::map<std::string, size_t> taken;
+  for (size_t i = 0; i < roster.students.size(); ++i) {
+    Student& s = roster.students[i];
+    std::string folded = s.file_name;
+    std::transform(folded.begin(), folded.end(), folded.begin(), [](unsigned char c) { return std::tolower(c); });
+    auto [it, fresh] = taken.emplace(folded, i);
+    if (fresh) continue;
+    s.problem = fmt::format("{}: its report file name {} is already that of '{}'; rename one of them",
+                            s.source, s.file_name, roster.students[it->second].id);
+    s.file_name = file_name_of(fmt::format("{}\n{}", s.id, i));
+  }
+}
+
 }  // namespace
+
+std::string file_name_of(const std::string& id) {
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '@';
+  };
+  if (!id.empty() && id.size() <= 64 && id[0] != '.' && std::all_of(id.begin(), id.end(), plain)) return id;
+  std::string readable;
+  for (char c : id) {
+    if (readable.size() == 40) break;
+    char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    readable += static_cast<unsigned char>(c) < 0x80 && plain(lower) ? lower : '_';
+  }
+  if (readable.empty() || readable[0] == '.') readable = "_" + readable;
+  // '~' is never in a plain id, so a hashed name cannot be another student's plain one.
+  return readable + "~" + CacheKey("student file name 1").add(id).hex().substr(0, 16);
+}
 
 std::optional<Roster> read_roster(const fs::path& path, std::string* error) {
   std::error_code ec;
+  std::optional<Roster> roster;
   if (fs::is_directory(path, ec)) {
-    std::optional<Roster> roster = fs::exists(path / "submission_metadata.yml", ec) ? read_gradescope(path, error)
-                                                                                    : read_folders(path, error);
+    roster = fs::exists(path / "submission_metadata.yml", ec) ? read_gradescope(path, error) : read_folders(path);
     if (roster && roster->students.empty()) {
       *error = fmt::format("{}: no student folders in it", path.string());
       return std::nullopt;
     }
-    return roster;
+  } else if (fs::is_regular_file(path, ec)) {
+    roster = read_csv(path, error);
+  } else {
+    *error = fmt::format("no roster at {}: give a folder of student folders or a CSV file", path.string());
   }
-  if (fs::is_regular_file(path, ec)) return read_csv(path, error);
-  *error = fmt::format("no roster at {}: give a folder of student folders or a CSV file", path.string());
-  return std::nullopt;
+  if (roster) settle_ids(*roster);
+  return roster;
 }
 
 SubmittedFile find_submission(const Student& student, const ExerciseFile& exercise, std::string* error) {
@@ -239,40 +424,45 @@ SubmittedFile find_submission(const Student& student, const ExerciseFile& exerci
     std::optional<GitTree> tree = repo->tree(student.revision, error);
     if (!tree) return out;
     for (const std::string& path : candidate_paths(exercise)) {
-      std::optional<std::string> bytes = repo->read(*tree, path);
-      if (!bytes) continue;
+      std::optional<GitFile> file = repo->read(*tree, path, kMaxSubmissionBytes);
+      if (!file) continue;
       out.path = path;
-      if (repo->is_link(*tree, path)) {
-        out.status = SubmittedFile::Status::kRefused;
+      out.status = SubmittedFile::Status::kRefused;
+      if (file->link) {
         out.refusal = fmt::format("{} is a symbolic link; submit the file itself", path);
-      } else if (bytes->size() > kMaxSubmissionBytes) {
-        out.status = SubmittedFile::Status::kRefused;
-        out.refusal = size_refusal(path, bytes->size());
+      } else if (!file->bytes) {
+        out.refusal = size_refusal(path, file->size);
       } else {
         out.status = SubmittedFile::Status::kFound;
-        out.bytes = std::move(*bytes);
+        out.bytes = std::move(*file->bytes);
       }
       return out;
     }
     return out;
   }
   for (const std::string& path : candidate_paths(exercise)) {
-    fs::path file = student.folder / path;
-    struct stat info {};
-    if (lstat(file.c_str(), &info) != 0) continue;
+    FolderFile file = read_file_below(student.folder, path);
+    if (file.status == FolderFile::Status::kAbsent) continue;
     out.path = path;
     out.status = SubmittedFile::Status::kRefused;
-    if (S_ISLNK(info.st_mode) || passes_through_link(student.folder, path)) {
-      out.refusal = fmt::format("{} is (or lies behind) a symbolic link; submit the file itself", path);
-    } else if (!S_ISREG(info.st_mode)) {
-      out.refusal = fmt::format("{} is not a regular file", path);
-    } else if (static_cast<uint64_t>(info.st_size) > kMaxSubmissionBytes) {
-      out.refusal = size_refusal(path, static_cast<uint64_t>(info.st_size));
-    } else if (std::optional<std::string> bytes = read_file_bytes(file)) {
-      out.status = SubmittedFile::Status::kFound;
-      out.bytes = std::move(*bytes);
-    } else {
-      out.refusal = fmt::format("{} cannot be read", path);
+    switch (file.status) {
+      case FolderFile::Status::kRead:
+        out.status = SubmittedFile::Status::kFound;
+        out.bytes = std::move(file.bytes);
+        break;
+      case FolderFile::Status::kLink:
+        out.refusal = fmt::format("{} is (or lies behind) a symbolic link; submit the file itself", path);
+        break;
+      case FolderFile::Status::kNotRegular:
+        out.refusal = fmt::format("{} is not a regular file", path);
+        break;
+      case FolderFile::Status::kTooLarge:
+        out.refusal = size_refusal(path, file.size);
+        break;
+      case FolderFile::Status::kUnreadable:
+      case FolderFile::Status::kAbsent:
+        out.refusal = fmt::format("{} cannot be read: {}", path, file.why);
+        break;
     }
     return out;
   }

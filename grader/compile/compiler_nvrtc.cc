@@ -3,12 +3,16 @@
 #include "grader/compile/compiler_nvrtc.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 namespace gpugrade {
 namespace {
+
+// Less than this left of a compile budget is not worth starting nvcc for.
+constexpr double kLeastCompileSeconds = 1;
 
 // nvcc -arch=sm_90 -ptx writes PTX for the virtual architecture compute_90; NVRTC names that one directly.
 std::string virtual_arch(const std::string& arch) {
@@ -52,6 +56,12 @@ bool NvrtcCompiler::start(std::string* error) { return worker_.start(error); }
 std::string NvrtcCompiler::identity() const { return identity_; }
 
 CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
+  // NVRTC takes the source as a C string and would stop at a NUL byte (in a comment, say), losing the
+  // kernels after it; nvcc reads the whole file, as the student's own build does.
+  const auto has_nul = [](const SourceFile& f) { return f.bytes.find('\0') != std::string::npos; };
+  if (has_nul(request.source) || std::any_of(request.headers.begin(), request.headers.end(), has_nul))
+    return fallback_.compile(request);
+  const auto started = std::chrono::steady_clock::now();
   WorkerRequest job;
   job.source = request.source;
   job.headers = request.headers;
@@ -93,7 +103,22 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
     output.findings.push_back(compile_error(fmt::format("NVRTC failed: {}", reply.error), request.display_path));
     return output;
   }
-  if (!reply.compiled) return fallback_.compile(request);
+  if (!reply.compiled) {
+    // One budget for the submission, whichever compilers spend it: nvcc gets what NVRTC left.
+    CompileRequest rest = request;
+    rest.time_limit_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (rest.time_limit_seconds < kLeastCompileSeconds) {
+      output.timed_out = true;
+      output.findings.push_back(compile_error(
+          fmt::format("NVRTC refused the submission after most of its {:g} s compile budget, which nvcc would have "
+                      "shared; look for loops unrolled without bound, deep template recursion or macros that "
+                      "expand without end",
+                      request.time_limit_seconds),
+          request.display_path));
+      return output;
+    }
+    return fallback_.compile(rest);
+  }
   PathMap paths = {{request.source.name, request.display_path}};
   for (const SourceFile& h : request.headers)
     paths.emplace_back(h.name, fmt::format("{}/{}", request.headers_display_dir, h.name));

@@ -119,7 +119,11 @@ std::vector<Graded> grade_submission(const std::vector<Exercise>& exercises, con
     fs::path found_in = submission;
     for (const fs::path& folder : {submission, inner}) {
       std::string git_error;  // only a git repository sets it, and these students are folders
-      file = find_submission(Student{exercise.id, folder, {}, {}, folder.string()}, wanted, &git_error);
+      Student student;
+      student.id = exercise.id;
+      student.folder = folder;
+      student.source = folder.string();
+      file = find_submission(student, wanted, &git_error);
       found_in = folder;
       if (file.status != SubmittedFile::Status::kMissing || folder == inner) break;
     }

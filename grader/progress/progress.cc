@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grader/source/git_source.h"
+#include "grader/source/submission_file.h"
 #include "os/file.h"
 
 namespace gpugrade {
@@ -147,7 +148,11 @@ std::optional<FileStamp> DiskFiles::stamp(const std::filesystem::path& path) {
                    size};
 }
 
-std::optional<std::string> DiskFiles::read(const std::filesystem::path& path) { return read_file_bytes(path); }
+// Bounded and checked on the opened file, as grading reads it: a 10 GB file is refused by its size, unread.
+std::optional<std::string> DiskFiles::read(const std::filesystem::path& path) {
+  std::string ignored;  // the file's standing says it cannot be read; `grade` says why
+  return read_submission_file(path, path.string(), &ignored);
+}
 
 std::string_view to_string(Standing standing) {
   switch (standing) {
@@ -161,13 +166,18 @@ std::string_view to_string(Standing standing) {
       return "not graded";
     case Standing::kMissing:
       return "missing";
+    case Standing::kTooLarge:
+      return "too large";
   }
   return "not graded";
 }
 
 Standing standing_of(const CourseExercise& exercise, const ProgressState& state, Files& files) {
   const std::optional<std::string> text = files.read(exercise.submission);
-  if (!text) return Standing::kMissing;
+  if (!text) {
+    const std::optional<FileStamp> stamp = files.stamp(exercise.submission);
+    return stamp && stamp->size > kMaxSubmissionBytes ? Standing::kTooLarge : Standing::kMissing;
+  }
   const std::string id = git_blob_id(*text);
   // The stub comes first: grading it (watch does) records a fail, but the learner has not begun.
   if (id == exercise.stub_id) return Standing::kNotStarted;

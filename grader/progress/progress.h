@@ -88,8 +88,10 @@ class DiskFiles : public Files {
   std::optional<std::string> read(const std::filesystem::path& path) override;
 };
 
-enum class Standing { kPassed, kFailed, kNotStarted, kNotGraded, kMissing };
-std::string_view to_string(Standing standing);  // "passed", "failed", "not started", "not graded", "missing"
+// kTooLarge: the file is over kMaxSubmissionBytes (source/submission_file.h), so it was not read.
+enum class Standing { kPassed, kFailed, kNotStarted, kNotGraded, kMissing, kTooLarge };
+// "passed", "failed", "not started", "not graded", "missing", "too large"
+std::string_view to_string(Standing standing);
 
 Standing standing_of(const CourseExercise& exercise, const ProgressState& state, Files& files);
 

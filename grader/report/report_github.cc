@@ -53,6 +53,10 @@ std::vector<Annotation> annotations_of(const std::vector<Result>& results, const
 // rest are printed as plain lines and listed in the step summary.
 constexpr size_t kAnnotationsPerLevel = 10;
 
+// What gpugrade appends to $GITHUB_STEP_SUMMARY at most: GitHub's limit is 1 MiB per step, and the room
+// left is for the lines that close the report.
+constexpr size_t kStepSummaryBytes = 1000 * 1000;
+
 // The annotations beyond what GitHub shows, in print order.
 std::vector<Annotation> overflow(const std::vector<Annotation>& all) {
   std::map<std::string_view, size_t> shown;
@@ -101,9 +105,23 @@ std::string append_github_step_summary(const std::vector<Result>& results, const
   if (!hidden.empty()) {
     report << fmt::format("\n#### Not shown as annotations ({}; GitHub shows 10 of each level per step)\n\n",
                           hidden.size());
+    // GitHub refuses a step summary over 1 MiB whole; the lines that would pass the bound are counted instead.
     std::string lines;
-    for (const Annotation& a : hidden) lines += plain_line(a) + '\n';
+    size_t listed = 0;
+    for (const Annotation& a : hidden) {
+      const std::string line = plain_line(a) + '
+';
+      if (static_cast<size_t>(report.tellp()) + lines.size() + line.size() + 64 > kStepSummaryBytes) break;
+      lines += line;
+      ++listed;
+    }
     report << markdown_code_block(lines);
+    if (listed < hidden.size())
+      report << fmt::format("
+{} more not listed: the step summary may take at most {} bytes; the job's log has "
+                            "them all.
+",
+                            hidden.size() - listed, kStepSummaryBytes);
   }
   std::ofstream summary(path, std::ios::app | std::ios::binary);
   summary << report.str();

@@ -1,6 +1,8 @@
 // The JSON form of results and findings: the stable contract in docs/result-contract.md.
 #include "grader/result/result.h"
 
+#include <fmt/format.h>
+
 namespace gpugrade {
 
 std::string_view to_string(Verdict verdict) { return verdict == Verdict::kPass ? "pass" : "fail"; }
@@ -57,6 +59,56 @@ nlohmann::ordered_json to_json(const Result& result) {
     out["device_output"] = {{"lines", std::move(lines)}, {"more", result.device_output_dropped}};
   }
   return out;
+}
+
+namespace {
+
+size_t json_bytes(const nlohmann::ordered_json& json) {
+  return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).size();
+}
+
+// Cuts `text` to at most `keep` bytes (at a character's start), saying how many were left out.
+void cut_text(std::string& text, size_t keep) {
+  if (text.size() <= keep) return;
+  size_t at = keep;
+  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  const size_t left_out = text.size() - at;
+  text.resize(at);
+  text += " [" + with_thousands(left_out) + " more bytes left out]";
+}
+
+}  // namespace
+
+void fit_result(Result& result, size_t max_bytes) {
+  if (json_bytes(to_json(result)) <= max_bytes) return;
+  constexpr size_t kTextBytes = 4096;
+  for (Finding& f : result.findings) {
+    cut_text(f.message, kTextBytes);
+    if (json_bytes(f.details) > kTextBytes)
+      f.details = {{"left_out", "the details were larger than " + with_thousands(kTextBytes) + " bytes"}};
+  }
+  for (PrintedLine& line : result.device_output) cut_text(line.text, kTextBytes);
+  cut_text(result.note, kTextBytes);
+  if (json_bytes(to_json(result)) <= max_bytes) return;
+  // Findings are in order of importance (errors first), so the first ones are kept: as many as fit in the
+  // half of the bound that the rest of the result may not need.
+  size_t kept = 0, used = 0;
+  for (; kept < result.findings.size(); ++kept) {
+    const size_t bytes = json_bytes(to_json(result.findings[kept])) + 1;  // and its comma
+    if (used + bytes > max_bytes / 2) break;
+    used += bytes;
+  }
+  if (kept < result.findings.size()) {
+    const size_t left_out = result.findings.size() - kept;
+    result.findings.resize(kept);
+    result.note += (result.note.empty() ? "" : " ") +
+                   fmt::format("{} more finding{} left out of this report, which may take at most {} bytes; the "
+                               "verdict counts them all.",
+                               with_thousands(left_out), left_out == 1 ? " was" : "s were", with_thousands(max_bytes));
+  }
+  if (json_bytes(to_json(result)) <= max_bytes) return;
+  result.metrics = nlohmann::json::object();
+  result.note += " The metrics were left out for the same reason.";
 }
 
 std::optional<Result> result_from_json(const nlohmann::json& json) {

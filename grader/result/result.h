@@ -65,6 +65,16 @@ nlohmann::ordered_json to_json(const Result& result);
 // JSON is not a result.
 std::optional<Result> result_from_json(const nlohmann::json& json);
 
+// The most a result's JSON may take. `gpugrade batch` reads each grade's JSON from its output, which it keeps
+// up to 4 MiB; a result fitted to this bound always arrives whole.
+constexpr size_t kMaxResultJsonBytes = size_t{2} << 20;
+
+// Makes `result`'s JSON at most `max_bytes` without touching its verdict, points or runs: first each long
+// message, note and printed line is cut (saying how much was left out), then findings beyond the first that
+// fit are left out and the note says how many, then the metrics. A result already within the bound is
+// unchanged.
+void fit_result(Result& result, size_t max_bytes = kMaxResultJsonBytes);
+
 // 1024 -> "1,024": how counts read in every message and table, whichever stage writes them.
 std::string with_thousands(uint64_t value);
 

@@ -26,6 +26,7 @@ using BlobPtr = GitPtr<git_blob, git_blob_free>;
 using DiffPtr = GitPtr<git_diff, git_diff_free>;
 using CommitPtr = GitPtr<git_commit, git_commit_free>;
 using RevwalkPtr = GitPtr<git_revwalk, git_revwalk_free>;
+using OdbPtr = GitPtr<git_odb, git_odb_free>;
 
 std::string last_git_error() {
   const git_error* error = git_error_last();
@@ -44,9 +45,24 @@ struct LibraryUse {
   LibraryUse& operator=(const LibraryUse&) = delete;
 };
 
-std::string blob_contents(const git_blob* blob) {
-  const auto* bytes = static_cast<const char*>(git_blob_rawcontent(blob));
-  return std::string(bytes, static_cast<size_t>(git_blob_rawsize(blob)));
+// The size a blob's header gives: known without inflating the blob itself.
+bool blob_size(git_repository* repository, const git_oid* id, uint64_t* size) {
+  git_odb* raw_odb = nullptr;
+  if (git_repository_odb(&raw_odb, repository) != 0) return false;
+  const OdbPtr odb(raw_odb);
+  size_t length = 0;
+  git_object_t type = GIT_OBJECT_INVALID;
+  if (git_odb_read_header(&length, &type, odb.get(), id) != 0 || type != GIT_OBJECT_BLOB) return false;
+  *size = length;
+  return true;
+}
+
+std::optional<std::string> blob_contents(git_repository* repository, const git_oid* id) {
+  git_blob* raw_blob = nullptr;
+  if (git_blob_lookup(&raw_blob, repository, id) != 0) return std::nullopt;
+  const BlobPtr blob(raw_blob);
+  const auto* bytes = static_cast<const char*>(git_blob_rawcontent(blob.get()));
+  return std::string(bytes, static_cast<size_t>(git_blob_rawsize(blob.get())));
 }
 
 struct MaterializeWalk {
@@ -65,18 +81,24 @@ int write_entry(const char* root, const git_tree_entry* entry, void* payload) {
   }
   const git_filemode_t mode = git_tree_entry_filemode(entry);
   if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE) return 0;  // folders, links
-  git_blob* raw_blob = nullptr;
-  if (git_blob_lookup(&raw_blob, walk.repository, git_tree_entry_id(entry)) != 0) {
+  const std::filesystem::path target = walk.destination / root / name;
+  uint64_t size = 0;
+  std::optional<std::string> contents;
+  if (!blob_size(walk.repository, git_tree_entry_id(entry), &size) ||
+      (size <= kMaxMaterializedBytes && !(contents = blob_contents(walk.repository, git_tree_entry_id(entry))))) {
     walk.error = fmt::format("cannot read {}{}: {}", root, name, last_git_error());
     return -1;
   }
-  const BlobPtr blob(raw_blob);
-  const std::filesystem::path target = walk.destination / root / name;
+  if (!contents) {
+    walk.error = fmt::format("{}{} is {} bytes; files of the course's exercises and solutions may be at most {} "
+                             "bytes",
+                             root, name, size, kMaxMaterializedBytes);
+    return -1;
+  }
   std::error_code ignored;
   std::filesystem::create_directories(target.parent_path(), ignored);
   std::ofstream out(target, std::ios::binary);
-  const std::string contents = blob_contents(blob.get());
-  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  out.write(contents->data(), static_cast<std::streamsize>(contents->size()));
   if (!out) {
     walk.error = fmt::format("cannot write {}", target.string());
     return -1;
@@ -155,6 +177,41 @@ std::optional<GitTree> GitRepository::tree(const std::string& revision, std::str
   return GitTree(reinterpret_cast<git_tree*>(raw_tree), revision);
 }
 
+std::optional<std::string> GitRepository::merge_base(const std::string& base, const std::string& head,
+                                                     std::string* error) const {
+  git_oid ids[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string& revision = i == 0 ? base : head;
+    git_object* raw_commit = nullptr;
+    if (git_revparse_single(&raw_commit, repository_, revision.c_str()) != 0) {
+      set(error, fmt::format("unknown revision '{}' in the repository at {}", revision, path_.string()));
+      return std::nullopt;
+    }
+    const ObjectPtr object(raw_commit);
+    git_object* raw_peeled = nullptr;
+    if (git_object_peel(&raw_peeled, object.get(), GIT_OBJECT_COMMIT) != 0) {
+      set(error, fmt::format("revision '{}' in the repository at {} is not a commit", revision, path_.string()));
+      return std::nullopt;
+    }
+    const ObjectPtr commit(raw_peeled);
+    git_oid_cpy(&ids[i], git_object_id(commit.get()));
+  }
+  git_oid found;
+  const int code = git_merge_base(&found, repository_, &ids[0], &ids[1]);
+  if (code != 0) {
+    set(error, code == GIT_ENOTFOUND
+                   ? fmt::format("'{}' and '{}' share no history in the repository at {}; a pull request's head must "
+                                 "branch from its base",
+                                 base, head, path_.string())
+                   : fmt::format("cannot find where '{}' left '{}' in the repository at {}: {}", head, base,
+                                 path_.string(), last_git_error()));
+    return std::nullopt;
+  }
+  char text[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(text, sizeof text, &found);
+  return text;
+}
+
 std::optional<std::vector<TreeChange>> GitRepository::diff(const GitTree& base, const GitTree& head,
                                                            std::string* error) const {
   git_diff* raw_diff = nullptr;
@@ -187,22 +244,18 @@ std::optional<std::vector<TreeChange>> GitRepository::diff(const GitTree& base, 
   return changes;
 }
 
-std::optional<std::string> GitRepository::read(const GitTree& tree, const std::string& path) const {
+std::optional<GitFile> GitRepository::read(const GitTree& tree, const std::string& path, uint64_t max_bytes) const {
   git_tree_entry* raw_entry = nullptr;
   if (git_tree_entry_bypath(&raw_entry, tree.tree_, path.c_str()) != 0) return std::nullopt;
   const TreeEntryPtr entry(raw_entry);
   if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::nullopt;
-  git_blob* raw_blob = nullptr;
-  if (git_blob_lookup(&raw_blob, repository_, git_tree_entry_id(entry.get())) != 0) return std::nullopt;
-  const BlobPtr blob(raw_blob);
-  return blob_contents(blob.get());
-}
-
-bool GitRepository::is_link(const GitTree& tree, const std::string& path) const {
-  git_tree_entry* raw_entry = nullptr;
-  if (git_tree_entry_bypath(&raw_entry, tree.tree_, path.c_str()) != 0) return false;
-  const TreeEntryPtr entry(raw_entry);
-  return git_tree_entry_filemode(entry.get()) == GIT_FILEMODE_LINK;
+  GitFile file;
+  file.link = git_tree_entry_filemode(entry.get()) == GIT_FILEMODE_LINK;
+  if (!blob_size(repository_, git_tree_entry_id(entry.get()), &file.size)) return std::nullopt;
+  if (file.link || file.size > max_bytes) return file;
+  file.bytes = blob_contents(repository_, git_tree_entry_id(entry.get()));
+  if (!file.bytes) return std::nullopt;
+  return file;
 }
 
 std::optional<std::string> GitRepository::first_version_id(const std::string& path) const {

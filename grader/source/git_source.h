@@ -2,6 +2,7 @@
 // detection, and file contents read from blobs, so a pull request is graded without a checkout.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -38,6 +39,17 @@ struct TreeChange {
   std::string new_path;
 };
 
+// A file of a tree, as GitRepository::read finds it.
+struct GitFile {
+  bool link = false;                // a symbolic link (its blob is the link's target): never read
+  uint64_t size = 0;                // the blob's size, from its header
+  std::optional<std::string> bytes;  // nullopt for a link, or when size is over the reader's limit
+};
+
+// The largest file materialize() writes: the base revision's exercises and solutions are trusted, but a
+// blob of gigabytes there is a mistake that must not take the grader's memory.
+constexpr uint64_t kMaxMaterializedBytes = uint64_t{256} << 20;
+
 class GitRepository {
  public:
   // Opens the repository that holds `path` (its work tree, any folder inside it, or a bare repository).
@@ -48,20 +60,23 @@ class GitRepository {
 
   // Resolves a revision as git does (a hash, a branch, `HEAD~1`, `origin/main`) to its tree.
   std::optional<GitTree> tree(const std::string& revision, std::string* error) const;
+  // The commit where `head`'s history left `base`'s (`git merge-base base head`), as 40 hex digits: what a
+  // pull request's changes are measured from. nullopt with *error when the two share no history.
+  std::optional<std::string> merge_base(const std::string& base, const std::string& head, std::string* error) const;
   // Every file that differs from `base` to `head`, with renames detected, in path order.
   std::optional<std::vector<TreeChange>> diff(const GitTree& base, const GitTree& head,
                                               std::string* error) const;
-  // The contents of the file at `path` in `tree`; nullopt when no file is there.
-  std::optional<std::string> read(const GitTree& tree, const std::string& path) const;
-  // Whether `path` in `tree` is a symbolic link (whose blob is the link's target, not a file's bytes).
-  bool is_link(const GitTree& tree, const std::string& path) const;
+  // The file at `path` in `tree`: what it is and how large, from the object's header, and its bytes only
+  // when it is a file of at most `max_bytes` (a 5 GB blob is sized, never read). nullopt when no file is there.
+  std::optional<GitFile> read(const GitTree& tree, const std::string& path, uint64_t max_bytes) const;
   // The blob id of `path` in the earliest commit reachable from HEAD that holds it: the file as first
   // committed (in a course repository, the stub as shipped). nullopt when no commit holds it.
   std::optional<std::string> first_version_id(const std::string& path) const;
   // The repository's work tree; nullopt for a bare repository.
   std::optional<std::filesystem::path> work_tree() const;
   // Writes the folder `folder` of `tree` (every file below it) under `destination`, keeping the paths
-  // relative to the tree's root. A folder the tree lacks writes nothing and is not an error.
+  // relative to the tree's root. A folder the tree lacks writes nothing and is not an error; a file over
+  // kMaxMaterializedBytes is.
   bool materialize(const GitTree& tree, const std::string& folder, const std::filesystem::path& destination,
                    std::string* error) const;
 

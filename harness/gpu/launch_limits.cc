@@ -19,6 +19,15 @@ std::string describe_cuda_failure(std::string_view api, int code, std::string_vi
   return fmt::format("{} failed: {} ({})", api, code_name, description);
 }
 
+std::string explain_driver_start(std::string_view api, std::string_view code_name, std::string described,
+                                 std::optional<uint64_t> address_space_limit) {
+  if (api != "cuInit" || code_name != "CUDA_ERROR_OUT_OF_MEMORY" || !address_space_limit) return described;
+  return fmt::format("{}: this process may use only {} bytes of address space (a hard `ulimit -v`, RLIMIT_AS), and "
+                     "the CUDA driver reserves more than that as it starts, whatever the GPU's free memory; run "
+                     "gpugrade without that limit (`ulimit -v unlimited` in the shell or job script that starts it)",
+                     described, *address_space_limit);
+}
+
 std::optional<Finding> explain_launch_limits(uint64_t threads_per_block, uint64_t dynamic_shared,
                                              const LaunchLimits& limits) {
   Finding finding;

@@ -20,6 +20,13 @@ Finding make_finding(FindingKind kind, std::string message);
 std::string describe_cuda_failure(std::string_view api, int code, std::string_view code_name,
                                   std::string_view description);
 
+// The driver answers cuInit under an address-space limit (`ulimit -v`, RLIMIT_AS) with a bare
+// CUDA_ERROR_OUT_OF_MEMORY: it reserves more address space as it starts than such a limit allows. Given the
+// failure's description (describe_cuda_failure) and the process's hard RLIMIT_AS (nullopt: unlimited), this
+// adds what stopped the driver and what to do; other failures are returned unchanged.
+std::string explain_driver_start(std::string_view api, std::string_view code_name, std::string described,
+                                 std::optional<uint64_t> address_space_limit);
+
 // What one kernel may use on one device, as the driver reports it.
 struct LaunchLimits {
   uint64_t max_dynamic_shared = 0;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (default limit)

@@ -48,8 +48,11 @@ class Cuda {
     if (cuGetErrorName(result, &name) != CUDA_SUCCESS) name = nullptr;
     if (cuGetErrorString(result, &description) != CUDA_SUCCESS) description = nullptr;
     code_name_ = name ? name : "";
-    message_ =
-        describe_cuda_failure(api, static_cast<int>(result), code_name_, description ? description : "");
+    rlimit address_space{};
+    const bool limited = getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_max != RLIM_INFINITY;
+    message_ = explain_driver_start(
+        api, code_name_, describe_cuda_failure(api, static_cast<int>(result), code_name_, description ? description : ""),
+        limited ? std::optional<uint64_t>(address_space.rlim_max) : std::nullopt);
     return false;
   }
 
