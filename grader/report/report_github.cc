@@ -105,22 +105,23 @@ std::string append_github_step_summary(const std::vector<Result>& results, const
   if (!hidden.empty()) {
     report << fmt::format("\n#### Not shown as annotations ({}; GitHub shows 10 of each level per step)\n\n",
                           hidden.size());
-    // GitHub refuses a step summary over 1 MiB whole; the lines that would pass the bound are counted instead.
+    // GitHub refuses a step summary over 1 MiB whole; the lines that would pass the bound are counted instead,
+    // each measured as the block shows it (escaping a control byte takes four bytes).
     std::string lines;
+    size_t shown = 0;
     size_t listed = 0;
     for (const Annotation& a : hidden) {
-      const std::string line = plain_line(a) + '
-';
-      if (static_cast<size_t>(report.tellp()) + lines.size() + line.size() + 64 > kStepSummaryBytes) break;
+      const std::string line = plain_line(a) + '\n';
+      const size_t size = escape_for_terminal(line).size() + 4;
+      if (static_cast<size_t>(report.tellp()) + shown + size + 256 > kStepSummaryBytes) break;
       lines += line;
+      shown += size;
       ++listed;
     }
     report << markdown_code_block(lines);
     if (listed < hidden.size())
-      report << fmt::format("
-{} more not listed: the step summary may take at most {} bytes; the job's log has "
-                            "them all.
-",
+      report << fmt::format("\n{} more not listed: the step summary may take at most {} bytes; the job's log has "
+                            "them all.\n",
                             hidden.size() - listed, kStepSummaryBytes);
   }
   std::ofstream summary(path, std::ios::app | std::ios::binary);
