@@ -290,10 +290,13 @@ bool ExerciseLoader::agrees_with_earlier_kernels(const Field& item, const ParamS
       if (p.name != param.name) continue;
       const bool same = p.element == param.element && p.pointer == param.pointer && p.buffer == param.buffer &&
                         (p.value ? param.value && p.value->text() == param.value->text() : !param.value) &&
-                        p.number == param.number;
+                        p.number == param.number &&
+                        (p.offset ? param.offset && p.offset->text() == param.offset->text() : !param.offset);
       if (same) return true;
+      // The names in the YAML are the exercise's own: the kernel's signature is checked by type and order.
       diagnostics_->error(item, fmt::format("parameter '{}' differs from kernel '{}''s parameter of that name; "
-                                            "the reference takes one '{}': rename one of them",
+                                            "the reference takes one '{}': rename one of them here in "
+                                            "exercise.yaml (the kernels' own parameter names need not change)",
                                             param.name, other->name, param.name));
       return false;
     }
@@ -359,7 +362,7 @@ void ExerciseLoader::read_nvcc_flags(const Field& field) {
 }
 
 void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
-  Fields fields(diagnostics_, item, {"name", "type", "buffer", "value"});
+  Fields fields(diagnostics_, item, known({"name", "type", "buffer", "value"}, {"offset"}), newer({"offset"}));
   if (!fields.valid()) return;
   ParamSpec param;
   auto name = read_string(diagnostics_, fields.require("name"));
@@ -403,6 +406,14 @@ void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
     diagnostics_->error(buffer.key.Mark(),
                         fmt::format("'{}' is a scalar: it takes 'value', not 'buffer'", item.path));
     return;
+  }
+  if (Field offset = fields.get("offset"); offset.present) {
+    if (!param.pointer) {
+      diagnostics_->error(offset.key.Mark(), fmt::format("'{}' is a scalar: only a pointer takes an 'offset'", item.path));
+      return;
+    }
+    param.offset = expression_site(offset);
+    if (!param.offset) return;
   }
   if (param.pointer) {
     if (!link_buffer(buffer, &param)) return;
@@ -450,7 +461,19 @@ bool ExerciseLoader::link_buffer(const Field& field, ParamSpec* param) {
   if (found == buffers.end()) {
     std::vector<std::string> names;
     for (const BufferSpec& b : buffers) names.push_back(b.name);
-    diagnostics_->error(field, fmt::format("unknown buffer '{}'{}", *name, did_you_mean(*name, names)));
+    // A launch such as stencil(d_in + RADIUS, ...) points into a buffer; the YAML says so in two fields.
+    const size_t plus = name->find('+');
+    const auto trimmed = [](std::string part) {
+      part.erase(0, part.find_first_not_of(' '));
+      part.erase(part.find_last_not_of(' ') + 1);
+      return part;
+    };
+    const std::string hint =
+        plus == std::string::npos || exercise_->format < 2
+            ? did_you_mean(*name, names)
+            : fmt::format(": to point into a buffer, write `buffer: {}` and `offset: {}` (in elements)",
+                          trimmed(name->substr(0, plus)), trimmed(name->substr(plus + 1)));
+    diagnostics_->error(field, fmt::format("unknown buffer '{}'{}", *name, hint));
     return false;
   }
   if (found->type != param->element) {

@@ -83,6 +83,9 @@ struct ParamSpec {
   bool pointer = false;
   bool is_const = false;
   std::optional<size_t> buffer;  // index into Exercise::buffers, for a pointer parameter
+  // Format 2 `offset:`, elements into `buffer` where the pointer points (a stencil's `in + RADIUS`); the
+  // kernel may still reach the whole buffer, the halo before the offset included.
+  std::optional<Expr> offset;
   std::optional<Expr> value;     // the scalar's value, for a non-pointer parameter
   std::optional<double> number;  // format 2: a float or double parameter's value written as a number (2.5)
 };

@@ -596,20 +596,25 @@ double min_ratio_for(const GpuPerformance& performance, const std::string& devic
 std::optional<Result> grade(const Exercise& as_written, const Submission& submission, Toolchain& toolchain,
                             const GradeOptions& options, std::string* error) {
   Result result;
+  const auto refused = [&] {
+    result.exercise = as_written.id;
+    result.submission = submission.display_path;
+    result.backend = toolchain.backend.name();
+    result.max_points = as_written.points;
+    result.note = "The source was refused before compiling; nothing ran.";
+    return result;
+  };
   // With learner defines, the exercise is graded as this submission chose to launch it.
   std::optional<Exercise> chosen;
   if (!as_written.learner_defines.empty()) {
     chosen = with_learner_defines(as_written, submission.text, submission.display_path, &result.findings);
-    if (!chosen) {
-      result.exercise = as_written.id;
-      result.submission = submission.display_path;
-      result.backend = toolchain.backend.name();
-      result.max_points = as_written.points;
-      result.note = "The source was refused before compiling; nothing ran.";
-      return result;
-    }
+    if (!chosen) return refused();
   }
-  const Exercise& exercise = chosen ? *chosen : as_written;
+  // The file's own definitions of the exercise's defines: respected where they agree, else refused.
+  chosen = with_file_defines(chosen ? *chosen : as_written, submission.text, submission.display_path,
+                             &result.findings);
+  if (!chosen) return refused();
+  const Exercise& exercise = *chosen;
   result.exercise = exercise.id;
   result.submission = submission.display_path;
   result.backend = toolchain.backend.name();

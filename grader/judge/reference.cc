@@ -105,8 +105,8 @@ int main(int argc, char** argv) {{
   }}
   const unsigned long long arg_count = read_u64(in);
   for (unsigned long long a = 0; a < arg_count; ++a) {{
-    const unsigned long long kind = read_u64(in), value = read_u64(in);
-    pointers.push_back(kind == 0 && value < count ? buffers[value] : nullptr);
+    const unsigned long long kind = read_u64(in), value = read_u64(in), offset = read_u64(in);
+    pointers.push_back(kind == 0 && value < count && offset <= sizes[value] ? buffers[value] + offset : nullptr);
     scalars.push_back(value);
   }}
   std::fclose(in);
@@ -316,6 +316,7 @@ bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer
     }
     append_u64(request, is_buffer ? 0 : 1);
     append_u64(request, is_buffer ? args[i].buffer : args[i].bits);
+    append_u64(request, is_buffer ? args[i].bits : 0);
   }
   const std::filesystem::path request_path = dir_.path() / "request", reply_path = dir_.path() / "reply";
   std::error_code ec;
