@@ -485,11 +485,13 @@ TEST_F(LadderGradeTest, NaiveKernelForTheTiledExerciseMissesItsRequirements) {
   EXPECT_EQ(r.verdict, Verdict::kFail);
   std::vector<Finding> missing = findings_of(r, FindingKind::kMissingRequirement);
   ASSERT_EQ(missing.size(), 2u);
+  // The default words fit any exercise that requires these, not only a tiled transpose.
   EXPECT_EQ(missing[0].message,
-            "the kernel uses no shared memory; this exercise stages each tile through a __shared__ array");
+            "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
+            "block share in a __shared__ array");
   EXPECT_EQ(missing[1].message,
-            "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they must "
-            "wait for them");
+            "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
+            "another thread of its block wrote must wait for that write");
   EXPECT_GT(missing[0].line, 0);
 }
 

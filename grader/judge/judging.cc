@@ -102,25 +102,28 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
     f.details["requirement"] = requirement;
     findings.push_back(std::move(f));
   };
+  // The defaults speak of any exercise (a row reduction, a stencil, a tiled transpose); an exercise says
+  // what its own data is with `requires.messages`.
   if (requires_.shared_memory && kernel.static_shared_bytes == 0 && !kernel.uses_dynamic_shared)
     missing("shared_memory",
-            "the kernel uses no shared memory; this exercise stages each tile through a __shared__ array");
+            "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
+            "block share in a __shared__ array");
   if (requires_.barrier && !kernel.uses_barrier)
     missing("barrier",
-            "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they "
-            "must wait for them");
+            "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
+            "another thread of its block wrote must wait for that write");
   if (requires_.dynamic_shared_memory && !kernel.uses_dynamic_shared)
     missing("dynamic_shared_memory",
-            "the kernel uses no dynamic shared memory; declare the tile as `extern __shared__ float tile[];` and "
-            "let the launch size it");
+            "the kernel uses no dynamic shared memory; this exercise requires it: declare the array as "
+            "`extern __shared__ T data[];` (T its element type) and let the launch size it");
   if (requires_.warp_shuffle && technique.shuffles == 0)
     missing("warp_shuffle",
             "the kernel uses no warp shuffle; this exercise exchanges values between the lanes of a warp with "
             "__shfl_down_sync (or another __shfl_*_sync), not through shared memory");
   if (requires_.shared_atomics && technique.shared_atomics == 0)
     missing("shared_atomics",
-            "the kernel has no atomic on shared memory; this exercise counts into a per-block copy in "
-            "__shared__ memory first (atomicAdd on it), then merges each block's copy once");
+            "the kernel has no atomic on shared memory; this exercise requires one: accumulate into a "
+            "per-block copy in __shared__ memory first (atomicAdd on it), then merge each block's copy once");
   if (requires_.no_global_atomics_in_loop && technique.global_atomics_in_loops > 0)
     missing("no_global_atomics_in_loop",
             fmt::format("the kernel does an atomic on global memory inside a loop ({} such atomic{}); every "
