@@ -471,5 +471,55 @@ TEST_F(Format2GradeTest, OffsetsOutsideTheBufferOrWrittenIntoTheNameAreRefusedWi
                                      "must be between 0 and 70 at variant 16, size n=64"});
 }
 
+// A hello-world lesson: the kernel's only output is what it prints, compared with what the reference prints.
+std::string printing_exercise(const std::string& order) {
+  return "format: 2\nid: hello\ntitle: Hello\npoints: 1\n"
+         "kernel: {file: hello.cu, name: hello, params: []}\nbuffers: {}\nprinted: " + order + "\n"
+         "reference: {file: reference.cpp, launch: true}\nvariants: [{block: [3]}]\ngrid: [2]\nsizes: [{n: 1}]\n";
+}
+
+constexpr const char* kHelloReference = R"(#include <cstdio>
+void hello(const gpugrade::Launch& launch) {
+  for (unsigned b = 0; b < launch.grid.x; ++b)
+    for (unsigned t = 0; t < launch.block.x; ++t) std::printf("block %u thread %u\n", b, t);
+}
+)";
+
+TEST_F(Format2GradeTest, PrintedLinesAreComparedWithTheReferencesInAnyOrder) {
+  Exercise e = exercise("hello", printing_exercise("any-order"), kHelloReference, "hello.cu");
+  const std::string right = "#include <cstdio>\n__global__ void hello() {\n"
+                            "  printf(\"block %u thread %u\\n\", blockIdx.x, threadIdx.x);\n}\n";
+  Result pass = grade(e, right);
+  EXPECT_EQ(pass.verdict, Verdict::kPass);
+  EXPECT_TRUE(pass.findings.empty()) << pass.findings[0].message;
+
+  const std::string swapped = "#include <cstdio>\n__global__ void hello() {\n"
+                              "  printf(\"block %u thread %u\\n\", threadIdx.x, blockIdx.x);\n}\n";
+  Result fail = grade(e, swapped);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  std::vector<Finding> wrong = findings_of(fail, FindingKind::kWrongOutput);
+  ASSERT_FALSE(wrong.empty());
+  EXPECT_EQ(wrong[0].message,
+            "the printed lines differ from the reference's, in any order: \"block 2 thread 0\" (thread (2,0,0) of "
+            "block (0,0,0)) is not among the reference's lines, or not that many times; the reference's \"block 0 "
+            "thread 2\" was not printed (the kernel printed 6 lines, the reference 6)");
+}
+
+TEST_F(Format2GradeTest, PrintedLinesInOrderNameTheFirstThatDiffers) {
+  Exercise e = exercise("hello", printing_exercise("in-order"), kHelloReference, "hello.cu");
+  // One thread prints every line, in launch order but for the last block first.
+  const std::string reversed = "#include <cstdio>\n__global__ void hello() {\n"
+                               "  if (threadIdx.x != 0 || blockIdx.x != 0) return;\n"
+                               "  for (int b = 1; b >= 0; --b)\n"
+                               "    for (int t = 0; t < 3; ++t) printf(\"block %d thread %d\\n\", b, t);\n}\n";
+  Result fail = grade(e, reversed);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  std::vector<Finding> wrong = findings_of(fail, FindingKind::kWrongOutput);
+  ASSERT_FALSE(wrong.empty());
+  EXPECT_EQ(wrong[0].message,
+            "printed line 1 is \"block 1 thread 0\" (thread (0,0,0) of block (0,0,0)); the reference prints \"block 0 "
+            "thread 0\" there (the kernel printed 6 lines, the reference 6)");
+}
+
 }  // namespace
 }  // namespace gpugrade

@@ -117,13 +117,16 @@ void ExerciseLoader::load(const YAML::Node& root) {
                 known({"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
                        "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
                        "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order", "schedules"},
-                      {"pipeline", "nvcc_flags", "learner_defines"}),
-                newer({"pipeline", "nvcc_flags", "learner_defines"}));
+                      {"pipeline", "nvcc_flags", "learner_defines", "printed"}),
+                newer({"pipeline", "nvcc_flags", "learner_defines", "printed"}));
   if (!fields.valid()) return;
   read_id(fields.require("id"));
   exercise_->title = read_string(diagnostics_, fields.require("title")).value_or("");
   exercise_->points = static_cast<int>(
       read_integer(diagnostics_, fields.require("points"), 0, std::numeric_limits<int>::max()).value_or(0));
+  // Read before the buffers: an exercise that compares printed lines needs no output buffer.
+  if (Field printed = fields.get("printed"); printed.present)
+    exercise_->printed = read_choice(diagnostics_, printed, kPrintedOrders).value_or(PrintedOrder::kNotCompared);
   read_buffers(fields.require("buffers"));
   const int errors_before_kernels = diagnostics_->count();
   read_kernel(fields.require("kernel"));
@@ -244,7 +247,8 @@ void ExerciseLoader::read_kernel_name(const Field& name, KernelSpec* kernel) {
 
 void ExerciseLoader::read_params(const Field& params, KernelSpec* kernel) {
   if (!params.present) return;
-  auto list = items(diagnostics_, params, 1, std::numeric_limits<size_t>::max());
+  // A kernel without parameters is C++ (a hello-world that only prints); format 1 kept at least one.
+  auto list = items(diagnostics_, params, exercise_->format >= 2 ? 0 : 1, std::numeric_limits<size_t>::max());
   if (!list) return;
   used_buffers_.resize(exercise_->buffers.size());
   for (const Field& item : *list) read_param(item, kernel);

@@ -705,11 +705,12 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     trace("grade: inputs made, " + where);
     launch->shared_shapes = shapes;
     std::vector<Buffer> expected = launch->buffers;
+    std::vector<std::string> printed;  // the reference's lines on stdout, for `printed:`
     std::string reference_error;
     // The reference (a child process) runs beside the launch, which does not need its answer: on a GPU
     // size each takes a tenth of a second or more.
     std::future<bool> referenced = std::async(std::launch::async, [&] {
-      const bool ran = reference_runs.run(exercise, variant, shape, expected, &reference_error);
+      const bool ran = reference_runs.run(exercise, variant, shape, expected, &reference_error, &printed);
       trace("grade: reference ran, " + where);
       return ran;
     });
@@ -720,6 +721,8 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
                            size.label(), reference_error);
       return std::nullopt;
     }
+    if (obs.completed)
+      judge_printed(exercise.printed, obs.device_output, obs.device_output_dropped, printed, file, obs.findings);
     for (DeviceOutputLine& line : obs.device_output) {
       if (result.device_output.size() < kDeviceOutputLines)
         result.device_output.push_back({variant.label, size.label(), {line.block.x, line.block.y, line.block.z},

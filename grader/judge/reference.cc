@@ -119,6 +119,8 @@ int main(int argc, char** argv) {{
     std::fprintf(stderr, "\n{says}exception (not a std::exception)\n");
     std::_Exit(70);
   }}
+  // What the function printed is a `printed:` exercise's expected output, and _Exit below does not flush.
+  std::fflush(stdout);
   for (unsigned long long b = 0; b < count; ++b) {{
     const unsigned char* start = buffers[b] - pads[b];
     const unsigned long long rounded = (sizes[b] + 15) / 16 * 16;
@@ -292,8 +294,8 @@ std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::pat
   return ReferenceRunner(std::move(*dir), params, function, cached.has_value(), limits);
 }
 
-bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer>& buffers,
-                          std::string* error) const {
+bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer>& buffers, std::string* error,
+                          std::vector<std::string>* printed) const {
   if (args.size() != params_.size()) {
     *error = fmt::format("the reference '{}' takes {} arguments, not {}", function_, params_.size(), args.size());
     return false;
@@ -374,6 +376,15 @@ bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer
                          "call exit(){}",
                          called, run.exit_code, said.empty() ? "" : fmt::format(" (it said: {})", said));
     return false;
+  }
+  if (printed != nullptr) {
+    printed->clear();
+    std::string_view out = run.out;
+    while (!out.empty()) {
+      const size_t end = std::min(out.find('\n'), out.size());
+      printed->emplace_back(out.substr(0, end));
+      out.remove_prefix(std::min(end + 1, out.size()));
+    }
   }
   size_t at = 0;
   for (Buffer& buffer : buffers) {
