@@ -126,7 +126,8 @@ void ExerciseLoader::load(const YAML::Node& root) {
       read_integer(diagnostics_, fields.require("points"), 0, std::numeric_limits<int>::max()).value_or(0));
   // Read before the buffers: an exercise that compares printed lines needs no output buffer.
   if (Field printed = fields.get("printed"); printed.present)
-    exercise_->printed = read_choice(diagnostics_, printed, kPrintedOrders).value_or(PrintedOrder::kNotCompared);
+    exercise_->printed =
+        read_choice(diagnostics_, printed, kPrintedOrders).value_or(PrintedOrder::kNotCompared);
   read_buffers(fields.require("buffers"));
   const int errors_before_kernels = diagnostics_->count();
   read_kernel(fields.require("kernel"));
@@ -413,7 +414,8 @@ void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
   }
   if (Field offset = fields.get("offset"); offset.present) {
     if (!param.pointer) {
-      diagnostics_->error(offset.key.Mark(), fmt::format("'{}' is a scalar: only a pointer takes an 'offset'", item.path));
+      diagnostics_->error(offset.key.Mark(),
+                          fmt::format("'{}' is a scalar: only a pointer takes an 'offset'", item.path));
       return;
     }
     param.offset = expression_site(offset);

@@ -298,8 +298,8 @@ std::string explicit_instantiation(const ExpectedKernel& expected) {
   if (expected.template_args.empty()) return "";
   std::vector<std::string> types;
   for (const ExpectedParam& param : expected.params) types.push_back(param.type);
-  return fmt::format("template __global__ void {}<{}>({});", expected.name, fmt::join(expected.template_args, ", "),
-                     fmt::join(types, ", "));
+  return fmt::format("template __global__ void {}<{}>({});", expected.name,
+                     fmt::join(expected.template_args, ", "), fmt::join(types, ", "));
 }
 
 KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const ExpectedKernel& expected,
@@ -350,9 +350,8 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
     return kernel->args.empty() ? 0 : 1;
   };
   if (!matching.empty()) {
-    const int best = rank(*std::min_element(matching.begin(), matching.end(), [&](const CppKernel* a, const CppKernel* b) {
-      return rank(a) < rank(b);
-    }));
+    const auto by_rank = [&](const CppKernel* a, const CppKernel* b) { return rank(a) < rank(b); };
+    const int best = rank(*std::min_element(matching.begin(), matching.end(), by_rank));
     std::erase_if(matching, [&](const CppKernel* kernel) { return rank(kernel) != best; });
   }
   if (matching.size() == 1) {

@@ -163,7 +163,8 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     shape.buffer_counts.push_back(static_cast<uint64_t>(*count));
     if (!buffer.shape.empty() && !check_shape(buffer, bindings, *count, failure)) return std::nullopt;
   }
-  std::optional<std::vector<KernelArg>> args = evaluate_args(exercise.kernel, "kernel", bindings, shape.buffer_counts, failure);
+  std::optional<std::vector<KernelArg>> args =
+      evaluate_args(exercise.kernel, "kernel", bindings, shape.buffer_counts, failure);
   if (!args) return std::nullopt;
   shape.args = std::move(*args);
   for (size_t k = 0; k < exercise.pipeline.size(); ++k) {
@@ -185,7 +186,8 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
                                    std::numeric_limits<uint32_t>::max(), failure);
     if (!stage_shared) return std::nullopt;
     s.dynamic_shared_bytes = static_cast<uint32_t>(*stage_shared);
-    std::optional<std::vector<KernelArg>> stage_args = evaluate_args(stage.kernel, path, bindings, shape.buffer_counts, failure);
+    std::optional<std::vector<KernelArg>> stage_args =
+        evaluate_args(stage.kernel, path, bindings, shape.buffer_counts, failure);
     if (!stage_args) return std::nullopt;
     s.args = std::move(*stage_args);
   }

@@ -281,9 +281,8 @@ std::optional<Exercise> with_file_defines(const Exercise& exercise, std::string_
     std::vector<std::string> values;  // "16 (variant 16x16)", one per variant whose value the file overrides
     for (const Variant& variant : exercise.variants)
       for (const auto& [defined, value] : variant.defines)
-        if (defined == name && std::any_of(definitions.begin(), definitions.end(), [&](const SourceDefinition& d) {
-              return d.value != value;
-            }))
+        if (defined == name && std::any_of(definitions.begin(), definitions.end(),
+                                           [&](const SourceDefinition& d) { return d.value != value; }))
           values.push_back(fmt::format("{} in variant {}", value, variant.label));
     if (values.empty()) {
       for (Variant& variant : respected.variants) variant.source_defines.push_back(name);
