@@ -79,7 +79,9 @@ struct KernelArg {
   enum class Kind { kBuffer, kScalar };
   Kind kind = Kind::kScalar;
   size_t buffer = 0;                    // index into LaunchRequest::buffers, for kBuffer
-  uint64_t bits = 0;                    // the scalar's value, little-endian in its parameter's bytes
+  // The scalar's value, little-endian in its parameter's bytes; for kBuffer, the byte offset into the buffer
+  // the pointer points at (`stencil(d_in + RADIUS, ...)`), whose bounds stay the whole buffer's.
+  uint64_t bits = 0;
 };
 
 // The shape of a shared array as the learner declared it (`float tile[32][33]`), so that findings can

@@ -388,5 +388,138 @@ TEST_F(Format2GradeTest, ConstantMaskRenamedOrOverrunIsTheLearnersLine) {
       << outside[0].message;
 }
 
+// A 1-D stencil as courses launch it, stencil(d_in + RADIUS, d_out + RADIUS): the pointers start past the
+// halo, the kernel reads in[-RADIUS] legally, and reading past the buffer's end is still out of bounds.
+constexpr const char* kStencilYaml = R"yaml(format: 2
+id: stencil
+title: 1-D stencil
+points: 2
+kernel:
+  file: stencil.cu
+  name: stencil_1d
+  params:
+    - {name: in, type: "const int*", buffer: in, offset: RADIUS}
+    - {name: out, type: "int*", buffer: out, offset: RADIUS}
+buffers:
+  in:  {type: int, count: n + 2*RADIUS, init: {random: {min: 0, max: 9}}}
+  out: {type: int, count: n + 2*RADIUS, init: {constant: 0}, output: true}
+reference: reference.cpp
+variants:
+  - {defines: {RADIUS: 3, BLOCK_SIZE: 16}, block: [BLOCK_SIZE]}
+grid: ["n / BLOCK_SIZE"]
+sizes: [{n: 64}]
+)yaml";
+
+// The reference takes the same pointers, past the halo.
+constexpr const char* kStencilReference = R"(void stencil_1d(const int* in, int* out) {
+  for (int i = 0; i < 64; ++i) {
+    int sum = 0;
+    for (int k = -3; k <= 3; ++k) sum += in[i + k];
+    out[i] = sum;
+  }
+}
+)";
+
+std::string stencil_kernel(const std::string& last_tap) {
+  return "__global__ void stencil_1d(const int* in, int* out) {\n"
+         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  int sum = 0;\n"
+         "  for (int k = -RADIUS; k < RADIUS; ++k) sum += in[i + k];\n"
+         "  sum += " + last_tap + "\n"
+         "  out[i] = sum;\n"
+         "}\n";
+}
+
+TEST_F(Format2GradeTest, PointersIntoABufferReachTheHaloAndNotPastTheEnd) {
+  Exercise e = exercise("stencil", kStencilYaml, kStencilReference, "stencil.cu");
+  Result pass = grade(e, stencil_kernel("in[i + RADIUS];"));
+  EXPECT_EQ(pass.verdict, Verdict::kPass);
+  EXPECT_TRUE(pass.findings.empty()) << pass.findings[0].message;
+
+  // Four taps too far: the last threads read past the whole buffer, not merely past the offset.
+  const std::string text = stencil_kernel("in[i + RADIUS + 4];  // past the end");
+  Result past = grade(e, text);
+  EXPECT_EQ(past.verdict, Verdict::kFail);
+  std::vector<Finding> out_of_bounds = findings_of(past, FindingKind::kOutOfBounds);
+  ASSERT_FALSE(out_of_bounds.empty());
+  EXPECT_EQ(out_of_bounds[0].line, line_of(text, "past the end"));
+}
+
+TEST_F(Format2GradeTest, OffsetsOutsideTheBufferOrWrittenIntoTheNameAreRefusedWithWhatToWrite) {
+  const fs::path dir = scratch_->path() / "exercises" / "stencil";
+  fs::create_directories(dir);
+  std::ofstream(dir / "reference.cpp") << kStencilReference;
+  std::ofstream(dir / "stencil.cu") << "";
+  const auto errors_of = [&](const std::string& yaml) {
+    std::ofstream(dir / "exercise.yaml") << yaml;
+    std::vector<std::string> errors;
+    EXPECT_FALSE(load_exercise(dir, &errors, "exercises/stencil"));
+    return errors;
+  };
+  std::string yaml = kStencilYaml;
+  const std::string in_line = "{name: in, type: \"const int*\", buffer: in, offset: RADIUS}";
+  std::string written = yaml;
+  written.replace(written.find(in_line), in_line.size(), "{name: in, type: \"const int*\", buffer: in + RADIUS}");
+  EXPECT_EQ(errors_of(written), std::vector<std::string>{
+                                    "exercises/stencil/exercise.yaml:9:46: unknown buffer 'in + RADIUS': to point "
+                                    "into a buffer, write `buffer: in` and `offset: RADIUS` (in elements)"});
+  std::string beyond = yaml;
+  beyond.replace(beyond.find(in_line), in_line.size(),
+                 "{name: in, type: \"const int*\", buffer: in, offset: n + 2*RADIUS + 1}");
+  EXPECT_EQ(errors_of(beyond),
+            std::vector<std::string>{"exercises/stencil/exercise.yaml:9:58: 'kernel.params[0].offset' is 71; it "
+                                     "must be between 0 and 70 at variant 16, size n=64"});
+}
+
+// A hello-world lesson: the kernel's only output is what it prints, compared with what the reference prints.
+std::string printing_exercise(const std::string& order) {
+  return "format: 2\nid: hello\ntitle: Hello\npoints: 1\n"
+         "kernel: {file: hello.cu, name: hello, params: []}\nbuffers: {}\nprinted: " + order + "\n"
+         "reference: {file: reference.cpp, launch: true}\nvariants: [{block: [3]}]\ngrid: [2]\nsizes: [{n: 1}]\n";
+}
+
+constexpr const char* kHelloReference = R"(#include <cstdio>
+void hello(const gpugrade::Launch& launch) {
+  for (unsigned b = 0; b < launch.grid.x; ++b)
+    for (unsigned t = 0; t < launch.block.x; ++t) std::printf("block %u thread %u\n", b, t);
+}
+)";
+
+TEST_F(Format2GradeTest, PrintedLinesAreComparedWithTheReferencesInAnyOrder) {
+  Exercise e = exercise("hello", printing_exercise("any-order"), kHelloReference, "hello.cu");
+  const std::string right = "#include <cstdio>\n__global__ void hello() {\n"
+                            "  printf(\"block %u thread %u\\n\", blockIdx.x, threadIdx.x);\n}\n";
+  Result pass = grade(e, right);
+  EXPECT_EQ(pass.verdict, Verdict::kPass);
+  EXPECT_TRUE(pass.findings.empty()) << pass.findings[0].message;
+
+  const std::string swapped = "#include <cstdio>\n__global__ void hello() {\n"
+                              "  printf(\"block %u thread %u\\n\", threadIdx.x, blockIdx.x);\n}\n";
+  Result fail = grade(e, swapped);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  std::vector<Finding> wrong = findings_of(fail, FindingKind::kWrongOutput);
+  ASSERT_FALSE(wrong.empty());
+  EXPECT_EQ(wrong[0].message,
+            "the printed lines differ from the reference's, in any order: \"block 2 thread 0\" (thread (2,0,0) of "
+            "block (0,0,0)) is not among the reference's lines, or not that many times; the reference's \"block 0 "
+            "thread 2\" was not printed (the kernel printed 6 lines, the reference 6)");
+}
+
+TEST_F(Format2GradeTest, PrintedLinesInOrderNameTheFirstThatDiffers) {
+  Exercise e = exercise("hello", printing_exercise("in-order"), kHelloReference, "hello.cu");
+  // One thread prints every line, in launch order but for the last block first.
+  const std::string reversed = "#include <cstdio>\n__global__ void hello() {\n"
+                               "  if (threadIdx.x != 0 || blockIdx.x != 0) return;\n"
+                               "  for (int b = 1; b >= 0; --b)\n"
+                               "    for (int t = 0; t < 3; ++t) printf(\"block %d thread %d\\n\", b, t);\n}\n";
+  Result fail = grade(e, reversed);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  std::vector<Finding> wrong = findings_of(fail, FindingKind::kWrongOutput);
+  ASSERT_FALSE(wrong.empty());
+  EXPECT_EQ(wrong[0].message,
+            "printed line 1 is \"block 1 thread 0\" (thread (0,0,0) of block (0,0,0)); the reference prints \"block 0 "
+            "thread 0\" there (the kernel printed 6 lines, the reference 6)");
+}
+
 }  // namespace
 }  // namespace gpugrade

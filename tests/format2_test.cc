@@ -214,6 +214,21 @@ TEST_F(Format2Test, LearnerDefineMistakes) {
             "the file");
 }
 
+// Two kernels whose parameters share a name but not a meaning: the fix is a name in the YAML, which need
+// not be the kernel's own (signatures are checked by type and order), and the message says so.
+TEST_F(Format2Test, PipelineParametersThatShareANameSayToRenameInTheYaml) {
+  const std::string yaml = with("reference: reference.cpp\n",
+                                "reference: reference.cpp\npipeline:\n  - name: again\n    grid: [1]\n"
+                                "    params: [{name: x, type: \"float*\", buffer: out}]\n");
+  const Errors errors = errors_of(yaml);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("parameter 'x' differs from kernel 'saxpy''s parameter of that name; the reference takes "
+                           "one 'x': rename one of them here in exercise.yaml (the kernels' own parameter names "
+                           "need not change)"),
+            std::string::npos)
+      << errors[0];
+}
+
 // tests/data/exercises/format2 uses every format 2 field: the loader and exercises/schema.json both accept it.
 TEST(Format2SchemaTest, LoaderAndSchemaAcceptEveryField) {
   const fs::path dir = fs::path(GPUGRADE_SOURCE_DIR) / "tests/data/exercises/format2";

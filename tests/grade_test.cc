@@ -259,7 +259,8 @@ TEST_F(CopyGradeTest, PrintfIsShownAfterTheFindingsAndNeverJudged) {
   EXPECT_EQ(r.device_output[0].thread, (std::array<uint32_t, 3>{1, 0, 0}));
   std::ostringstream report;
   write_text({r}, report, {});
-  EXPECT_NE(report.str().find("device output (printf; it never changes the verdict):\n"
+  EXPECT_NE(report.str().find("device output (printf; it changes the verdict only where the exercise compares "
+                              "printed lines):\n"
                               "  [32x8 rows=33 cols=31] block (0,0,0) thread (1,0,0): rows=33 cols=31\n"),
             std::string::npos)
       << report.str();
@@ -327,17 +328,42 @@ TEST_F(CopyGradeTest, TheExerciseNamesTheInstantiationToGrade) {
   Result wrong = grading_->grade_exercise(e, text);
   EXPECT_EQ(wrong.verdict, Verdict::kFail);
   EXPECT_FALSE(findings_of(wrong, FindingKind::kWrongOutput).empty());
+  // map<11> is not in the file: the grader instantiates it as a launch would, and grades it (wrong by 2).
   e.kernel.template_args = {"0x0b"};
+  Result instantiated = grading_->grade_exercise(e, text);
+  EXPECT_EQ(instantiated.verdict, Verdict::kFail);
+  EXPECT_FALSE(findings_of(instantiated, FindingKind::kWrongOutput).empty());
+  EXPECT_TRUE(findings_of(instantiated, FindingKind::kSignatureMismatch).empty());
+}
+
+// A course's template kernel with no launch in the file has no code until instantiated: the exercise's
+// arguments instantiate it, and when they cannot, the learner hears which instantiation and why.
+TEST_F(CopyGradeTest, TheGraderInstantiatesATemplateTheFileNeverLaunches) {
+  const std::string text =
+      "template <typename T, int K>\n"
+      "__global__ void map(T* out, const T* in, int n, int k) {\n"
+      "  out[threadIdx.x] = in[threadIdx.x] + k + (K - 9);\n"
+      "}\n";
+  Exercise e = grading_->exercise("map");
+  e.kernel.template_args = {"float", "9"};
+  Result r = grading_->grade_exercise(e, text);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].message;
+
+  // One template argument too few: no instantiation can be written, and the message says what was tried.
+  e.kernel.template_args = {"float"};
   Result missing = grading_->grade_exercise(e, text);
   EXPECT_EQ(missing.verdict, Verdict::kFail);
   ASSERT_EQ(missing.findings.size(), 1u);
   EXPECT_EQ(missing.findings[0].kind, FindingKind::kSignatureMismatch);
   EXPECT_EQ(missing.findings[0].file, "exercises/map/map.cu");
-  EXPECT_EQ(missing.findings[0].line, 2);
-  EXPECT_EQ(missing.findings[0].message,
-            "no instantiation of kernel 'map' is map<11>, the one the exercise grades: the compiled code has "
-            "map<9>, map<10>; instantiate map<11> (launch it, or write `template __global__ void map<11>(float* "
-            "out, const float* in, int n, int k);`)");
+  EXPECT_EQ(missing.findings[0].message.rfind(
+                "no kernel named 'map': the compiled code has no kernels; the exercise expects __global__ void "
+                "map<float>(float* out, const float* in, int n, int k); the grader's own `template __global__ void "
+                "map<float>(float*, const float*, int, int);` does not compile against the file: ",
+                0),
+            0u)
+      << missing.findings[0].message;
 }
 
 TEST_F(CopyGradeTest, SameSubmissionGivesByteIdenticalJson) {
@@ -460,11 +486,13 @@ TEST_F(LadderGradeTest, NaiveKernelForTheTiledExerciseMissesItsRequirements) {
   EXPECT_EQ(r.verdict, Verdict::kFail);
   std::vector<Finding> missing = findings_of(r, FindingKind::kMissingRequirement);
   ASSERT_EQ(missing.size(), 2u);
+  // The default words fit any exercise that requires these, not only a tiled transpose.
   EXPECT_EQ(missing[0].message,
-            "the kernel uses no shared memory; this exercise stages each tile through a __shared__ array");
+            "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
+            "block share in a __shared__ array");
   EXPECT_EQ(missing[1].message,
-            "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they must "
-            "wait for them");
+            "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
+            "another thread of its block wrote must wait for that write");
   EXPECT_GT(missing[0].line, 0);
 }
 

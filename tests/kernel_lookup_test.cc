@@ -160,6 +160,72 @@ TEST(KernelLookup, WrongConstnessShowsBothSignatures) {
             "const float* in, int rows, int cols): parameter 2 (in) is float*, not const float*");
 }
 
+// transpose as a course file may hold it: a plain kernel, a template of it (float and double instantiated),
+// one in a namespace and one in an anonymous namespace with another parameter.
+const ExpectedKernel kTranspose = {"transpose", {{"out", "float*"}, {"in", "const float*"}, {"w", "int"}, {"h", "int"}}};
+const std::vector<std::string> kFour = {".u64", ".u64", ".u32", ".u32"};
+KernelTraits plain_transpose() { return traits("_Z9transposePfPKfii", kFour, 3); }
+KernelTraits template_transpose(char type) {
+  return traits(std::string("_Z9transposeI") + type + "EvPT_PKS0_ii", kFour, 9);
+}
+KernelTraits namespaced_transpose() { return traits("_ZN2ns9transposeEPfPKfii", kFour, 15); }
+
+TEST(KernelLookup, OverloadsGradeTheKernelAHostLaunchWouldCall) {
+  // A launch transpose<<<g, b>>>(out, in, w, h) calls the plain kernel: overload resolution prefers a
+  // non-template, and ns::transpose is not in scope.
+  std::vector<KernelTraits> kernels = {template_transpose('f'), template_transpose('d'), namespaced_transpose(),
+                                       traits("_ZN12_GLOBAL__N_19transposeEPfPKfiii", {".u64", ".u64", ".u32", ".u32", ".u32"}),
+                                       plain_transpose()};
+  KernelMatch match = find_kernel(kernels, kTranspose, kPath);
+  EXPECT_TRUE(match.findings.empty()) << match.findings[0].message;
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_Z9transposePfPKfii");
+
+  // Without the plain one, the template's one instantiation with the parameters comes before the namespace.
+  kernels = {namespaced_transpose(), template_transpose('d'), template_transpose('f')};
+  match = find_kernel(kernels, kTranspose, kPath);
+  EXPECT_TRUE(match.findings.empty()) << match.findings[0].message;
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_Z9transposeIfEvPT_PKS0_ii");
+
+  // A namespaced kernel is graded when it is the only one with the parameters, or when the exercise names it.
+  kernels = {traits("_Z9transposePfS_ii", kFour, 3), namespaced_transpose()};
+  match = find_kernel(kernels, kTranspose, kPath);
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_ZN2ns9transposeEPfPKfii");
+  ExpectedKernel qualified = kTranspose;
+  qualified.name = "ns::transpose";
+  kernels = {plain_transpose(), namespaced_transpose()};
+  match = find_kernel(kernels, qualified, kPath);
+  ASSERT_NE(match.kernel, nullptr);
+  EXPECT_EQ(match.kernel->entry, "_ZN2ns9transposeEPfPKfii");
+}
+
+TEST(KernelLookup, OverloadsThatTieAreStillAmbiguous) {
+  // Two namespaces' kernels with the parameters: a launch could not name either without its namespace.
+  std::vector<KernelTraits> kernels = {namespaced_transpose(), traits("_ZN2ks9transposeEPfPKfii", kFour, 21),
+                                       traits("_Z9transposePfS_ii", kFour, 3)};
+  KernelMatch match = find_kernel(kernels, kTranspose, kPath);
+  EXPECT_EQ(match.kernel, nullptr);
+  ASSERT_EQ(match.findings.size(), 1u);
+  EXPECT_EQ(match.findings[0].line, 15);
+  EXPECT_EQ(match.findings[0].message,
+            "2 kernels named 'transpose' have the parameters the exercise expects (ns::transpose, ks::transpose), "
+            "and the exercise cannot tell which to grade; instantiate only one");
+}
+
+TEST(KernelLookup, MissingNamedInstantiationIsMarkedForTheGraderToInstantiate) {
+  KernelMatch match = find_kernel(reduce_instantiations(), reduce_of("float", {"float", "512"}), kPath);
+  EXPECT_TRUE(match.missing_instantiation);
+  match = find_kernel({}, reduce_of("float", {"float", "512"}), kPath);
+  EXPECT_TRUE(match.missing_instantiation);
+  match = find_kernel(reduce_instantiations(), reduce_of("float", {"float", "256"}), kPath);
+  EXPECT_FALSE(match.missing_instantiation);
+  EXPECT_EQ(explicit_instantiation(reduce_of("float", {"float", "512"})),
+            "template __global__ void reduce<float, 512>(const float*, float*, int);");
+  EXPECT_EQ(explicit_instantiation(kTranspose), "");
+}
+
 TEST(KernelLookup, RealPtxFindsTheKernel) {
   KernelMatch match = find_kernel(real_kernels(), kCopy, kPath);
   ASSERT_NE(match.kernel, nullptr);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,59 @@ TEST(LearnerDefinesTest, AChoiceNotAllowedIsRefusedAtItsLine) {
       f.message,
       "BLOCK_SIZE is defined again here as 128 (it is 512 at line 2); the grader reads the file without "
       "the preprocessor, so define it once");
+}
+
+// The exercise's own defines (a variant's `defines:`) that a course's file defines as well.
+Exercise with_variants(std::vector<std::pair<std::string, int64_t>> first,
+                       std::vector<std::pair<std::string, int64_t>> second) {
+  Exercise exercise;
+  exercise.display_dir = "exercises/tiled";
+  exercise.variants.resize(2);
+  exercise.variants[0].label = "16x16";
+  exercise.variants[0].defines = std::move(first);
+  exercise.variants[1].label = "32x32";
+  exercise.variants[1].defines = std::move(second);
+  return exercise;
+}
+
+TEST(FileDefinesTest, AFileValueEqualToEveryVariantsIsRespectedAndNotPassedAgain) {
+  const Exercise exercise = with_variants({{"RADIUS", 3}, {"TILE", 16}}, {{"RADIUS", 3}, {"TILE", 32}});
+  std::vector<Finding> findings;
+  std::optional<Exercise> respected =
+      with_file_defines(exercise, "#define N 4096\n#define RADIUS 3\n", "stencil.cu", &findings);
+  ASSERT_TRUE(respected);
+  EXPECT_TRUE(findings.empty());
+  for (const Variant& variant : respected->variants) EXPECT_EQ(variant.source_defines, std::vector<std::string>{"RADIUS"});
+  // Under #ifndef, the file's definition yields to -D: no collision, and -D still reaches the code.
+  respected = with_file_defines(exercise, "#ifndef TILE\n  #define TILE 8\n#endif\n", "tiled.cu", &findings);
+  ASSERT_TRUE(respected);
+  EXPECT_TRUE(findings.empty());
+  EXPECT_TRUE(respected->variants[0].source_defines.empty());
+}
+
+TEST(FileDefinesTest, ADifferentValueIsRefusedAtTheFilesLineNamingTheVariants) {
+  const Exercise exercise = with_variants({{"TILE", 16}}, {{"TILE", 32}});
+  std::vector<Finding> findings;
+  // A C++ constant of the same name: -DTILE=16 would make it `const int 16 = 16;`.
+  EXPECT_FALSE(with_file_defines(exercise, "#include <cstdio>\n\nconst int TILE = 16;  // the course's\n",
+                                 "exercises/tiled/tiled.cu", &findings));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kRejectedSource);
+  EXPECT_EQ(findings[0].file, "exercises/tiled/tiled.cu");
+  EXPECT_EQ(findings[0].line, 3);
+  EXPECT_EQ(findings[0].message,
+            "this line defines TILE as 16, but the exercise sets TILE itself (32 in variant 32x32 in "
+            "exercises/tiled/exercise.yaml's variants), so the compiler would see both; remove this definition, "
+            "or guard it with `#ifndef TILE`, so that each variant's value reaches the code");
+  findings.clear();
+  // A value the scanner cannot read cannot be shown to agree: refused as well, with the text as written.
+  EXPECT_FALSE(with_file_defines(exercise, "#define TILE (WARPS * 8)\n", "tiled.cu", &findings));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].message.rfind("this line defines TILE as (WARPS * 8), but the exercise sets TILE itself "
+                                      "(16 in variant 16x16, 32 in variant 32x32 in",
+                                      0),
+            0u)
+      << findings[0].message;
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -13,6 +16,7 @@
 
 #include "grader/exercise/exercise.h"
 #include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 namespace {
@@ -43,6 +47,9 @@ std::optional<std::string> not_run(const ProcessResult& result) {
 TEST(SchemaTest, EveryShippedExerciseIsValid) {
   std::vector<fs::path> files;
   for (const fs::path& dir : list_exercises(kSource / "exercises")) files.push_back(dir / "exercise.yaml");
+  // The ported course's definitions too: what an instructor moving a course writes.
+  for (const fs::path& dir : list_exercises(kSource / "tests/courses/olcf-cuda-training/exercises"))
+    files.push_back(dir / "exercise.yaml");
   ASSERT_FALSE(files.empty());
   ProcessResult result = validate(files);
   if (auto why = not_run(result)) GTEST_SKIP() << *why;
@@ -67,6 +74,72 @@ TEST(SchemaTest, RejectsEachMistakeOfTheFixture) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"(top)", "buffers.out", "buffers.out.count", "kernel.params[0]",
                                              "kernel.params[1].type", "sizes[0].n", "variants[0].block"}));
+}
+
+// The property: a generated definition is accepted by the schema if and only if the loader accepts it.
+// The generator varies what a schema can decide (parameter values against their types, a pointer's
+// offset, a buffer's init against output and intermediate) over every combination, on a two-kernel
+// definition that is otherwise valid; the loader's checks that need evaluation (an unknown variable, a
+// grid of 0) are outside what any schema can judge, so the generator leaves them fixed.
+TEST(SchemaTest, GeneratedDefinitionsAreAcceptedBySchemaIffByTheLoader) {
+  const std::vector<std::string> scalars = {"{name: n, type: int, value: n}",        "{name: n, type: int, value: 64}",
+                                            "{name: n, type: int, value: 2.5}",      "{name: n, type: float, value: 2.5}",
+                                            "{name: n, type: float, value: n}",      "{name: n, type: float, value: n / 2}",
+                                            "{name: n, type: int, value: \"n % 3\"}"};
+  const std::vector<std::string> inits = {"poison", "zero", "{constant: 1}", "constant", "constant, value: 1"};
+  const std::vector<std::string> flags = {"", ", intermediate: true", ", output: true",
+                                          ", output: true, intermediate: true", ", output: false"};
+  const std::vector<std::pair<std::string, std::string>> offsets = {
+      {"", ""}, {", offset: 1", ""}, {"", ", offset: 1"}};  // on the pointer, on the scalar
+  std::string error;
+  std::optional<ScratchDir> scratch = ScratchDir::create("schema-property", &error);
+  ASSERT_TRUE(scratch) << error;
+  std::vector<fs::path> files;
+  std::map<std::string, bool> loader_accepts;
+  for (const std::string& scalar : scalars)
+    for (const std::string& init : inits)
+      for (const std::string& flag : flags)
+        for (const auto& [pointer_offset, scalar_offset] : offsets) {
+          const std::string id = fmt::format("gen-{}", files.size());
+          const fs::path dir = scratch->path() / id;
+          fs::create_directories(dir);
+          std::ofstream(dir / "k.cu") << "";
+          std::ofstream(dir / "reference.cpp") << "";
+          std::string with_offset = scalar;
+          with_offset.insert(with_offset.size() - 1, scalar_offset);
+          std::ofstream(dir / "exercise.yaml")
+              << "format: 2\nid: " << id << "\ntitle: generated\npoints: 1\n"
+              << "kernel:\n  file: k.cu\n  name: first\n  params:\n"
+              << "    - {name: tmp, type: \"float*\", buffer: tmp" << pointer_offset << "}\n"
+              << "    - {name: in, type: \"const float*\", buffer: in}\n"
+              << "    - " << with_offset << "\n"
+              << "pipeline:\n  - {name: second, grid: [1], params: [{name: tmp, type: \"float*\", buffer: tmp"
+              << pointer_offset << "}, {name: out, type: \"float*\", buffer: out}]}\n"
+              << "buffers:\n  in: {type: float, count: 64, init: random}\n"
+              << "  tmp: {type: float, count: 64, init: " << init << flag << "}\n"
+              << "  out: {type: float, count: 64, init: poison, output: true}\n"
+              << "reference: reference.cpp\nvariants:\n  - {defines: {B: 32}, block: [B]}\ngrid: [2]\n"
+              << "sizes: [{n: 64}]\n";
+          std::vector<std::string> errors;
+          loader_accepts[(dir / "exercise.yaml").string()] = load_exercise(dir, &errors).has_value();
+          files.push_back(dir / "exercise.yaml");
+        }
+  ProcessResult result = validate(files);
+  if (auto why = not_run(result)) GTEST_SKIP() << *why;
+  std::set<std::string> schema_refuses;
+  std::istringstream lines(result.out);
+  for (std::string line; std::getline(lines, line);) schema_refuses.insert(line.substr(0, line.find(": ")));
+  int accepted = 0;
+  for (const auto& [file, accepts] : loader_accepts) {
+    accepted += accepts;
+    std::ifstream text(file);
+    std::string yaml((std::istreambuf_iterator<char>(text)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(accepts, !schema_refuses.contains(file)) << "the loader " << (accepts ? "accepts" : "refuses")
+                                                       << " and the schema does not:\n" << yaml;
+  }
+  // Both answers occur often enough for the property to say something.
+  EXPECT_GT(accepted, 20);
+  EXPECT_GT(static_cast<int>(files.size()) - accepted, 20);
 }
 
 // A field the schema allows but the loader calls unknown would pass CI and fail `gpugrade grade`.

@@ -19,12 +19,25 @@ constexpr std::array<std::string_view, 11> kCudaHeaders = {
     "cuda_fp8.h",     "mma.h",              "cuda_pipeline.h",            "cuda_awbarrier.h",
     "cooperative_groups.h", "math_constants.h"};
 
-// Only what device code can use; the C++ library's containers and streams are host code.
-constexpr std::array<std::string_view, 30> kStandardHeaders = {
-    "cstdint", "cstddef", "cmath",   "cfloat",   "climits",  "cassert",   "cstdio",   "cstring",
-    "cstdlib", "type_traits", "limits", "utility", "algorithm", "array", "tuple", "initializer_list",
-    "numeric", "bit",     "functional", "ratio", "complex", "stdint.h",  "stddef.h", "math.h",
-    "float.h", "limits.h", "assert.h", "stdio.h", "string.h", "stdlib.h"};
+// The C and C++ standard libraries' headers, by their standard names. A homework file has host code with
+// its own headers (<iostream>, <time.h>); none of its host code runs, so a standard header is harmless, and a
+// fixed list of names is what keeps the screen from reading a path the submission chose.
+constexpr std::array<std::string_view, 133> kStandardHeaders = {
+    "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cassert", "ccomplex", "cctype", "cerrno",
+    "cfenv", "cfloat", "charconv", "chrono", "cinttypes", "ciso646", "climits", "clocale", "cmath", "codecvt",
+    "compare", "complex", "concepts", "condition_variable", "coroutine", "csetjmp", "csignal", "cstdalign",
+    "cstdarg", "cstdbool", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctgmath", "ctime", "cuchar",
+    "cwchar", "cwctype", "deque", "exception", "execution", "expected", "filesystem", "format", "forward_list",
+    "fstream", "functional", "future", "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream",
+    "iterator", "latch", "limits", "list", "locale", "map", "memory", "memory_resource", "mutex", "new", "numbers",
+    "numeric", "optional", "ostream", "queue", "random", "ranges", "ratio", "regex", "scoped_allocator",
+    "semaphore", "set", "shared_mutex", "source_location", "span", "sstream", "stack", "stdexcept", "stop_token",
+    "streambuf", "string", "string_view", "strstream", "syncstream", "system_error", "thread", "tuple",
+    "type_traits", "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility", "valarray", "variant",
+    "vector", "version", "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h",
+    "iso646.h", "limits.h", "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h", "stdarg.h", "stdatomic.h",
+    "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "stdnoreturn.h", "string.h", "tgmath.h",
+    "threads.h", "time.h", "uchar.h", "wchar.h", "wctype.h"};
 
 // Folders of headers allowed as a whole: cooperative groups and libcu++.
 constexpr std::array<std::string_view, 2> kAllowedFolders = {"cooperative_groups/", "cuda/"};
@@ -269,8 +282,9 @@ class Screen {
     } else if (open == '"') {
       why = "the exercise's folder has no such file";
     } else {
-      why = "only CUDA headers (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h, cuda/std/...), C++ "
-            "standard headers such as <cstdint> or <cmath>, and the exercise's own headers can be included";
+      why = "only CUDA headers (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h, cuda/std/...), the C and "
+            "C++ standard headers (<cstdint>, <iostream>, <time.h>, ...), and the exercise's own headers can be "
+            "included";
     }
     reject(line, fmt::format("{} is not allowed: {}; remove it", written, why), header);
   }

@@ -117,13 +117,17 @@ void ExerciseLoader::load(const YAML::Node& root) {
                 known({"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
                        "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
                        "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order", "schedules"},
-                      {"pipeline", "nvcc_flags", "learner_defines"}),
-                newer({"pipeline", "nvcc_flags", "learner_defines"}));
+                      {"pipeline", "nvcc_flags", "learner_defines", "printed"}),
+                newer({"pipeline", "nvcc_flags", "learner_defines", "printed"}));
   if (!fields.valid()) return;
   read_id(fields.require("id"));
   exercise_->title = read_string(diagnostics_, fields.require("title")).value_or("");
   exercise_->points = static_cast<int>(
       read_integer(diagnostics_, fields.require("points"), 0, std::numeric_limits<int>::max()).value_or(0));
+  // Read before the buffers: an exercise that compares printed lines needs no output buffer.
+  if (Field printed = fields.get("printed"); printed.present)
+    exercise_->printed =
+        read_choice(diagnostics_, printed, kPrintedOrders).value_or(PrintedOrder::kNotCompared);
   read_buffers(fields.require("buffers"));
   const int errors_before_kernels = diagnostics_->count();
   read_kernel(fields.require("kernel"));
@@ -244,7 +248,8 @@ void ExerciseLoader::read_kernel_name(const Field& name, KernelSpec* kernel) {
 
 void ExerciseLoader::read_params(const Field& params, KernelSpec* kernel) {
   if (!params.present) return;
-  auto list = items(diagnostics_, params, 1, std::numeric_limits<size_t>::max());
+  // A kernel without parameters is C++ (a hello-world that only prints); format 1 kept at least one.
+  auto list = items(diagnostics_, params, exercise_->format >= 2 ? 0 : 1, std::numeric_limits<size_t>::max());
   if (!list) return;
   used_buffers_.resize(exercise_->buffers.size());
   for (const Field& item : *list) read_param(item, kernel);
@@ -290,10 +295,13 @@ bool ExerciseLoader::agrees_with_earlier_kernels(const Field& item, const ParamS
       if (p.name != param.name) continue;
       const bool same = p.element == param.element && p.pointer == param.pointer && p.buffer == param.buffer &&
                         (p.value ? param.value && p.value->text() == param.value->text() : !param.value) &&
-                        p.number == param.number;
+                        p.number == param.number &&
+                        (p.offset ? param.offset && p.offset->text() == param.offset->text() : !param.offset);
       if (same) return true;
+      // The names in the YAML are the exercise's own: the kernel's signature is checked by type and order.
       diagnostics_->error(item, fmt::format("parameter '{}' differs from kernel '{}''s parameter of that name; "
-                                            "the reference takes one '{}': rename one of them",
+                                            "the reference takes one '{}': rename one of them here in "
+                                            "exercise.yaml (the kernels' own parameter names need not change)",
                                             param.name, other->name, param.name));
       return false;
     }
@@ -359,7 +367,7 @@ void ExerciseLoader::read_nvcc_flags(const Field& field) {
 }
 
 void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
-  Fields fields(diagnostics_, item, {"name", "type", "buffer", "value"});
+  Fields fields(diagnostics_, item, known({"name", "type", "buffer", "value"}, {"offset"}), newer({"offset"}));
   if (!fields.valid()) return;
   ParamSpec param;
   auto name = read_string(diagnostics_, fields.require("name"));
@@ -403,6 +411,15 @@ void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
     diagnostics_->error(buffer.key.Mark(),
                         fmt::format("'{}' is a scalar: it takes 'value', not 'buffer'", item.path));
     return;
+  }
+  if (Field offset = fields.get("offset"); offset.present) {
+    if (!param.pointer) {
+      diagnostics_->error(offset.key.Mark(),
+                          fmt::format("'{}' is a scalar: only a pointer takes an 'offset'", item.path));
+      return;
+    }
+    param.offset = expression_site(offset);
+    if (!param.offset) return;
   }
   if (param.pointer) {
     if (!link_buffer(buffer, &param)) return;
@@ -450,7 +467,19 @@ bool ExerciseLoader::link_buffer(const Field& field, ParamSpec* param) {
   if (found == buffers.end()) {
     std::vector<std::string> names;
     for (const BufferSpec& b : buffers) names.push_back(b.name);
-    diagnostics_->error(field, fmt::format("unknown buffer '{}'{}", *name, did_you_mean(*name, names)));
+    // A launch such as stencil(d_in + RADIUS, ...) points into a buffer; the YAML says so in two fields.
+    const size_t plus = name->find('+');
+    const auto trimmed = [](std::string part) {
+      part.erase(0, part.find_first_not_of(' '));
+      part.erase(part.find_last_not_of(' ') + 1);
+      return part;
+    };
+    const std::string hint =
+        plus == std::string::npos || exercise_->format < 2
+            ? did_you_mean(*name, names)
+            : fmt::format(": to point into a buffer, write `buffer: {}` and `offset: {}` (in elements)",
+                          trimmed(name->substr(0, plus)), trimmed(name->substr(plus + 1)));
+    diagnostics_->error(field, fmt::format("unknown buffer '{}'{}", *name, hint));
     return false;
   }
   if (found->type != param->element) {

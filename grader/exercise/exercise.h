@@ -83,6 +83,9 @@ struct ParamSpec {
   bool pointer = false;
   bool is_const = false;
   std::optional<size_t> buffer;  // index into Exercise::buffers, for a pointer parameter
+  // Format 2 `offset:`, elements into `buffer` where the pointer points (a stencil's `in + RADIUS`); the
+  // kernel may still reach the whole buffer, the halo before the offset included.
+  std::optional<Expr> offset;
   std::optional<Expr> value;     // the scalar's value, for a non-pointer parameter
   std::optional<double> number;  // format 2: a float or double parameter's value written as a number (2.5)
 };
@@ -186,6 +189,14 @@ struct Performance {
 //   output. These are instructor mistakes a run would otherwise show as confusing learner failures.
 // - `id` must match the folder name, since `gpugrade grade <id>` and solutions/<id>/ find it by both.
 // - Every expression is evaluated at every listed variant and size when the exercise loads.
+// Format 2 `printed:`: how the lines a kernel prints with printf compare with the lines the reference
+// prints (a hello-world or debugging lesson grades what the device prints).
+enum class PrintedOrder {
+  kNotCompared,
+  kInOrder,   // the same lines in the same order: one thread prints, or the order is the lesson
+  kAnyOrder,  // the same lines as a multiset: threads and blocks print in no fixed order
+};
+
 struct Exercise {
   int format = 1;  // `format: 2` opts into format 2; without it the file reads exactly as version 1
   std::string id;
@@ -221,6 +232,7 @@ struct Exercise {
   // `schedules:` the simulator runs each size again in these orders and compares the output with the
   // launch-order run's; empty by default (launch order only).
   std::vector<Schedule> schedules;
+  PrintedOrder printed = PrintedOrder::kNotCompared;
 };
 
 // Loads dir/exercise.yaml and checks every file it names exists. On failure returns nullopt and appends

@@ -48,7 +48,7 @@ void ExerciseLoader::read_buffers(const Field& field) {
     buffer_keys_[name] = it->first;
     if (diagnostics_->count() != errors_before) broken_buffers_.insert(name);
   }
-  if (broken_buffers_.empty() && !exercise_->buffers.empty() &&
+  if (broken_buffers_.empty() && !exercise_->buffers.empty() && exercise_->printed == PrintedOrder::kNotCompared &&
       std::none_of(exercise_->buffers.begin(), exercise_->buffers.end(),
                    [](const BufferSpec& b) { return b.output; })) {
     diagnostics_->error(field, "no buffer has 'output: true', so nothing would be checked");

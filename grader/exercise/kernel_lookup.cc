@@ -294,6 +294,14 @@ std::string canonical_type(std::string_view type) {
   return text;
 }
 
+std::string explicit_instantiation(const ExpectedKernel& expected) {
+  if (expected.template_args.empty()) return "";
+  std::vector<std::string> types;
+  for (const ExpectedParam& param : expected.params) types.push_back(param.type);
+  return fmt::format("template __global__ void {}<{}>({});", expected.name,
+                     fmt::join(expected.template_args, ", "), fmt::join(types, ", "));
+}
+
 KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const ExpectedKernel& expected,
                         std::string_view display_path) {
   KernelMatch match;
@@ -309,6 +317,7 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
     std::vector<const CppKernel*> instances;
     for (const CppKernel* kernel : named)
       if (kernel->args == want) instances.push_back(kernel);
+    match.missing_instantiation = instances.empty();
     if (instances.empty() && !named.empty()) {
       std::vector<std::string> present;
       for (const CppKernel* kernel : named) present.push_back(kernel->instance);
@@ -331,6 +340,19 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
     std::string reason = mismatch(kernel, expected);
     if (reason.empty()) matching.push_back(&kernel);
     else if (first_candidate == nullptr) first_candidate = &kernel, first_reason = reason;
+  }
+  // Of several kernels with the expected parameters, grade the one a host launch `name<<<...>>>(...)` written
+  // beside them would call: a plain kernel of that exact name before a template of it (overload resolution
+  // prefers the non-template), either before a namespaced one (which the launch would not see). Only
+  // kernels that tie at the best rank are ambiguous.
+  const auto rank = [&expected](const CppKernel* kernel) {
+    if (kernel->name != expected.name) return 2;
+    return kernel->args.empty() ? 0 : 1;
+  };
+  if (!matching.empty()) {
+    const auto by_rank = [&](const CppKernel* a, const CppKernel* b) { return rank(a) < rank(b); };
+    const int best = rank(*std::min_element(matching.begin(), matching.end(), by_rank));
+    std::erase_if(matching, [&](const CppKernel* kernel) { return rank(kernel) != best; });
   }
   if (matching.size() == 1) {
     match.kernel = matching[0]->traits;

@@ -29,8 +29,18 @@ struct KernelMatch {
   const KernelTraits* kernel = nullptr;  // the entry to launch; null when missing or mismatched
   std::vector<Finding> findings;         // signature-mismatch findings naming display_path
   bool sizes_only = false;               // an extern "C" entry: its PTX keeps only parameter sizes
+  // The exercise names template arguments and no kernel of the compiled code is that instantiation: a
+  // template the file never launches has no code, so the grader may instantiate it and compile again.
+  bool missing_instantiation = false;
 };
 
+// The explicit instantiation a host launch of `expected` would cause, as a line of C++ to append to the
+// file: `template __global__ void reduce<float, 256>(const float*, float*, int);`. Empty without template
+// arguments.
+std::string explicit_instantiation(const ExpectedKernel& expected);
+
+// Of several kernels with the expected parameters, the one a host launch beside them would call is graded:
+// a plain kernel of the exact name, else a template of it, else a namespaced one; ties are ambiguous.
 // Mangled entries are demangled (`_Z4copyPfPKfii` is copy(float*, float const*, int, int)) and their
 // parameter types compared exactly, after spelling both sides one way (`const float*` = `float const*`,
 // `size_t` = `unsigned long`, top-level const and __restrict__ dropped as C++ drops them from signatures).

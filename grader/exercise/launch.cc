@@ -59,7 +59,8 @@ bool check_shape(const BufferSpec& buffer, const Bindings& bindings, int64_t cou
 
 // One kernel's arguments; `path` names its YAML ("kernel", "pipeline[0]") in messages.
 std::optional<std::vector<KernelArg>> evaluate_args(const KernelSpec& kernel, const std::string& path,
-                                                    const Bindings& bindings, EvalFailure* failure) {
+                                                    const Bindings& bindings, const std::vector<uint64_t>& counts,
+                                                    EvalFailure* failure) {
   std::vector<KernelArg> args;
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const ParamSpec& param = kernel.params[i];
@@ -67,6 +68,13 @@ std::optional<std::vector<KernelArg>> evaluate_args(const KernelSpec& kernel, co
     if (param.buffer) {
       arg.kind = KernelArg::Kind::kBuffer;
       arg.buffer = *param.buffer;
+      if (param.offset) {
+        // One past the end is a pointer C++ allows; beyond it, the launch itself would be wrong.
+        auto offset = eval_field(*param.offset, bindings, fmt::format("{}.params[{}].offset", path, i), 0,
+                                 static_cast<int64_t>(counts[*param.buffer]), failure);
+        if (!offset) return std::nullopt;
+        arg.bits = static_cast<uint64_t>(*offset) * info(param.element).bytes;
+      }
     } else if (param.number) {
       arg.bits = scalar_bits(param.element, *param.number);
     } else {
@@ -155,7 +163,8 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     shape.buffer_counts.push_back(static_cast<uint64_t>(*count));
     if (!buffer.shape.empty() && !check_shape(buffer, bindings, *count, failure)) return std::nullopt;
   }
-  std::optional<std::vector<KernelArg>> args = evaluate_args(exercise.kernel, "kernel", bindings, failure);
+  std::optional<std::vector<KernelArg>> args =
+      evaluate_args(exercise.kernel, "kernel", bindings, shape.buffer_counts, failure);
   if (!args) return std::nullopt;
   shape.args = std::move(*args);
   for (size_t k = 0; k < exercise.pipeline.size(); ++k) {
@@ -177,7 +186,8 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
                                    std::numeric_limits<uint32_t>::max(), failure);
     if (!stage_shared) return std::nullopt;
     s.dynamic_shared_bytes = static_cast<uint32_t>(*stage_shared);
-    std::optional<std::vector<KernelArg>> stage_args = evaluate_args(stage.kernel, path, bindings, failure);
+    std::optional<std::vector<KernelArg>> stage_args =
+        evaluate_args(stage.kernel, path, bindings, shape.buffer_counts, failure);
     if (!stage_args) return std::nullopt;
     s.args = std::move(*stage_args);
   }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -170,6 +171,24 @@ Finding refusal(const std::string& file, int line, const LearnerDefine& chosen, 
   return finding;
 }
 
+// Whether the definition at `line` (1-based) sits under `#ifndef NAME` or `#if !defined(NAME)` on the
+// nearest line before it that is not blank: a definition that yields to -D.
+bool yields_to_command_line(std::string_view text, int line, std::string_view name) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at <= text.size() && static_cast<int>(lines.size()) < line - 1;) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    lines.push_back(trim(text.substr(at, end - at)));
+    at = end + 1;
+  }
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  if (lines.empty()) return false;
+  std::string guard;
+  for (char c : lines.back())
+    if (c != ' ' && c != '\t') guard += c;
+  return guard == fmt::format("#ifndef{}", name) || guard == fmt::format("#if!defined({})", name) ||
+         guard == fmt::format("#if!defined{}", name);
+}
+
 }  // namespace
 
 std::vector<SourceDefinition> find_definitions(std::string_view text, std::string_view name) {
@@ -240,6 +259,50 @@ std::optional<Exercise> with_learner_defines(const Exercise& exercise, std::stri
   }
   if (findings->size() != findings_before) return std::nullopt;
   return chosen_exercise;
+}
+
+std::optional<Exercise> with_file_defines(const Exercise& exercise, std::string_view text,
+                                          const std::string& display_path, std::vector<Finding>* findings) {
+  Exercise respected = exercise;
+  const size_t findings_before = findings->size();
+  std::vector<std::string> names;
+  for (const Variant& variant : exercise.variants)
+    for (const auto& [name, value] : variant.defines)
+      if (std::find(names.begin(), names.end(), name) == names.end() &&
+          std::find(variant.source_defines.begin(), variant.source_defines.end(), name) ==
+              variant.source_defines.end())
+        names.push_back(name);
+  const std::string yaml = (exercise.display_dir / "exercise.yaml").generic_string();
+  for (const std::string& name : names) {
+    std::vector<SourceDefinition> definitions = find_definitions(text, name);
+    std::erase_if(definitions,
+                  [&](const SourceDefinition& d) { return yields_to_command_line(text, d.line, name); });
+    if (definitions.empty()) continue;
+    std::vector<std::string> values;  // "16 (variant 16x16)", one per variant whose value the file overrides
+    for (const Variant& variant : exercise.variants)
+      for (const auto& [defined, value] : variant.defines)
+        if (defined == name && std::any_of(definitions.begin(), definitions.end(),
+                                           [&](const SourceDefinition& d) { return d.value != value; }))
+          values.push_back(fmt::format("{} in variant {}", value, variant.label));
+    if (values.empty()) {
+      for (Variant& variant : respected.variants) variant.source_defines.push_back(name);
+      continue;
+    }
+    const SourceDefinition& first = definitions.front();
+    Finding finding;
+    finding.kind = FindingKind::kRejectedSource;
+    finding.file = display_path;
+    finding.line = first.line;
+    finding.message = fmt::format(
+        "this line defines {} as {}, but the exercise sets {} itself ({} in {}'s variants), so the compiler "
+        "would see both; remove this definition, or guard it with `#ifndef {}`, so that each variant's value "
+        "reaches the code",
+        name, first.text, name, fmt::join(values, ", "), yaml, name);
+    finding.details = {{"define", name}, {"exercise", yaml}};
+    findings->push_back(std::move(finding));
+  }
+  if (findings->size() != findings_before) return std::nullopt;
+  return respected;
 }
 
 }  // namespace gpugrade

@@ -39,4 +39,14 @@ std::vector<SourceDefinition> find_definitions(std::string_view text, std::strin
 std::optional<Exercise> with_learner_defines(const Exercise& exercise, std::string_view text,
                                              const std::string& display_path, std::vector<Finding>* findings);
 
+// The exercise's own defines (a variant's `defines:`, passed with -D) that the file defines as well, as a
+// course's file does (`#define BLOCK_SIZE 16`, `const int block_size = 256;`): nvcc would either fail on
+// `const int 256 = 256;` with no word of the define, or let the file's #define win with a warning nobody
+// sees. A definition under `#ifndef NAME` yields to -D and is no collision. Where the file's value is every
+// variant's value, the file's definition is respected (the variants note it in source_defines, so nvcc
+// gets no -D); otherwise each collision is a `rejected-source` finding at the file's line that names the
+// exercise's variants and values, and the result is nullopt.
+std::optional<Exercise> with_file_defines(const Exercise& exercise, std::string_view text,
+                                          const std::string& display_path, std::vector<Finding>* findings);
+
 }  // namespace gpugrade

@@ -24,6 +24,8 @@ namespace gpugrade {
 inline constexpr std::pair<std::string_view, BufferInit> kBufferInits[] = {
     {"random", BufferInit::kRandom}, {"iota", BufferInit::kIota}, {"zero", BufferInit::kZero},
     {"constant", BufferInit::kConstant}, {"poison", BufferInit::kPoison}};
+inline constexpr std::pair<std::string_view, PrintedOrder> kPrintedOrders[] = {
+    {"in-order", PrintedOrder::kInOrder}, {"any-order", PrintedOrder::kAnyOrder}};
 inline constexpr std::pair<std::string_view, Schedule> kSchedules[] = {{"launch-order", Schedule::kLaunchOrder},
                                                                        {"reversed", Schedule::kReversed}};
 inline constexpr std::pair<std::string_view, RandomSpec::Distribution> kDistributions[] = {

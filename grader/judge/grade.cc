@@ -117,18 +117,30 @@ struct Built {
   std::string ptx;      // for the simulator's pass of strict GPU grading
 };
 
-// Compiles and loads one variant of `source`, and finds `exercise`'s kernel in it. Findings explain why
-// when nothing comes back, and *stopped says at which step in a sentence.
-std::optional<Built> build_variant(const Exercise& exercise, const Variant& variant, const Submission& source,
-                                   const std::vector<SourceFile>& headers, Toolchain& toolchain,
-                                   const std::string& arch, std::vector<Finding>& findings,
-                                   std::string* stopped = nullptr) {
-  auto stop = [&](std::string why) -> std::optional<Built> {
-    if (stopped) *stopped = std::move(why);
-    return std::nullopt;
+ExpectedKernel expected_stage(const Stage& stage) {
+  ExpectedKernel expected{stage.kernel.name, {}, stage.kernel.template_args};
+  for (const ParamSpec& p : stage.kernel.params) expected.params.push_back({p.name, p.type});
+  return expected;
+}
+
+// One compile of `text` and the search for the exercise's kernels in it.
+struct Attempt {
+  std::optional<Built> built;
+  std::vector<Finding> findings;
+  std::string stopped;
+  bool compiled = false;
+  std::string instantiations;  // the explicit instantiations of named template kernels the code lacks
+};
+
+Attempt try_build(const Exercise& exercise, const Variant& variant, const Submission& source, const std::string& text,
+                  const std::vector<SourceFile>& headers, Toolchain& toolchain, const std::string& arch) {
+  Attempt attempt;
+  auto stop = [&](std::string why) {
+    attempt.stopped = std::move(why);
+    return std::move(attempt);
   };
   CompileRequest request;
-  request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), source.text};
+  request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), text};
   request.display_path = source.display_path;
   request.headers = headers;
   request.headers_display_dir = exercise.display_dir.string();
@@ -138,39 +150,73 @@ std::optional<Built> build_variant(const Exercise& exercise, const Variant& vari
   CompileOutput compiled = toolchain.compiler.compile(request);
   for (Finding& f : compiled.findings) {
     f.variant = variant.label;
-    findings.push_back(std::move(f));
+    attempt.findings.push_back(std::move(f));
   }
   if (!compiled.ok()) return stop("The submission did not compile; nothing ran.");
+  attempt.compiled = true;
   Loaded loaded = toolchain.backend.load(compiled.ptx);
   for (Finding& f : loaded.findings) {
     if (f.file.empty()) f.file = source.display_path;
     f.variant = variant.label;
-    findings.push_back(std::move(f));
+    attempt.findings.push_back(std::move(f));
   }
   if (!loaded.program)
     return stop(fmt::format("It compiled, but the {} backend could not load it; nothing ran.", toolchain.backend.name()));
-  KernelMatch match = find_kernel(loaded.program->kernels(), expected_kernel(exercise), source.display_path);
-  for (Finding& f : match.findings) findings.push_back(std::move(f));
-  if (!match.kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
-  Built built{std::move(loaded.program), match.kernel, {}, {}, {}};
-  std::vector<std::string_view> entries = {match.kernel->entry};
-  for (const Stage& stage : exercise.pipeline) {
-    ExpectedKernel expected{stage.kernel.name, {}, stage.kernel.template_args};
-    for (const ParamSpec& p : stage.kernel.params) expected.params.push_back({p.name, p.type});
-    KernelMatch stage_match = find_kernel(built.program->kernels(), expected, source.display_path);
-    for (Finding& f : stage_match.findings) findings.push_back(std::move(f));
-    if (!stage_match.kernel) return stop("A kernel of the exercise's pipeline was not found in the submission; nothing ran.");
-    built.stages.push_back(stage_match.kernel);
-    entries.push_back(stage_match.kernel->entry);
-  }
-  std::vector<Finding> constants = check_constants(exercise, variant, *match.kernel, source);
+  const auto find = [&](const ExpectedKernel& expected, const Program& program) {
+    KernelMatch match = find_kernel(program.kernels(), expected, source.display_path);
+    for (Finding& f : match.findings) attempt.findings.push_back(std::move(f));
+    if (match.missing_instantiation) attempt.instantiations += explicit_instantiation(expected) + "\n";
+    return match.kernel;
+  };
+  const KernelTraits* kernel = find(expected_kernel(exercise), *loaded.program);
+  std::vector<const KernelTraits*> stages;
+  for (const Stage& stage : exercise.pipeline) stages.push_back(find(expected_stage(stage), *loaded.program));
+  if (!kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
+  if (std::find(stages.begin(), stages.end(), nullptr) != stages.end())
+    return stop("A kernel of the exercise's pipeline was not found in the submission; nothing ran.");
+  std::vector<Finding> constants = check_constants(exercise, variant, *kernel, source);
   if (!constants.empty()) {
-    for (Finding& f : constants) findings.push_back(std::move(f));
+    for (Finding& f : constants) attempt.findings.push_back(std::move(f));
     return stop("The exercise's __constant__ input has nowhere to go; nothing ran.");
   }
-  built.technique = technique_of(compiled.ptx, entries);
+  std::vector<std::string_view> entries = {kernel->entry};
+  for (const KernelTraits* stage : stages) entries.push_back(stage->entry);
+  Built built{std::move(loaded.program), kernel, std::move(stages), technique_of(compiled.ptx, entries), {}};
   built.ptx = std::move(compiled.ptx);
-  return built;
+  attempt.built = std::move(built);
+  return attempt;
+}
+
+// Compiles and loads one variant of `source`, and finds `exercise`'s kernel in it. Findings explain why
+// when nothing comes back, and *stopped says at which step in a sentence.
+std::optional<Built> build_variant(const Exercise& exercise, const Variant& variant, const Submission& source,
+                                   const std::vector<SourceFile>& headers, Toolchain& toolchain,
+                                   const std::string& arch, std::vector<Finding>& findings,
+                                   std::string* stopped = nullptr) {
+  Attempt attempt = try_build(exercise, variant, source, source.text, headers, toolchain, arch);
+  // A template kernel the file never launches (a course's file without host code, or one whose launch
+  // is another template) has no code until something instantiates it. The exercise names its arguments,
+  // so the grader writes the instantiation a launch would cause after the file's last line, and compiles
+  // once more; only then, since a file that instantiates it already would get a duplicate.
+  if (!attempt.built && !attempt.instantiations.empty()) {
+    Attempt instantiated = try_build(exercise, variant, source, source.text + "\n" + attempt.instantiations,
+                                     headers, toolchain, arch);
+    if (instantiated.compiled) {
+      attempt = std::move(instantiated);
+    } else {
+      // The template does not take the exercise's arguments and parameters: the first attempt's finding
+      // (which instantiations there are) stands, with the compiler's reason.
+      std::string reason = instantiated.findings.empty() ? "" : instantiated.findings[0].message;
+      for (Finding& f : attempt.findings)
+        if (f.kind == FindingKind::kSignatureMismatch)
+          f.message += fmt::format("; the grader's own `{}` does not compile against the file{}",
+                                   attempt.instantiations.substr(0, attempt.instantiations.find('\n')),
+                                   reason.empty() ? "" : ": " + reason);
+    }
+  }
+  for (Finding& f : attempt.findings) findings.push_back(std::move(f));
+  if (!attempt.built && stopped) *stopped = std::move(attempt.stopped);
+  return std::move(attempt.built);
 }
 
 // `fill`: false for timing runs, whose buffers the backend fills (sized_buffer).
@@ -550,20 +596,25 @@ double min_ratio_for(const GpuPerformance& performance, const std::string& devic
 std::optional<Result> grade(const Exercise& as_written, const Submission& submission, Toolchain& toolchain,
                             const GradeOptions& options, std::string* error) {
   Result result;
+  const auto refused = [&] {
+    result.exercise = as_written.id;
+    result.submission = submission.display_path;
+    result.backend = toolchain.backend.name();
+    result.max_points = as_written.points;
+    result.note = "The source was refused before compiling; nothing ran.";
+    return result;
+  };
   // With learner defines, the exercise is graded as this submission chose to launch it.
   std::optional<Exercise> chosen;
   if (!as_written.learner_defines.empty()) {
     chosen = with_learner_defines(as_written, submission.text, submission.display_path, &result.findings);
-    if (!chosen) {
-      result.exercise = as_written.id;
-      result.submission = submission.display_path;
-      result.backend = toolchain.backend.name();
-      result.max_points = as_written.points;
-      result.note = "The source was refused before compiling; nothing ran.";
-      return result;
-    }
+    if (!chosen) return refused();
   }
-  const Exercise& exercise = chosen ? *chosen : as_written;
+  // The file's own definitions of the exercise's defines: respected where they agree, else refused.
+  chosen = with_file_defines(chosen ? *chosen : as_written, submission.text, submission.display_path,
+                             &result.findings);
+  if (!chosen) return refused();
+  const Exercise& exercise = *chosen;
   result.exercise = exercise.id;
   result.submission = submission.display_path;
   result.backend = toolchain.backend.name();
@@ -654,11 +705,12 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     trace("grade: inputs made, " + where);
     launch->shared_shapes = shapes;
     std::vector<Buffer> expected = launch->buffers;
+    std::vector<std::string> printed;  // the reference's lines on stdout, for `printed:`
     std::string reference_error;
     // The reference (a child process) runs beside the launch, which does not need its answer: on a GPU
     // size each takes a tenth of a second or more.
     std::future<bool> referenced = std::async(std::launch::async, [&] {
-      const bool ran = reference_runs.run(exercise, variant, shape, expected, &reference_error);
+      const bool ran = reference_runs.run(exercise, variant, shape, expected, &reference_error, &printed);
       trace("grade: reference ran, " + where);
       return ran;
     });
@@ -669,6 +721,8 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
                            size.label(), reference_error);
       return std::nullopt;
     }
+    if (obs.completed)
+      judge_printed(exercise.printed, obs.device_output, obs.device_output_dropped, printed, file, obs.findings);
     for (DeviceOutputLine& line : obs.device_output) {
       if (result.device_output.size() < kDeviceOutputLines)
         result.device_output.push_back({variant.label, size.label(), {line.block.x, line.block.y, line.block.z},

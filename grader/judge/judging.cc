@@ -92,6 +92,61 @@ void judge_buffers(const Exercise& exercise, const Variant& variant, const Size&
   }
 }
 
+void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got, uint64_t dropped,
+                   const std::vector<std::string>& want, const std::string& file, std::vector<Finding>& findings) {
+  if (order == PrintedOrder::kNotCompared) return;
+  const auto by = [](const DeviceOutputLine& line) {
+    return fmt::format("thread ({},{},{}) of block ({},{},{})", line.thread.x, line.thread.y, line.thread.z,
+                       line.block.x, line.block.y, line.block.z);
+  };
+  const auto differ = [&](std::string message) {
+    findings.push_back(config_finding(FindingKind::kWrongOutput, std::move(message), file, 0));
+  };
+  if (dropped > 0)
+    return differ(fmt::format("the kernel printed {} lines; the grader keeps and compares at most {} per launch, "
+                              "so this exercise must print fewer",
+                              got.size() + dropped, kDeviceOutputLines));
+  const std::string counts = fmt::format("the kernel printed {} line{}, the reference {}", got.size(),
+                                         got.size() == 1 ? "" : "s", want.size());
+  if (order == PrintedOrder::kInOrder) {
+    for (size_t i = 0; i < got.size() && i < want.size(); ++i)
+      if (got[i].text != want[i])
+        return differ(fmt::format("printed line {} is \"{}\" ({}); the reference prints \"{}\" there ({})", i + 1,
+                                  got[i].text, by(got[i]), want[i], counts));
+    if (got.size() > want.size())
+      return differ(fmt::format("{}: the first line too many is \"{}\" ({})", counts, got[want.size()].text,
+                                by(got[want.size()])));
+    if (got.size() < want.size())
+      return differ(fmt::format("{}: the first line missing is \"{}\"", counts, want[got.size()]));
+    return;
+  }
+  // As a multiset: each printed line takes one of the reference's equal lines, in launch order.
+  std::map<std::string, size_t> left;
+  for (const std::string& line : want) ++left[line];
+  const DeviceOutputLine* extra = nullptr;
+  for (const DeviceOutputLine& line : got) {
+    auto it = left.find(line.text);
+    if (it != left.end() && it->second > 0) --it->second;
+    else if (extra == nullptr) extra = &line;
+  }
+  const std::string* missing = nullptr;
+  for (const std::string& line : want) {
+    auto it = left.find(line);
+    if (it->second > 0) {
+      missing = &line;
+      break;
+    }
+  }
+  if (extra == nullptr && missing == nullptr) return;
+  std::vector<std::string> parts;
+  if (extra != nullptr)
+    parts.push_back(fmt::format("\"{}\" ({}) is not among the reference's lines, or not that many times",
+                                extra->text, by(*extra)));
+  if (missing != nullptr) parts.push_back(fmt::format("the reference's \"{}\" was not printed", *missing));
+  differ(fmt::format("the printed lines differ from the reference's, in any order: {} ({})", fmt::join(parts, "; "),
+                     counts));
+}
+
 std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
                                         const Technique& technique, const std::string& file) {
   std::vector<Finding> findings;
@@ -102,25 +157,28 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
     f.details["requirement"] = requirement;
     findings.push_back(std::move(f));
   };
+  // The defaults speak of any exercise (a row reduction, a stencil, a tiled transpose); an exercise says
+  // what its own data is with `requires.messages`.
   if (requires_.shared_memory && kernel.static_shared_bytes == 0 && !kernel.uses_dynamic_shared)
     missing("shared_memory",
-            "the kernel uses no shared memory; this exercise stages each tile through a __shared__ array");
+            "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
+            "block share in a __shared__ array");
   if (requires_.barrier && !kernel.uses_barrier)
     missing("barrier",
-            "the kernel has no __syncthreads(); threads read tile elements that other threads wrote, so they "
-            "must wait for them");
+            "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
+            "another thread of its block wrote must wait for that write");
   if (requires_.dynamic_shared_memory && !kernel.uses_dynamic_shared)
     missing("dynamic_shared_memory",
-            "the kernel uses no dynamic shared memory; declare the tile as `extern __shared__ float tile[];` and "
-            "let the launch size it");
+            "the kernel uses no dynamic shared memory; this exercise requires it: declare the array as "
+            "`extern __shared__ T data[];` (T its element type) and let the launch size it");
   if (requires_.warp_shuffle && technique.shuffles == 0)
     missing("warp_shuffle",
             "the kernel uses no warp shuffle; this exercise exchanges values between the lanes of a warp with "
             "__shfl_down_sync (or another __shfl_*_sync), not through shared memory");
   if (requires_.shared_atomics && technique.shared_atomics == 0)
     missing("shared_atomics",
-            "the kernel has no atomic on shared memory; this exercise counts into a per-block copy in "
-            "__shared__ memory first (atomicAdd on it), then merges each block's copy once");
+            "the kernel has no atomic on shared memory; this exercise requires one: accumulate into a "
+            "per-block copy in __shared__ memory first (atomicAdd on it), then merge each block's copy once");
   if (requires_.no_global_atomics_in_loop && technique.global_atomics_in_loops > 0)
     missing("no_global_atomics_in_loop",
             fmt::format("the kernel does an atomic on global memory inside a loop ({} such atomic{}); every "

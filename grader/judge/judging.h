@@ -20,6 +20,12 @@ namespace gpugrade {
 
 Finding config_finding(FindingKind kind, std::string message, const std::string& file, int line);
 
+// Format 2 `printed:`: the lines one launch printed against the lines the reference printed, in order or as
+// a multiset; a difference is one `wrong-output` finding that quotes the first differing lines and the
+// threads that printed them.
+void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got, uint64_t dropped,
+                   const std::vector<std::string>& want, const std::string& file, std::vector<Finding>& findings);
+
 // The buffer's init at this size: the size's override, else the buffer's own.
 const Fill& fill_at(const BufferSpec& buffer, const Size& size);
 

@@ -105,8 +105,8 @@ int main(int argc, char** argv) {{
   }}
   const unsigned long long arg_count = read_u64(in);
   for (unsigned long long a = 0; a < arg_count; ++a) {{
-    const unsigned long long kind = read_u64(in), value = read_u64(in);
-    pointers.push_back(kind == 0 && value < count ? buffers[value] : nullptr);
+    const unsigned long long kind = read_u64(in), value = read_u64(in), offset = read_u64(in);
+    pointers.push_back(kind == 0 && value < count && offset <= sizes[value] ? buffers[value] + offset : nullptr);
     scalars.push_back(value);
   }}
   std::fclose(in);
@@ -119,6 +119,8 @@ int main(int argc, char** argv) {{
     std::fprintf(stderr, "\n{says}exception (not a std::exception)\n");
     std::_Exit(70);
   }}
+  // What the function printed is a `printed:` exercise's expected output, and _Exit below does not flush.
+  std::fflush(stdout);
   for (unsigned long long b = 0; b < count; ++b) {{
     const unsigned char* start = buffers[b] - pads[b];
     const unsigned long long rounded = (sizes[b] + 15) / 16 * 16;
@@ -292,8 +294,8 @@ std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::pat
   return ReferenceRunner(std::move(*dir), params, function, cached.has_value(), limits);
 }
 
-bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer>& buffers,
-                          std::string* error) const {
+bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer>& buffers, std::string* error,
+                          std::vector<std::string>* printed) const {
   if (args.size() != params_.size()) {
     *error = fmt::format("the reference '{}' takes {} arguments, not {}", function_, params_.size(), args.size());
     return false;
@@ -316,6 +318,7 @@ bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer
     }
     append_u64(request, is_buffer ? 0 : 1);
     append_u64(request, is_buffer ? args[i].buffer : args[i].bits);
+    append_u64(request, is_buffer ? args[i].bits : 0);
   }
   const std::filesystem::path request_path = dir_.path() / "request", reply_path = dir_.path() / "reply";
   std::error_code ec;
@@ -373,6 +376,15 @@ bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer
                          "call exit(){}",
                          called, run.exit_code, said.empty() ? "" : fmt::format(" (it said: {})", said));
     return false;
+  }
+  if (printed != nullptr) {
+    printed->clear();
+    std::string_view out = run.out;
+    while (!out.empty()) {
+      const size_t end = std::min(out.find('\n'), out.size());
+      printed->emplace_back(out.substr(0, end));
+      out.remove_prefix(std::min(end + 1, out.size()));
+    }
   }
   size_t at = 0;
   for (Buffer& buffer : buffers) {

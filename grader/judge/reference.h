@@ -39,7 +39,10 @@ class ReferenceRunner {
   // Calls the function with one argument per parameter, the same arguments a kernel launch takes:
   // buffers by their index in `buffers` (whose bytes it changes in place), scalars by their bits. False
   // with *error saying what happened (a signal, a timeout, exit() called, a write outside a buffer...).
-  bool run(const std::vector<KernelArg>& args, std::vector<Buffer>& buffers, std::string* error) const;
+  // `printed`, when given, receives the lines the function printed on stdout (a `printed:` exercise's
+  // expected lines).
+  bool run(const std::vector<KernelArg>& args, std::vector<Buffer>& buffers, std::string* error,
+           std::vector<std::string>* printed = nullptr) const;
 
   bool from_cache() const { return from_cache_; }
 

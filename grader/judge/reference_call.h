@@ -28,7 +28,8 @@ std::optional<ReferenceRunner> build_reference(const Exercise& exercise, const C
 // Runs the reference on `buffers` (which it changes in place) with shape.reference_args; adds and then
 // removes the Launch buffer when the exercise asks for it.
 bool run_reference(const ReferenceRunner& reference, const Exercise& exercise, const Variant& variant,
-                   const LaunchShape& shape, std::vector<Buffer>& buffers, std::string* error);
+                   const LaunchShape& shape, std::vector<Buffer>& buffers, std::string* error,
+                   std::vector<std::string>* printed = nullptr);
 
 // One grade's calls of its reference, each distinct call made once. The reference is a function of its
 // arguments and buffers (the exercise format's contract: it computes the expected output), and a grade
@@ -43,7 +44,7 @@ class ReferenceRuns {
 
   // As run_reference; `buffers` ends as the reference left it.
   bool run(const Exercise& exercise, const Variant& variant, const LaunchShape& shape, std::vector<Buffer>& buffers,
-           std::string* error);
+           std::string* error, std::vector<std::string>* printed = nullptr);
 
   size_t calls() const { return calls_; }  // children started
 
@@ -53,6 +54,7 @@ class ReferenceRuns {
     std::string variant;  // only where the reference sees the launch (its defines and shape)
     std::vector<KernelArg> args;
     std::vector<Buffer> inputs, outputs;
+    std::vector<std::string> printed;
   };
   const ReferenceRunner& reference_;
   std::vector<Kept> kept_;

@@ -121,7 +121,7 @@ void write_activity_table(const Result& result, std::ostream& out) {
 // What the kernel printed, after the findings it may help to explain.
 void write_device_output(const Result& result, std::ostream& out) {
   if (result.device_output.empty() && result.device_output_dropped == 0) return;
-  out << "device output (printf; it never changes the verdict):\n";
+  out << "device output (printf; it changes the verdict only where the exercise compares printed lines):\n";
   for (const PrintedLine& line : result.device_output)
     out << fmt::format("  [{} {}] block ({},{},{}) thread ({},{},{}): {}\n", line.variant, line.size, line.block[0],
                        line.block[1], line.block[2], line.thread[0], line.thread[1], line.thread[2],

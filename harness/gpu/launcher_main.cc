@@ -203,8 +203,8 @@ class Session {
                                                       arg.buffer, prepared->buffers.size())));
           return false;
         }
-        std::memcpy(storage.data(), &prepared->buffers[arg.buffer],
-                    std::min(storage.size(), sizeof(CUdeviceptr)));
+        const CUdeviceptr pointer = prepared->buffers[arg.buffer] + arg.bits;
+        std::memcpy(storage.data(), &pointer, std::min(storage.size(), sizeof(CUdeviceptr)));
       } else {
         std::memcpy(storage.data(), &arg.bits, std::min(storage.size(), sizeof arg.bits));
       }

@@ -332,7 +332,7 @@ class SimBackend : public Backend {
       if (arg.kind == KernelArg::Kind::kBuffer) {
         if (arg.buffer >= request.buffers.size())
           return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("argument {} names buffer {}, which does not exist", i, arg.buffer)));
-        bits = sim::kBufferBase + arg.buffer * kBufferStride;
+        bits = sim::kBufferBase + arg.buffer * kBufferStride + arg.bits;
       }
       std::memcpy(state.params.data() + kernel.param_offsets[i], &bits, std::min<uint32_t>(8, kernel.param_bytes[i]));
     }
