@@ -186,7 +186,8 @@ void markdown_report(const uint8_t* data, size_t size) {
              : fmt::format("{} table rows and {} list items for {} results", rows, items, results.size()),
          "markdown", report);
   // A student's report and the class summary, with learner-chosen student and exercise ids.
-  StudentResults student{text.next(), results};
+  // The roster's problem and warning lines quote learner text too (an id, a path, a revision).
+  StudentResults student{text.next(), results, text.next(), {text.next()}};
   std::ostringstream student_report;
   write_student_markdown(student, student_report);
   const std::string student_html = checks::render_markdown(student_report.str());
@@ -218,7 +219,8 @@ void csv_gradebook(const uint8_t* data, size_t size) {
   const std::vector<Result> results = results_of(text, nullptr);
   const std::vector<GradebookColumn> columns = {{results[0].exercise, 5}, {results[1].exercise, 5}};
   std::vector<StudentResults> students;
-  for (int s = 0; s < 3; ++s) students.push_back({text.next(), results});
+  // The middle row has a problem (a learner-chosen path or revision in its words): a last column holds it.
+  for (int s = 0; s < 3; ++s) students.push_back({text.next(), results, s == 1 ? "no such revision " + text.next() : "", {}});
   std::ostringstream out;
   write_gradebook_csv(columns, students, out);
   std::string error;
@@ -227,7 +229,7 @@ void csv_gradebook(const uint8_t* data, size_t size) {
   expect(rows.size() == students.size() + 1 ? "" : fmt::format("{} rows for {} students", rows.size(), students.size()),
          "csv", out.str());
   for (size_t r = 0; r < rows.size(); ++r) {
-    expect(rows[r].size() == columns.size() + 2 ? "" : fmt::format("row {} has {} fields", r, rows[r].size()), "csv",
+    expect(rows[r].size() == columns.size() + 3 ? "" : fmt::format("row {} has {} fields", r, rows[r].size()), "csv",
            out.str());
     for (const std::string& field : rows[r])
       expect(checks::is_formula(field) ? "a formula: " + field : "", "csv", out.str());

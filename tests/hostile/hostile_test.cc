@@ -438,11 +438,11 @@ TEST(HostileGradebook, StudentIdsAreNeverFormulasNorMarkup) {
   graded.exercise = "copy";
   graded.max_points = 5;
   const std::vector<GradebookColumn> columns = {{"copy", 5}};
-  const std::vector<StudentResults> students = {{"=HYPERLINK(\"https://evil.example\",\"grade\")", {graded}},
-                                                {"@SUM(A1:A9)", {graded}},
-                                                {"-2+3", {graded}},
-                                                {"\t=1", {graded}},
-                                                {"<img src=https://evil.example/p.png>", {graded}}};
+  const std::vector<StudentResults> students = {{"=HYPERLINK(\"https://evil.example\",\"grade\")", {graded}, "", {}},
+                                                {"@SUM(A1:A9)", {graded}, "", {}},
+                                                {"-2+3", {graded}, "", {}},
+                                                {"\t=1", {graded}, "", {}},
+                                                {"<img src=https://evil.example/p.png>", {graded}, "", {}}};
   std::ostringstream csv;
   write_gradebook_csv(columns, students, csv);
   std::string error;
