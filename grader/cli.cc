@@ -272,7 +272,12 @@ void save_progress(const ProgressState& state, std::ostream& err) {
 }
 
 CourseExercise course_exercise(const Exercise& e) {
-  return {e.id, e.dir / e.kernel.file, display(e.dir / e.kernel.file), "", e.hints};
+  std::vector<CourseHint> hints;
+  for (const Hint& hint : e.hints) {
+    hints.push_back({hint.text, {}});
+    for (FindingKind kind : hint.addresses) hints.back().kinds.emplace_back(to_string(kind));
+  }
+  return {e.id, e.dir / e.kernel.file, display(e.dir / e.kernel.file), "", std::move(hints)};
 }
 
 // The course in its order (course.yaml's, see grader/course.h). What is broken is said on `err` as a

@@ -21,14 +21,19 @@ std::string paint(const std::string& text, const char* code, bool color) {
   return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
 }
 
-// The run a finding's figures come from, and how many places like it: what the short line leaves out.
+// The run a finding's figures come from, and how many places like it: what the short line leaves out, in
+// words a learner reads without the docs: "[32x8 blocks, rows=33 cols=31; one of 448 like it]".
 std::string short_context(const Finding& finding) {
   std::vector<std::string> parts;
   if (!finding.backend.empty()) parts.push_back("on " + finding.backend);  // strict GPU grading: who saw it
-  if (!finding.variant.empty()) parts.push_back(finding.size.empty() ? finding.variant : finding.variant + " " + finding.size);
+  if (!finding.variant.empty()) {
+    std::string run = variant_in_words(finding.variant);
+    if (!finding.size.empty()) run += ", " + finding.size;
+    parts.push_back(run);
+  }
   const auto hazards = finding.details.find("hazards");
   if (hazards != finding.details.end() && hazards->is_number_integer() && hazards->get<int64_t>() > 1)
-    parts.push_back(with_thousands(hazards->get<uint64_t>()) + " like it");
+    parts.push_back("one of " + with_thousands(hazards->get<uint64_t>()) + " like it");
   return parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, "; "));
 }
 
@@ -140,7 +145,7 @@ void write_text(const std::vector<Result>& results, std::ostream& report, const 
   for (const Result& result : results) {
     for (const Problem& problem : problems(result, options.verbose)) write_problem(problem, result, out, options);
     size_t warnings = 0;
-    for (const Finding& finding : result.findings) warnings += finding.severity == Severity::kWarning;
+    for (const Finding& finding : result.findings) warnings += !shown(finding, result, options.verbose);
     if (options.verbose) {
       write_runs(result, out);
       write_line_tables(result, out);
