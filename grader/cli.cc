@@ -29,6 +29,7 @@
 #include "grader/deploy/deploy.h"
 #include "grader/exercise/course.h"
 #include "grader/exercise/exercise.h"
+#include "grader/exercise/yaml_fields.h"
 #include "grader/source/git_source.h"
 #include "grader/judge/grade.h"
 #include "grader/report/picture_facts.h"
@@ -134,9 +135,13 @@ Exercise load_or_throw(const fs::path& dir) {
 fs::path exercise_dir(const fs::path& root, const std::string& id) {
   fs::path dir = root / "exercises" / id;
   if (!fs::is_regular_file(dir / "exercise.yaml")) {
-    std::string known;
-    for (const fs::path& p : list_exercises(root / "exercises")) known += (known.empty() ? "" : ", ") + p.filename().string();
-    throw UsageError{fmt::format("no exercise '{}' in {} (exercises: {})", id, display(root / "exercises"), known)};
+    std::vector<std::string> known;
+    for (const fs::path& p : list_exercises(root / "exercises")) known.push_back(p.filename().string());
+    // A typo gets the one id it was meant to be; anything else gets the whole list.
+    const std::string guess = did_you_mean(id, known);
+    throw UsageError{guess.empty() ? fmt::format("no exercise '{}' in {} (exercises: {})", id,
+                                                 display(root / "exercises"), fmt::join(known, ", "))
+                                   : fmt::format("no exercise '{}' in {}{}", id, display(root / "exercises"), guess)};
   }
   return dir;
 }

@@ -76,6 +76,13 @@ TEST_F(CliTest, UnknownExerciseNamesTheOnesThatExist) {
   EXPECT_NE(r.err.find("copy"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, AMisspelledExerciseGetsTheOneItWasMeantToBe) {
+  ProcessResult r = run_gpugrade({"grade", "transpose-tiles"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no exercise 'transpose-tiles' in exercises (did you mean 'transpose-tiled'?)"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(CliTest, SolutionPassesWithExitCodeZero) {
   ProcessResult r = run_gpugrade({"grade", "copy", "--submission", "solutions/copy/copy.cu", "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

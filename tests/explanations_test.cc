@@ -65,10 +65,17 @@ TEST(Explanations, TheNextTripsWriteOvertakingThisTripsReadIsSaidSoAndABarrierAf
   });
   ASSERT_NE(next_trip, races.end()) << text_report(result);
   const int loop = line_of(kOneBarrierPerStep, "for (int t"), barrier = line_of(kOneBarrierPerStep, "__syncthreads");
-  EXPECT_TRUE(next_trip->line == line_of(kOneBarrierPerStep, "As[threadIdx.y][threadIdx.x] =") ||
-              next_trip->line == line_of(kOneBarrierPerStep, "Bs[threadIdx.y][threadIdx.x] ="))
-      << next_trip->line;
-  EXPECT_EQ(next_trip->details["other_line"], line_of(kOneBarrierPerStep, "acc +="));
+  // Seen from the write (write-after-read) or from the read (read-after-write), the finding sits on one of
+  // the two lines and the message names both.
+  const int write_a = line_of(kOneBarrierPerStep, "As[threadIdx.y][threadIdx.x] ="),
+            write_b = line_of(kOneBarrierPerStep, "Bs[threadIdx.y][threadIdx.x] ="),
+            read = line_of(kOneBarrierPerStep, "acc +=");
+  EXPECT_TRUE(std::regex_search(next_trip->message,
+                                std::regex("writes [AB]s\\[\\d+\\]\\[\\d+\\] at line (" + std::to_string(write_a) + "|" +
+                                           std::to_string(write_b) + ") in the next trip")))
+      << next_trip->message;
+  EXPECT_NE(next_trip->message.find("has read it at line " + std::to_string(read) + " in this trip"), std::string::npos)
+      << next_trip->message;
   EXPECT_NE(next_trip->message.find("in the next trip of the loop at line " + std::to_string(loop)), std::string::npos)
       << next_trip->message;
   EXPECT_NE(next_trip->message.find("the __syncthreads() at line " + std::to_string(barrier)), std::string::npos)

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "grader/report/report_lines.h"
@@ -132,6 +133,24 @@ TEST(ReportTextTest, CompilerWarningsAreShownWhenTheGradeFails) {
   write_text({r}, out, TextOptions{});
   EXPECT_EQ(out.str().find("compile-warning"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("2 warnings hidden"), std::string::npos) << out.str();
+}
+
+// Many problems (a `volatile` forgotten in a warp's tree makes one per step) still fit on one screen with
+// the hint the CLI adds: the first ones, and the verdict counts the rest; --verbose shows them all.
+TEST(ReportTextTest, AFailureFitsInEightLinesAndCountsWhatItLeavesOut) {
+  Result r = racy_result();
+  r.findings.clear();
+  for (int line = 1; line <= 9; ++line)
+    r.findings.push_back(race(line, line + 20, "tile[0][1]", "write-after-read", "a race"));
+  std::ostringstream out;
+  write_text({r}, out, TextOptions{});
+  const std::string text = out.str();
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n') + 1, 8) << text;  // + the CLI's hint line
+  EXPECT_NE(text.find("t: FAIL (0/10 points, 6 runs on sim, 7 more problems: --verbose shows them)\n"), std::string::npos)
+      << text;
+  out.str("");
+  write_text({r}, out, TextOptions{false, true});
+  EXPECT_NE(out.str().find("exercises/t/t.cu:9:"), std::string::npos) << out.str();
 }
 
 TEST(ReportTextTest, ColumnIsWhereTheNamedArrayStartsAWord) {

@@ -282,11 +282,16 @@ bool explain_lost_update(Finding& f, const SourceView& source) {
 }
 
 // A loop with one barrier per trip: the barrier orders this trip's writes before its reads, and nothing
-// orders the reads before the next trip's writes to the same array.
+// orders the reads before the next trip's writes to the same array. The checker sees it from either side:
+// the fast thread's write after the slow thread's read, or the slow thread's read of the new value.
 bool explain_next_trip(Finding& f, const SourceView& source) {
   const nlohmann::json& d = f.details;
-  const int write = f.line, read = int_of(d, "other_line");
-  if (text_of(d, "hazard") != "write-after-read" || write <= 0 || read <= write) return false;
+  const std::string hazard = text_of(d, "hazard");
+  const bool this_reads = hazard == "read-after-write";
+  if (!this_reads && hazard != "write-after-read") return false;
+  const int write = this_reads ? int_of(d, "other_line") : f.line;
+  const int read = this_reads ? f.line : int_of(d, "other_line");
+  if (write <= 0 || read <= write) return false;
   const std::optional<std::pair<int, std::string>> barrier = source.barrier_between(write, read);
   const std::optional<SourceView::Loop> loop = source.loop_around(write, read);
   if (!barrier || !loop) return false;
@@ -294,8 +299,9 @@ bool explain_next_trip(Finding& f, const SourceView& source) {
                           "it at line {} in this trip: the {} at line {} keeps each trip's writes before its "
                           "reads, but nothing keeps the reads before the next trip's writes; add a {} after "
                           "the reads, at the end of the loop body",
-                          this_who(d), text_of(d, "index"), write, loop->header, other_who(d), read,
-                          barrier->second, barrier->first, barrier->second);
+                          this_reads ? other_who(d) : this_who(d), text_of(d, "index"), write, loop->header,
+                          this_reads ? this_who(d) : other_who(d), read, barrier->second, barrier->first,
+                          barrier->second);
   f.details["cause"] = "next-trip";
   f.details["loop_line"] = loop->header;
   return true;
