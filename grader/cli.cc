@@ -404,9 +404,22 @@ int cmd_show(const Invocation& inv, std::ostream& out, std::ostream&) {
   return kExitPass;
 }
 
-int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
-  fs::path root = find_root(inv);
-  if (inv.all == !inv.exercise.empty()) throw UsageError{"grade takes an EXERCISE or --all"};
+// The exercise whose folder (exercises/<id>/ or below) the command runs in; empty elsewhere.
+std::string exercise_here(const fs::path& root) {
+  std::error_code ec;
+  const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
+  const fs::path inside = here.lexically_relative(fs::weakly_canonical(root / "exercises", ec));
+  if (inside.empty() || *inside.begin() == ".." || *inside.begin() == ".") return "";
+  return fs::is_regular_file(root / "exercises" / *inside.begin() / "exercise.yaml", ec) ? inside.begin()->string() : "";
+}
+
+int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
+  fs::path root = find_root(given);
+  // In an exercise's folder, `gpugrade grade` grades that exercise.
+  Invocation inv = given;
+  if (!inv.all && inv.exercise.empty()) inv.exercise = exercise_here(root);
+  if (inv.all == !inv.exercise.empty())
+    throw UsageError{"grade takes an EXERCISE or --all (or run it in an exercise's folder)"};
   if (inv.all && !inv.submission.empty()) throw UsageError{"--submission grades one exercise; drop --all"};
   Tools tools(inv);
   std::vector<Result> results;
