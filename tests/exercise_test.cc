@@ -344,7 +344,7 @@ TEST_F(ExerciseTest, AHintMayNameTheFindingKindsItHelpsWith) {
   EXPECT_EQ(loaded_->hints, (std::vector<Hint>{{"Mind the tail.", {}},
                                                {"Wait for the tile.", {FindingKind::kRace, FindingKind::kUninitializedSharedRead}}}));
   EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - {text: Wait., for: [races]}\n"),
-            Errors{"exercises/scale/exercise.yaml:18:26: 'races' is not a finding kind (docs/result-contract.md lists them)"});
+            Errors{"exercises/scale/exercise.yaml:18:25: 'races' is not a finding kind (docs/result-contract.md lists them)"});
   EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - {for: [race]}\n").size(), 1u);
 }
 

@@ -92,6 +92,38 @@ TEST(Explanations, TheNextTripsWriteOvertakingThisTripsReadIsSaidSoAndABarrierAf
   EXPECT_EQ(again.verdict, Verdict::kPass) << text_report(again);
 }
 
+// A transpose staged through shared memory with no barrier at all: warp 0 reads what warp 1 has not yet written.
+const std::string kNoWait = R"(__global__ void transpose(float* out, const float* in, int rows, int cols) {
+  __shared__ float buf[TILE_DIM][TILE_DIM + 1];
+  int bx = blockIdx.x * TILE_DIM, by = blockIdx.y * TILE_DIM;
+  for (int j = threadIdx.y; j < TILE_DIM; j += BLOCK_ROWS)
+    if (bx + threadIdx.x < cols && by + j < rows) buf[j][threadIdx.x] = in[(by + j) * cols + bx + threadIdx.x];
+  for (int j = threadIdx.y; j < TILE_DIM; j += BLOCK_ROWS)
+    if (by + threadIdx.x < rows && bx + j < cols) out[(bx + j) * rows + by + threadIdx.x] = buf[threadIdx.x][j];
+}
+)";
+
+TEST(Explanations, AReaderThatRanAheadOfTheWriteIsToldWhereTheBarrierGoes) {
+  const Result result = grading().grade_text("transpose-tiled", kNoWait);
+  ASSERT_EQ(result.verdict, Verdict::kFail);
+  const int write = line_of(kNoWait, "buf[j][threadIdx.x] ="), read = line_of(kNoWait, "= buf[threadIdx.x][j]");
+  const std::vector<Finding> races = findings_of(result, FindingKind::kRace);
+  const auto ran_ahead = std::find_if(races.begin(), races.end(), [](const Finding& f) {
+    return f.details.value("cause", "") == "read-ran-ahead";
+  });
+  ASSERT_NE(ran_ahead, races.end()) << text_report(result);
+  EXPECT_EQ(ran_ahead->line, write);
+  EXPECT_NE(ran_ahead->message.find("a __syncthreads() between line " + std::to_string(write) + " and line " +
+                                    std::to_string(read) + " does"),
+            std::string::npos)
+      << ran_ahead->message;
+  const Result again = grading().grade_text(
+      "transpose-tiled", replaced(kNoWait, "  for (int j = threadIdx.y; j < TILE_DIM; j += BLOCK_ROWS)\n    if (by",
+                                  "  __syncthreads();\n  for (int j = threadIdx.y; j < TILE_DIM; j += BLOCK_ROWS)\n    if (by"));
+  EXPECT_TRUE(findings_of(again, FindingKind::kRace).empty()) << text_report(again);
+  EXPECT_EQ(again.verdict, Verdict::kPass) << text_report(again);
+}
+
 // A shared histogram whose bins are counted with a plain `++`: threads that meet on one bin lose counts.
 const std::string kPlainCount = R"(__global__ void histogram(unsigned* bins, const unsigned* in, int n, int count) {
   __shared__ unsigned hist[BINS];

@@ -175,7 +175,7 @@ class SourceView {
         if (statement.empty()) statement_line = static_cast<int>(n) + 1;
         statement += c;
       }
-      statement += ' ';
+      if (!statement.empty()) statement += ' ';  // a statement over several lines keeps its words apart
     }
   }
 
@@ -307,6 +307,21 @@ bool explain_next_trip(Finding& f, const SourceView& source) {
   return true;
 }
 
+// A write that comes first in the source and landed after another thread's read: the reader ran ahead,
+// and only a barrier between the two lines makes it wait.
+bool explain_read_ran_ahead(Finding& f, const SourceView& source) {
+  const nlohmann::json& d = f.details;
+  const int write = f.line, read = int_of(d, "other_line");
+  if (text_of(d, "hazard") != "write-after-read" || write <= 0 || read <= write || source.barrier_between(write, read))
+    return false;
+  const std::string barrier = text_of(d, "barrier").empty() ? "__syncthreads()" : text_of(d, "barrier");
+  f.message = fmt::format("{} read {} at line {} before {} wrote it at line {}: nothing made the reader wait; a "
+                          "{} between line {} and line {} does",
+                          other_who(d), text_of(d, "index"), read, this_who(d), write, barrier, write, read);
+  f.details["cause"] = "read-ran-ahead";
+  return true;
+}
+
 // `a[i] += a[i + s]`: one thread writes in the same statement where another reads; no barrier fits inside
 // a statement, so the read must move out of it.
 bool explain_same_statement(Finding& f) {
@@ -397,7 +412,8 @@ void explain_findings(std::vector<Finding>& findings, std::string_view source, c
         break;
       case FindingKind::kRace:
         if (!f.details.contains("other_line")) break;
-        explain_lost_update(f, view) || explain_next_trip(f, view) || explain_same_statement(f);
+        explain_lost_update(f, view) || explain_next_trip(f, view) || explain_read_ran_ahead(f, view) ||
+            explain_same_statement(f);
         break;
       case FindingKind::kBankConflict:
         explain_bank_conflict(f, view);
