@@ -29,6 +29,7 @@
 #include "grader/deploy/deploy.h"
 #include "grader/exercise/course.h"
 #include "grader/exercise/exercise.h"
+#include "grader/exercise/yaml_fields.h"
 #include "grader/source/git_source.h"
 #include "grader/judge/grade.h"
 #include "grader/report/picture_facts.h"
@@ -134,9 +135,13 @@ Exercise load_or_throw(const fs::path& dir) {
 fs::path exercise_dir(const fs::path& root, const std::string& id) {
   fs::path dir = root / "exercises" / id;
   if (!fs::is_regular_file(dir / "exercise.yaml")) {
-    std::string known;
-    for (const fs::path& p : list_exercises(root / "exercises")) known += (known.empty() ? "" : ", ") + p.filename().string();
-    throw UsageError{fmt::format("no exercise '{}' in {} (exercises: {})", id, display(root / "exercises"), known)};
+    std::vector<std::string> known;
+    for (const fs::path& p : list_exercises(root / "exercises")) known.push_back(p.filename().string());
+    // A typo gets the one id it was meant to be; anything else gets the whole list.
+    const std::string guess = did_you_mean(id, known);
+    throw UsageError{guess.empty() ? fmt::format("no exercise '{}' in {} (exercises: {})", id,
+                                                 display(root / "exercises"), fmt::join(known, ", "))
+                                   : fmt::format("no exercise '{}' in {}{}", id, display(root / "exercises"), guess)};
   }
   return dir;
 }
@@ -272,7 +277,12 @@ void save_progress(const ProgressState& state, std::ostream& err) {
 }
 
 CourseExercise course_exercise(const Exercise& e) {
-  return {e.id, e.dir / e.kernel.file, display(e.dir / e.kernel.file), "", e.hints};
+  std::vector<CourseHint> hints;
+  for (const Hint& hint : e.hints) {
+    hints.push_back({hint.text, {}});
+    for (FindingKind kind : hint.addresses) hints.back().kinds.emplace_back(to_string(kind));
+  }
+  return {e.id, e.dir / e.kernel.file, display(e.dir / e.kernel.file), "", std::move(hints)};
 }
 
 // The course in its order (course.yaml's, see grader/course.h). What is broken is said on `err` as a
@@ -394,9 +404,22 @@ int cmd_show(const Invocation& inv, std::ostream& out, std::ostream&) {
   return kExitPass;
 }
 
-int cmd_grade(const Invocation& inv, std::ostream& out, std::ostream& err) {
-  fs::path root = find_root(inv);
-  if (inv.all == !inv.exercise.empty()) throw UsageError{"grade takes an EXERCISE or --all"};
+// The exercise whose folder (exercises/<id>/ or below) the command runs in; empty elsewhere.
+std::string exercise_here(const fs::path& root) {
+  std::error_code ec;
+  const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
+  const fs::path inside = here.lexically_relative(fs::weakly_canonical(root / "exercises", ec));
+  if (inside.empty() || *inside.begin() == ".." || *inside.begin() == ".") return "";
+  return fs::is_regular_file(root / "exercises" / *inside.begin() / "exercise.yaml", ec) ? inside.begin()->string() : "";
+}
+
+int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
+  fs::path root = find_root(given);
+  // In an exercise's folder, `gpugrade grade` grades that exercise.
+  Invocation inv = given;
+  if (!inv.all && inv.exercise.empty()) inv.exercise = exercise_here(root);
+  if (inv.all == !inv.exercise.empty())
+    throw UsageError{"grade takes an EXERCISE or --all (or run it in an exercise's folder)"};
   if (inv.all && !inv.submission.empty()) throw UsageError{"--submission grades one exercise; drop --all"};
   Tools tools(inv);
   std::vector<Result> results;

@@ -26,6 +26,8 @@ enum class FindingNeeds : uint8_t {
 #define GPUGRADE_FINDING_KINDS(X)                                                                          \
   /* nvcc rejected the submission */                                                                       \
   X(kCompileError, "compile-error", true, kNothing)                                                        \
+  /* a compiler warning on the learner's file; shown by default when the grade fails, for it often names the bug */ \
+  X(kCompileWarning, "compile-warning", true, kNothing)                                                    \
   /* the source screen refused the file before nvcc ran */                                                 \
   X(kRejectedSource, "rejected-source", true, kNothing)                                                    \
   /* the kernel is missing or its parameters differ from the exercise */                                   \

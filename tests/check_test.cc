@@ -38,6 +38,19 @@ TEST(CheckTest, ScaffoldPassesCheckAsGenerated) {
   for (const CheckRow& row : report.rows) EXPECT_TRUE(row.ok) << row.submission << ": " << row.got << " " << row.why;
   EXPECT_EQ(report.rows[2].submission, "mutants/guard-off-by-one.cu");
   EXPECT_EQ(report.rows[2].expected, "fail out-of-bounds");
+  EXPECT_TRUE(report.warnings.empty()) << report.warnings.front();
+
+  // A hint that holds a line of the solution gives the answer away: check says which hint and which line.
+  exercise->hints.push_back({"Guard and scale: if (i < n) out[i] = a * in[i];", {}});
+  CheckReport spoiled;
+  ASSERT_TRUE(check_exercise(*exercise, root->path(), grading.toolchain(), options, spoiled, &error)) << error;
+  ASSERT_EQ(spoiled.warnings.size(), 1u);
+  EXPECT_NE(spoiled.warnings[0].find("exercises/scale-vector/exercise.yaml: warning: hint 2 quotes line 4 of "
+                                     "solutions/scale-vector/scale-vector.cu (`if (i < n) out[i] = a * in[i]`): a "
+                                     "hint that holds the answer teaches nothing; say what to do instead"),
+            std::string::npos)
+      << spoiled.warnings[0];
+  EXPECT_TRUE(spoiled.ok());
 
   EXPECT_FALSE(scaffold_exercise(root->path(), "scale-vector", &created, &error));
   EXPECT_NE(error.find("already exists"), std::string::npos) << error;

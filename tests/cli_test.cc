@@ -76,6 +76,23 @@ TEST_F(CliTest, UnknownExerciseNamesTheOnesThatExist) {
   EXPECT_NE(r.err.find("copy"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, AMisspelledExerciseGetsTheOneItWasMeantToBe) {
+  ProcessResult r = run_gpugrade({"grade", "transpose-tiles"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no exercise 'transpose-tiles' in exercises (did you mean 'transpose-tiled'?)"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, GradeWithNoExerciseInAnExercisesFolderGradesThatExercise) {
+  ProcessResult r = run_gpugrade({"grade", "--submission", "../../solutions/copy/copy.cu", "--backend", "sim"},
+                                 fs::path(GPUGRADE_SOURCE_DIR) / "exercises" / "copy");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("copy: PASS"), std::string::npos) << r.out << r.err;
+  r = run_gpugrade({"grade"});  // at the root there is no exercise to guess
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("grade takes an EXERCISE or --all (or run it in an exercise's folder)"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, SolutionPassesWithExitCodeZero) {
   ProcessResult r = run_gpugrade({"grade", "copy", "--submission", "solutions/copy/copy.cu", "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -319,7 +319,7 @@ TEST_F(ExerciseTest, OptionalFields) {
   EXPECT_TRUE(loaded_->intra_warp_races_are_errors);
   EXPECT_TRUE(loaded_->requirements.barrier);
   EXPECT_FALSE(loaded_->requirements.shared_memory);
-  EXPECT_EQ(loaded_->hints, std::vector<std::string>{"Mind the tail."});
+  EXPECT_EQ(loaded_->hints, (std::vector<Hint>{{"Mind the tail.", {}}}));
   std::string error;
   auto launch = evaluate_launch(*loaded_, loaded_->variants[0], loaded_->sizes[1], &error);
   ASSERT_TRUE(launch) << error;
@@ -335,6 +335,17 @@ TEST_F(ExerciseTest, CompareNeedsOneKind) {
       Errors{
           "exercises/scale/exercise.yaml:17:10: 'compare' needs 'exact: true' or a tolerance ('rel' and/or "
           "'abs')"});
+}
+
+TEST_F(ExerciseTest, AHintMayNameTheFindingKindsItHelpsWith) {
+  EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - Mind the tail.\n  - {text: Wait for the tile., for: [race, uninitialized-shared-read]}\n"),
+            Errors{});
+  ASSERT_TRUE(loaded_);
+  EXPECT_EQ(loaded_->hints, (std::vector<Hint>{{"Mind the tail.", {}},
+                                               {"Wait for the tile.", {FindingKind::kRace, FindingKind::kUninitializedSharedRead}}}));
+  EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - {text: Wait., for: [races]}\n"),
+            Errors{"exercises/scale/exercise.yaml:18:25: 'races' is not a finding kind (docs/result-contract.md lists them)"});
+  EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - {for: [race]}\n").size(), 1u);
 }
 
 TEST_F(ExerciseTest, SchedulesListTheOrdersToRunAgainIn) {

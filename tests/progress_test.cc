@@ -34,7 +34,7 @@ class MemoryFiles : public Files {
   int64_t clock_ = 0;
 };
 
-CourseExercise exercise(const std::string& id, std::vector<std::string> hints = {}) {
+CourseExercise exercise(const std::string& id, std::vector<CourseHint> hints = {}) {
   return {.id = id,
           .submission = "/course/exercises/" + id + "/" + id + ".cu",
           .display_path = "exercises/" + id + "/" + id + ".cu",
@@ -128,15 +128,16 @@ TEST_F(ProgressTest, ShippedStubComesFromTheCourseHistory) {
 TEST_F(ProgressTest, StateSurvivesSaveAndLoad) {
   state_.record_grade("copy", "1111", Verdict::kPass);
   state_.record_grade("transpose", "2222", Verdict::kFail);
-  state_.set_hints_shown("transpose", 2);
+  state_.mark_hint_seen("transpose", 2);
+  state_.mark_hint_seen("transpose", 0);
   std::string error;
   ASSERT_TRUE(state_.save(&error)) << error;
   const ProgressState loaded = reload();
   EXPECT_EQ(loaded.verdict_for("copy", "1111"), Verdict::kPass);
   EXPECT_EQ(loaded.verdict_for("copy", "3333"), std::nullopt);
   EXPECT_EQ(loaded.verdict_for("transpose", "2222"), Verdict::kFail);
-  EXPECT_EQ(loaded.hints_shown("transpose"), 2);
-  EXPECT_EQ(loaded.hints_shown("copy"), 0);
+  EXPECT_EQ(loaded.hints_seen("transpose"), (std::vector<int>{2, 0}));
+  EXPECT_TRUE(loaded.hints_seen("copy").empty());
 }
 
 TEST_F(ProgressTest, UnreadableStateIsAnError) {
@@ -149,7 +150,7 @@ TEST_F(ProgressTest, UnreadableStateIsAnError) {
 }
 
 TEST_F(ProgressTest, HintsComeOneAtATime) {
-  const CourseExercise copy = exercise("copy", {"Rows are contiguous.", "Check the bounds."});
+  const CourseExercise copy = exercise("copy", {{"Rows are contiguous."}, {"Check the bounds."}});
   EXPECT_EQ(next_hints(copy, state_, false), "Hint 1/2 for copy: Rows are contiguous.\n");
   EXPECT_EQ(next_hints(copy, state_, false), "Hint 2/2 for copy: Check the bounds.\n");
   EXPECT_EQ(next_hints(copy, state_, false),
@@ -161,7 +162,7 @@ TEST_F(ProgressTest, HintsComeOneAtATime) {
 }
 
 TEST_F(ProgressTest, AFailureOffersTheNextHintAndSaysWhenTheSameKindRepeats) {
-  const CourseExercise copy = exercise("copy", {"Rows are contiguous.", "Check the bounds."});
+  const CourseExercise copy = exercise("copy", {{"Rows are contiguous."}, {"Check the bounds."}});
   EXPECT_EQ(state_.record_failure_kind("copy", "race"), 1);
   EXPECT_EQ(hint_offer(copy, state_, "race", 1), "hint: `gpugrade hint copy` shows hint 1 of 2\n");
   EXPECT_EQ(state_.record_failure_kind("copy", "race"), 2);
@@ -184,9 +185,39 @@ TEST_F(ProgressTest, AFailureOffersTheNextHintAndSaysWhenTheSameKindRepeats) {
 }
 
 TEST_F(ProgressTest, AllHintsCountAsShown) {
-  const CourseExercise copy = exercise("copy", {"one", "two"});
+  const CourseExercise copy = exercise("copy", {{"one"}, {"two"}});
   next_hints(copy, state_, true);
-  EXPECT_EQ(state_.hints_shown("copy"), 2);
+  EXPECT_EQ(state_.hints_seen("copy"), (std::vector<int>{0, 1}));
+}
+
+// After a race, the hint written for races comes before the set-up hints and the spoiler, both from `hint`
+// and on a failing grade's last line; the others follow in their order.
+TEST_F(ProgressTest, TheHintWrittenForTheFailuresKindComesFirst) {
+  const CourseExercise tiled = exercise("tiled", {{"Declare the tile."},
+                                                  {"Index the tile down a column.", {"wrong-output"}},
+                                                  {"A barrier between the write and the read.", {"race", "uninitialized-shared-read"}},
+                                                  {"Swap the block indices."}});
+  state_.record_failure_kind("tiled", "race");
+  EXPECT_EQ(hint_offer(tiled, state_, "race", 1), "hint: `gpugrade hint tiled` shows hint 3 of 4, written for race\n");
+  EXPECT_EQ(next_hints(tiled, state_, false), "Hint 3/4 for tiled: A barrier between the write and the read.\n");
+  // Nothing left for races: the others in their order, the one for another kind in its place.
+  EXPECT_EQ(hint_offer(tiled, state_, "race", 2), "race again (2 gradings in a row); `gpugrade hint tiled` shows hint 1 of 4\n");
+  EXPECT_EQ(next_hints(tiled, state_, false), "Hint 1/4 for tiled: Declare the tile.\n");
+  state_.record_failure_kind("tiled", "wrong-output");
+  EXPECT_EQ(next_hints(tiled, state_, false), "Hint 2/4 for tiled: Index the tile down a column.\n");
+  EXPECT_EQ(next_hints(tiled, state_, false), "Hint 4/4 for tiled: Swap the block indices.\n");
+}
+
+// A state written before hints had kinds counted the first hints shown: those are the ones seen.
+TEST_F(ProgressTest, AnOlderStatesCountOfHintsShownReadsAsTheFirstHints) {
+  const std::filesystem::path file = state_file(dir_->path());
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file) << R"({"version": 1, "exercises": {"copy": {"hints_shown": 2}}})";
+  std::string error;
+  std::optional<ProgressState> loaded = ProgressState::load(file, &error);
+  ASSERT_TRUE(loaded) << error;
+  EXPECT_EQ(loaded->hints_seen("copy"), (std::vector<int>{0, 1}));
+  EXPECT_EQ(next_hints(exercise("copy", {{"one"}, {"two"}, {"three"}}), *loaded, false), "Hint 3/3 for copy: three\n");
 }
 
 // The watch loop with a grader that passes any text containing "solved", and a clock whose sleeps stand

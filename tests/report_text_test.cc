@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "grader/report/report_lines.h"
@@ -71,12 +72,85 @@ TEST(ReportTextTest, CauseFirstWithColumnNoteAndOneLineOfRuns) {
   write_text({racy_result()}, out, TextOptions{});
   EXPECT_EQ(out.str(),
             "exercises/t/t.cu:3:3: error: race: thread (0,1,0) writes tile[1][0] read by thread (1,0,0) at line 4 with "
-            "no __syncthreads() between them [32x8 rows=33 cols=31; 448 like it]\n"
+            "no __syncthreads() between them [32x8 blocks, rows=33 cols=31; one of 448 like it]\n"
             "exercises/t/t.cu:4:43: note: thread (1,0,0) reads tile[1][0] here\n"
             "exercises/t/t.cu: error: wrong-output: 448 of 1,023 elements of 'out' are wrong and 3 never written; the "
-            "first is out[1]: expected 0.77314305, got NaN (0x7FC00001), unwritten shared memory [32x8 rows=33 cols=31]\n"
+            "first is out[1]: expected 0.77314305, got NaN (0x7FC00001), unwritten shared memory [32x8 blocks, rows=33 cols=31]\n"
             "runs: 2 of 6 failed: 32x8 at 1 of 2 sizes, 32x32 at 1 of 2 sizes; --verbose lists them\n"
             "t: FAIL (0/10 points, 6 runs on sim)\n");
+}
+
+// The bracket after a problem reads without the docs: the block shape, the size, and how many places
+// like it were folded into the one shown; a label an instructor chose is called a variant.
+TEST(ReportTextTest, TheRunAndTheCountAreSaidInWords) {
+  Result r = racy_result();
+  r.findings.resize(1);
+  r.findings[0].kind = FindingKind::kOutOfBounds;
+  r.findings[0].details = {{"hazards", 2}};
+  r.findings[0].variant = "64";
+  std::ostringstream out;
+  write_text({r}, out, TextOptions{});
+  EXPECT_NE(out.str().find("[64-thread blocks, rows=33 cols=31; one of 2 like it]\n"), std::string::npos) << out.str();
+  r.findings[0].variant = "mask 3";
+  r.findings[0].size = "";
+  r.findings[0].details = nlohmann::json::object();
+  out.str("");
+  write_text({r}, out, TextOptions{});
+  EXPECT_NE(out.str().find("[variant mask 3]\n"), std::string::npos) << out.str();
+}
+
+// An output with a declared shape names its first wrong element in it.
+TEST(ReportTextTest, TheFirstWrongElementIsNamedInTheOutputsShape) {
+  Result r = racy_result();
+  r.findings.resize(1);
+  r.findings[0].details["first"][0]["element"] = "out[0][1]";
+  std::ostringstream out;
+  write_text({r}, out, TextOptions{});
+  EXPECT_NE(out.str().find("the first is out[0][1]: expected 0.77314305"), std::string::npos) << out.str();
+}
+
+// A compiler warning is hidden behind --verbose on a pass, and shown on a failure (it may be the cause);
+// other warnings stay counted as hidden.
+TEST(ReportTextTest, CompilerWarningsAreShownWhenTheGradeFails) {
+  Result r = racy_result();
+  Finding warning;
+  warning.kind = FindingKind::kCompileWarning;
+  warning.severity = Severity::kWarning;
+  warning.file = "exercises/t/t.cu";
+  warning.line = 3;
+  warning.message = "expression has no effect";
+  Finding other = warning;
+  other.kind = FindingKind::kBankConflict;
+  other.message = "2-way bank conflict";
+  r.findings = {warning, other};
+  std::ostringstream out;
+  write_text({r}, out, TextOptions{});
+  EXPECT_NE(out.str().find("exercises/t/t.cu:3: warning: compile-warning: expression has no effect\n"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("1 warning hidden"), std::string::npos) << out.str();
+  r.verdict = Verdict::kPass;
+  out.str("");
+  write_text({r}, out, TextOptions{});
+  EXPECT_EQ(out.str().find("compile-warning"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("2 warnings hidden"), std::string::npos) << out.str();
+}
+
+// Many problems (a `volatile` forgotten in a warp's tree makes one per step) still fit on one screen with
+// the hint the CLI adds: the first ones, and the verdict counts the rest; --verbose shows them all.
+TEST(ReportTextTest, AFailureFitsInEightLinesAndCountsWhatItLeavesOut) {
+  Result r = racy_result();
+  r.findings.clear();
+  for (int line = 1; line <= 9; ++line)
+    r.findings.push_back(race(line, line + 20, "tile[0][1]", "write-after-read", "a race"));
+  std::ostringstream out;
+  write_text({r}, out, TextOptions{});
+  const std::string text = out.str();
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n') + 1, 8) << text;  // + the CLI's hint line
+  EXPECT_NE(text.find("t: FAIL (0/10 points, 6 runs on sim, 7 more problems: --verbose shows them)\n"), std::string::npos)
+      << text;
+  out.str("");
+  write_text({r}, out, TextOptions{false, true});
+  EXPECT_NE(out.str().find("exercises/t/t.cu:9:"), std::string::npos) << out.str();
 }
 
 TEST(ReportTextTest, ColumnIsWhereTheNamedArrayStartsAWord) {

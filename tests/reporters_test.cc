@@ -119,6 +119,29 @@ TEST(ReportersTest, GithubAnnotationsEscapeMessagesAndProperties) {
       "gpugrade: 1/4 exercises passed, 5/25 points\n");
 }
 
+// "Everything the grader knows" under a problem of the HTML report is a table of the message and each
+// figure, records as rows, never the raw JSON.
+TEST(ReportersTest, HtmlDetailsAreTablesNotJson) {
+  Result wrong = result("copy", Verdict::kFail, 0, 5);
+  Finding f = finding(FindingKind::kWrongOutput, Severity::kError, "2 of 4 elements of 'out' differ", "", 0, "32x8", "");
+  f.details = {{"buffer", "out"},
+               {"block", {1, 2, 0}},
+               {"first", {{{"index", 1}, {"element", "out[0][1]"}, {"expected", "1.5"}, {"got", "2"}}}}};
+  wrong.findings.push_back(f);
+  std::ostringstream out;
+  write_html({wrong}, out);
+  const std::string page = out.str();
+  const size_t start = page.find("everything the grader knows");
+  ASSERT_NE(start, std::string::npos);
+  const std::string details = page.substr(start, page.find("</details>", start) - start);
+  EXPECT_NE(details.find("<tr><th>message</th><td>2 of 4 elements of "), std::string::npos)
+      << details;
+  EXPECT_NE(details.find("<tr><th>block</th><td>(1,2,0)</td></tr>"), std::string::npos) << details;
+  EXPECT_NE(details.find("<th>element</th>"), std::string::npos) << details;
+  EXPECT_NE(details.find("<td>out[0][1]</td>"), std::string::npos) << details;
+  EXPECT_EQ(details.find('{'), std::string::npos) << details;
+}
+
 TEST(ReportersTest, GithubPropertiesEscapeCommasAndColons) {
   Result odd = result("odd", Verdict::kFail, 0, 1);
   odd.findings.push_back(

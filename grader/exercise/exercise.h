@@ -18,6 +18,7 @@
 #include "grader/exercise/element.h"
 #include "grader/exercise/expr.h"
 #include "harness/backend.h"
+#include "harness/finding.h"
 
 namespace gpugrade {
 
@@ -181,6 +182,14 @@ struct Performance {
   std::optional<GpuPerformance> gpu;
 };
 
+// One of an exercise's hints, and the finding kinds it helps with (`for: [race]`): `hint` and a failing
+// grade offer the first unseen hint written for the failure's kind before the others.
+struct Hint {
+  std::string text;
+  std::vector<FindingKind> addresses;  // empty: a hint for the task as a whole
+  bool operator==(const Hint&) const = default;
+};
+
 // Where this differs from the sketch in ARCHITECTURE.md, and why:
 // - `block` entries are expressions over the variant's defines (`[TILE_DIM, BLOCK_ROWS]`), so a variant
 //   states its shape once; they are evaluated at load, and the default label is the block ("32x8").
@@ -224,7 +233,7 @@ struct Exercise {
   std::vector<Size> gpu_sizes;  // run after `sizes` on a GPU only: too large to interpret in seconds
   Requirements requirements;
   Performance performance;
-  std::vector<std::string> hints;
+  std::vector<Hint> hints;
   uint64_t seed = 0;                         // `seed:` if given, else derived from the id
   uint64_t instruction_budget = 0;           // per launch; 0 = the backend's default
   double wall_seconds = 0;                   // per launch, either backend; 0 = the backend's default

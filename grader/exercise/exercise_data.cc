@@ -517,7 +517,26 @@ void ExerciseLoader::read_hints(const Field& field) {
   auto list = items(diagnostics_, field, 0, std::numeric_limits<size_t>::max());
   if (!list) return;
   for (const Field& item : *list) {
-    if (auto hint = read_string(diagnostics_, item)) exercise_->hints.push_back(*hint);
+    if (!item.value.IsMap()) {
+      if (auto text = read_string(diagnostics_, item)) exercise_->hints.push_back({*text, {}});
+      continue;
+    }
+    // `{text: "...", for: [race, barrier-divergence]}`: a hint for some kinds of failure.
+    Fields fields(diagnostics_, item, {"text", "for"});
+    if (!fields.valid()) continue;
+    std::optional<std::string> text = read_string(diagnostics_, fields.require("text"));
+    Hint hint{text.value_or(""), {}};
+    if (Field kinds = fields.get("for"); kinds.present) {
+      if (auto listed = items(diagnostics_, kinds, 1, std::numeric_limits<size_t>::max())) {
+        for (const Field& kind : *listed) {
+          std::optional<std::string> name = read_string(diagnostics_, kind);
+          if (!name) continue;
+          if (std::optional<FindingKind> parsed = parse_finding_kind(*name)) hint.addresses.push_back(*parsed);
+          else diagnostics_->error(kind, fmt::format("'{}' is not a finding kind (docs/result-contract.md lists them)", *name));
+        }
+      }
+    }
+    if (text) exercise_->hints.push_back(std::move(hint));
   }
 }
 

@@ -140,6 +140,52 @@ bool check_one(const Exercise& exercise, const fs::path& file, const std::string
   return true;
 }
 
+// Whitespace runs as one space, none at either end: how a hint and the solution are compared.
+std::string squeezed(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// A hint that holds a statement of the solution word for word gives the answer away: each such hint is a
+// warning naming the statement's line. Statements shorter than kQuoted characters (`int t = threadIdx.x`)
+// are what any answer says, and shared declarations what the lesson asks for: neither is counted.
+void warn_about_quoted_solution(const Exercise& exercise, std::string_view solution, const std::string& solution_name,
+                                std::vector<std::string>& warnings) {
+  constexpr size_t kQuoted = 24;
+  for (size_t h = 0; h < exercise.hints.size(); ++h) {
+    const std::string hint = squeezed(exercise.hints[h].text);
+    int line = 1;
+    size_t start = 0;
+    bool warned = false;
+    for (size_t i = 0; i <= solution.size() && !warned; ++i) {
+      const bool end = i == solution.size() || solution[i] == ';' || solution[i] == '{' || solution[i] == '}' ||
+                       solution[i] == '\n';
+      if (!end) continue;
+      const std::string statement = squeezed(solution.substr(start, i - start));
+      // Declaring the shared array the lesson asks for is set-up, not the answer.
+      const bool comment = statement.starts_with("//") || statement.starts_with("#") ||
+                           statement.starts_with("__shared__") || statement.starts_with("extern __shared__");
+      if (!comment && statement.size() >= kQuoted && hint.find(statement) != std::string::npos) {
+        warnings.push_back(fmt::format("{}: warning: hint {} quotes line {} of {} (`{}`): a hint that holds the "
+                                       "answer teaches nothing; say what to do instead",
+                                       (exercise.display_dir / "exercise.yaml").generic_string(), h + 1, line,
+                                       solution_name, statement));
+        warned = true;
+      }
+      if (i < solution.size() && solution[i] == '\n') ++line;
+      start = i + 1;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<fs::path> cu_files(const fs::path& folder) {
@@ -278,6 +324,9 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
 bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& toolchain, const GradeOptions& options,
                     CheckReport& report, std::string* error) {
   const fs::path solutions = root / "solutions" / exercise.id;
+  if (std::optional<std::string> solution = read_file_bytes(solutions / exercise.kernel.file))
+    warn_about_quoted_solution(exercise, *solution, ("solutions" / fs::path(exercise.id) / exercise.kernel.file).generic_string(),
+                               report.warnings);
   if (!check_one(exercise, solutions / exercise.kernel.file, "solution", {Verdict::kPass, {}}, {}, toolchain,
                  options, report, error))
     return false;
@@ -317,11 +366,13 @@ void write_check_report(const CheckReport& report, std::ostream& out, bool json)
     for (const CheckRow& r : report.rows)
       all["rows"].push_back({{"exercise", r.exercise}, {"submission", r.submission}, {"expected", r.expected},
                              {"got", r.got}, {"ok", r.ok}, {"why", r.why}});
+    all["warnings"] = report.warnings;
     out << all.dump(2) << '\n';
     return;
   }
   for (const InvalidExercise& e : report.invalid)
     for (const std::string& line : e.errors) out << line << '\n';
+  for (const std::string& line : report.warnings) out << line << '\n';
   size_t w_ex = 8, w_sub = 10, w_exp = 8;
   for (const CheckRow& r : report.rows) {
     w_ex = std::max(w_ex, r.exercise.size());

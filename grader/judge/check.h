@@ -79,6 +79,7 @@ struct InvalidExercise {
 struct CheckReport {
   std::vector<InvalidExercise> invalid;
   std::vector<CheckRow> rows;
+  std::vector<std::string> warnings;  // what an instructor should look at, without failing the check
   std::function<void(const CheckRow&)> on_row;  // told of each row as it is decided (progress on a terminal)
   void add(CheckRow row);
   bool ok() const;

@@ -19,6 +19,7 @@
 
 #include "grader/judge/buffer_compare.h"
 #include "grader/judge/buffer_fill.h"
+#include "grader/judge/explain.h"
 #include "grader/judge/judging.h"
 #include "grader/judge/predict.h"
 #include "grader/exercise/element.h"
@@ -854,6 +855,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
                      "barriers and reads outside buffers were not checked.");
   if (options.sanitize) sanitizer.report(result);
   result.findings = fold(std::move(findings), total_runs);
+  explain_findings(result.findings, submission.text, file);
   const bool correct = std::none_of(result.findings.begin(), result.findings.end(),
                                     [](const Finding& f) { return f.severity == Severity::kError; });
   if (correct && timed && toolchain.backend.capabilities().times_kernels && !stop_if_late()) {

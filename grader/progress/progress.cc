@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "grader/source/git_source.h"
@@ -66,7 +67,13 @@ std::optional<ProgressState> ProgressState::load(const std::filesystem::path& fi
     Entry entry;
     entry.graded_id = value.value("graded", "");
     entry.verdict = parse_verdict(value.value("verdict", ""));
-    entry.hints_shown = value.value("hints_shown", 0);
+    // "hints_shown", a count, is how states before hints for kinds recorded the first hints shown.
+    if (const auto seen = value.find("hints_seen"); seen != value.end() && seen->is_array()) {
+      for (const nlohmann::json& hint : *seen)
+        if (hint.is_number_integer()) entry.hints_seen.push_back(hint.get<int>());
+    } else {
+      for (int hint = 0; hint < value.value("hints_shown", 0); ++hint) entry.hints_seen.push_back(hint);
+    }
     entry.failure_kind = value.value("failure_kind", "");
     entry.failures_in_a_row = value.value("failures_in_a_row", 0);
     state.entries_[id] = entry;
@@ -82,7 +89,7 @@ bool ProgressState::save(std::string* error) const {
     nlohmann::ordered_json value;
     if (!entry.graded_id.empty()) value["graded"] = entry.graded_id;
     if (entry.verdict) value["verdict"] = to_string(*entry.verdict);
-    value["hints_shown"] = entry.hints_shown;
+    value["hints_seen"] = entry.hints_seen;
     if (!entry.failure_kind.empty()) {
       value["failure_kind"] = entry.failure_kind;
       value["failures_in_a_row"] = entry.failures_in_a_row;
@@ -129,13 +136,19 @@ int ProgressState::record_failure_kind(const std::string& exercise, const std::s
   return entry.failures_in_a_row;
 }
 
-int ProgressState::hints_shown(const std::string& exercise) const {
+std::string ProgressState::failure_kind(const std::string& exercise) const {
   const auto entry = entries_.find(exercise);
-  return entry == entries_.end() ? 0 : entry->second.hints_shown;
+  return entry == entries_.end() ? "" : entry->second.failure_kind;
 }
 
-void ProgressState::set_hints_shown(const std::string& exercise, int count) {
-  entries_[exercise].hints_shown = count;
+std::vector<int> ProgressState::hints_seen(const std::string& exercise) const {
+  const auto entry = entries_.find(exercise);
+  return entry == entries_.end() ? std::vector<int>{} : entry->second.hints_seen;
+}
+
+void ProgressState::mark_hint_seen(const std::string& exercise, int hint) {
+  std::vector<int>& seen = entries_[exercise].hints_seen;
+  if (std::find(seen.begin(), seen.end(), hint) == seen.end()) seen.push_back(hint);
 }
 
 std::optional<FileStamp> DiskFiles::stamp(const std::filesystem::path& path) {
@@ -220,38 +233,65 @@ void write_status(const std::vector<CourseExercise>& exercises, const ProgressSt
   }
 }
 
+namespace {
+
+// The hint to show next for a failure of `kind` (empty: none known): the first unseen one written for that
+// kind, else the first unseen one; nullopt when every hint was shown.
+std::optional<int> next_hint(const CourseExercise& exercise, const ProgressState& state, const std::string& kind) {
+  const std::vector<int> seen = state.hints_seen(exercise.id);
+  std::optional<int> first_unseen;
+  for (int i = 0; i < static_cast<int>(exercise.hints.size()); ++i) {
+    if (std::find(seen.begin(), seen.end(), i) != seen.end()) continue;
+    const std::vector<std::string>& kinds = exercise.hints[i].kinds;
+    if (!kind.empty() && std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) return i;
+    if (!first_unseen) first_unseen = i;
+  }
+  return first_unseen;
+}
+
+bool written_for(const CourseHint& hint, const std::string& kind) {
+  return !kind.empty() && std::find(hint.kinds.begin(), hint.kinds.end(), kind) != hint.kinds.end();
+}
+
+}  // namespace
+
 std::string next_hints(const CourseExercise& exercise, ProgressState& state, bool all) {
   const int count = static_cast<int>(exercise.hints.size());
   if (count == 0) return fmt::format("{} has no hints; its README.md explains the task.\n", exercise.id);
-  const int shown = std::min(state.hints_shown(exercise.id), count);
-  if (!all && shown == count) {
+  const auto line = [&](int i) {
+    return fmt::format("Hint {}/{} for {}: {}\n", i + 1, count, exercise.id, exercise.hints[i].text);
+  };
+  std::string text;
+  if (all) {
+    for (int i = 0; i < count; ++i) {
+      text += line(i);
+      state.mark_hint_seen(exercise.id, i);
+    }
+    return text;
+  }
+  const std::optional<int> next = next_hint(exercise, state, state.failure_kind(exercise.id));
+  if (!next) {
     return fmt::format("All {} hints for {} have been shown; `gpugrade hint {} --all` shows them again.\n",
                        count, exercise.id, exercise.id);
   }
-  const int first = all ? 0 : shown;
-  const int last = all ? count : shown + 1;
-  std::string text;
-  for (int i = first; i < last; ++i) {
-    text += fmt::format("Hint {}/{} for {}: {}\n", i + 1, count, exercise.id, exercise.hints[i]);
-  }
-  state.set_hints_shown(exercise.id, std::max(shown, last));
-  return text;
+  state.mark_hint_seen(exercise.id, *next);
+  return line(*next);
 }
 
 std::string hint_offer(const CourseExercise& exercise, const ProgressState& state, const std::string& kind,
                        int in_a_row) {
   const int count = static_cast<int>(exercise.hints.size());
-  const int shown = std::min(state.hints_shown(exercise.id), count);
   std::string again = in_a_row >= 2 && !kind.empty() ? fmt::format("{} again ({} gradings in a row); ", kind, in_a_row) : "";
   if (count == 0) {
     if (again.empty()) return "";
     return fmt::format("{}the lesson explains it: `gpugrade show {}`\n", again, exercise.id);
   }
-  if (shown == count)
+  const std::optional<int> next = next_hint(exercise, state, kind);
+  if (!next)
     return fmt::format("{}all {} hints shown: `gpugrade hint {} --all` shows them again\n",
                        again.empty() ? "hint: " : again, count, exercise.id);
-  return fmt::format("{}`gpugrade hint {}` shows hint {} of {}\n", again.empty() ? "hint: " : again, exercise.id,
-                     shown + 1, count);
+  return fmt::format("{}`gpugrade hint {}` shows hint {} of {}{}\n", again.empty() ? "hint: " : again, exercise.id,
+                     *next + 1, count, written_for(exercise.hints[*next], kind) ? fmt::format(", written for {}", kind) : "");
 }
 
 namespace {

@@ -20,6 +20,12 @@
 
 namespace gpugrade {
 
+// A hint as progress needs it: its text and the finding kinds it is written for (empty: any).
+struct CourseHint {
+  std::string text;
+  std::vector<std::string> kinds = {};
+};
+
 // What progress needs of one exercise; the CLI fills it from the exercise model.
 struct CourseExercise {
   std::string id;
@@ -28,7 +34,7 @@ struct CourseExercise {
   // The git blob id (`git hash-object`) of the stub as shipped: a submission with this id is "not started".
   // Empty when the exercise does not record it; then an ungraded submission is "not graded".
   std::string stub_id;
-  std::vector<std::string> hints;
+  std::vector<CourseHint> hints;
   std::vector<std::string> after = {};  // course.yaml's prerequisites: ids to pass first
 };
 
@@ -52,14 +58,17 @@ class ProgressState {
   // The kind of problem that led the last failing grade, and how many grades in a row it led: a learner
   // stuck on one kind is offered a hint. An empty kind (a pass) starts the count over. Returns the count.
   int record_failure_kind(const std::string& exercise, const std::string& kind);
-  int hints_shown(const std::string& exercise) const;
-  void set_hints_shown(const std::string& exercise, int count);
+  // The kind of problem that led the last failing grade; empty after a pass or before any grade.
+  std::string failure_kind(const std::string& exercise) const;
+  // The hints shown so far (their indices in the exercise's list), in the order they were shown.
+  std::vector<int> hints_seen(const std::string& exercise) const;
+  void mark_hint_seen(const std::string& exercise, int hint);
 
  private:
   struct Entry {
     std::string graded_id;
     std::optional<Verdict> verdict;
-    int hints_shown = 0;
+    std::vector<int> hints_seen;
     std::string failure_kind;
     int failures_in_a_row = 0;
   };
@@ -100,7 +109,9 @@ Standing standing_of(const CourseExercise& exercise, const ProgressState& state,
 void write_status(const std::vector<CourseExercise>& exercises, const ProgressState& state, Files& files,
                   std::ostream& out);
 
-// `gpugrade hint EXERCISE [--all]`: the next hint not yet shown (or every hint), remembered in `state`.
+// `gpugrade hint EXERCISE [--all]`: the next hint not yet shown (or every hint), remembered in `state`. The
+// next is the first unseen hint written for the kind of problem that led the last failing grade, else the
+// first unseen one.
 std::string next_hints(const CourseExercise& exercise, ProgressState& state, bool all);
 
 struct WatchHooks {

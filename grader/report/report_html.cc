@@ -244,6 +244,45 @@ std::optional<nlohmann::json> picture_of(const Result& result, const Problem& pr
   }
 }
 
+// A detail's value as a cell: words and numbers as they are, coordinates as (x,y,z), a list of records
+// (a wrong output's first elements) as a table of its own, a long list of indices by its length.
+std::string detail_cell(const nlohmann::json& value) {
+  if (value.is_string()) return escape_html(value.get<std::string>());
+  if (value.is_array() && value.size() == 3 && std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_number(); }))
+    return fmt::format("({},{},{})", value[0].dump(), value[1].dump(), value[2].dump());
+  if (value.is_array() && !value.empty() && value.front().is_object()) {
+    std::vector<std::string> columns;
+    for (const nlohmann::json& row : value)
+      for (const auto& [key, cell] : row.items())
+        if (std::find(columns.begin(), columns.end(), key) == columns.end()) columns.push_back(key);
+    std::string table = "<table class=\"detail-rows\"><tr>";
+    for (const std::string& column : columns) table += "<th>" + escape_html(column) + "</th>";
+    table += "</tr>";
+    for (const nlohmann::json& row : value) {
+      table += "<tr>";
+      for (const std::string& column : columns)
+        table += "<td>" + (row.contains(column) ? detail_cell(row[column]) : std::string()) + "</td>";
+      table += "</tr>";
+    }
+    return table + "</table>";
+  }
+  if (value.is_array() && value.size() > 8) return fmt::format("{} entries (drawn in the picture)", value.size());
+  if (value.is_array()) {
+    std::vector<std::string> cells;
+    for (const nlohmann::json& v : value) cells.push_back(detail_cell(v));
+    return fmt::format("{}", fmt::join(cells, ", "));
+  }
+  return escape_html(value.dump());
+}
+
+// The full message and every figure of a finding, as a table a learner can read.
+std::string details_table(const Finding& f) {
+  std::string table = "<table class=\"details\"><tr><th>message</th><td>" + escape_html(f.message) + "</td></tr>";
+  for (const auto& [key, value] : f.details.items())
+    table += "<tr><th>" + escape_html(key) + "</th><td>" + detail_cell(value) + "</td></tr>";
+  return table + "</table>";
+}
+
 void write_result(const Result& result, size_t index, std::ostream& out) {
   const bool pass = result.verdict == Verdict::kPass;
   out << fmt::format("<section class=\"result\" data-exercise=\"{}\" data-verdict=\"{}\">\n", escape_html(result.exercise),
@@ -273,8 +312,7 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
     for (const Note& note : notes_of(problem))
       out << fmt::format("<div class=\"note\" data-line=\"{}\"><a class=\"place\" href=\"#r{}-L{}\">{}</a> note: {}</div>",
                          note.line, index, note.line, escape_html(place(note.file, note.line, 0)), escape_html(note.message));
-    out << fmt::format("<details><summary>everything the grader knows</summary><pre>{}</pre></details>",
-                       escape_html(f.message + "\n" + f.details.dump(1)));
+    out << "<details><summary>everything the grader knows</summary>" << details_table(f) << "</details>";
     if (picture) {
       out << fmt::format("<div class=\"picture-slot\" data-picture=\"{}\"></div>", pictures.size());
       pictures.push_back(std::move(*picture));

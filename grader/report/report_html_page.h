@@ -23,7 +23,8 @@ h1 { font-size: 22px; margin: 18px 0 4px; }
 .problem .kind { font-weight: bold; }
 .note { margin: 2px 0 0 16px; color: #57606a; }
 details { margin: 4px 0; color: #57606a; font-size: 13px; }
-details pre { white-space: pre-wrap; background: #f6f8fa; padding: 8px; }
+details table { border-collapse: collapse; background: #f6f8fa; margin: 4px 0; }
+details th, details td { text-align: left; vertical-align: top; padding: 2px 8px; border-bottom: 1px solid #d0d7de; }
 figure.picture { margin: 10px 0; padding: 10px; border: 1px solid #d0d7de; border-radius: 6px; display: inline-block; }
 figure.picture figcaption { font-size: 13px; color: #1b1f24; margin-bottom: 8px; max-width: 720px; }
 .grid { display: grid; gap: 1px; background: #d0d7de; border: 1px solid #d0d7de; width: max-content; }

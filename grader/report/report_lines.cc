@@ -66,6 +66,14 @@ std::string json_report(const nlohmann::ordered_json& report) {
                                  kJsonRunnerEscapes);
 }
 
+std::string variant_in_words(const std::string& label) {
+  const bool block_shape = !label.empty() && std::all_of(label.begin(), label.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == 'x';
+  });
+  if (!block_shape) return "variant " + label;
+  return label.find('x') == std::string::npos ? label + "-thread blocks" : label + " blocks";
+}
+
 std::string message_with_context(const Finding& finding) { return finding.message + context_of(finding); }
 
 std::string finding_line(const Finding& finding) {
@@ -105,6 +113,7 @@ namespace {
 int cause_rank(FindingKind kind) {
   switch (kind) {
     case FindingKind::kCompileError: return 0;
+    case FindingKind::kCompileWarning: return 0;
     case FindingKind::kRejectedSource: return 1;
     case FindingKind::kSignatureMismatch: return 2;
     case FindingKind::kResourceLimit: return 3;
@@ -157,7 +166,9 @@ std::string first_element(const Finding& finding) {
   const auto first = finding.details.find("first");
   if (first == finding.details.end() || !first->is_array() || first->empty()) return "";
   const nlohmann::json& e = first->front();
-  std::string out = fmt::format("{}[{}]", text_of(finding.details, "buffer"), e.value("index", 0));
+  // The element in the output's shape (`out[3][5]`) where the exercise declares one.
+  std::string out = e.contains("element") ? e.value("element", "")
+                                          : fmt::format("{}[{}]", text_of(finding.details, "buffer"), e.value("index", 0));
   const std::string got = e.value("got", "");
   if (got.empty()) return out + fmt::format(" (expected {})", e.value("expected", ""));
   out += fmt::format(": expected {}, got {}", e.value("expected", ""), got);
@@ -178,10 +189,15 @@ std::string other_verb(const Finding& race) {
 
 }  // namespace
 
+bool shown(const Finding& finding, const Result& result, bool verbose) {
+  return finding.severity == Severity::kError || verbose ||
+         (finding.kind == FindingKind::kCompileWarning && result.verdict == Verdict::kFail);
+}
+
 std::vector<Problem> problems(const Result& result, bool warnings) {
   std::vector<const Finding*> kept;
   for (const Finding& f : result.findings)
-    if (f.severity == Severity::kError || warnings) kept.push_back(&f);
+    if (shown(f, result, warnings)) kept.push_back(&f);
   std::stable_sort(kept.begin(), kept.end(), [](const Finding* a, const Finding* b) {
     if (a->severity != b->severity) return a->severity == Severity::kError;
     return cause_rank(a->kind) < cause_rank(b->kind);
@@ -222,14 +238,15 @@ std::string headline(const Problem& problem) {
                          count_of(d, "elements"), text_of(d, "buffer"), first);
     }
     case FindingKind::kRace:
-      if (d.contains("other_block"))
+      // A race the learner's source explained (grader/judge/explain.cc) is worded already.
+      if (d.contains("other_block") && !d.contains("cause"))
         return fmt::format("{} is written by blocks {} and {}, which run in no fixed order", text_of(d, "index"),
                            coordinates(d["block"]), coordinates(d["other_block"]));
       return f.message;
     case FindingKind::kBankConflict:
-      if (d.contains("worst_ways"))
-        return fmt::format("{}-way bank conflict ({} wavefronts per request where 1 is possible); pad the tile's "
-                           "rows so a column falls in different banks",
+      if (d.contains("worst_ways") && !d.contains("cause"))
+        return fmt::format("{}-way bank conflict ({} wavefronts per request where 1 is possible); pad the shared "
+                           "array's rows so a column falls in different banks",
                            d["worst_ways"].get<uint32_t>(), d["worst_ways"].get<uint32_t>());
       return f.message;
     case FindingKind::kUncoalesced:

@@ -14,6 +14,10 @@ namespace gpugrade {
 // file, line and kind elsewhere (GitHub annotations) show this.
 std::string message_with_context(const Finding& finding);
 
+// A variant's label as a reader takes it: "32x8 blocks", "64-thread blocks", or "variant mask 3" for a label
+// an instructor chose.
+std::string variant_in_words(const std::string& label);
+
 // The wall time of all the result's runs (reports show it only when asked: it differs run to run).
 double total_seconds(const Result& result);
 
@@ -38,6 +42,10 @@ struct Problem {
   const Finding* finding = nullptr;
   const Finding* partner = nullptr;
 };
+
+// Whether a report shows `finding` without --verbose: errors, and compiler warnings when the grade failed
+// (they often name the bug); other warnings with `verbose` only.
+bool shown(const Finding& finding, const Result& result, bool verbose);
 
 // The result's problems, causes first: what the source lacks, then barriers, races and memory faults, then
 // their symptoms (uninitialized reads, wrong outputs), then speed. Warnings only when `warnings` is set.

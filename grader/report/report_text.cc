@@ -21,14 +21,19 @@ std::string paint(const std::string& text, const char* code, bool color) {
   return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
 }
 
-// The run a finding's figures come from, and how many places like it: what the short line leaves out.
+// The run a finding's figures come from, and how many places like it: what the short line leaves out, in
+// words a learner reads without the docs: "[32x8 blocks, rows=33 cols=31; one of 448 like it]".
 std::string short_context(const Finding& finding) {
   std::vector<std::string> parts;
   if (!finding.backend.empty()) parts.push_back("on " + finding.backend);  // strict GPU grading: who saw it
-  if (!finding.variant.empty()) parts.push_back(finding.size.empty() ? finding.variant : finding.variant + " " + finding.size);
+  if (!finding.variant.empty()) {
+    std::string run = variant_in_words(finding.variant);
+    if (!finding.size.empty()) run += ", " + finding.size;
+    parts.push_back(run);
+  }
   const auto hazards = finding.details.find("hazards");
   if (hazards != finding.details.end() && hazards->is_number_integer() && hazards->get<int64_t>() > 1)
-    parts.push_back(with_thousands(hazards->get<uint64_t>()) + " like it");
+    parts.push_back("one of " + with_thousands(hazards->get<uint64_t>()) + " like it");
   return parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, "; "));
 }
 
@@ -133,14 +138,32 @@ void write_device_output(const Result& result, std::ostream& out) {
 
 }  // namespace
 
+// A failure fits on one screen: without --verbose, the problems that fit in kScreenLines together with the
+// lines that follow them (the runs, the note, the verdict and the hint the CLI adds); the first problem
+// always shows, and the verdict line counts the rest.
+constexpr size_t kScreenLines = 8;
+
+size_t problem_lines(const Problem& problem) { return 1 + notes_of(problem).size(); }
+
 // Learner text (file names, messages, device printf) is escaped field by field, so that it cannot move the
 // cursor or start a line; the runner guard then covers what a field can still hold mid-line (`##[`).
 void write_text(const std::vector<Result>& results, std::ostream& report, const TextOptions& options) {
   std::ostringstream out;
   for (const Result& result : results) {
-    for (const Problem& problem : problems(result, options.verbose)) write_problem(problem, result, out, options);
+    const std::vector<Problem> found = problems(result, options.verbose);
+    size_t room = kScreenLines - 2;  // the verdict and the hint
+    if (result.verdict == Verdict::kFail && !result.runs.empty()) --room;
+    if (!result.note.empty() || !throughput_sentence(result).empty()) --room;
+    size_t written = 0;
+    for (const Problem& problem : found) {
+      if (!options.verbose && written > 0 && problem_lines(problem) > room) break;
+      write_problem(problem, result, out, options);
+      room -= std::min(room, problem_lines(problem));
+      ++written;
+    }
+    const size_t unshown_problems = found.size() - written;
     size_t warnings = 0;
-    for (const Finding& finding : result.findings) warnings += finding.severity == Severity::kWarning;
+    for (const Finding& finding : result.findings) warnings += !shown(finding, result, options.verbose);
     if (options.verbose) {
       write_runs(result, out);
       write_line_tables(result, out);
@@ -160,8 +183,11 @@ void write_text(const std::vector<Result>& results, std::ostream& report, const 
       out << fmt::format(" and {} on the simulator", result.metrics["simulator"]["runs"].get<size_t>());
     if (result.metrics.contains("sanitizer"))
       out << fmt::format(", {} under compute-sanitizer", result.metrics["sanitizer"]["checked_runs"].get<size_t>());
+    if (unshown_problems > 0)
+      out << fmt::format(", {} more problem{}", unshown_problems, unshown_problems == 1 ? "" : "s");
     if (warnings > 0 && !options.verbose)
-      out << fmt::format(", {} warning{} hidden: --verbose shows them", warnings, warnings == 1 ? "" : "s");
+      out << fmt::format(", {} warning{} hidden", warnings, warnings == 1 ? "" : "s");
+    if ((unshown_problems > 0 || warnings > 0) && !options.verbose) out << ": --verbose shows them";
     out << ")\n";
   }
   report << guard_workflow_commands(out.str(), kTerminalRunnerEscapes);

@@ -1634,6 +1634,7 @@ Finding HazardLaunch::State::shared_finding(const Group& group) const {
                   verb(key.access), index, participle(key.other_access), text(other), key.other_line,
                   key.same_warp ? "__syncwarp()" : "__syncthreads()");
   finding.details["hazard"] = std::string(hazard_name(key.access, key.other_access));
+  finding.details["barrier"] = key.same_warp ? "__syncwarp()" : "__syncthreads()";
   finding.details["other_thread"] = json_array(other);
   finding.details["other_line"] = key.other_line;
   return finding;

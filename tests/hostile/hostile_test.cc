@@ -175,7 +175,7 @@ TEST_F(HostileTest, AnExerciseSizeOfTenBillionElementsIsAConfigurationErrorAtIts
   edit_exercise("exercise.yaml", "  - {rows: 256, cols: 320}\n", "  - {rows: 256, cols: 320}\n  - {rows: 100000, cols: 100000}\n");
   Outcome outcome = grade(root_ / "exercises/copy/copy.cu", "text", 60);
   EXPECT_EQ(outcome.run.exit_code, 2);
-  EXPECT_NE(outcome.run.err.find("exercises/copy/exercise.yaml:16:"), std::string::npos) << outcome.run.err;
+  EXPECT_NE(outcome.run.err.find("exercises/copy/exercise.yaml:17:"), std::string::npos) << outcome.run.err;
   EXPECT_NE(outcome.run.err.find("'buffers.in.count' is 10000000000 (40000000000 bytes of float), which brings the "
                                  "buffers of one launch to 40000000000 bytes; they may hold at most 2147483648 "
                                  "bytes (2 GiB) in all at variant 32x8, size rows=100000 cols=100000"),
@@ -326,7 +326,7 @@ TEST_F(HostileTest, ThirtyThousandNestedParenthesesAreAnErrorAtTheirPlace) {
   EXPECT_EQ(outcome.run.exit_code, 0);
   EXPECT_NE(outcome.run.out.find("(its exercise.yaml has errors: gpugrade check copy)"), std::string::npos)
       << outcome.run.out;
-  EXPECT_NE(outcome.run.err.find("exercises/copy/exercise.yaml:25:"), std::string::npos) << outcome.run.err;
+  EXPECT_NE(outcome.run.err.find("exercises/copy/exercise.yaml:26:"), std::string::npos) << outcome.run.err;
   EXPECT_EQ(gpugrade({"check", "copy"}, 60).run.exit_code, 2);
   EXPECT_NE(outcome.run.err.find("nested more than 100 levels deep (parentheses, calls and unary '-')"),
             std::string::npos)

@@ -1,0 +1,427 @@
+// Findings reworded from the learner's source. The checkers see two accesses and no barrier between them
+// in time; whether that is a loop's next trip overtaking this one, several threads adding to one word, or
+// one statement reading what a neighbour writes is plain in the source, and each needs a different fix.
+#include "grader/judge/explain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <optional>
+#include <utility>
+
+namespace gpugrade {
+namespace {
+
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+// The learner's file with comments and literals blanked (lines kept), and the loops whose bodies are braced.
+class SourceView {
+ public:
+  struct Loop {
+    int header = 0;  // the line the `for`, `while` or `do` starts on
+    int close = 0;   // the line of the body's closing brace
+  };
+
+  explicit SourceView(std::string_view source) {
+    std::string code(source);
+    enum class In { kCode, kLineComment, kBlockComment, kString, kChar } in = In::kCode;
+    for (size_t i = 0; i < code.size(); ++i) {
+      char& c = code[i];
+      const char next = i + 1 < code.size() ? code[i + 1] : '\0';
+      switch (in) {
+        case In::kCode:
+          if (c == '/' && next == '/') in = In::kLineComment;
+          else if (c == '/' && next == '*') in = In::kBlockComment;
+          else if (c == '"') in = In::kString;
+          else if (c == '\'') in = In::kChar;
+          else continue;
+          if (in == In::kLineComment || in == In::kBlockComment) c = ' ';
+          continue;
+        case In::kLineComment:
+          if (c == '\n') in = In::kCode;
+          else c = ' ';
+          continue;
+        case In::kBlockComment:
+          if (c == '*' && next == '/') {
+            code[i + 1] = ' ';
+            ++i;
+            in = In::kCode;
+          }
+          if (c != '\n') c = ' ';
+          continue;
+        case In::kString:
+        case In::kChar:
+          if (c == '\\' && next != '\n') {
+            c = ' ';
+            code[++i] = ' ';
+          } else if (c == (in == In::kString ? '"' : '\'')) {
+            in = In::kCode;
+          } else if (c != '\n') {
+            c = ' ';
+          }
+          continue;
+      }
+    }
+    for (size_t start = 0; start <= code.size();) {
+      const size_t end = std::min(code.find('\n', start), code.size());
+      lines_.push_back(code.substr(start, end - start));
+      start = end + 1;
+    }
+    find_loops();
+  }
+
+  // Line `n` (1-based) without comments; empty past the end.
+  std::string_view line(int n) const {
+    return n >= 1 && static_cast<size_t>(n) <= lines_.size() ? std::string_view(lines_[n - 1]) : std::string_view();
+  }
+
+  // The innermost braced loop whose body holds lines `a` and `b`.
+  std::optional<Loop> loop_around(int a, int b) const {
+    std::optional<Loop> best;
+    for (const Loop& loop : loops_)
+      if (loop.header <= std::min(a, b) && loop.close >= std::max(a, b) && (!best || loop.header > best->header))
+        best = loop;
+    return best;
+  }
+
+  // The first barrier on a line strictly between `from` and `to`: its line and its name.
+  std::optional<std::pair<int, std::string>> barrier_between(int from, int to) const {
+    for (int n = from + 1; n < to; ++n)
+      for (const char* name : {"__syncthreads", "__syncwarp"})
+        if (line(n).find(name) != std::string_view::npos) return std::pair<int, std::string>{n, std::string(name) + "()"};
+    return std::nullopt;
+  }
+
+  // `__shared__ float tile[32][33]`: the dimensions, as written, of a shared array declared in the file.
+  std::vector<std::string> shared_dimensions(const std::string& name) const {
+    for (const std::string& text : lines_) {
+      if (text.find("__shared__") == std::string::npos) continue;
+      for (size_t at : word_starts(text, name)) {
+        std::vector<std::string> dims;
+        size_t pos = at + name.size();
+        while (pos < text.size() && text[pos] == '[') {
+          const size_t close = matching(text, pos);
+          if (close == std::string::npos) break;
+          dims.emplace_back(trimmed(std::string_view(text).substr(pos + 1, close - pos - 1)));
+          pos = close + 1;
+        }
+        if (!dims.empty()) return dims;
+      }
+    }
+    return {};
+  }
+
+  // Where `name` starts a word in `text` (`tile` in `tile[` but not in `subtile[` or `s.tile`).
+  static std::vector<size_t> word_starts(std::string_view text, std::string_view name) {
+    std::vector<size_t> out;
+    if (name.empty()) return out;
+    for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+      const bool starts = at == 0 || !(identifier_char(text[at - 1]) || text[at - 1] == '.');
+      const size_t end = at + name.size();
+      const bool ends = end >= text.size() || !identifier_char(text[end]);
+      if (starts && ends) out.push_back(at);
+    }
+    return out;
+  }
+
+  // The `]` that closes the `[` at `open`; npos when the line ends first.
+  static size_t matching(std::string_view text, size_t open) {
+    int depth = 0;
+    for (size_t i = open; i < text.size(); ++i) {
+      if (text[i] == '[') ++depth;
+      if (text[i] == ']' && --depth == 0) return i;
+    }
+    return std::string_view::npos;
+  }
+
+ private:
+  void find_loops() {
+    struct Open {
+      bool loop = false;
+      int header = 0;
+    };
+    std::vector<Open> open;
+    std::string statement;
+    int statement_line = 0, parens = 0;
+    for (size_t n = 0; n < lines_.size(); ++n) {
+      const std::string_view text = lines_[n];
+      if (trimmed(text).starts_with("#")) continue;  // #pragma unroll, #define
+      for (char c : text) {
+        if (c == '(') ++parens;
+        if (c == ')') parens = std::max(0, parens - 1);
+        if (c == '{' || c == '}' || (c == ';' && parens == 0)) {
+          if (c == '{') {
+            const std::string_view s = trimmed(statement);
+            bool loop = false;
+            for (std::string_view keyword : {"for", "while", "do"})
+              loop = loop || (s.starts_with(keyword) && (s.size() == keyword.size() || !identifier_char(s[keyword.size()])));
+            open.push_back({loop, statement_line});
+          } else if (c == '}' && !open.empty()) {
+            if (open.back().loop) loops_.push_back({open.back().header, static_cast<int>(n) + 1});
+            open.pop_back();
+          }
+          statement.clear();
+          continue;
+        }
+        if (statement.empty() && std::isspace(static_cast<unsigned char>(c))) continue;
+        if (statement.empty()) statement_line = static_cast<int>(n) + 1;
+        statement += c;
+      }
+      if (!statement.empty()) statement += ' ';  // a statement over several lines keeps its words apart
+    }
+  }
+
+  std::vector<std::string> lines_;
+  std::vector<Loop> loops_;
+};
+
+// A plain read-modify-write of `name` on one line: `hist[b]++`, `++count`, `sum[0] += x`.
+struct Update {
+  std::string target;  // as written: `hist[b]`
+  std::string op;      // `++`, `+=`, ...
+  std::string operand; // what is added: `1`, or the right-hand side as written
+};
+
+std::optional<Update> update_of(std::string_view line, const std::string& name) {
+  const std::vector<size_t> starts = SourceView::word_starts(line, name);
+  // `a[i] += a[i + s]` reads a neighbour's element: a race of another kind, not one word updated twice.
+  if (starts.size() != 1) return std::nullopt;
+  const size_t at = starts.front();
+  size_t end = at + name.size();
+  while (end < line.size() && line[end] == '[') {
+    end = SourceView::matching(line, end);
+    if (end == std::string_view::npos) return std::nullopt;
+    ++end;
+  }
+  Update update;
+  update.target = std::string(line.substr(at, end - at));
+  const std::string_view before = trimmed(line.substr(0, at));
+  std::string_view after = trimmed(line.substr(end));
+  for (std::string_view step : {"++", "--"}) {
+    if (before.ends_with(step) || after.starts_with(step)) {
+      update.op = std::string(step);
+      update.operand = "1";
+      return update;
+    }
+  }
+  for (std::string_view op : {"<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="}) {
+    if (!after.starts_with(op)) continue;
+    after.remove_prefix(op.size());
+    update.op = std::string(op);
+    update.operand = std::string(trimmed(after.substr(0, std::min(after.find(';'), after.size()))));
+    return update;
+  }
+  return std::nullopt;
+}
+
+// The atomic that makes `update` whole, as the learner would write it; empty when CUDA has none for it.
+std::string atomic_for(const Update& update) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kAtomics = {{
+      {"++", "atomicAdd"}, {"+=", "atomicAdd"}, {"--", "atomicSub"}, {"-=", "atomicSub"},
+      {"|=", "atomicOr"}, {"&=", "atomicAnd"}, {"^=", "atomicXor"}, {"", ""}}};
+  for (const auto& [op, call] : kAtomics)
+    if (!op.empty() && op == update.op) return fmt::format("{}(&{}, {})", call, update.target, update.operand);
+  return "";
+}
+
+std::string coordinates(const nlohmann::json& value) {
+  if (!value.is_array() || value.size() != 3) return value.dump();
+  return fmt::format("({},{},{})", value[0].dump(), value[1].dump(), value[2].dump());
+}
+
+std::string text_of(const nlohmann::json& details, const char* key) {
+  const auto it = details.find(key);
+  return it != details.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+int int_of(const nlohmann::json& details, const char* key) {
+  const auto it = details.find(key);
+  return it != details.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
+// Who did the other access: a thread of this block, or of another block (a global race).
+std::string other_who(const nlohmann::json& d) {
+  std::string who = "thread " + coordinates(d.value("other_thread", nlohmann::json()));
+  if (d.contains("other_block")) who += " of block " + coordinates(d["other_block"]);
+  return who;
+}
+
+std::string this_who(const nlohmann::json& d) {
+  std::string who = "thread " + coordinates(d.value("thread", nlohmann::json()));
+  if (d.contains("other_block")) who += " of block " + coordinates(d.value("block", nlohmann::json()));
+  return who;
+}
+
+// Several threads doing a plain `++` or `+=` on one word: each writes back what it read plus its own part,
+// so all but one part is lost. An atomic makes each update whole; a barrier would only add a divergence.
+bool explain_lost_update(Finding& f, const SourceView& source) {
+  const nlohmann::json& d = f.details;
+  if (f.line <= 0 || int_of(d, "other_line") != f.line) return false;
+  const std::optional<Update> update = update_of(source.line(f.line), text_of(d, "variable"));
+  if (!update) return false;
+  const std::string atomic = atomic_for(*update);
+  const std::string how = update->op == "++" || update->op == "--" ? update->target + update->op
+                                                                    : update->target + " " + update->op + " " + update->operand;
+  f.message = fmt::format("lost update: {} and {} both do `{}` on {}, each writing back the value it read "
+                          "changed by its own part, so one update overwrites the other; {}",
+                          this_who(d), other_who(d), how, text_of(d, "index"),
+                          atomic.empty() ? "make the update one atomic step (atomicCAS in a loop), not a barrier"
+                                         : fmt::format("write {} instead: a barrier cannot help, the threads update "
+                                                       "one word in the same step",
+                                                       atomic));
+  f.details["cause"] = "lost-update";
+  return true;
+}
+
+// A loop with one barrier per trip: the barrier orders this trip's writes before its reads, and nothing
+// orders the reads before the next trip's writes to the same array. The checker sees it from either side:
+// the fast thread's write after the slow thread's read, or the slow thread's read of the new value.
+bool explain_next_trip(Finding& f, const SourceView& source) {
+  const nlohmann::json& d = f.details;
+  const std::string hazard = text_of(d, "hazard");
+  const bool this_reads = hazard == "read-after-write";
+  if (!this_reads && hazard != "write-after-read") return false;
+  const int write = this_reads ? int_of(d, "other_line") : f.line;
+  const int read = this_reads ? f.line : int_of(d, "other_line");
+  if (write <= 0 || read <= write) return false;
+  const std::optional<std::pair<int, std::string>> barrier = source.barrier_between(write, read);
+  const std::optional<SourceView::Loop> loop = source.loop_around(write, read);
+  if (!barrier || !loop) return false;
+  f.message = fmt::format("{} writes {} at line {} in the next trip of the loop at line {} before {} has read "
+                          "it at line {} in this trip: the {} at line {} keeps each trip's writes before its "
+                          "reads, but nothing keeps the reads before the next trip's writes; add a {} after "
+                          "the reads, at the end of the loop body",
+                          this_reads ? other_who(d) : this_who(d), text_of(d, "index"), write, loop->header,
+                          this_reads ? this_who(d) : other_who(d), read, barrier->second, barrier->first,
+                          barrier->second);
+  f.details["cause"] = "next-trip";
+  f.details["loop_line"] = loop->header;
+  return true;
+}
+
+// A write that comes first in the source and landed after another thread's read: the reader ran ahead,
+// and only a barrier between the two lines makes it wait.
+bool explain_read_ran_ahead(Finding& f, const SourceView& source) {
+  const nlohmann::json& d = f.details;
+  const int write = f.line, read = int_of(d, "other_line");
+  if (text_of(d, "hazard") != "write-after-read" || write <= 0 || read <= write || source.barrier_between(write, read))
+    return false;
+  const std::string barrier = text_of(d, "barrier").empty() ? "__syncthreads()" : text_of(d, "barrier");
+  f.message = fmt::format("{} read {} at line {} before {} wrote it at line {}: nothing made the reader wait; a "
+                          "{} between line {} and line {} does",
+                          other_who(d), text_of(d, "index"), read, this_who(d), write, barrier, write, read);
+  f.details["cause"] = "read-ran-ahead";
+  return true;
+}
+
+// `a[i] += a[i + s]`: one thread writes in the same statement where another reads; no barrier fits inside
+// a statement, so the read must move out of it.
+bool explain_same_statement(Finding& f) {
+  const nlohmann::json& d = f.details;
+  if (text_of(d, "hazard") != "write-after-read" || f.line <= 0 || int_of(d, "other_line") != f.line) return false;
+  const std::string barrier = text_of(d, "barrier").empty() ? "__syncthreads()" : text_of(d, "barrier");
+  f.message = fmt::format("{} writes {} at line {} while {} reads it in the same statement, and no barrier fits "
+                          "inside one statement: read the value into a local variable, call {}, then write",
+                          this_who(d), text_of(d, "index"), f.line, other_who(d), barrier);
+  f.details["cause"] = "same-statement";
+  return true;
+}
+
+// What nvcc's warnings about a kernel usually mean for a learner's bug.
+std::string warning_meaning(std::string_view message) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kMeanings = {{
+      {"pointless comparison of unsigned integer with zero",
+       "an unsigned value is never below zero, so the test always gives the same answer (a loop counting down "
+       "to `>= 0` never ends)"},
+      {"expression has no effect", "the line computes a value and drops it: did you mean `=`, `+=` or a call?"},
+      {"used before its value is set", "the variable is read before anything was stored in it"},
+      {"declared but never referenced", "a variable you computed is never used: is another line using the wrong one?"},
+  }};
+  for (const auto& [text, meaning] : kMeanings)
+    if (message.find(text) != std::string_view::npos) return std::string(meaning);
+  return "";
+}
+
+void explain_warning(Finding& f) {
+  f.kind = FindingKind::kCompileWarning;
+  if (const std::string meaning = warning_meaning(f.message); !meaning.empty()) f.message += ": " + meaning;
+}
+
+// Bank-conflict advice that names the array on the line, and pads a 2-D array on the side that helps.
+void explain_bank_conflict(Finding& f, const SourceView& source) {
+  if (!f.details.contains("worst_ways") || f.line <= 0) return;
+  const std::string_view line = source.line(f.line);
+  std::string name;
+  std::vector<std::string> dims;
+  for (size_t at = line.find('['); at != std::string_view::npos && name.empty(); at = line.find('[', at + 1)) {
+    size_t begin = at;
+    while (begin > 0 && identifier_char(line[begin - 1])) --begin;
+    if (begin == at) continue;
+    const std::string candidate(line.substr(begin, at - begin));
+    dims = source.shared_dimensions(candidate);
+    if (!dims.empty()) name = candidate;
+  }
+  if (name.empty()) return;
+  const uint32_t ways = f.details["worst_ways"].get<uint32_t>();
+  const std::string head = fmt::format("{}-way bank conflict on {}: {} wavefronts per request where 1 is possible",
+                                       ways, name, ways);
+  const size_t open = f.message.find(" (the limit is ");
+  const std::string limit = open == std::string::npos ? "" : f.message.substr(open, f.message.find(')', open) + 1 - open);
+  std::string advice;
+  if (dims.size() >= 2) {
+    const std::string& row = dims.back();
+    const bool padded_rows = row.find('+') != std::string::npos;
+    const bool padded_count = dims.front().find('+') != std::string::npos;
+    if (padded_count && !padded_rows) {
+      const std::string unpadded(trimmed(std::string_view(dims.front()).substr(0, dims.front().find('+'))));
+      advice = fmt::format("{}[{}][{}] pads the number of rows, which moves nothing between banks; pad each row "
+                           "instead: {}[{}][{} + 1], so the elements of a column fall in different banks",
+                           name, dims.front(), row, name, unpadded, row);
+    } else {
+      advice = fmt::format("the lanes walk down a column of {}, whose rows are {} words long; declare it "
+                           "{}[{}][{} + 1] so the elements of a column fall in different banks",
+                           name, row, name, dims.front(), row);
+    }
+  } else {
+    advice = fmt::format("neighbouring lanes touch words of {} a multiple of 32 words apart, which share a bank; "
+                         "let neighbouring threads touch neighbouring words",
+                         name);
+  }
+  f.message = fmt::format("{}{}; {}", head, limit, advice);
+  f.details["variable"] = name;
+  f.details["cause"] = dims.size() >= 2 ? "column-walk" : "strided";
+}
+
+}  // namespace
+
+void explain_findings(std::vector<Finding>& findings, std::string_view source, const std::string& file) {
+  const SourceView view(source);
+  for (Finding& f : findings) {
+    if (f.file != file) continue;
+    switch (f.kind) {
+      case FindingKind::kCompileError:
+        if (f.severity == Severity::kWarning) explain_warning(f);
+        break;
+      case FindingKind::kRace:
+        if (!f.details.contains("other_line")) break;
+        explain_lost_update(f, view) || explain_next_trip(f, view) || explain_read_ran_ahead(f, view) ||
+            explain_same_statement(f);
+        break;
+      case FindingKind::kBankConflict:
+        explain_bank_conflict(f, view);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+}  // namespace gpugrade
