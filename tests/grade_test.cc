@@ -405,8 +405,9 @@ TEST_F(LadderGradeTest, UnpaddedTileIsABankConflictAtTheColumnRead) {
   EXPECT_EQ(conflicts[0].line, line_of(text, "= tile[threadIdx.x][threadIdx.y + j]"));
   EXPECT_EQ(conflicts[0].variant, "32x8");
   EXPECT_EQ(conflicts[0].message,
-            "32-way bank conflict: 32 wavefronts per request where 1 is possible (the limit is 2); pad the tile's "
-            "rows so a column's elements fall in different banks");
+            "32-way bank conflict on tile: 32 wavefronts per request where 1 is possible (the limit is 2); the "
+            "lanes walk down a column of tile, whose rows are TILE_DIM words long; declare it "
+            "tile[TILE_DIM][TILE_DIM + 1] so the elements of a column fall in different banks");
 }
 
 // A one-letter name the C++ demangler would read as a type (`s` is "short") is shown as written.

@@ -128,7 +128,7 @@ std::string foreign_markdown_tags(std::string_view html) {
 std::string html_report_problems(std::string_view html) {
   static const std::set<std::string, std::less<>> kElements = {
       "html", "head", "meta", "title", "style", "body", "header", "section", "h1", "span", "p", "ol", "li", "a",
-      "details", "summary", "pre", "div", "code", "script"};
+      "details", "summary", "pre", "div", "code", "script", "table", "tr", "th", "td"};
   htmlDocPtr doc = htmlReadMemory(html.data(), static_cast<int>(html.size()), "report.html", "UTF-8",
                                   HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
   if (doc == nullptr) return "libxml2 could not parse the page";

@@ -369,7 +369,11 @@ TEST_F(HostileTest, LearnerTextBecomesNoRunnerCommandInAnyFormat) {
   for (int i = 0; i < 12; ++i) source += fmt::format("#error ##[add-mask]secret{} ::set-output name=a::b\n", i);
   const fs::path file = write("x\n::add-mask::secret.cu", source);
   for (const std::string format : {"text", "json", "junit", "github", "gradescope", "markdown", "html"}) {
-    Outcome outcome = grade(file, format);
+    // The text format shows a failure in 8 lines unless asked for every one: the twelfth error needs --verbose.
+    Outcome outcome = format == "text" ? gpugrade({"grade", "copy", "--backend", "sim", "--verbose", "--submission",
+                                                   file.string()},
+                                                  240)
+                                       : grade(file, format);
     EXPECT_EQ(outcome.run.exit_code, 1) << format << ": " << outcome.run.err;
     EXPECT_NE(outcome.run.out.find("secret11"), std::string::npos) << format << ": " << outcome.run.out;
     EXPECT_EQ(checks::runner_commands(outcome.run.out, format == "github"), "") << format;
