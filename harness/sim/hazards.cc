@@ -951,7 +951,8 @@ class HazardObserver final : public AccessObserver {
   std::vector<uint32_t> fence_barriers_;  // per thread: the block's barriers before its latest fence
   uint32_t barriers_ = 0;          // barriers the block has completed
   bool fenced_since_barrier_ = false;
-  uint32_t fenced_barriers_ = 0;   // writes before this many barriers were followed by some fence and a barrier
+  // Writes made before this many barriers were followed by a device fence (by any thread) and a barrier.
+  uint32_t fenced_barriers_ = 0;
   Releases acquired_;              // what this block's atomics observed
 
   std::vector<Group> groups_;
@@ -1034,7 +1035,7 @@ void HazardObserver::on_barrier(int, int) {
   // A fence, then a barrier: what the block wrote before that fence is ordered before any thread's later
   // atomic. Counted for the block, not for the fencing thread alone: the usual code has every thread (or
   // the writers) fence and one thread take the ticket.
-  if (fenced_since_barrier_) fenced_barriers_ = barriers_ - 1;
+  if (fenced_since_barrier_) fenced_barriers_ = barriers_;
   fenced_since_barrier_ = false;
 }
 
