@@ -34,8 +34,9 @@ void expect_passes(const Result& result) {
     if (f.severity == Severity::kError) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
 }
 
+// As `gpugrade grade` runs them: the checkers inside the sampler that feeds the access pictures.
 Grading& grading() {
-  static Grading g;
+  static Grading g({}, true, true);
   return g;
 }
 

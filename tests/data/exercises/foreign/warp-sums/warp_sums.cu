@@ -6,9 +6,9 @@ __global__ void block_sum(float* out, const float* in, int n) {
   for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
   if (threadIdx.x % 32 == 0) warp_sum[threadIdx.x / 32] = v;
   __syncthreads();
-  if (threadIdx.x < 32) {
-    v = threadIdx.x < BLOCK / 32 ? warp_sum[threadIdx.x] : 0.0f;
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
-    if (threadIdx.x == 0) out[0] = v;
+  if (threadIdx.x == 0) {
+    float total = 0.0f;
+    for (int w = 0; w < BLOCK / 32; ++w) total += warp_sum[w];
+    out[0] = total;
   }
 }
