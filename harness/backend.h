@@ -142,6 +142,9 @@ struct SharedLineStats {
   uint64_t atomic_passes = 0;           // summed: each request's most lanes on one bank
   uint32_t worst_atomic_passes = 0;     // the worst request's (1 = every lane on its own bank)
   uint32_t worst_same_address = 0;      // the most lanes of one request on one address
+  // The fewest wavefronts the requests' widths allow, summed: one per 128-byte phase with an active lane
+  // (8-byte accesses run in two phases, 16-byte ones in four). Conflict-free when equal to wavefronts.
+  uint64_t min_wavefronts = 0;
 };
 
 // Per source line, what the global-memory checker measured.
@@ -197,6 +200,11 @@ struct SharedUse {
   // A thread read a shared word that another thread of its block wrote before a barrier the reader
   // passed: the barrier ordered communication between threads.
   bool barrier_orders_shared = false;
+
+  void add(const SharedUse& other) {
+    feeds_global_stores = feeds_global_stores || other.feeds_global_stores;
+    barrier_orders_shared = barrier_orders_shared || other.barrier_orders_shared;
+  }
 };
 
 struct Observations {

@@ -30,9 +30,10 @@ inline std::string read_file(const std::filesystem::path& path) { return read_fi
 class Grading {
  public:
   // `wrap` may put a fake around the simulator (to script what only a GPU answers, declaring a GPU's
-  // capabilities). Without `hazard_checks` the simulator only computes, as a GPU does.
+  // capabilities). Without `hazard_checks` the simulator only computes, as a GPU does. With
+  // `sample_accesses` the checkers run inside the access sampler, as for `gpugrade grade`.
   using WrapBackend = std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend> sim)>;
-  explicit Grading(WrapBackend wrap = {}, bool hazard_checks = true) {
+  explicit Grading(WrapBackend wrap = {}, bool hazard_checks = true, bool sample_accesses = false) {
     std::string error;
     scratch_ = ScratchDir::create("grading-test", &error);
     cache_ = std::make_unique<Cache>(compile_cache_dir(scratch_->path() / "cache"));
@@ -43,6 +44,7 @@ class Grading {
     BackendOptions options;
     options.worker_threads = 2;
     options.checks = hazard_checks;
+    options.sample_accesses = sample_accesses;
     backend_ = make_backend(BackendChoice::kSim, options, &error);
     if (!backend_) throw std::runtime_error(error);
     if (wrap) backend_ = wrap(std::move(backend_));

@@ -625,6 +625,18 @@ TEST(HazardsTest, WideAccessesRunInPhases) {
   EXPECT_EQ(vectors.worst_ways, 1u);
 }
 
+// A [32][32] double tile read by column: every lane's 8 bytes in banks 0 and 1, two phases of 16 lanes,
+// so 16-way in each phase and 32 wavefronts where the width alone needs 2.
+TEST(HazardsTest, SixtyFourBitColumnCountsTheWavefrontsItsWidthNeeds) {
+  const SharedLineStats column = one_warp_request(32 * 8, 8);
+  EXPECT_EQ(column.wavefronts, 32u);
+  EXPECT_EQ(column.worst_ways, 16u);
+  EXPECT_EQ(column.min_wavefronts, 2u);
+  EXPECT_EQ(one_warp_request(8, 8).min_wavefronts, 2u);     // a row of doubles: conflict-free, still two
+  EXPECT_EQ(one_warp_request(16, 16).min_wavefronts, 4u);   // float4
+  EXPECT_EQ(one_warp_request(32 * 4).min_wavefronts, 1u);   // 4-byte words
+}
+
 TEST(HazardsTest, SixteenBySixteenTileReadByColumnIsEightWay) {
   // A warp of a 16x16 block is two rows of 16 threads; thread (x,y) reads tile[x][y] of a [16][16] tile:
   // word 16x+y, so even x land in bank y and odd x in bank 16+y: eight distinct words per bank.

@@ -585,6 +585,7 @@ class RecordingObserver : public sim::AccessObserver {
   }
   void on_barrier(int, int) override { ++(*counts_)["barriers"]; }
   void on_warp_sync(uint32_t, uint32_t) override {}
+  void on_fence(uint32_t, uint32_t) override { ++(*counts_)["fences"]; }
   void end_block() override { ++(*counts_)["ended"]; }
 
  private:

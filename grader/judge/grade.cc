@@ -271,11 +271,7 @@ Observations launch_pipeline(Backend& backend, Program& program, const std::vect
     all.global_instructions.insert(all.global_instructions.end(), obs.global_instructions.begin(),
                                    obs.global_instructions.end());
     all.line_activity.insert(all.line_activity.end(), obs.line_activity.begin(), obs.line_activity.end());
-    if (obs.shared_use) {
-      SharedUse& use = all.shared_use ? *all.shared_use : all.shared_use.emplace();
-      use.feeds_global_stores = use.feeds_global_stores || obs.shared_use->feeds_global_stores;
-      use.barrier_orders_shared = use.barrier_orders_shared || obs.shared_use->barrier_orders_shared;
-    }
+    if (obs.shared_use) (all.shared_use ? *all.shared_use : all.shared_use.emplace()).add(*obs.shared_use);
     all.blocks_interacted = all.blocks_interacted || obs.blocks_interacted;
     all.thread_instructions += obs.thread_instructions;
     all.seconds += obs.seconds;
@@ -682,6 +678,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
   const size_t total_runs = exercise.variants.size() * sizes.size();
   bool requirements_checked = false;
+  SharedUseOverVariants kernel_use;
   std::vector<Finding> static_requirement_findings;
   // Strict GPU grading: each variant runs on the simulator at `sizes` first, with its checkers.
   Backend* const simulator = toolchain.simulator;
@@ -832,14 +829,18 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
       result.note = "The simulator saw a variant never end; it was not run on the GPU, nor its larger sizes.";
     sanitizer.check(toolchain.backend, *built->program, to_sanitize, to_sanitize_runs, result, findings);
     // Strict grading leaves the access figures to the device's timing, where the exercise has a speed bar,
-    // and a prediction for a device (--device) to the predicted throughput, which weighs them.
+    // and a prediction for a device (--device) to the predicted throughput, which weighs them. The figures
+    // of a run that timed out or faulted are a fragment of what it would do, and its own finding says what
+    // is wrong: they are shown, not judged.
     judge_line_figures(figures, exercise.performance.sim, variant.label, findings, result.metrics,
-                       !exercise.performance.gpu || (!simulator && !options.device));
-    judge_requirements_in_use(exercise.requirements, figures, static_requirement_findings, *built->kernel, file,
-                              variant.label, findings);
+                       (!exercise.performance.gpu || (!simulator && !options.device)) && !figures.stopped_early);
+    kernel_use.add(figures, *built->kernel);
     if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
       timed = std::move(built);
   }
+  // Only once every variant ran: a variant that did not build has said what is wrong.
+  if (kernel_use.variants == exercise.variants.size())
+    judge_requirements_in_use(exercise.requirements, kernel_use, static_requirement_findings, file, findings);
   if (simulator) {
     result.metrics["simulator"] = {{"runs", simulated_runs}, {"failed_runs", simulated_failures},
                                    {"not_loaded", unsimulated}};

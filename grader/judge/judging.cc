@@ -197,6 +197,10 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
 
 void judge_line_figures(const LineFigures& figures, const SimPerformance& limits, const std::string& variant,
                         std::vector<Finding>& findings, nlohmann::json& metrics, bool judge) {
+  // As --verbose's table shows them: 32, 1.5, 2.06.
+  const auto per_request = [](uint64_t total, uint64_t requests) {
+    return fmt::format("{:.3g}", requests > 0 ? static_cast<double>(total) / static_cast<double>(requests) : 0.0);
+  };
   // Branch divergence: how full the warps were that ran each line, a figure to show, not a limit.
   for (const auto& [key, a] : figures.activity) {
     if (a.warp_lanes == 0) continue;
@@ -207,7 +211,8 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
   }
   for (const auto& [key, s] : figures.shared) {
     nlohmann::json row = {{"variant", variant}, {"file", s.file},         {"line", s.line},
-                          {"requests", s.requests}, {"wavefronts", s.wavefronts}, {"worst_ways", s.worst_ways}};
+                          {"requests", s.requests}, {"wavefronts", s.wavefronts}, {"min_wavefronts", s.min_wavefronts},
+                          {"worst_ways", s.worst_ways}};
     if (s.atomic_requests > 0) {
       row["atomic_requests"] = s.atomic_requests;
       row["atomic_passes"] = s.atomic_passes;
@@ -241,12 +246,16 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
     if (judge && limits.max_bank_conflict_ways && s.worst_ways > *limits.max_bank_conflict_ways) {
       Finding f = config_finding(
           FindingKind::kBankConflict,
-          fmt::format("{}-way bank conflict: {} wavefronts per request where 1 is possible (the limit is {}); "
+          fmt::format("{}-way bank conflict: {} wavefronts per request where {} {} possible (the limit is {}); "
                       "pad the tile's rows so a column's elements fall in different banks",
-                      s.worst_ways, s.worst_ways, *limits.max_bank_conflict_ways),
+                      s.worst_ways, per_request(s.wavefronts, s.requests), per_request(s.min_wavefronts, s.requests),
+                      s.min_wavefronts == s.requests ? "is" : "are", *limits.max_bank_conflict_ways),
           s.file, s.line);
       f.variant = variant;
-      f.details = {{"worst_ways", s.worst_ways}, {"requests", s.requests}, {"wavefronts", s.wavefronts}};
+      f.details = {{"worst_ways", s.worst_ways}, {"requests", s.requests}, {"wavefronts", s.wavefronts},
+                   {"min_wavefronts", s.min_wavefronts},
+                   {"wavefronts_per_request", per_request(s.wavefronts, s.requests)},
+                   {"min_wavefronts_per_request", per_request(s.min_wavefronts, s.requests)}};
       findings.push_back(std::move(f));
     }
   }
@@ -306,29 +315,29 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
   }
 }
 
-void judge_requirements_in_use(const Requirements& requires_, const LineFigures& figures,
-                               const std::vector<Finding>& static_findings, const KernelTraits& kernel,
-                               const std::string& file, const std::string& variant, std::vector<Finding>& findings) {
-  if (!figures.shared_use || figures.stopped_early) return;
+void judge_requirements_in_use(const Requirements& requires_, const SharedUseOverVariants& use,
+                               const std::vector<Finding>& static_findings, const std::string& file,
+                               std::vector<Finding>& findings) {
+  if (!use.shared_use || use.stopped_early) return;
+  const SharedUse& shown = *use.shared_use;
   const auto already = [&](const char* requirement) {
     return std::any_of(static_findings.begin(), static_findings.end(),
                        [&](const Finding& f) { return f.details.value("requirement", "") == requirement; });
   };
   auto missing = [&](const char* requirement, const char* message) {
-    Finding f = config_finding(FindingKind::kMissingRequirement, message, file, kernel.line);
-    f.variant = variant;
+    Finding f = config_finding(FindingKind::kMissingRequirement, message, file, use.kernel_line);
     f.details["requirement"] = requirement;
     f.details["in_use"] = false;
     findings.push_back(std::move(f));
   };
   const bool shared_asked = requires_.shared_memory || requires_.dynamic_shared_memory;
   if (shared_asked && !already("shared_memory") && !already("dynamic_shared_memory") &&
-      !figures.shared_use->feeds_global_stores)
+      !shown.feeds_global_stores)
     missing(requires_.shared_memory ? "shared_memory" : "dynamic_shared_memory",
             "the kernel has a __shared__ array, but no value it writes to global memory was loaded from it; "
             "this exercise stages the data through shared memory: load from global into the tile, and store to "
             "the output what you read back from the tile");
-  if (requires_.barrier && !already("barrier") && !figures.shared_use->barrier_orders_shared)
+  if (requires_.barrier && !already("barrier") && !shown.barrier_orders_shared)
     missing("barrier",
             "the kernel calls __syncthreads(), but no thread read a shared element that another thread wrote "
             "before the barrier; the barrier must separate writing the tile from reading what other threads "

@@ -54,6 +54,7 @@ struct LineFigures {
       t.line = s.line;
       t.requests += s.requests;
       t.wavefronts += s.wavefronts;
+      t.min_wavefronts += s.min_wavefronts;
       t.worst_ways = std::max(t.worst_ways, s.worst_ways);
       t.atomic_requests += s.atomic_requests;
       t.atomic_passes += s.atomic_passes;
@@ -82,12 +83,24 @@ struct LineFigures {
       t.warp_lanes += a.warp_lanes;
     }
     stopped_early = stopped_early || !obs.completed;
-    if (obs.shared_use) {
-      if (!shared_use) shared_use = SharedUse{};
-      shared_use->feeds_global_stores = shared_use->feeds_global_stores || obs.shared_use->feeds_global_stores;
-      shared_use->barrier_orders_shared =
-          shared_use->barrier_orders_shared || obs.shared_use->barrier_orders_shared;
-    }
+    if (obs.shared_use) (shared_use ? *shared_use : shared_use.emplace()).add(*obs.shared_use);
+  }
+};
+
+// What shared memory did over every variant of the kernel. A requirement is about the kernel: a variant
+// whose shape cannot show it (one warp at a barrier crosses no warp; a block of one thread shares with
+// nobody) is not failed for it when another variant shows it.
+struct SharedUseOverVariants {
+  std::optional<SharedUse> shared_use;  // unset when no run could see it
+  bool stopped_early = false;           // some run faulted or timed out, so shared_use may have missed the rest
+  int kernel_line = 0;                  // the kernel's first line, where a finding is
+  size_t variants = 0;
+
+  void add(const LineFigures& figures, const KernelTraits& kernel) {
+    if (figures.shared_use) (shared_use ? *shared_use : shared_use.emplace()).add(*figures.shared_use);
+    stopped_early = stopped_early || figures.stopped_early;
+    kernel_line = kernel.line;
+    ++variants;
   }
 };
 
@@ -97,11 +110,11 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
                         std::vector<Finding>& findings, nlohmann::json& metrics, bool judge = true);
 
 // `requires` asks for a feature on the data's path, not merely present: from what the simulator saw in the
-// variant's runs, shared memory must carry values to the output, and a required barrier must order a
-// thread's shared write before another thread's read. Checked only where the static check passed.
-void judge_requirements_in_use(const Requirements& requires_, const LineFigures& figures,
-                               const std::vector<Finding>& static_findings, const KernelTraits& kernel,
-                               const std::string& file, const std::string& variant, std::vector<Finding>& findings);
+// runs of all the variants, shared memory must carry values to the output, and a required barrier must
+// order a thread's shared write before another thread's read. Checked only where the static check passed.
+void judge_requirements_in_use(const Requirements& requires_, const SharedUseOverVariants& use,
+                               const std::vector<Finding>& static_findings, const std::string& file,
+                               std::vector<Finding>& findings);
 
 // One finding per bug: the same kind at the same line is folded across runs and keeps the first run's
 // message; details.runs counts the runs it was seen in. A finding seen in every run names no variant.

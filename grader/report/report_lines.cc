@@ -244,10 +244,12 @@ std::string headline(const Problem& problem) {
                            coordinates(d["block"]), coordinates(d["other_block"]));
       return f.message;
     case FindingKind::kBankConflict:
-      if (d.contains("worst_ways") && !d.contains("cause"))
-        return fmt::format("{}-way bank conflict ({} wavefronts per request where 1 is possible); pad the shared "
+      if (d.contains("worst_ways") && d.contains("wavefronts_per_request") && !d.contains("cause"))
+        return fmt::format("{}-way bank conflict ({} wavefronts per request where {} {} possible); pad the shared "
                            "array's rows so a column falls in different banks",
-                           d["worst_ways"].get<uint32_t>(), d["worst_ways"].get<uint32_t>());
+                           d["worst_ways"].get<uint32_t>(), text_of(d, "wavefronts_per_request"),
+                           text_of(d, "min_wavefronts_per_request"),
+                           text_of(d, "min_wavefronts_per_request") == "1" ? "is" : "are");
       return f.message;
     case FindingKind::kUncoalesced:
       if (d.contains("sector_ratio"))

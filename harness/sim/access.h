@@ -105,11 +105,9 @@ class AccessObserver {
   // __syncwarp / bar.warp.sync by `warp` for the lanes in `mask`.
   virtual void on_warp_sync(uint32_t warp, uint32_t mask) = 0;
   // A fence that orders memory for the whole device or wider (__threadfence(), membar.gl, fence.sc.gpu; not
-  // membar.cta) by the lanes of `warp` in `mask`.
-  virtual void on_fence(uint32_t warp, uint32_t mask) {
-    (void)warp;
-    (void)mask;
-  }
+  // membar.cta) by the lanes of `warp` in `mask`. Pure, like every event: an observer that wraps others
+  // and forgot one would hide it from the checkers (the sampler's wrapper once dropped every fence).
+  virtual void on_fence(uint32_t warp, uint32_t mask) = 0;
   virtual void end_block() = 0;
   // After the launch: add this observer's findings and per-line stats to `out` (the simulator's own
   // findings are already there). Called once per observer, in worker order.

@@ -181,6 +181,7 @@ class SampleObserver : public AccessObserver {
 
   void on_barrier(int, int) override {}
   void on_warp_sync(uint32_t, uint32_t) override {}
+  void on_fence(uint32_t, uint32_t) override {}
   void end_block() override {}
   void collect(Observations&) override {
     std::map<LineKey, SharedSample> shared;
@@ -238,6 +239,10 @@ class BothObservers : public AccessObserver {
   void on_warp_sync(uint32_t warp, uint32_t mask) override {
     checkers_->on_warp_sync(warp, mask);
     samples_->on_warp_sync(warp, mask);
+  }
+  void on_fence(uint32_t warp, uint32_t mask) override {
+    checkers_->on_fence(warp, mask);
+    samples_->on_fence(warp, mask);
   }
   void end_block() override {
     checkers_->end_block();

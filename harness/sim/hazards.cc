@@ -50,6 +50,9 @@ using Span = AccessSpan;
 struct BankCost {
   uint32_t wavefronts = 0;  // summed over the request's phases
   uint32_t ways = 0;        // the worst phase's wavefronts: n in "n-way conflict"
+  // The fewest the request's width allows: one per phase with an active lane (a warp's 8-byte request
+  // takes two even when no bank conflicts, a 16-byte one four).
+  uint32_t min_wavefronts = 1;
 };
 
 // Nsight Compute's model: 32 banks of 4-byte words; distinct words in one bank serialize, one word is
@@ -62,7 +65,7 @@ std::optional<BankCost> strided_bank_cost(const WarpAccess& access, const Span& 
   const int64_t words = span.stride / 4;
   const uint64_t magnitude = static_cast<uint64_t>(words < 0 ? -words : words);
   const uint32_t ways = magnitude == 0 ? 1 : static_cast<uint32_t>(std::gcd(magnitude, uint64_t{kBanks}));
-  return BankCost{ways, ways};
+  return BankCost{ways, ways, 1};
 }
 
 // Whether a request of 4-byte words asks no bank for two different words: then it is one wavefront (a
@@ -86,13 +89,13 @@ bool conflict_free(const WarpAccess& access) {
 BankCost bank_cost(const WarpAccess& access, const Span& span) {
   // Words fewer than 32 apart are in 32 different banks: one wavefront, a broadcast or not.
   if (access.bytes_per_lane == 4 && access.active_mask != 0 && span.high / 4 - span.low / 4 < kBanks)
-    return {1, 1};
+    return {1, 1, 1};
   if (std::optional<BankCost> strided = strided_bank_cost(access, span)) return *strided;
-  if (access.bytes_per_lane == 4 && access.active_mask != 0 && conflict_free(access)) return {1, 1};
+  if (access.bytes_per_lane == 4 && access.active_mask != 0 && conflict_free(access)) return {1, 1, 1};
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   const uint32_t words_per_lane = std::max<uint32_t>(bytes / 4, 1);
   const uint32_t lanes_per_phase = bytes <= 4 ? kWarpSize : kWarpSize * 4 / bytes;
-  BankCost cost;
+  BankCost cost{0, 0, 0};
   for (uint32_t first = 0; first < kWarpSize; first += lanes_per_phase) {
     std::array<uint64_t, kBanks> bank_word;  // the first word each bank delivers in this phase
     std::array<uint32_t, kBanks> bank_words{};
@@ -117,6 +120,7 @@ BankCost bank_cost(const WarpAccess& access, const Span& span) {
     }
     cost.wavefronts += phase_ways;
     cost.ways = std::max(cost.ways, phase_ways);
+    cost.min_wavefronts += phase_ways > 0 ? 1 : 0;
   }
   return cost;
 }
@@ -441,7 +445,7 @@ void fold(std::vector<Group>& groups, const GroupKey& key, const Occurrence& occ
 }
 
 struct SharedCounters {
-  uint64_t requests = 0, wavefronts = 0;
+  uint64_t requests = 0, wavefronts = 0, min_wavefronts = 0;
   uint32_t worst_ways = 0;
   uint64_t atomic_requests = 0, atomic_passes = 0;
   uint32_t worst_atomic_passes = 0, worst_same_address = 0;
@@ -588,7 +592,8 @@ struct BufferWriters {
   Cells lowest;
   Cells highest;
   // When blocks run one at a time in a kernel with global atomics: the latest write in run order, and
-  // its writer's fence count then, with kUnorderedWrites once two blocks' writes were found unordered.
+  // where its writer stood then (order_point()), with kUnorderedWrites once two blocks' writes were found
+  // unordered.
   Cells latest;
   Cells latest_fences;
 };
@@ -604,6 +609,25 @@ struct Contested {
 };
 
 constexpr uint64_t kUnorderedWrites = uint64_t{1} << 63;
+
+// Where a write stood in its block's order: its thread's device fences so far (low 31 bits) and the
+// block's barriers so far (the next 32), each clamped, so a later release can tell whether it covers it.
+uint64_t order_point(uint32_t fences, uint32_t barriers) {
+  return std::min<uint64_t>(fences, 0x7FFFFFFF) | uint64_t{barriers} << 31;
+}
+uint32_t point_fences(uint64_t point) { return static_cast<uint32_t>(point & 0x7FFFFFFF); }
+uint32_t point_barriers(uint64_t point) { return static_cast<uint32_t>((point & ~kUnorderedWrites) >> 31); }
+
+// What an atomic on an address has released, or what a block has acquired: per thread (thread_key), its
+// writes before its own n-th device fence; per block, every thread's writes before its n-th barrier.
+struct Releases {
+  std::map<uint64_t, uint32_t> threads;
+  std::map<uint64_t, uint32_t> blocks;
+  void add(const Releases& other) {
+    for (const auto& [thread, fences] : other.threads) threads[thread] = std::max(threads[thread], fences);
+    for (const auto& [block, barriers] : other.blocks) blocks[block] = std::max(blocks[block], barriers);
+  }
+};
 
 // A thread of the launch: its block and its linear index in the block.
 uint64_t thread_key(uint64_t block, uint32_t thread) { return block << 10 | (thread & 0x3FF); }
@@ -627,12 +651,12 @@ struct HazardLaunch::State {
   std::atomic<int> global_write_file{-1};  // the .loc file of global writes, for cross-block findings
 
   // Publication between blocks (docs/simulator.md, "Memory ordering between blocks"): per address of a
-  // global atomic, the threads that had made a device fence before their atomic on it, and how many
-  // fences they had made. Followed only in kernels with global atomics, which run one block at a time.
+  // global atomic, what the atomics on it released. Followed only in kernels with global atomics, which
+  // run one block at a time.
   bool follow_order = false;
   std::atomic<bool> order_unfollowed{false};  // a worker ran beside others, so run order means nothing
   std::mutex release_mutex;
-  std::map<uint64_t, std::map<uint64_t, uint32_t>> released;
+  std::map<uint64_t, Releases> released;
   std::atomic<bool> any_released{false};
 
   std::mutex workers_mutex;
@@ -861,11 +885,13 @@ class HazardObserver final : public AccessObserver {
   void apply_cells(PendingWarp& pending);
   BufferWriters* buffer_holding(uint64_t address, uint64_t end);
   void publish(const WarpAccess& access);
-  // Whether the latest write of an element, by `writer` after `fences` fences of its own, happens before
-  // this block's writes: its thread fenced after it, then made an atomic this block has since observed.
-  bool ordered_before_block(uint64_t writer, uint64_t fences) const {
-    const auto found = acquired_.find(thread_key(writer_block(writer), writer_thread(writer)));
-    return found != acquired_.end() && found->second > (fences & ~kUnorderedWrites);
+  // Whether the latest write of an element, by `writer` at order point `point`, happens before this
+  // block's writes: a release this block has since acquired covers it (publish()).
+  bool ordered_before_block(uint64_t writer, uint64_t point) const {
+    const auto thread = acquired_.threads.find(thread_key(writer_block(writer), writer_thread(writer)));
+    if (thread != acquired_.threads.end() && thread->second > point_fences(point)) return true;
+    const auto block = acquired_.blocks.find(writer_block(writer));
+    return block != acquired_.blocks.end() && block->second > point_barriers(point);
   }
   // Whether an access by `other` earlier in this epoch is unordered with one by `thread` now: a different
   // thread, and not a lane of the same warp with a __syncwarp() since.
@@ -922,7 +948,12 @@ class HazardObserver final : public AccessObserver {
   std::vector<Contested> contested_;
   bool follow_order_ = false;      // this launch follows publication (HazardLaunch::State::follow_order)
   std::vector<uint32_t> fences_;   // per thread of the block: device fences made so far
-  std::map<uint64_t, uint32_t> acquired_;  // thread_key -> fences: what this block's atomics observed
+  std::vector<uint32_t> fence_barriers_;  // per thread: the block's barriers before its latest fence
+  uint32_t barriers_ = 0;          // barriers the block has completed
+  bool fenced_since_barrier_ = false;
+  // Writes made before this many barriers were followed by a device fence (by any thread) and a barrier.
+  uint32_t fenced_barriers_ = 0;
+  Releases acquired_;              // what this block's atomics observed
 
   std::vector<Group> groups_;
   LineTable<SharedCounters> shared_lines_;
@@ -948,7 +979,10 @@ void HazardObserver::begin_block(const BlockContext& context) {
   if (state_.follow_order && !alone_) state_.order_unfollowed = true;
   if (follow_order_) {
     fences_.assign(context.block_dim.count(), 0);
-    acquired_.clear();
+    fence_barriers_.assign(context.block_dim.count(), 0);
+    barriers_ = fenced_barriers_ = 0;
+    fenced_since_barrier_ = false;
+    acquired_ = {};
   }
   sequence_ = 0;
   window_ = context.shared_bytes;
@@ -994,7 +1028,16 @@ void HazardObserver::next_epoch() {
   atomic_only_.clear();
 }
 
-void HazardObserver::on_barrier(int, int) { next_epoch(); }
+void HazardObserver::on_barrier(int, int) {
+  next_epoch();
+  if (!follow_order_) return;
+  ++barriers_;
+  // A fence, then a barrier: what the block wrote before that fence is ordered before any thread's later
+  // atomic. Counted for the block, not for the fencing thread alone: the usual code has every thread (or
+  // the writers) fence and one thread take the ticket.
+  if (fenced_since_barrier_) fenced_barriers_ = barriers_;
+  fenced_since_barrier_ = false;
+}
 
 void HazardObserver::on_warp_sync(uint32_t warp, uint32_t) {
   if (warp < warp_sync_.size()) ++warp_sync_[warp];
@@ -1004,13 +1047,19 @@ void HazardObserver::on_fence(uint32_t warp, uint32_t mask) {
   if (!follow_order_) return;
   for (; mask != 0; mask &= mask - 1) {
     const size_t thread = size_t{warp} * kWarpSize + static_cast<uint32_t>(std::countr_zero(mask));
-    if (thread < fences_.size()) ++fences_[thread];
+    if (thread >= fences_.size()) continue;
+    ++fences_[thread];
+    fence_barriers_[thread] = barriers_;
+    fenced_since_barrier_ = true;
   }
 }
 
-// A global atomic by each active lane: the block observes every release made on that address so far (the
-// atomics on one address are totally ordered, and blocks run one at a time, so "so far" is that order),
-// and a lane whose thread has fenced releases its writes before the fence on the address.
+// A global atomic by each active lane acquires every release made on that address so far (the atomics on
+// one address are totally ordered, and blocks run one at a time, so "so far" is that order) for the whole
+// block, as the usual code passes the ticket on through shared memory and a barrier. It releases, on
+// the address: its own thread's writes before that thread's latest device fence; every thread's writes
+// before a barrier that came before this thread's fence, or after some fence of the block; and, as
+// happens-before is transitive, what the block had acquired before.
 void HazardObserver::publish(const WarpAccess& access) {
   std::lock_guard lock(state_.release_mutex);
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
@@ -1018,14 +1067,20 @@ void HazardObserver::publish(const WarpAccess& access) {
     const uint64_t address = access.address[lane];
     if (state_.any_released.load(std::memory_order_relaxed)) {
       if (const auto found = state_.released.find(address); found != state_.released.end())
-        for (const auto& [thread, fences] : found->second) acquired_[thread] = std::max(acquired_[thread], fences);
+        acquired_.add(found->second);
     }
     const uint32_t thread = access.warp * kWarpSize + lane;
-    if (thread < fences_.size() && fences_[thread] > 0) {
-      uint32_t& released = state_.released[address][thread_key(block_, thread)];
-      released = std::max(released, fences_[thread]);
-      state_.any_released.store(true, std::memory_order_relaxed);
+    if (thread >= fences_.size()) continue;
+    const uint32_t barriers = std::max(fenced_barriers_, fences_[thread] > 0 ? fence_barriers_[thread] : 0);
+    if (fences_[thread] == 0 && barriers == 0) continue;
+    Releases& released = state_.released[address];
+    if (fences_[thread] > 0) {
+      uint32_t& own = released.threads[thread_key(block_, thread)];
+      own = std::max(own, fences_[thread]);
     }
+    if (barriers > 0) released.blocks[block_] = std::max(released.blocks[block_], barriers);
+    released.add(acquired_);
+    state_.any_released.store(true, std::memory_order_relaxed);
   }
 }
 
@@ -1046,6 +1101,7 @@ void HazardObserver::on_access(const WarpAccess& access) {
       SharedCounters& line = shared_lines_.at(access.file, access.line);
       ++line.requests;
       line.wavefronts += cost.wavefronts;
+      line.min_wavefronts += cost.min_wavefronts;
       line.worst_ways = std::max(line.worst_ways, cost.ways);
     }
     if (checks_.races || checks_.uninitialized_shared) check_shared(access, request);
@@ -1523,7 +1579,7 @@ void HazardObserver::record_global_writes(const WarpAccess& access, const Span& 
     const uint32_t narrow = state_.narrow.on ? state_.narrow.pack(block_, access.line, thread) : 0;
     const uint64_t last =
         std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
-    const uint32_t fences = follow_order_ ? fences_[access.warp * kWarpSize + lane] : 0;
+    const uint64_t point = follow_order_ ? order_point(fences_[access.warp * kWarpSize + lane], barriers_) : 0;
     for (uint64_t e = (address - buffer->range.address) / size; e <= last; ++e) {
       const bool again = state_.narrow.on ? record_cell<uint32_t>(*buffer, e, narrow)
                                           : record_cell<uint64_t>(*buffer, e, packed);
@@ -1534,7 +1590,7 @@ void HazardObserver::record_global_writes(const WarpAccess& access, const Span& 
       if (latest != 0 && writer_block(latest) != block_ && !ordered_before_block(latest, latest_fences))
         latest_fences |= kUnorderedWrites;
       buffer->latest.as<uint64_t>()[e] = packed;
-      latest_fences = (latest_fences & kUnorderedWrites) | fences;
+      latest_fences = (latest_fences & kUnorderedWrites) | point;
     }
   }
 }
@@ -1735,6 +1791,7 @@ void HazardLaunch::State::merge(Observations& out) {
         SharedCounters& total = shared_totals[{static_cast<int>(f), static_cast<int>(l)}];
         total.requests += c.requests;
         total.wavefronts += c.wavefronts;
+        total.min_wavefronts += c.min_wavefronts;
         total.worst_ways = std::max(total.worst_ways, c.worst_ways);
         total.atomic_requests += c.atomic_requests;
         total.atomic_passes += c.atomic_passes;
@@ -1780,7 +1837,8 @@ void HazardLaunch::State::merge(Observations& out) {
   if (checks.races || checks.uninitialized_shared) out.shared_use = SharedUse{feeds && carried, barrier_orders};
   for (const auto& [where, c] : shared_totals)
     out.shared_lines.push_back({file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways,
-                                c.atomic_requests, c.atomic_passes, c.worst_atomic_passes, c.worst_same_address});
+                                c.atomic_requests, c.atomic_passes, c.worst_atomic_passes, c.worst_same_address,
+                                c.min_wavefronts});
   for (const auto& [where, c] : global_totals)
     out.global_lines.push_back({file_name(where.first), where.second, c.requests, c.sectors, c.min_sectors});
 }
