@@ -237,16 +237,6 @@ std::string coordinates(const nlohmann::json& value) {
   return fmt::format("({},{},{})", value[0].dump(), value[1].dump(), value[2].dump());
 }
 
-std::string text_of(const nlohmann::json& details, const char* key) {
-  const auto it = details.find(key);
-  return it != details.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-int int_of(const nlohmann::json& details, const char* key) {
-  const auto it = details.find(key);
-  return it != details.end() && it->is_number_integer() ? it->get<int>() : 0;
-}
-
 // Who did the other access: a thread of this block, or of another block (a global race).
 std::string other_who(const nlohmann::json& d) {
   std::string who = "thread " + coordinates(d.value("other_thread", nlohmann::json()));
@@ -264,15 +254,15 @@ std::string this_who(const nlohmann::json& d) {
 // so all but one part is lost. An atomic makes each update whole; a barrier would only add a divergence.
 bool explain_lost_update(Finding& f, const SourceView& source) {
   const nlohmann::json& d = f.details;
-  if (f.line <= 0 || int_of(d, "other_line") != f.line) return false;
-  const std::optional<Update> update = update_of(source.line(f.line), text_of(d, "variable"));
+  if (f.line <= 0 || detail_int(d, "other_line") != f.line) return false;
+  const std::optional<Update> update = update_of(source.line(f.line), detail_text(d, "variable"));
   if (!update) return false;
   const std::string atomic = atomic_for(*update);
   const std::string how = update->op == "++" || update->op == "--" ? update->target + update->op
                                                                     : update->target + " " + update->op + " " + update->operand;
   f.message = fmt::format("lost update: {} and {} both do `{}` on {}, each writing back the value it read "
                           "changed by its own part, so one update overwrites the other; {}",
-                          this_who(d), other_who(d), how, text_of(d, "index"),
+                          this_who(d), other_who(d), how, detail_text(d, "index"),
                           atomic.empty() ? "make the update one atomic step (atomicCAS in a loop), not a barrier"
                                          : fmt::format("write {} instead: a barrier cannot help, the threads update "
                                                        "one word in the same step",
@@ -286,11 +276,11 @@ bool explain_lost_update(Finding& f, const SourceView& source) {
 // the fast thread's write after the slow thread's read, or the slow thread's read of the new value.
 bool explain_next_trip(Finding& f, const SourceView& source) {
   const nlohmann::json& d = f.details;
-  const std::string hazard = text_of(d, "hazard");
+  const std::string hazard = detail_text(d, "hazard");
   const bool this_reads = hazard == "read-after-write";
   if (!this_reads && hazard != "write-after-read") return false;
-  const int write = this_reads ? int_of(d, "other_line") : f.line;
-  const int read = this_reads ? f.line : int_of(d, "other_line");
+  const int write = this_reads ? detail_int(d, "other_line") : f.line;
+  const int read = this_reads ? f.line : detail_int(d, "other_line");
   if (write <= 0 || read <= write) return false;
   const std::optional<std::pair<int, std::string>> barrier = source.barrier_between(write, read);
   const std::optional<SourceView::Loop> loop = source.loop_around(write, read);
@@ -299,7 +289,7 @@ bool explain_next_trip(Finding& f, const SourceView& source) {
                           "it at line {} in this trip: the {} at line {} keeps each trip's writes before its "
                           "reads, but nothing keeps the reads before the next trip's writes; add a {} after "
                           "the reads, at the end of the loop body",
-                          this_reads ? other_who(d) : this_who(d), text_of(d, "index"), write, loop->header,
+                          this_reads ? other_who(d) : this_who(d), detail_text(d, "index"), write, loop->header,
                           this_reads ? this_who(d) : other_who(d), read, barrier->second, barrier->first,
                           barrier->second);
   f.details["cause"] = "next-trip";
@@ -311,13 +301,13 @@ bool explain_next_trip(Finding& f, const SourceView& source) {
 // and only a barrier between the two lines makes it wait.
 bool explain_read_ran_ahead(Finding& f, const SourceView& source) {
   const nlohmann::json& d = f.details;
-  const int write = f.line, read = int_of(d, "other_line");
-  if (text_of(d, "hazard") != "write-after-read" || write <= 0 || read <= write || source.barrier_between(write, read))
+  const int write = f.line, read = detail_int(d, "other_line");
+  if (detail_text(d, "hazard") != "write-after-read" || write <= 0 || read <= write || source.barrier_between(write, read))
     return false;
-  const std::string barrier = text_of(d, "barrier").empty() ? "__syncthreads()" : text_of(d, "barrier");
+  const std::string barrier = detail_text(d, "barrier").empty() ? "__syncthreads()" : detail_text(d, "barrier");
   f.message = fmt::format("{} read {} at line {} before {} wrote it at line {}: nothing made the reader wait; a "
                           "{} between line {} and line {} does",
-                          other_who(d), text_of(d, "index"), read, this_who(d), write, barrier, write, read);
+                          other_who(d), detail_text(d, "index"), read, this_who(d), write, barrier, write, read);
   f.details["cause"] = "read-ran-ahead";
   return true;
 }
@@ -326,11 +316,11 @@ bool explain_read_ran_ahead(Finding& f, const SourceView& source) {
 // a statement, so the read must move out of it.
 bool explain_same_statement(Finding& f) {
   const nlohmann::json& d = f.details;
-  if (text_of(d, "hazard") != "write-after-read" || f.line <= 0 || int_of(d, "other_line") != f.line) return false;
-  const std::string barrier = text_of(d, "barrier").empty() ? "__syncthreads()" : text_of(d, "barrier");
+  if (detail_text(d, "hazard") != "write-after-read" || f.line <= 0 || detail_int(d, "other_line") != f.line) return false;
+  const std::string barrier = detail_text(d, "barrier").empty() ? "__syncthreads()" : detail_text(d, "barrier");
   f.message = fmt::format("{} writes {} at line {} while {} reads it in the same statement, and no barrier fits "
                           "inside one statement: read the value into a local variable, call {}, then write",
-                          this_who(d), text_of(d, "index"), f.line, other_who(d), barrier);
+                          this_who(d), detail_text(d, "index"), f.line, other_who(d), barrier);
   f.details["cause"] = "same-statement";
   return true;
 }

@@ -138,27 +138,17 @@ int cause_rank(FindingKind kind) {
   return 17;
 }
 
-std::string text_of(const nlohmann::json& details, const char* key) {
-  const auto it = details.find(key);
-  return it != details.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-int int_of(const nlohmann::json& details, const char* key) {
-  const auto it = details.find(key);
-  return it != details.end() && it->is_number_integer() ? it->get<int>() : 0;
-}
-
 // The same race seen from its other line: the same array, each line the other's second place.
 bool mirrors(const Finding& a, const Finding& b) {
   return a.kind == FindingKind::kRace && b.kind == FindingKind::kRace && a.file == b.file &&
-         text_of(a.details, "variable") == text_of(b.details, "variable") &&
-         int_of(a.details, "other_line") == b.line && int_of(b.details, "other_line") == a.line &&
+         detail_text(a.details, "variable") == detail_text(b.details, "variable") &&
+         detail_int(a.details, "other_line") == b.line && detail_int(b.details, "other_line") == a.line &&
          a.details.contains("other_line");
 }
 
 bool same_output(const Finding& wrong, const Finding& unwritten) {
   return wrong.kind == FindingKind::kWrongOutput && unwritten.kind == FindingKind::kUnwrittenOutput &&
-         text_of(wrong.details, "buffer") == text_of(unwritten.details, "buffer");
+         detail_text(wrong.details, "buffer") == detail_text(unwritten.details, "buffer");
 }
 
 // "out[1]: expected 0.77, got NaN" from a wrong-output's first listed element.
@@ -168,7 +158,7 @@ std::string first_element(const Finding& finding) {
   const nlohmann::json& e = first->front();
   // The element in the output's shape (`out[3][5]`) where the exercise declares one.
   std::string out = e.contains("element") ? e.value("element", "")
-                                          : fmt::format("{}[{}]", text_of(finding.details, "buffer"), e.value("index", 0));
+                                          : fmt::format("{}[{}]", detail_text(finding.details, "buffer"), e.value("index", 0));
   const std::string got = e.value("got", "");
   if (got.empty()) return out + fmt::format(" (expected {})", e.value("expected", ""));
   out += fmt::format(": expected {}, got {}", e.value("expected", ""), got);
@@ -183,7 +173,7 @@ std::string count_of(const nlohmann::json& details, const char* key) {
 }
 
 std::string other_verb(const Finding& race) {
-  const std::string hazard = text_of(race.details, "hazard");
+  const std::string hazard = detail_text(race.details, "hazard");
   return hazard == "write-after-read" ? "reads" : "writes";
 }
 
@@ -225,7 +215,7 @@ std::string headline(const Problem& problem) {
   switch (f.kind) {
     case FindingKind::kWrongOutput: {
       std::string out = fmt::format("{} of {} elements of '{}' are wrong", count_of(d, "mismatches"),
-                                    count_of(d, "elements"), text_of(d, "buffer"));
+                                    count_of(d, "elements"), detail_text(d, "buffer"));
       if (problem.partner != nullptr)
         out += fmt::format(" and {} never written", count_of(problem.partner->details, "unwritten"));
       const std::string first = first_element(f);
@@ -235,21 +225,21 @@ std::string headline(const Problem& problem) {
       const std::string first = first_element(f);
       if (first.empty()) return f.message;
       return fmt::format("{} of {} elements of '{}' were never written; the first is {}", count_of(d, "unwritten"),
-                         count_of(d, "elements"), text_of(d, "buffer"), first);
+                         count_of(d, "elements"), detail_text(d, "buffer"), first);
     }
     case FindingKind::kRace:
       // A race the learner's source explained (grader/judge/explain.cc) is worded already.
       if (d.contains("other_block") && !d.contains("cause"))
-        return fmt::format("{} is written by blocks {} and {}, which run in no fixed order", text_of(d, "index"),
+        return fmt::format("{} is written by blocks {} and {}, which run in no fixed order", detail_text(d, "index"),
                            coordinates(d["block"]), coordinates(d["other_block"]));
       return f.message;
     case FindingKind::kBankConflict:
       if (d.contains("worst_ways") && d.contains("wavefronts_per_request") && !d.contains("cause"))
         return fmt::format("{}-way bank conflict ({} wavefronts per request where {} {} possible); pad the shared "
                            "array's rows so a column falls in different banks",
-                           d["worst_ways"].get<uint32_t>(), text_of(d, "wavefronts_per_request"),
-                           text_of(d, "min_wavefronts_per_request"),
-                           text_of(d, "min_wavefronts_per_request") == "1" ? "is" : "are");
+                           d["worst_ways"].get<uint32_t>(), detail_text(d, "wavefronts_per_request"),
+                           detail_text(d, "min_wavefronts_per_request"),
+                           detail_text(d, "min_wavefronts_per_request") == "1" ? "is" : "are");
       return f.message;
     case FindingKind::kUncoalesced:
       if (d.contains("sector_ratio"))
@@ -274,12 +264,12 @@ std::vector<Note> notes_of(const Problem& problem) {
   const Finding& f = *problem.finding;
   std::vector<Note> notes;
   if (f.kind != FindingKind::kRace || !f.details.contains("other_line")) return notes;
-  const int other_line = int_of(f.details, "other_line");
+  const int other_line = detail_int(f.details, "other_line");
   if (other_line <= 0) return notes;
-  const std::string file = f.details.contains("other_file") ? text_of(f.details, "other_file") : f.file;
+  const std::string file = f.details.contains("other_file") ? detail_text(f.details, "other_file") : f.file;
   std::string who = f.details.contains("other_thread") ? "thread " + coordinates(f.details["other_thread"]) : "another thread";
   if (f.details.contains("other_block")) who += " of block " + coordinates(f.details["other_block"]);
-  const std::string index = text_of(f.details, "index");
+  const std::string index = detail_text(f.details, "index");
   notes.push_back({file, other_line,
                    index.empty() ? fmt::format("the other access, by {}", who)
                                  : fmt::format("{} {} {} here", who, other_verb(f), index)});
@@ -298,7 +288,7 @@ int column_of(const Finding& finding, int line, std::string_view source) {
   const std::string_view text = source.substr(start, end - start);
   std::vector<std::string> names;
   for (const char* key : {"variable", "buffer"})
-    if (const std::string name = text_of(finding.details, key); !name.empty()) names.push_back(name + "[");
+    if (const std::string name = detail_text(finding.details, key); !name.empty()) names.push_back(name + "[");
   if (finding.kind == FindingKind::kBarrierDivergence) names.push_back("__syncthreads");
   if (finding.kind == FindingKind::kMissingRequirement) names.push_back("__global__");
   for (const std::string& name : names) {

@@ -180,4 +180,14 @@ std::string with_thousands(uint64_t value) {
   return out;
 }
 
+std::string detail_text(const nlohmann::json& details, const char* key) {
+  const auto it = details.find(key);
+  return it != details.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+int detail_int(const nlohmann::json& details, const char* key) {
+  const auto it = details.find(key);
+  return it != details.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
 }  // namespace gpugrade

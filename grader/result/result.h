@@ -75,6 +75,11 @@ constexpr size_t kMaxResultJsonBytes = size_t{2} << 20;
 // unchanged.
 void fit_result(Result& result, size_t max_bytes = kMaxResultJsonBytes);
 
+// A finding detail read as the reports and the explanations read it: the string or integer at `key`, or
+// "" and 0 when it is absent or of another type.
+std::string detail_text(const nlohmann::json& details, const char* key);
+int detail_int(const nlohmann::json& details, const char* key);
+
 // 1024 -> "1,024": how counts read in every message and table, whichever stage writes them.
 std::string with_thousands(uint64_t value);
 
