@@ -30,19 +30,6 @@ bool is_plain_file_name(std::string_view name) {
   return !name.empty() && name.find('/') == std::string_view::npos && name != "." && name != "..";
 }
 
-void replace_all(std::string& text, std::string_view from, std::string_view to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-}
-
-Finding compile_error(std::string message, std::string file) {
-  Finding finding;
-  finding.kind = FindingKind::kCompileError;
-  finding.message = std::move(message);
-  finding.file = std::move(file);
-  return finding;
-}
-
 std::string first_line(std::string_view text) {
   size_t start = text.find_first_not_of(" \t\r\n");
   if (start == std::string_view::npos) return "";
@@ -155,6 +142,19 @@ std::optional<DiagnosticLine> read_gcc_line(std::string_view line) {
 }
 
 }  // namespace
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+Finding compile_error(std::string message, std::string file) {
+  Finding finding;
+  finding.kind = FindingKind::kCompileError;
+  finding.message = std::move(message);
+  finding.file = std::move(file);
+  return finding;
+}
 
 std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths) {
   std::vector<Finding> findings;

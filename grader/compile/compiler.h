@@ -93,4 +93,9 @@ class CachingCompiler : public Compiler {
 using PathMap = std::vector<std::pair<std::string, std::string>>;
 std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths);
 
+// Shared by the compilers: every occurrence of `from` in `text` replaced by `to` (paths in messages), and a
+// compile-error finding naming `file`.
+void replace_all(std::string& text, std::string_view from, std::string_view to);
+Finding compile_error(std::string message, std::string file);
+
 }  // namespace gpugrade

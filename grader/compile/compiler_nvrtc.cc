@@ -19,19 +19,6 @@ std::string virtual_arch(const std::string& arch) {
   return arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
 }
 
-void replace_all(std::string& text, std::string_view from, std::string_view to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-}
-
-Finding compile_error(std::string message, std::string file) {
-  Finding finding;
-  finding.kind = FindingKind::kCompileError;
-  finding.message = std::move(message);
-  finding.file = std::move(file);
-  return finding;
-}
-
 }  // namespace
 
 std::string cuda_include_dir_of(const std::string& nvcc_path) {
