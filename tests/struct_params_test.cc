@@ -46,7 +46,7 @@ class StructParams : public ::testing::Test {
   // The first error of loading `yaml`, which must not load.
   std::string load_error(const std::string& yaml) {
     std::vector<std::string> errors;
-    EXPECT_FALSE(load("bad", yaml, &errors));
+    EXPECT_FALSE(load("scale", yaml, &errors));
     return errors.empty() ? "" : errors.front();
   }
 
@@ -137,27 +137,27 @@ TEST_F(StructParams, MistakesAreErrorsAtTheirLineSayingWhatToWrite) {
     return yaml.replace(at, from.size(), to);
   };
   EXPECT_EQ(load_error(with("{name: stride, type: int}", "{name: stride, type: Vec3}")),
-            "exercises/bad/exercise.yaml:9:33: unsupported field type 'Vec3' in struct 'Matrix': a struct field is a "
+            "exercises/scale/exercise.yaml:9:28: unsupported field type 'Vec3' in struct 'Matrix': a struct field is a "
             "C type such as int, float, long long or bool, or a pointer to one (\"float*\", \"const int*\"); a "
             "struct inside a struct is not supported, so write its fields here instead");
   EXPECT_EQ(load_error(with("stride: n + 2, ", "")),
-            "exercises/bad/exercise.yaml:21:51: missing field 'stride' in 'kernel.params[0].fields'");
+            "exercises/scale/exercise.yaml:19:39: missing field 'stride' in 'kernel.params[0].fields'");
   EXPECT_EQ(load_error(with("stride: n + 2", "strid: n + 2")),
-            "exercises/bad/exercise.yaml:21:72: unknown field 'strid' in 'kernel.params[0].fields' (did you mean "
+            "exercises/scale/exercise.yaml:19:61: unknown field 'strid' in 'kernel.params[0].fields' (did you mean "
             "'stride'?)");
   EXPECT_EQ(load_error(with("type: Padded, fields: {tag: 7, factor: 2.5, count: n * 3}", "type: Padded")),
-            "exercises/bad/exercise.yaml:22:7: 'kernel.params[1]' is a struct Padded: give its 'fields', one value "
+            "exercises/scale/exercise.yaml:20:7: 'kernel.params[1]' is a struct Padded: give its 'fields', one value "
             "per field (tag, factor, count)");
   EXPECT_EQ(load_error(with("type: Matrix, fields", "type: \"Matrix*\", fields")),
-            "exercises/bad/exercise.yaml:21:27: 'Matrix*' is a pointer to struct Matrix: gpugrade passes structs by "
+            "exercises/scale/exercise.yaml:19:23: 'Matrix*' is a pointer to struct Matrix: gpugrade passes structs by "
             "value only; take 'Matrix M' in the kernel, or pass the struct's fields");
   EXPECT_EQ(load_error(with("elements: {buffer: m, offset: 1}", "elements: mm")),
-            "exercises/bad/exercise.yaml:21:98: unknown buffer 'mm' (did you mean 'm'?)");
+            "exercises/scale/exercise.yaml:19:86: unknown buffer 'mm' (did you mean 'm'?)");
   EXPECT_EQ(load_error(with("tag: 7,", "tag: 1000,")),
-            "exercises/bad/exercise.yaml:22:45: 'kernel.params[1].fields.tag' is 1000; it must be between -128 and "
+            "exercises/scale/exercise.yaml:20:45: 'kernel.params[1].fields.tag' is 1000; it must be between -128 and "
             "127 at variant 32, size n=5");
   EXPECT_EQ(load_error(with("format: 2\n", "")),
-            "exercises/bad/exercise.yaml:4:1: field 'structs' is format 2: put `format: 2` at the top of the file");
+            "exercises/scale/exercise.yaml:4:1: field 'structs' is format 2: put `format: 2` at the top of the file");
 }
 
 // The tiled matrix multiply of the ported course (Matrix passed by value, rows padded past their width):
