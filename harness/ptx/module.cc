@@ -1222,6 +1222,10 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
   std::vector<ConstVariable> constants;
   for (const Variable& variable : module.variables)
     if (variable.function == kNone32 && variable.space == Space::kConst) constants.push_back({variable.name, variable.bytes});
+  std::vector<std::string> device_variables;
+  for (const Variable& variable : module.variables)
+    if (variable.function == kNone32 && variable.space == Space::kGlobal && !variable.dynamic)
+      device_variables.push_back(variable.name);
   for (uint32_t f = 0; f < module.functions.size(); ++f) {
     const Function& function = module.functions[f];
     if (!function.entry) continue;
@@ -1233,6 +1237,7 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
     }
     traits.line = module.locs[function.first_loc].line;
     traits.constants = constants;
+    traits.device_variables = device_variables;
     std::vector<uint32_t> shared;
     auto reference = [&](uint32_t symbol) {
       if (symbol == kNone32 || module.variables[symbol].space != Space::kShared) return;
