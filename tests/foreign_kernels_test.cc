@@ -257,6 +257,29 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// The padded transpose asks for conflict-free access at 32 wide and what padding by one gives at 16x16
+// (2-way): `tile[32][33]` passes, `tile[32][34]` is a true 2-way conflict on every column read of the
+// 32-wide variants, and at 16x16 (where padding by two happens to be conflict-free) nothing is said.
+TEST(ForeignKernels, PaddingATransposeTileByTwoIsATwoWayConflictAt32Wide) {
+  const std::string solution = read_file(source_dir() / "solutions/transpose-padded/transpose.cu");
+  expect_passes(grading().grade_text("transpose-padded", solution));
+  std::string by_two = solution;
+  const std::string tile = "tile[TILE_DIM][TILE_DIM + 1]";
+  ASSERT_NE(by_two.find(tile), std::string::npos);
+  by_two.replace(by_two.find(tile), tile.size(), "tile[TILE_DIM][TILE_DIM + 2]");
+  const Result result = grading().grade_text("transpose-padded", by_two);
+  EXPECT_EQ(result.verdict, Verdict::kFail);
+  const std::vector<Finding> conflicts = findings_of(result, FindingKind::kBankConflict);
+  ASSERT_EQ(conflicts.size(), 1u);
+  EXPECT_EQ(conflicts[0].line, testing::line_of(by_two, "= tile[threadIdx.x][threadIdx.y + j]"));
+  EXPECT_EQ(conflicts[0].message.substr(0, conflicts[0].message.find(" (the limit")),
+            "2-way bank conflict: 2 wavefronts per request where 1 is possible");
+  EXPECT_NE(conflicts[0].message.find("(the limit is 1)"), std::string::npos) << conflicts[0].message;
+  EXPECT_NE(conflicts[0].variant, "16x16");
+  EXPECT_EQ(conflicts[0].details.value("runs", 0), 3);  // 32x8, 32x32 and 32x1
+  for (const Run& run : result.runs) EXPECT_EQ(run.verdict == Verdict::kPass, run.variant == "16x16") << run.variant;
+}
+
 // Held to conflict-free shared access, the sample's padded transposes pass and its unpadded one is told
 // its 32-way conflict at the line that reads the tile down a column.
 TEST(ForeignKernels, TheSamplesPaddedTransposesAreConflictFree) {
