@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -392,6 +393,38 @@ void explain_bank_conflict(Finding& f, const SourceView& source) {
 
 }  // namespace
 
+// A timeout at a loop (the simulator's `loop_lines`: each loop's backward branch, where nvcc puts its test,
+// or its body when the test was optimized away, as in `for (...; s > 0; s / 2)`) stands at the loop's
+// header in the source: the `for`, `while` or `do` line of the innermost braced loop around it.
+void explain_timeout(Finding& f, const SourceView& view) {
+  const nlohmann::json& lines = f.details.value("loop_lines", nlohmann::json::array());
+  const nlohmann::json& warps = f.details.value("loop_warps", nlohmann::json::array());
+  if (!lines.is_array() || !warps.is_array() || lines.size() != warps.size() || lines.empty()) return;
+  std::map<int, int64_t> by_header;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    if (!lines[k].is_number_integer() || !warps[k].is_number_integer()) return;
+    const int line = lines[k].get<int>();
+    const std::optional<SourceView::Loop> loop = view.loop_around(line, line);
+    by_header[loop ? loop->header : line] += warps[k].get<int64_t>();
+  }
+  std::string listed;
+  nlohmann::json headers = nlohmann::json::array(), counts = nlohmann::json::array();
+  for (const auto& [line, count] : by_header) {
+    listed += fmt::format("{}{} ({} warp{})", listed.empty() ? "" : ", ", line, count, count == 1 ? "" : "s");
+    headers.push_back(line);
+    counts.push_back(count);
+  }
+  const std::string marker = "in the loop at line ";
+  const size_t from = f.message.find(marker);
+  const size_t to = from == std::string::npos ? from : f.message.find(", at line ", from);
+  if (to == std::string::npos) return;
+  f.message.replace(from + marker.size(), to - from - marker.size(), listed);
+  if (const std::optional<SourceView::Loop> loop = view.loop_around(f.line, f.line)) f.line = loop->header;
+  f.details["loop_lines"] = headers;
+  f.details["loop_warps"] = counts;
+  f.details["cause"] = "endless-loop";
+}
+
 void explain_findings(std::vector<Finding>& findings, std::string_view source, const std::string& file) {
   const SourceView view(source);
   for (Finding& f : findings) {
@@ -407,6 +440,9 @@ void explain_findings(std::vector<Finding>& findings, std::string_view source, c
         break;
       case FindingKind::kBankConflict:
         explain_bank_conflict(f, view);
+        break;
+      case FindingKind::kTimeout:
+        explain_timeout(f, view);
         break;
       default:
         break;

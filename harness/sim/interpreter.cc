@@ -2525,17 +2525,19 @@ struct BlockRunner::Impl {
         ++loops[{loop->file, loop->line}];
       }
     }
-    const auto listed = [](const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& counts, nlohmann::json* list) {
+    const auto listed = [](const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& counts, nlohmann::json* list,
+                           nlohmann::json* warps) {
       std::string text;
       for (const auto& [position, count] : counts) {
         text += fmt::format("{}{} ({} warp{})", text.empty() ? "" : ", ", position.second, count, count == 1 ? "" : "s");
         list->push_back(position.second);
+        if (warps != nullptr) warps->push_back(count);
       }
       return text;
     };
-    nlohmann::json list = nlohmann::json::array(), loop_list = nlohmann::json::array();
-    const std::string lines = listed(where, &list);
-    const std::string loop_lines = listed(loops, &loop_list);
+    nlohmann::json list = nlohmann::json::array(), loop_list = nlohmann::json::array(), loop_warps = nlohmann::json::array();
+    const std::string lines = listed(where, &list, nullptr);
+    const std::string loop_lines = listed(loops, &loop_list, &loop_warps);
     // The finding stands at the loop that did not end, which is what the learner has to look at.
     const std::string at =
         loops.empty() ? fmt::format("in block {} the warps were at line {}", dim(block_index), lines)
@@ -2549,7 +2551,10 @@ struct BlockRunner::Impl {
                                   : fmt::format("the kernel ran past its time limit of {} s (an endless loop?); {}",
                                                 launch.time_limit_seconds, at));
     finding.details = {{"block", dim_json(block_index)}, {"lines", list}};
-    if (!loops.empty()) finding.details["loop_lines"] = loop_list;
+    if (!loops.empty()) {
+      finding.details["loop_lines"] = loop_list;
+      finding.details["loop_warps"] = loop_warps;
+    }
     if (why == Stop::kBudget) finding.details["budget"] = launch.budget;
     else finding.details["time_limit_seconds"] = launch.time_limit_seconds;
     return finding;
