@@ -435,10 +435,10 @@ TEST_F(ExerciseTest, BankConflictLimitPerVariantWithADefault) {
   EXPECT_EQ(loaded_->performance.sim.for_variant(1).max_bank_conflict_ways, 2.0);
 
   EXPECT_EQ(errors_of(with_limit("{\"16\": 2}")),
-            Errors{"exercises/scale/exercise.yaml:19:32: max_bank_conflict_ways as a map needs a `default` entry: the "
+            Errors{"exercises/scale/exercise.yaml:19:33: max_bank_conflict_ways as a map needs a `default` entry: the "
                    "limit of the variants it does not name"});
   EXPECT_EQ(errors_of(with_limit("{default: 1, \"8\": 2}")),
-            Errors{"exercises/scale/exercise.yaml:19:45: no variant is labelled '8' (there are 32, 16)"});
+            Errors{"exercises/scale/exercise.yaml:19:46: no variant is labelled '8' (there are 32, 16)"});
 }
 
 TEST_F(ExerciseTest, EvaluateLaunchAtAnUnlistedSize) {

@@ -245,7 +245,8 @@ TEST_F(SimBackendTest, EachRunStartsFromTheModulesInitialDeviceValues) {
     std::unique_ptr<Backend> backend = make_sim_backend(options);
     Loaded loaded = backend->load(*ptx_);
     ASSERT_NE(loaded.program, nullptr);
-    EXPECT_EQ(loaded.program->find("count_launch")->device_variables, (std::vector<std::string>{"counter", "table"}));
+    EXPECT_EQ(loaded.program->find("count_launch")->device_variables,
+              (std::vector<std::string>{"launches", "tickets", "counter", "table"}));
     LaunchRequest r = request("count_launch", {1, 1, 1}, {4, 1, 1});
     r.buffers = {Buffer{"out", 4, std::vector<std::byte>(5 * 4)}};
     r.args = {{KernelArg::Kind::kBuffer, 0, 0}};

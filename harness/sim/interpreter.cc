@@ -2526,12 +2526,12 @@ struct BlockRunner::Impl {
       }
     }
     const auto listed = [](const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& counts, nlohmann::json* list,
-                           nlohmann::json* warps) {
+                           nlohmann::json* per_line) {
       std::string text;
       for (const auto& [position, count] : counts) {
         text += fmt::format("{}{} ({} warp{})", text.empty() ? "" : ", ", position.second, count, count == 1 ? "" : "s");
         list->push_back(position.second);
-        if (warps != nullptr) warps->push_back(count);
+        if (per_line != nullptr) per_line->push_back(count);
       }
       return text;
     };
