@@ -63,6 +63,9 @@ struct KernelTraits {
   bool uses_dynamic_shared = false;     // references an .extern .shared variable
   int line = 0;                         // the source line of the entry's first .loc, 0 if none
   std::vector<ConstVariable> constants; // the module's __constant__ variables (the same for every entry)
+  // The module's __device__ variables (module-scope `.global`, not `.extern`; the same for every entry):
+  // what a run starts from is their initial values (LaunchRequest::keep_device_variables).
+  std::vector<std::string> device_variables;
 };
 
 // A global allocation. The launch gets the initial bytes and hands back the bytes after the kernel.
@@ -147,6 +150,11 @@ struct LaunchRequest {
   double wall_seconds = 0;              // wall-clock limit for the launch; 0 = the backend's default
   Checks checks;
   Schedule schedule = Schedule::kLaunchOrder;
+  // The module's __device__ variables: false, they start from the module's initial values (its
+  // initializers, zero elsewhere), as every run's first launch does; true, they hold what the previous
+  // launch of this Program left, as the later launches of one run (a pipeline's stages) must see. So runs
+  // are independent and repeatable, and a run's launches share their state, on every backend.
+  bool keep_device_variables = false;
 };
 
 // Per source line, what the shared-memory checker measured (Nsight Compute's definitions).

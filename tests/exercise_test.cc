@@ -416,6 +416,31 @@ TEST_F(ExerciseTest, SpeedBarsPerDeviceWithADefault) {
   EXPECT_NE(negative[0].find("performance.gpu.min_ratio.T4"), std::string::npos) << negative[0];
 }
 
+// A bank-conflict limit per variant: conflict-free where the shape allows it, a named variant held to
+// what its shape can do; the map needs a default and names variants that exist.
+TEST_F(ExerciseTest, BankConflictLimitPerVariantWithADefault) {
+  const std::string variants = with_line(14, "  - {defines: {B: 32}, block: [B]}\n  - {defines: {B: 16}, block: [B]}");
+  auto with_limit = [&](const std::string& limit) {
+    return variants + "performance:\n  sim: {max_bank_conflict_ways: " + limit + "}\n";
+  };
+  ASSERT_EQ(errors_of(with_limit("{default: 1, \"16\": 2}")), Errors{});
+  const SimPerformance& sim = loaded_->performance.sim;
+  EXPECT_EQ(sim.max_bank_conflict_ways, 1.0);
+  EXPECT_EQ(sim.for_variant(0).max_bank_conflict_ways, 1.0);
+  EXPECT_EQ(sim.for_variant(1).max_bank_conflict_ways, 2.0);
+  ASSERT_EQ(errors_of(with_limit("{default: 4, 0: 1}")), Errors{});  // by index, as performance.gpu.variant
+  EXPECT_EQ(loaded_->performance.sim.for_variant(0).max_bank_conflict_ways, 1.0);
+  EXPECT_EQ(loaded_->performance.sim.for_variant(1).max_bank_conflict_ways, 4.0);
+  ASSERT_EQ(errors_of(with_limit("2")), Errors{});  // a plain number is every variant's limit
+  EXPECT_EQ(loaded_->performance.sim.for_variant(1).max_bank_conflict_ways, 2.0);
+
+  EXPECT_EQ(errors_of(with_limit("{\"16\": 2}")),
+            Errors{"exercises/scale/exercise.yaml:19:33: max_bank_conflict_ways as a map needs a `default` entry: the "
+                   "limit of the variants it does not name"});
+  EXPECT_EQ(errors_of(with_limit("{default: 1, \"8\": 2}")),
+            Errors{"exercises/scale/exercise.yaml:19:46: no variant is labelled '8' (there are 32, 16)"});
+}
+
 TEST_F(ExerciseTest, EvaluateLaunchAtAnUnlistedSize) {
   ASSERT_EQ(errors_of(kValid), Errors{});
   std::string error;

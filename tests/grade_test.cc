@@ -405,7 +405,7 @@ TEST_F(LadderGradeTest, UnpaddedTileIsABankConflictAtTheColumnRead) {
   EXPECT_EQ(conflicts[0].line, line_of(text, "= tile[threadIdx.x][threadIdx.y + j]"));
   EXPECT_EQ(conflicts[0].variant, "32x8");
   EXPECT_EQ(conflicts[0].message,
-            "32-way bank conflict on tile: 32 wavefronts per request where 1 is possible (the limit is 2); the "
+            "32-way bank conflict on tile: 30.7 wavefronts per request where 1 is possible (the limit is 1); the "
             "lanes walk down a column of tile, whose rows are TILE_DIM words long; declare it "
             "tile[TILE_DIM][TILE_DIM + 1] so the elements of a column fall in different banks");
 }

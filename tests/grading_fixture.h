@@ -45,8 +45,10 @@ class Grading {
     options.worker_threads = 2;
     options.checks = hazard_checks;
     options.sample_accesses = sample_accesses;
-    backend_ = make_backend(BackendChoice::kSim, options, &error);
-    if (!backend_) throw std::runtime_error(error);
+    // make_backend drops the sampler; make_backends builds the backend `gpugrade grade` grades with.
+    std::optional<Backends> made = make_backends(BackendChoice::kSim, options, &error);
+    if (!made) throw std::runtime_error(error);
+    backend_ = std::move(made->backend);
     if (wrap) backend_ = wrap(std::move(backend_));
     toolchain_ = std::make_unique<Toolchain>(Toolchain{*compiler_, *cache_, *backend_});
   }

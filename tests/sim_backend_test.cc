@@ -150,6 +150,13 @@ extern "C" __global__ void dynamic_shared(float* out) {
   __syncthreads();
   out[threadIdx.x] = window[blockDim.x - 1 - threadIdx.x];
 }
+__device__ int counter = 5;
+__device__ int table[4] = {2, 3, 5, 7};
+extern "C" __global__ void count_launch(int* out) {
+  if (threadIdx.x == 0) out[0] = atomicAdd(&counter, 1);
+  out[1 + threadIdx.x] = table[threadIdx.x];
+  table[threadIdx.x] *= 2;
+}
 extern "C" __global__ void left_neighbour(float* out) {
   __shared__ float row[32];
   row[threadIdx.x] = threadIdx.x;
@@ -220,6 +227,40 @@ LaunchRequest matrix_request(const std::string& entry, int rows, int cols, Dim3 
                make_buffer("in", iota_floats(static_cast<size_t>(rows) * cols))};
   r.args = {buffer_arg(0), buffer_arg(1), scalar_arg(rows), scalar_arg(cols)};
   return r;
+}
+
+// A run starts from the module's initial __device__ values (counter = 5, table = {2, 3, 5, 7}) however
+// many runs of the program came before, with any number of workers; a launch that keeps them (a
+// pipeline's later stage) sees what the one before left.
+TEST_F(SimBackendTest, EachRunStartsFromTheModulesInitialDeviceValues) {
+  const auto ints = [](const Observations& o) {
+    std::vector<int> values(5);
+    if (!o.buffers.empty() && o.buffers[0].bytes.size() == 20) std::memcpy(values.data(), o.buffers[0].bytes.data(), 20);
+    return values;
+  };
+  for (unsigned workers : {1u, 4u}) {
+    SCOPED_TRACE(workers);
+    SimOptions options;
+    options.worker_threads = workers;
+    std::unique_ptr<Backend> backend = make_sim_backend(options);
+    Loaded loaded = backend->load(*ptx_);
+    ASSERT_NE(loaded.program, nullptr);
+    EXPECT_EQ(loaded.program->find("count_launch")->device_variables,
+              (std::vector<std::string>{"launches", "tickets", "counter", "table"}));
+    LaunchRequest r = request("count_launch", {1, 1, 1}, {4, 1, 1});
+    r.buffers = {Buffer{"out", 4, std::vector<std::byte>(5 * 4)}};
+    r.args = {{KernelArg::Kind::kBuffer, 0, 0}};
+    for (int run = 0; run < 3; ++run) {
+      Observations o = backend->launch(*loaded.program, r);
+      ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+      EXPECT_EQ(ints(o), (std::vector<int>{5, 2, 3, 5, 7})) << "run " << run;
+    }
+    r.keep_device_variables = true;
+    EXPECT_EQ(ints(backend->launch(*loaded.program, r)), (std::vector<int>{6, 4, 6, 10, 14}));
+    EXPECT_EQ(ints(backend->launch(*loaded.program, r)), (std::vector<int>{7, 8, 12, 20, 28}));
+    r.keep_device_variables = false;
+    EXPECT_EQ(ints(backend->launch(*loaded.program, r)), (std::vector<int>{5, 2, 3, 5, 7}));
+  }
 }
 
 TEST_F(SimBackendTest, CopyMatchesHostLoop) {

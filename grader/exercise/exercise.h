@@ -174,7 +174,19 @@ struct Requirements {
 // Simulator limits, judged per source line; absent = not judged.
 struct SimPerformance {
   std::optional<double> max_sector_ratio;        // sectors touched / the fewest that hold the bytes
-  std::optional<double> max_bank_conflict_ways;  // wavefronts per shared request
+  // Wavefronts per shared request over the fewest its width allows (1: conflict-free): the limit of every
+  // variant the map does not name, and each named variant's own (`{default: 1, "16x16": 2}`: a warp of
+  // a 16-wide block reads two rows of a tile, which padding by one leaves 2-way).
+  std::optional<double> max_bank_conflict_ways;
+  std::map<size_t, double> max_bank_conflict_ways_by_variant;  // by index into Exercise::variants
+
+  // The limits variant `index` is held to.
+  SimPerformance for_variant(size_t index) const {
+    SimPerformance limits = *this;
+    if (auto own = max_bank_conflict_ways_by_variant.find(index); own != max_bank_conflict_ways_by_variant.end())
+      limits.max_bank_conflict_ways = own->second;
+    return limits;
+  }
 };
 
 // GPU throughput: this exercise's kernel against the solution of `baseline` (an exercise id), same

@@ -439,9 +439,7 @@ void ExerciseLoader::read_performance(const Field& field) {
     if (Field ratio = limits.get("max_sector_ratio"); ratio.present) {
       exercise_->performance.sim.max_sector_ratio = read_number(diagnostics_, ratio, 1);
     }
-    if (Field ways = limits.get("max_bank_conflict_ways"); ways.present) {
-      exercise_->performance.sim.max_bank_conflict_ways = read_number(diagnostics_, ways, 1);
-    }
+    if (Field ways = limits.get("max_bank_conflict_ways"); ways.present) read_bank_conflict_ways(ways);
   }
   if (Field gpu = fields.get("gpu"); gpu.present) read_gpu(gpu);
 }
@@ -477,6 +475,30 @@ void ExerciseLoader::read_gpu(const Field& field) {
     gpu.predicted_too_slow = *chosen;
   }
   exercise_->performance.gpu = std::move(gpu);
+}
+
+// A number, or a map of variant labels (or indices) to numbers with a `default` for the others.
+void ExerciseLoader::read_bank_conflict_ways(const Field& field) {
+  SimPerformance& sim = exercise_->performance.sim;
+  if (!field.value.IsMap()) {
+    sim.max_bank_conflict_ways = read_number(diagnostics_, field, 1);
+    return;
+  }
+  for (const auto& entry : field.value) {
+    const std::string key = entry.first.Scalar();
+    Field value{fmt::format("{}.{}", field.path, key), entry.first, entry.second, true};
+    std::optional<double> ways = read_number(diagnostics_, value, 1);
+    if (!ways) continue;
+    if (key == "default") {
+      sim.max_bank_conflict_ways = ways;
+      continue;
+    }
+    size_t index = 0;
+    Field variant{value.path, entry.first, entry.first, true};
+    if (find_variant(variant, &index)) sim.max_bank_conflict_ways_by_variant[index] = *ways;
+  }
+  if (!sim.max_bank_conflict_ways)
+    diagnostics_->error(field, "max_bank_conflict_ways as a map needs a `default` entry: the limit of the variants it does not name");
 }
 
 std::optional<std::string> ExerciseLoader::read_baseline(const Field& field, GpuPerformance* gpu) {

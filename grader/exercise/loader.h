@@ -144,6 +144,7 @@ class ExerciseLoader {
   void read_requirements(const Field& field);
 
   void read_performance(const Field& field);
+  void read_bank_conflict_ways(const Field& field);
 
   void read_gpu(const Field& field);
 

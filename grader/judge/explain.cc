@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -346,6 +347,14 @@ void explain_warning(Finding& f) {
 }
 
 // Bank-conflict advice that names the array on the line, and pads a 2-D array on the side that helps.
+// `TILE_DIM + 2`: a row padded by an even number of elements (a literal after the last `+`).
+bool even_padding(const std::string& row) {
+  const std::string_view pad = trimmed(std::string_view(row).substr(row.rfind('+') + 1));
+  if (pad.empty() || !std::all_of(pad.begin(), pad.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+    return false;
+  return (pad.back() - '0') % 2 == 0;
+}
+
 void explain_bank_conflict(Finding& f, const SourceView& source) {
   if (!f.details.contains("worst_ways") || f.line <= 0) return;
   const std::string_view line = source.line(f.line);
@@ -361,8 +370,11 @@ void explain_bank_conflict(Finding& f, const SourceView& source) {
   }
   if (name.empty()) return;
   const uint32_t ways = f.details["worst_ways"].get<uint32_t>();
-  const std::string head = fmt::format("{}-way bank conflict on {}: {} wavefronts per request where 1 is possible",
-                                       ways, name, ways);
+  // The figures the judge measured: a request of 8-byte elements needs 2 wavefronts at least, not 1.
+  const std::string per_request = f.details.value("wavefronts_per_request", std::to_string(ways));
+  const std::string possible = f.details.value("min_wavefronts_per_request", std::string("1"));
+  const std::string head = fmt::format("{}-way bank conflict on {}: {} wavefronts per request where {} {} possible",
+                                       ways, name, per_request, possible, possible == "1" ? "is" : "are");
   const size_t open = f.message.find(" (the limit is ");
   const std::string limit = open == std::string::npos ? "" : f.message.substr(open, f.message.find(')', open) + 1 - open);
   std::string advice;
@@ -375,6 +387,12 @@ void explain_bank_conflict(Finding& f, const SourceView& source) {
       advice = fmt::format("{}[{}][{}] pads the number of rows, which moves nothing between banks; pad each row "
                            "instead: {}[{}][{} + 1], so the elements of a column fall in different banks",
                            name, dims.front(), row, name, unpadded, row);
+    } else if (padded_rows && even_padding(row)) {
+      // Padded by an even number (`[32][34]`): elements half a column apart still share a bank.
+      const std::string unpadded(trimmed(std::string_view(row).substr(0, row.find('+'))));
+      advice = fmt::format("the lanes walk down a column of {}, whose rows are {} elements long, an even number, "
+                           "so elements of one column still share banks; make the row length odd: {}[{}][{} + 1]",
+                           name, row, name, dims.front(), unpadded);
     } else {
       advice = fmt::format("the lanes walk down a column of {}, whose rows are {} words long; declare it "
                            "{}[{}][{} + 1] so the elements of a column fall in different banks",
@@ -388,6 +406,38 @@ void explain_bank_conflict(Finding& f, const SourceView& source) {
   f.message = fmt::format("{}{}; {}", head, limit, advice);
   f.details["variable"] = name;
   f.details["cause"] = dims.size() >= 2 ? "column-walk" : "strided";
+}
+
+// A timeout at a loop (the simulator's `loop_lines`: each loop's backward branch, where nvcc puts its test,
+// or its body when the test was optimized away, as in `for (...; s > 0; s / 2)`) stands at the loop's
+// header in the source: the `for`, `while` or `do` line of the innermost braced loop around it.
+void explain_timeout(Finding& f, const SourceView& view) {
+  const nlohmann::json& lines = f.details.value("loop_lines", nlohmann::json::array());
+  const nlohmann::json& warps = f.details.value("loop_warps", nlohmann::json::array());
+  if (!lines.is_array() || !warps.is_array() || lines.size() != warps.size() || lines.empty()) return;
+  std::map<int, int64_t> by_header;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    if (!lines[k].is_number_integer() || !warps[k].is_number_integer()) return;
+    const int line = lines[k].get<int>();
+    const std::optional<SourceView::Loop> loop = view.loop_around(line, line);
+    by_header[loop ? loop->header : line] += warps[k].get<int64_t>();
+  }
+  std::string listed;
+  nlohmann::json headers = nlohmann::json::array(), counts = nlohmann::json::array();
+  for (const auto& [line, count] : by_header) {
+    listed += fmt::format("{}{} ({} warp{})", listed.empty() ? "" : ", ", line, count, count == 1 ? "" : "s");
+    headers.push_back(line);
+    counts.push_back(count);
+  }
+  const std::string marker = "in the loop at line ";
+  const size_t from = f.message.find(marker);
+  const size_t to = from == std::string::npos ? from : f.message.find(", at line ", from);
+  if (to == std::string::npos) return;
+  f.message.replace(from + marker.size(), to - from - marker.size(), listed);
+  if (const std::optional<SourceView::Loop> loop = view.loop_around(f.line, f.line)) f.line = loop->header;
+  f.details["loop_lines"] = headers;
+  f.details["loop_warps"] = counts;
+  f.details["cause"] = "endless-loop";
 }
 
 }  // namespace
@@ -407,6 +457,9 @@ void explain_findings(std::vector<Finding>& findings, std::string_view source, c
         break;
       case FindingKind::kBankConflict:
         explain_bank_conflict(f, view);
+        break;
+      case FindingKind::kTimeout:
+        explain_timeout(f, view);
         break;
       default:
         break;

@@ -255,7 +255,8 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
   return request;
 }
 
-// Launches the kernel and then each pipeline stage on the buffers the one before left; the observations
+// Launches the kernel and then each pipeline stage on the buffers the one before left (and the __device__
+// variables, which the first launch starts from their initial values); the observations
 // are the last buffers and everything every launch saw. A launch that does not complete ends the pipeline.
 Observations launch_pipeline(Backend& backend, Program& program, const std::vector<const KernelTraits*>& stages,
                              const LaunchRequest& first, const LaunchShape& shape) {
@@ -268,6 +269,7 @@ Observations launch_pipeline(Backend& backend, Program& program, const std::vect
     next.dynamic_shared_bytes = shape.stages[k].dynamic_shared_bytes;
     next.args = shape.stages[k].args;
     next.buffers = std::move(all.buffers);
+    next.keep_device_variables = true;  // one run: the stages share the __device__ variables
     Observations obs = backend.launch(program, next);
     all.buffers = std::move(obs.buffers);
     for (Finding& f : obs.findings) all.findings.push_back(std::move(f));
@@ -854,7 +856,8 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     // and a prediction for a device (--device) to the predicted throughput, which weighs them. The figures
     // of a run that timed out or faulted are a fragment of what it would do, and its own finding says what
     // is wrong: they are shown, not judged.
-    judge_line_figures(figures, exercise.performance.sim, variant.label, findings, result.metrics,
+    judge_line_figures(figures, exercise.performance.sim.for_variant(static_cast<size_t>(&variant - exercise.variants.data())),
+                       variant.label, findings, result.metrics,
                        (!exercise.performance.gpu || (!simulator && !options.device)) && !figures.stopped_early);
     kernel_use.add(figures, *built->kernel);
     if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])

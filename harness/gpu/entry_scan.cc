@@ -97,6 +97,7 @@ struct Variable {
   uint64_t bytes = 0;
   uint32_t align = 1;
   bool dynamic = false;
+  bool is_extern = false;              // declared `.extern`: defined in another module
   std::vector<std::string_view> names_in_initializer;  // functions and variables whose address it holds
 };
 
@@ -148,6 +149,7 @@ std::vector<Variable> variables_of(std::span<const Token> tokens) {
       while (i < tokens.size() && tokens[i].text != "]") ++i;
     }
     variable.dynamic = variable.dynamic || (is_extern && count == 0);
+    variable.is_extern = is_extern;
     // Saturated, not wrapped: a declaration too large for any GPU is then one the limits refuse.
     const uint64_t per_element = uint64_t{element} * vector;
     variable.bytes = variable.dynamic ? 0 : count > UINT64_MAX / per_element ? UINT64_MAX : count * per_element;
@@ -371,6 +373,9 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
   std::vector<ConstVariable> constants;
   for (const Variable& variable : variables)
     if (variable.space == ".const") constants.push_back({variable.name, variable.bytes});
+  std::vector<std::string> device_variables;
+  for (const Variable& variable : variables)
+    if (variable.space == ".global" && !variable.is_extern) device_variables.push_back(variable.name);
 
   kernels->clear();
   for (const Function& fn : functions) {
@@ -380,6 +385,7 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
     traits.params = fn.params;
     traits.line = fn.first_line;
     traits.constants = constants;
+    traits.device_variables = device_variables;
     // What the kernel reaches: its body's names, the bodies of the functions those name (called or
     // address taken), and the names in the initializers of the variables they name.
     std::vector<const Variable*> shared;

@@ -180,7 +180,7 @@ std::optional<gpu::KernelJob> kernel_job(const Program& program, const std::stri
                                           fmt::format("the PTX has no kernel '{}'", request.entry)));
     return std::nullopt;
   }
-  return gpu::KernelJob{ptx, param_bytes(*traits), {}, &request};
+  return gpu::KernelJob{ptx, param_bytes(*traits), {}, &request, traits->device_variables};
 }
 
 gpu::ChildLimits limits_for(const LaunchRequest& request, const GpuOptions& options) {

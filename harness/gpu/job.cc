@@ -107,7 +107,8 @@ json launch_to_json(const LaunchRequest& r, std::vector<const Buffer*>* tail) {
           {"args", args},
           {"buffers", buffers_to_json(r.buffers, tail)},
           {"constants", constants},
-          {"wall_seconds", r.wall_seconds}};
+          {"wall_seconds", r.wall_seconds},
+          {"keep_device_variables", r.keep_device_variables}};
 }
 
 LaunchRequest launch_from_json(const json& j) {
@@ -135,16 +136,21 @@ LaunchRequest launch_from_json(const json& j) {
   for (const json& c : j.at("constants"))
     r.constants.push_back({c.at("symbol").get<std::string>(), c.at("buffer").get<size_t>()});
   r.wall_seconds = j.at("wall_seconds").get<double>();
+  r.keep_device_variables = j.value("keep_device_variables", false);
   return r;
 }
 
 json kernel_to_json(const KernelJob& k, std::vector<const Buffer*>* tail) {
-  return {{"ptx", k.ptx}, {"param_bytes", k.param_bytes}, {"launch", launch_to_json(k.request(), tail)}};
+  return {{"ptx", k.ptx},
+          {"param_bytes", k.param_bytes},
+          {"launch", launch_to_json(k.request(), tail)},
+          {"device_variables", k.device_variables}};
 }
 
 KernelJob kernel_from_json(const json& j) {
   return {j.at("ptx").get<std::string>(), j.at("param_bytes").get<std::vector<uint32_t>>(),
-          launch_from_json(j.at("launch")), nullptr};
+          launch_from_json(j.at("launch")), nullptr,
+          j.value("device_variables", std::vector<std::string>{})};
 }
 
 json findings_to_json(const std::vector<Finding>& findings) {

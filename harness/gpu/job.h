@@ -27,6 +27,9 @@ struct KernelJob {
   std::vector<uint32_t> param_bytes;
   LaunchRequest launch;
   const LaunchRequest* borrowed = nullptr;
+  // The module's __device__ variables (KernelTraits::device_variables): the launcher keeps each one's
+  // initial bytes and writes them back before a launch that does not keep_device_variables.
+  std::vector<std::string> device_variables;
   const LaunchRequest& request() const { return borrowed ? *borrowed : launch; }
 };
 

@@ -192,7 +192,7 @@ class Session {
           (buffer.bytes.empty() && !fill(pointer, bytes)))
         return fail(findings, fmt::format("cannot set up buffer '{}'", buffer.name));
     }
-    if (!copy_constants(module, launch, findings)) return false;
+    if (!copy_constants(module, launch, findings) || !restore_device_variables(module, job, findings)) return false;
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const KernelArg& arg = launch.args[i];
       std::vector<std::byte> storage(std::max<uint32_t>(job.param_bytes[i], 1));
@@ -261,6 +261,32 @@ class Session {
     return true;
   }
 
+  // A run starts from the module's initial __device__ values (LaunchRequest::keep_device_variables), as on
+  // the simulator: a module is loaded once per grade, so without this a kernel that keeps state in one
+  // would see what the grade's earlier runs left. The first time a module is prepared, before any launch
+  // of it, each variable's bytes are read (its initializer, zeros elsewhere); a launch that does not keep
+  // the variables gets them written back first.
+  bool restore_device_variables(CUmodule module, const KernelJob& job, std::vector<Finding>* findings) {
+    auto [images, fresh] = initial_images_.try_emplace(module);
+    if (fresh) {
+      for (const std::string& name : job.device_variables) {
+        DeviceImage image;
+        size_t bytes = 0;
+        if (cuModuleGetGlobal(&image.pointer, &bytes, module, name.c_str()) != CUDA_SUCCESS) continue;  // optimized out
+        image.bytes.resize(bytes);
+        if (bytes != 0 && !cuda_.ok(cuMemcpyDtoH(image.bytes.data(), image.pointer, bytes), "cuMemcpyDtoH"))
+          return fail(findings, fmt::format("cannot read the initial value of __device__ variable '{}'", name));
+        images->second.push_back(std::move(image));
+      }
+      return true;  // nothing has run on this module yet
+    }
+    if (job.request().keep_device_variables) return true;
+    for (const DeviceImage& image : images->second)
+      if (!image.bytes.empty() && !cuda_.ok(cuMemcpyHtoD(image.pointer, image.bytes.data(), image.bytes.size()), "cuMemcpyHtoD"))
+        return fail(findings, "cannot reset the module's __device__ variables to their initial values");
+    return true;
+  }
+
   // Launches once, timed by events around the launch alone; waits for the kernel.
   std::optional<float> run(const KernelJob& job, Prepared& prepared, std::vector<Finding>* findings) {
     const LaunchRequest& l = job.launch;
@@ -322,6 +348,7 @@ class Session {
     bool unloaded = true;
     for (const auto& [ptx, module] : modules_) unloaded = cuda_.ok(cuModuleUnload(module), "cuModuleUnload") && unloaded;
     modules_.clear();
+    initial_images_.clear();
     if (flush_) cuda_.ok(cuMemFree(flush_), "cuMemFree");
     flush_ = 0;
     flush_bytes_ = 0;
@@ -467,8 +494,15 @@ class Session {
     return true;
   }
 
+  // A __device__ variable's address in its module and the bytes it had when the module was loaded.
+  struct DeviceImage {
+    CUdeviceptr pointer = 0;
+    std::vector<std::byte> bytes;
+  };
+
   Cuda cuda_;
   std::map<std::string, CUmodule> modules_;
+  std::map<CUmodule, std::vector<DeviceImage>> initial_images_;  // by module, from its first prepare
   CUdevice device_ = 0;
   std::string description_;
   std::string name_;
@@ -511,7 +545,8 @@ void run_series(Session& session, Job& job, JobResult* result) {
   for (size_t k = 0; k < job.series.size(); ++k) {
     std::printf("%.*s%zu\n", static_cast<int>(kSeriesMarker.size()), kSeriesMarker.data(), k);
     std::fflush(stdout);
-    KernelJob kernel{std::string(), job.subject.param_bytes, std::move(job.series[k])};
+    KernelJob kernel{std::string(), job.subject.param_bytes, std::move(job.series[k]), nullptr,
+                     job.subject.device_variables};
     Prepared prepared;
     if (!session.prepare(module, kernel, &prepared, &o.findings) || !session.run(kernel, prepared, &o.findings))
       return;

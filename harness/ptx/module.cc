@@ -337,6 +337,7 @@ class Parser {
       }
     }
     charge_inlined_headers();
+    place_unplaced_code();
     return resolve_calls();
   }
 
@@ -678,8 +679,28 @@ class Parser {
     }
     module_->locs.push_back(loc);
     current_loc_ = static_cast<uint32_t>(module_->locs.size() - 1);
-    if (function_->first_loc == 0) function_->first_loc = current_loc_;
+    if (function_->first_loc == 0 && line != 0) function_->first_loc = current_loc_;
     return true;
+  }
+
+  // nvcc marks some code with line 0 (`.loc 1 0 5`: the head of a loop whose test it optimized away, code
+  // of no one statement), and code before a function's first .loc has none: each such instruction takes the
+  // position of the next instruction of its function that has a line (the statement it leads into), else
+  // of the last one before it, so that no finding names line 0 where the PTX places the function.
+  void place_unplaced_code() {
+    for (Function& function : module_->functions) {
+      std::vector<Instr>& code = function.code;
+      uint32_t next = 0;
+      for (size_t k = code.size(); k-- > 0;) {
+        if (module_->locs[code[k].loc].line != 0) next = code[k].loc;
+        else if (next != 0) code[k].loc = next;
+      }
+      uint32_t last = 0;
+      for (Instr& instr : code) {
+        if (module_->locs[instr.loc].line != 0) last = instr.loc;
+        else if (last != 0) instr.loc = last;
+      }
+    }
   }
 
   // Code inlined from the CUDA toolkit's headers (__shfl_down_sync, atomicAdd) is charged to the learner's
@@ -1222,6 +1243,10 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
   std::vector<ConstVariable> constants;
   for (const Variable& variable : module.variables)
     if (variable.function == kNone32 && variable.space == Space::kConst) constants.push_back({variable.name, variable.bytes});
+  std::vector<std::string> device_variables;
+  for (const Variable& variable : module.variables)
+    if (variable.function == kNone32 && variable.space == Space::kGlobal && !variable.dynamic)
+      device_variables.push_back(variable.name);
   for (uint32_t f = 0; f < module.functions.size(); ++f) {
     const Function& function = module.functions[f];
     if (!function.entry) continue;
@@ -1233,6 +1258,7 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
     }
     traits.line = module.locs[function.first_loc].line;
     traits.constants = constants;
+    traits.device_variables = device_variables;
     std::vector<uint32_t> shared;
     auto reference = [&](uint32_t symbol) {
       if (symbol == kNone32 || module.variables[symbol].space != Space::kShared) return;

@@ -2474,9 +2474,42 @@ struct BlockRunner::Impl {
     if (observer != nullptr) observer->on_barrier(static_cast<int>(first.file), static_cast<int>(first.line));
   }
 
+  // The instruction at `pc`, or where it has no .loc of its own (nvcc leaves some of a loop's bookkeeping
+  // unmarked) the nearest one before it, else after it, that has one: a finding never says line 0 when
+  // the PTX places the code.
+  const Inst& placed(size_t pc) const {
+    const std::vector<Inst>& code = kernel.code;
+    pc = std::min(pc, code.size() - 1);
+    for (size_t k = pc + 1; k-- > 0;)
+      if (code[k].line != 0) return code[k];
+    for (size_t k = pc; k < code.size(); ++k)
+      if (code[k].line != 0) return code[k];
+    return code[pc];
+  }
+
+  // The innermost loop around `pc`: of the backward branches that jump over it (from a pc at or after it
+  // to one at or before it), the one with the shortest span. Its line is the branch's, where nvcc puts a
+  // loop's test and step (the `for` or `while`); nullptr when `pc` is in no loop.
+  const Inst* enclosing_loop(size_t pc) const {
+    const std::vector<Inst>& code = kernel.code;
+    const Inst* loop = nullptr;
+    size_t span = SIZE_MAX;
+    for (size_t b = pc; b < code.size(); ++b) {
+      const Inst& in = code[b];
+      if (in.op != ptx::Op::kBra || in.offset < 0 || static_cast<size_t>(in.offset) > pc) continue;
+      if (b - static_cast<size_t>(in.offset) < span) {
+        span = b - static_cast<size_t>(in.offset);
+        loop = in.line != 0 ? &in : &placed(b);
+      }
+    }
+    return loop;
+  }
+
   Finding timeout_finding(Stop why) {
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> where;  // (file, line) -> warps
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> loops;  // the loops they were in: (file, line) -> warps
     const Inst* first = nullptr;
+    const Inst* first_loop = nullptr;
     for (Warp& w : warps) {
       if (w.live == 0) continue;
       uint32_t pc = w.upc;
@@ -2484,26 +2517,44 @@ struct BlockRunner::Impl {
         pc = UINT32_MAX;
         for_lanes(w.live, [&](uint32_t lane) { pc = std::min(pc, w.pc[lane]); });
       }
-      const Inst& in = kernel.code[std::min<size_t>(pc, kernel.code.size() - 1)];
+      const Inst& in = placed(pc);
       if (first == nullptr) first = &in;
       ++where[{in.file, in.line}];
+      if (const Inst* loop = enclosing_loop(std::min<size_t>(pc, kernel.code.size() - 1))) {
+        if (first_loop == nullptr) first_loop = loop;
+        ++loops[{loop->file, loop->line}];
+      }
     }
-    std::string lines;
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& [position, count] : where) {
-      lines += fmt::format("{}{} ({} warp{})", lines.empty() ? "" : ", ", position.second, count, count == 1 ? "" : "s");
-      list.push_back(position.second);
-    }
+    const auto listed = [](const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& counts, nlohmann::json* list,
+                           nlohmann::json* per_line) {
+      std::string text;
+      for (const auto& [position, count] : counts) {
+        text += fmt::format("{}{} ({} warp{})", text.empty() ? "" : ", ", position.second, count, count == 1 ? "" : "s");
+        list->push_back(position.second);
+        if (per_line != nullptr) per_line->push_back(count);
+      }
+      return text;
+    };
+    nlohmann::json list = nlohmann::json::array(), loop_list = nlohmann::json::array(), loop_warps = nlohmann::json::array();
+    const std::string lines = listed(where, &list, nullptr);
+    const std::string loop_lines = listed(loops, &loop_list, &loop_warps);
+    // The finding stands at the loop that did not end, which is what the learner has to look at.
+    const std::string at =
+        loops.empty() ? fmt::format("in block {} the warps were at line {}", dim(block_index), lines)
+                      : fmt::format("in block {} the warps were in the loop at line {}, at line {}", dim(block_index),
+                                    loop_lines, lines);
     Inst none;
-    Finding finding = located(FindingKind::kTimeout, first != nullptr ? *first : none,
+    Finding finding = located(FindingKind::kTimeout, first_loop != nullptr ? *first_loop : first != nullptr ? *first : none,
                               why == Stop::kBudget
-                                  ? fmt::format("the kernel ran past its budget of {} thread-instructions (an endless loop?); "
-                                                "in block {} the warps were at line {}",
-                                                launch.budget, dim(block_index), lines)
-                                  : fmt::format("the kernel ran past its time limit of {} s (an endless loop?); "
-                                                "in block {} the warps were at line {}",
-                                                launch.time_limit_seconds, dim(block_index), lines));
+                                  ? fmt::format("the kernel ran past its budget of {} thread-instructions (an endless loop?); {}",
+                                                launch.budget, at)
+                                  : fmt::format("the kernel ran past its time limit of {} s (an endless loop?); {}",
+                                                launch.time_limit_seconds, at));
     finding.details = {{"block", dim_json(block_index)}, {"lines", list}};
+    if (!loops.empty()) {
+      finding.details["loop_lines"] = loop_list;
+      finding.details["loop_warps"] = loop_warps;
+    }
     if (why == Stop::kBudget) finding.details["budget"] = launch.budget;
     else finding.details["time_limit_seconds"] = launch.time_limit_seconds;
     return finding;

@@ -61,6 +61,9 @@ class SimProgram : public Program {
   std::map<std::string, sim::Kernel, std::less<>> linked;
   // Entries the simulator cannot run, with why: launching one reports it, the others run.
   std::map<std::string, Finding, std::less<>> refused;
+  // The module's __device__ variables as the last launch left them, by name (every entry lays them out
+  // at the same addresses): a launch that keeps them (LaunchRequest::keep_device_variables) runs on these.
+  std::map<std::string, std::vector<std::byte>, std::less<>> device_variables;
 
   const std::vector<KernelTraits>& kernels() const override { return traits; }
 };
@@ -195,10 +198,17 @@ class SimBackend : public Backend {
   Observations launch(Program& program, const LaunchRequest& request) override {
     // A hostile launch may ask for more host memory than there is; that is a finding, not a crash.
     try {
+      auto& variables = static_cast<SimProgram&>(program).device_variables;
+      // What the launch starts from, for running it again: it may write the variables it kept.
+      std::map<std::string, std::vector<std::byte>, std::less<>> kept;
+      if (request.keep_device_variables && options_.worker_threads != 1) kept = variables;
       Observations out = launch_checked(program, request, false);
       // Two blocks wrote one element: on several threads their interleaving was chance, so the output
       // could differ from run to run. Run again on one thread, where it is the same every time.
-      if (out.blocks_interacted && options_.worker_threads != 1) out = launch_checked(program, request, true);
+      if (out.blocks_interacted && options_.worker_threads != 1) {
+        variables = std::move(kept);
+        out = launch_checked(program, request, true);
+      }
       return out;
     } catch (const std::bad_alloc&) {
       Observations out;
@@ -300,13 +310,16 @@ class SimBackend : public Backend {
       state.allocations.push_back({buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(), buffer.bytes.data(), false});
       state.global_ranges.push_back({buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(), buffer.element_size});
     }
-    std::vector<std::vector<std::byte>> globals(kernel.globals.size());
-    for (size_t g = 0; g < kernel.globals.size(); ++g) {
-      const sim::GlobalVariable& variable = kernel.globals[g];
-      globals[g].assign(variable.bytes, std::byte{0});
-      std::copy_n(reinterpret_cast<const std::byte*>(variable.init.data()), std::min<size_t>(variable.init.size(), variable.bytes),
-                  globals[g].begin());
-      state.allocations.push_back({variable.name, variable.address, variable.bytes, globals[g].data(), true});
+    // A run's first launch starts the __device__ variables from their initializers (zeros elsewhere); its
+    // later launches find what the one before left.
+    for (const sim::GlobalVariable& variable : kernel.globals) {
+      std::vector<std::byte>& bytes = sim_program.device_variables[variable.name];
+      if (!request.keep_device_variables || bytes.size() != variable.bytes) {
+        bytes.assign(variable.bytes, std::byte{0});
+        std::copy_n(reinterpret_cast<const std::byte*>(variable.init.data()), std::min<size_t>(variable.init.size(), variable.bytes),
+                    bytes.begin());
+      }
+      state.allocations.push_back({variable.name, variable.address, variable.bytes, bytes.data(), true});
     }
     std::sort(state.allocations.begin(), state.allocations.end(),
               [](const sim::Allocation& a, const sim::Allocation& b) { return a.base < b.base; });

@@ -15,6 +15,9 @@
 //   access is bounds- and alignment-checked; a bad one stops the launch with `out-of-bounds` (or a
 //   `runtime-error` for misalignment) naming the thread, block, the nearest buffer or shared array, the
 //   element index in it (negative before its start) and how far outside it the access was; never an address.
+// - __device__ variables: a launch starts them from the module's initializers (zeros elsewhere) unless the
+//   request keeps them (LaunchRequest::keep_device_variables: a run's later launches), when it finds what
+//   the program's previous launch left.
 // - Observers see global, shared, local and const accesses (not kernel-parameter loads), once per warp
 //   instruction, before it is performed.
 // - Determinism: a fault stops the launch at the lowest-numbered faulting block whatever the number of
@@ -67,7 +70,7 @@ struct SimOptions {
   // A grade's launches run one after another, so with the grader's own buffers (at most 2 GiB a launch,
   // checked when the exercise loads) this bounds a grade. Sizes past it belong in `gpu_sizes`.
   uint64_t memory_budget_bytes = uint64_t{8} << 30;
-  // The __device__ variables alone: the simulator zeroes (or initializes) all of them for every launch.
+  // The __device__ variables alone (a run's first launch initializes all of them; its later launches keep them).
   uint64_t max_device_variable_bytes = uint64_t{1} << 30;
 };
 
