@@ -97,7 +97,8 @@ json launch_to_json(const LaunchRequest& r, std::vector<const Buffer*>* tail) {
           {"args", args},
           {"buffers", buffers_to_json(r.buffers, tail)},
           {"constants", constants},
-          {"wall_seconds", r.wall_seconds}};
+          {"wall_seconds", r.wall_seconds},
+          {"cooperative", r.cooperative}};
 }
 
 LaunchRequest launch_from_json(const json& j) {
@@ -117,6 +118,7 @@ LaunchRequest launch_from_json(const json& j) {
   for (const json& c : j.at("constants"))
     r.constants.push_back({c.at("symbol").get<std::string>(), c.at("buffer").get<size_t>()});
   r.wall_seconds = j.at("wall_seconds").get<double>();
+  r.cooperative = j.value("cooperative", false);
   return r;
 }
 
