@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/gpu/entry_scan.h"
+#include "harness/gpu/gpu_backend.h"
 #include "harness/gpu/job.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/ptx/module.h"
@@ -226,6 +227,71 @@ TEST(CooperativeGroups, TheGpuRefusesACooperativeGridItCannotHold) {
             "more than the 264 this device holds (2 per multiprocessor, 132 multiprocessors, for this kernel's "
             "registers and shared memory); launch at most 264 blocks (a grid-stride loop lets fewer blocks cover the "
             "data)");
+}
+
+// ---- On a device (skipped without one) ----
+
+bool device_ready(std::string* why_not) {
+  static std::string reason;
+  static const bool ready = gpu_available(&reason);
+  *why_not = reason;
+  return ready;
+}
+
+#define REQUIRE_GPU()                                                          \
+  do {                                                                         \
+    std::string why_not;                                                       \
+    if (!device_ready(&why_not)) GTEST_SKIP() << "no usable GPU: " << why_not; \
+  } while (0)
+
+Grading& gpu_grading() {
+  static Grading g([](std::unique_ptr<Backend>) { return make_gpu_backend(); }, false);
+  return g;
+}
+
+// cuLaunchCooperativeKernel runs the grid sync; without it the sync would trap.
+TEST(GpuCooperativeGroups, AGridSyncUnderACooperativeLaunchPasses) {
+  REQUIRE_GPU();
+  expect_passes(gpu_grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/grid_sum.cu")));
+  const Result no_sync =
+      gpu_grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/mutants/no_sync.cu"));
+  EXPECT_EQ(no_sync.verdict, Verdict::kFail);
+}
+
+// The device's own occupancy decides: far more blocks than an H200 holds are refused before the launch.
+TEST(GpuCooperativeGroups, ACooperativeGridTheDeviceCannotHoldIsRefused) {
+  REQUIRE_GPU();
+  Exercise e = fixture("grid-sum");
+  e.variants.resize(1);
+  e.variants[0].defines = {{"BLOCK", 1024}, {"BLOCKS", 100000}};
+  e.variants[0].block = {1024, 1, 1};
+  const Result result = gpu_grading().grade_exercise(e, read_file(fixtures() / "grid-sum/grid_sum.cu"));
+  EXPECT_EQ(result.verdict, Verdict::kFail);
+  const std::vector<Finding> limits = findings_of(result, FindingKind::kResourceLimit);
+  ASSERT_FALSE(limits.empty());
+  EXPECT_NE(limits[0].message.find("a cooperative launch needs all its blocks resident at once"), std::string::npos)
+      << limits[0].message;
+}
+
+// What the simulator refuses runs on the GPU (half precision aside: its sums are outside the tolerance);
+// so does every style of the tile sums, and the grid sync is refused alike without the declaration.
+TEST(GpuCooperativeGroups, WhatTheSimulatorRefusesAndEveryTileStyleRunOnTheGpu) {
+  REQUIRE_GPU();
+  const Exercise e = fixture("tile-sum");
+  std::vector<fs::path> files = kernels_in(fixtures() / "tile-sum/styles");
+  for (const fs::path& file : kernels_in(fixtures() / "tile-sum/unsupported"))
+    if (file.filename() != "half_arithmetic.cu") files.push_back(file);
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.filename().string());
+    expect_passes(gpu_grading().grade_exercise(e, read_file(file)));
+  }
+  Exercise usual = fixture("grid-sum");
+  usual.cooperative = false;
+  const std::string text = read_file(fixtures() / "grid-sum/grid_sum.cu");
+  const std::vector<Finding> errors =
+      findings_of(gpu_grading().grade_exercise(usual, text), FindingKind::kRuntimeError);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, line_of(text, "grid.sync()"));
 }
 
 }  // namespace

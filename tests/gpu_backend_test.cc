@@ -271,6 +271,7 @@ TEST(GpuLoad, OutlineAgreesWithTheSimulatorsParser) {
     EXPECT_EQ(scanned[k].uses_barrier, parsed[k].uses_barrier);
     EXPECT_EQ(scanned[k].uses_dynamic_shared, parsed[k].uses_dynamic_shared);
     EXPECT_EQ(scanned[k].line, parsed[k].line);
+    EXPECT_EQ(scanned[k].grid_sync_line, parsed[k].grid_sync_line);
     ASSERT_EQ(scanned[k].constants.size(), parsed[k].constants.size());
     for (size_t c = 0; c < parsed[k].constants.size(); ++c) {
       EXPECT_EQ(scanned[k].constants[c].name, parsed[k].constants[c].name);
