@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -177,6 +178,27 @@ std::optional<Special> parse_special(std::string_view word) {
       {"%envreg2", Special::kGridWorkspaceLow},
       {"%envreg1", Special::kGridWorkspaceHigh}};
   return lookup_word(kSpecials, word);
+}
+
+// The special registers of the PTX ISA that neither parse_special nor cluster_of_one models: the
+// performance monitors %pm0..%pm7 (and their _64 forms), the driver's %envreg0..%envreg31, and the rest.
+bool is_unmodelled_special(std::string_view word) {
+  static const std::set<std::string_view> kNamed = {"%gridid",         "%clock_hi",         "%globaltimer_lo",
+                                                    "%globaltimer_hi", "%aggr_smem_size",   "%current_graph_exec",
+                                                    "%pm0_64",         "%pm1_64",           "%pm2_64",
+                                                    "%pm3_64",         "%pm4_64",           "%pm5_64",
+                                                    "%pm6_64",         "%pm7_64"};
+  if (kNamed.contains(word)) return true;
+  auto numbered = [&](std::string_view prefix, int count) {
+    if (!word.starts_with(prefix) || word.size() == prefix.size() || word.size() > prefix.size() + 2) return false;
+    int number = 0;
+    for (char c : word.substr(prefix.size())) {
+      if (c < '0' || c > '9') return false;
+      number = number * 10 + (c - '0');
+    }
+    return number < count;
+  };
+  return numbered("%pm", 8) || numbered("%envreg", 32);
 }
 
 // The cluster registers of sm_90, as the simulator runs them: every block is a cluster of one (a kernel
@@ -931,11 +953,13 @@ class Parser {
       } else if (auto symbol = lookup(token.text)) {
         operand.kind = Operand::Kind::kSymbol;
         operand.symbol = *symbol;
-      } else if (token.text[0] == '%') {
-        // Valid PTX names special registers the simulator does not model (%pm0, %envreg5, ...): the
+      } else if (is_unmodelled_special(token.text)) {
+        // A special register of the PTX ISA the simulator does not model (%pm0, %envreg5, ...): the
         // statement is refused as a whole once it is read (parse_instruction), not a syntax error.
         if (operand_refusal_.empty()) operand_refusal_ = fmt::format("unsupported special register '{}'", token.text);
         operand.kind = Operand::Kind::kImm;
+      } else if (token.text[0] == '%') {
+        return fail(token.line, fmt::format("unknown register '{}' in '{}'", token.text, current_statement()));
       } else if (const Function* function = module_->find_function(token.text); function != nullptr) {
         // A function's address (`mov.u64 %rd1, _Z4downi`): a function pointer, which the simulator,
         // inlining every call, cannot follow.
