@@ -384,14 +384,6 @@ class Parser {
       } else if (word == ".pragma") {
         next();
         if (!expect(";")) return false;
-      } else if (word == ".callprototype") {
-        // `prototype_0 : .callprototype (...) _ (...);`: the signature of a call through a function
-        // pointer, which such a call names; the call itself is refused (place_call).
-        while (!at(";")) {
-          if (peek().kind == Token::Kind::kEnd) return fail_here("';'");
-          next();
-        }
-        next();
       } else if (!parse_declaration(token)) {
         return false;
       }
@@ -817,6 +809,7 @@ class Parser {
     }
     const Token& mnemonic = next();
     if (mnemonic.kind != Token::Kind::kWord) return fail(mnemonic.line, fmt::format("expected an instruction, got '{}'", mnemonic.text));
+    calling_ = mnemonic.text == "call" || mnemonic.text.starts_with("call.");
     std::vector<Parsed> operands;
     while (!at(";")) {
       if (peek().kind == Token::Kind::kEnd) return fail_here("';'");
@@ -960,9 +953,9 @@ class Parser {
         operand.kind = Operand::Kind::kImm;
       } else if (token.text[0] == '%') {
         return fail(token.line, fmt::format("unknown register '{}' in '{}'", token.text, current_statement()));
-      } else if (const Function* function = module_->find_function(token.text); function != nullptr) {
-        // A function's address (`mov.u64 %rd1, _Z4downi`): a function pointer, which the simulator,
-        // inlining every call, cannot follow.
+      } else if (!calling_ && module_->find_function(token.text) != nullptr) {
+        // A function's address (`mov.u64 %rd1, _Z4downi`), other than a call's callee: a function
+        // pointer, which the simulator, inlining every call, cannot follow.
         if (operand_refusal_.empty())
           operand_refusal_ =
               fmt::format("unsupported function pointer (the address of '{}')", shared_source_name(token.text));
@@ -1293,6 +1286,7 @@ class Parser {
   std::string statement_;
   std::string refusal_;  // why the decoder refused the current statement; empty when it did not
   std::string operand_refusal_;  // why an operand of the current statement cannot be run; empty when none
+  bool calling_ = false;         // the current statement is a call: a function's name there is its callee
 };
 
 }  // namespace
