@@ -4,8 +4,30 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace gpugrade {
+
+bool struct_argument_bytes(const KernelArg& arg, size_t buffer_count,
+                           const std::function<uint64_t(size_t buffer)>& address, std::vector<std::byte>* bytes,
+                           std::string* error) {
+  *bytes = arg.bytes;
+  for (const KernelArg::Pointer& pointer : arg.pointers) {
+    if (pointer.buffer >= buffer_count) {
+      *error = "a struct's pointer field names buffer " + std::to_string(pointer.buffer) + ", but the launch has " +
+               std::to_string(buffer_count);
+      return false;
+    }
+    if (pointer.at > bytes->size() || bytes->size() - pointer.at < sizeof(uint64_t)) {
+      *error = "a struct's pointer field at byte " + std::to_string(pointer.at) + " does not fit in its " +
+               std::to_string(bytes->size()) + " bytes";
+      return false;
+    }
+    const uint64_t value = address(pointer.buffer) + pointer.offset;
+    std::memcpy(bytes->data() + pointer.at, &value, sizeof value);
+  }
+  return true;
+}
 
 std::string_view to_string(RunFigure figure) {
   return figure == RunFigure::kKernelMilliseconds ? "kernel ms" : "thread-instructions";

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,15 +78,33 @@ struct Buffer {
   uint64_t filled_by_backend = 0;
 };
 
-// One kernel argument: a pointer to a buffer, or a scalar's bits.
+// One kernel argument: a pointer to a buffer, a scalar's bits, or a struct passed by value.
 struct KernelArg {
-  enum class Kind { kBuffer, kScalar };
+  enum class Kind { kBuffer, kScalar, kStruct };
   Kind kind = Kind::kScalar;
   size_t buffer = 0;                    // index into LaunchRequest::buffers, for kBuffer
   // The scalar's value, little-endian in its parameter's bytes; for kBuffer, the byte offset into the buffer
   // the pointer points at (`stencil(d_in + RADIUS, ...)`), whose bounds stay the whole buffer's.
   uint64_t bits = 0;
+  // For kStruct (`Matrix A` with `float* elements`): the struct's bytes as C lays them out, its scalar
+  // fields in place, and the pointer fields the backend writes into them: a buffer's address plus a byte
+  // offset, 8 bytes at `at`. A buffer reached through a struct is bounds-checked like one passed alone.
+  struct Pointer {
+    uint32_t at = 0;
+    size_t buffer = 0;
+    uint64_t offset = 0;
+    friend bool operator==(const Pointer&, const Pointer&) = default;
+  };
+  std::vector<std::byte> bytes = {};
+  std::vector<Pointer> pointers = {};
 };
+
+// A kStruct argument's bytes with each pointer field written as `address(buffer) + offset`; false with
+// *error when a pointer names a buffer that does not exist or does not fit in the bytes. Both backends'
+// one way of filling a struct parameter.
+bool struct_argument_bytes(const KernelArg& arg, size_t buffer_count,
+                           const std::function<uint64_t(size_t buffer)>& address, std::vector<std::byte>* bytes,
+                           std::string* error);
 
 // The shape of a shared array as the learner declared it (`float tile[32][33]`), so that findings can
 // name `tile[5][0]` rather than a byte offset. The grader derives it from the source; it may be absent.

@@ -17,7 +17,7 @@ const fs::path kCourse = fs::path(GPUGRADE_SOURCE_DIR) / "tests/courses/olcf-cud
 
 TEST(CoursePort, EverySolutionPassesAndEveryStubFailsAsWritten) {
   const std::vector<fs::path> dirs = list_exercises(kCourse / "exercises");
-  ASSERT_EQ(dirs.size(), 6u);
+  ASSERT_EQ(dirs.size(), 7u);
   testing::Grading grading;
   for (const fs::path& dir : dirs) {
     SCOPED_TRACE(dir.filename().string());

@@ -98,6 +98,16 @@ __constant__ float weights[4];
 extern "C" __global__ void weigh(float* out, const float* in) {
   out[threadIdx.x] = in[threadIdx.x] * weights[threadIdx.x % 4];
 }
+// A struct by value with a pointer in it (`Matrix A` in a course): 32 bytes, the pointer at byte 16.
+struct Strided {
+  int rows, cols, stride;
+  const float* in;
+  float scale;
+};
+extern "C" __global__ void strided_scale(Strided s, float* out) {
+  const int r = blockIdx.x, c = threadIdx.x;
+  if (r < s.rows && c < s.cols) out[r * s.cols + c] = s.in[r * s.stride + c] * s.scale;
+}
 extern "C" __global__ void handoff(float* out) {
   __shared__ float box[32];
   if (threadIdx.x >= 32) {
@@ -846,6 +856,30 @@ TEST(GpuJob, ConstantCopiesTravelToTheLauncher) {
   EXPECT_EQ(back.subject.launch.buffers[1].bytes, job.subject.launch.buffers[1].bytes);
 }
 
+// A struct argument's bytes and pointer fields reach the launcher as they left the grader.
+TEST(GpuJob, StructArgumentsTravelWithTheirPointerFields) {
+  gpu::Job job;
+  job.subject.ptx = ".version 8.0";
+  job.subject.param_bytes = {32, 8};
+  job.subject.launch.entry = "strided_scale";
+  job.subject.launch.buffers = {float_buffer("in", 8, iota), poisoned_buffer("out", 8)};
+  KernelArg strided{KernelArg::Kind::kStruct, 0, 0};
+  strided.bytes.assign(32, std::byte{0x5A});
+  strided.pointers = {{16, 0, 12}};
+  job.subject.launch.args = {strided, buffer_arg(1)};
+  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_struct_job_{}", getpid())).string();
+  std::string error;
+  ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
+  gpu::Job back;
+  ASSERT_TRUE(gpu::read_job(path, &back, &error)) << error;
+  fs::remove(path);
+  ASSERT_EQ(back.subject.launch.args.size(), 2u);
+  EXPECT_EQ(back.subject.launch.args[0].kind, KernelArg::Kind::kStruct);
+  EXPECT_EQ(back.subject.launch.args[0].bytes, strided.bytes);
+  EXPECT_EQ(back.subject.launch.args[0].pointers, strided.pointers);
+  EXPECT_EQ(back.subject.launch.args[1].kind, KernelArg::Kind::kBuffer);
+}
+
 class GpuDevice : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -913,6 +947,31 @@ TEST_F(GpuDevice, ConstantInputIsCopiedBeforeEachLaunch) {
           << "element " << i << " with scale " << scale;
     EXPECT_EQ(o.buffers[2].bytes, weights.bytes);
   }
+}
+
+// A struct passed by value: its scalar fields as the grader laid them out, its pointer field set to the
+// buffer's device address plus the field's offset (rows of 3 read with a stride of 4, from element 1 on).
+TEST_F(GpuDevice, StructArgumentReachesTheKernelWithItsPointerField) {
+  LaunchRequest request;
+  request.entry = "strided_scale";
+  request.grid = {2, 1, 1};
+  request.block = {32, 1, 1};
+  request.buffers = {float_buffer("in", 9, iota), poisoned_buffer("out", 6)};
+  KernelArg strided{KernelArg::Kind::kStruct, 0, 0};
+  strided.bytes.assign(32, std::byte{0});
+  const int32_t fields[3] = {2, 3, 4};
+  const float scale = 2.0f;
+  std::memcpy(strided.bytes.data(), fields, sizeof fields);
+  std::memcpy(strided.bytes.data() + 24, &scale, sizeof scale);
+  strided.pointers = {{16, 0, 4}};
+  request.args = {strided, buffer_arg(1)};
+  Observations o = backend_->launch(*program_, request);
+  ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+  EXPECT_TRUE(o.findings.empty());
+  for (size_t r = 0; r < 2; ++r)
+    for (size_t c = 0; c < 3; ++c)
+      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[1], r * 3 + c)), static_cast<float>(1 + r * 4 + c) * scale)
+          << "row " << r << " column " << c;
 }
 
 // A symbol the module does not have, and a buffer larger than the variable, are findings, not crashes.

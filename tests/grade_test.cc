@@ -527,19 +527,34 @@ TEST_F(LadderGradeTest, DeadSharedTileAndBarrierDoNotSatisfyTheRequirements) {
   ASSERT_EQ(missing.size(), 2u);
   EXPECT_EQ(missing[0].details["requirement"], "shared_memory");
   EXPECT_EQ(missing[0].message,
-            "the kernel has a __shared__ array, but no value it writes to global memory was loaded from it; this "
-            "exercise stages the data through shared memory: load from global into the tile, and store to the "
-            "output what you read back from the tile");
+            "the kernel has a __shared__ array (`tile`), but no value it writes to global memory was loaded from "
+            "it; this exercise stages the data through shared memory: put the values the block shares into "
+            "`tile`, and compute what the kernel stores from what it reads back from `tile`");
   EXPECT_EQ(missing[1].details["requirement"], "barrier");
   EXPECT_EQ(missing[1].message,
             "the kernel calls __syncthreads(), but no thread read a shared element that another thread wrote "
-            "before the barrier; the barrier must separate writing the tile from reading what other threads "
+            "before the barrier; the barrier must separate writing `tile` from reading what other threads "
             "wrote to it");
   EXPECT_EQ(missing[0].line, line_of(text, "__global__"));
   EXPECT_EQ(missing[0].file, "exercises/transpose-tiled/transpose.cu");
   std::vector<Finding> uncoalesced = findings_of(r, FindingKind::kUncoalesced);
   ASSERT_EQ(uncoalesced.size(), 1u);
   EXPECT_EQ(uncoalesced[0].line, line_of(text, "// strided store"));
+}
+
+// A requirement the code has but does not use is said in the exercise's own words when it gave them
+// (`requires: {barrier: {message: ...}}`), as a requirement the code lacks is.
+TEST_F(LadderGradeTest, ARequirementNotInUseIsSaidInTheExercisesOwnWords) {
+  std::string text = dead_tile_transpose(
+      "      out[static_cast<size_t>(column) * rows + row] = in[i];  // strided store");
+  Exercise e = grading_->exercise("transpose-tiled");
+  e.requirements.messages = {{"shared_memory", "Read each row of the block into the tile, then write its columns."},
+                             {"barrier", "Wait for the whole tile before reading a column of it."}};
+  Result r = grading_->grade_exercise(e, text);
+  std::vector<Finding> missing = findings_of(r, FindingKind::kMissingRequirement);
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].message, "Read each row of the block into the tile, then write its columns.");
+  EXPECT_EQ(missing[1].message, "Wait for the whole tile before reading a column of it.");
 }
 
 TEST_F(LadderGradeTest, RereadingTheInputOnTheStridedStoresLineDoesNotHideIt) {

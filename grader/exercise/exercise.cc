@@ -102,6 +102,16 @@ uint64_t seed_from_id(std::string_view id) {
   return hash;
 }
 
+// Two kernels' parameters of one name are one parameter of the reference: the same type and argument.
+bool same_meaning(const ParamSpec& a, const ParamSpec& b) {
+  const auto same_expr = [](const std::optional<Expr>& x, const std::optional<Expr>& y) {
+    return x ? y && x->text() == y->text() : !y;
+  };
+  return a.element == b.element && a.pointer == b.pointer && a.buffer == b.buffer && same_expr(a.value, b.value) &&
+         a.number == b.number && same_expr(a.offset, b.offset) && a.struct_type == b.struct_type &&
+         std::equal(a.fields.begin(), a.fields.end(), b.fields.begin(), b.fields.end(), same_meaning);
+}
+
 }  // namespace
 
 void ExerciseLoader::load(const YAML::Node& root) {
@@ -118,8 +128,8 @@ void ExerciseLoader::load(const YAML::Node& root) {
                        "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
                        "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order", "schedules",
                        "cooperative"},
-                      {"pipeline", "nvcc_flags", "learner_defines", "printed"}),
-                newer({"pipeline", "nvcc_flags", "learner_defines", "printed"}));
+                      {"pipeline", "nvcc_flags", "learner_defines", "printed", "structs"}),
+                newer({"pipeline", "nvcc_flags", "learner_defines", "printed", "structs"}));
   if (!fields.valid()) return;
   read_id(fields.require("id"));
   exercise_->title = read_string(diagnostics_, fields.require("title")).value_or("");
@@ -130,6 +140,7 @@ void ExerciseLoader::load(const YAML::Node& root) {
     exercise_->printed =
         read_choice(diagnostics_, printed, kPrintedOrders).value_or(PrintedOrder::kNotCompared);
   read_buffers(fields.require("buffers"));
+  read_structs(fields.get("structs"));
   const int errors_before_kernels = diagnostics_->count();
   read_kernel(fields.require("kernel"));
   read_pipeline(fields.get("pipeline"));
@@ -177,6 +188,7 @@ void ExerciseLoader::load(const YAML::Node& root) {
     exercise_->cooperative = read_bool(diagnostics_, cooperative).value_or(false);
   if (diagnostics_->count() == 0) check_variables();
   if (diagnostics_->count() == 0) check_evaluation();
+  if (diagnostics_->count() == 0 && exercise_->performance.gpu) check_baseline(baseline_field_);
 }
 
 bool ExerciseLoader::read_format(const YAML::Node& root) {
@@ -296,11 +308,7 @@ bool ExerciseLoader::agrees_with_earlier_kernels(const Field& item, const ParamS
   for (const KernelSpec* other : earlier) {
     for (const ParamSpec& p : other->params) {
       if (p.name != param.name) continue;
-      const bool same = p.element == param.element && p.pointer == param.pointer && p.buffer == param.buffer &&
-                        (p.value ? param.value && p.value->text() == param.value->text() : !param.value) &&
-                        p.number == param.number &&
-                        (p.offset ? param.offset && p.offset->text() == param.offset->text() : !param.offset);
-      if (same) return true;
+      if (same_meaning(p, param)) return true;
       // The names in the YAML are the exercise's own: the kernel's signature is checked by type and order.
       diagnostics_->error(item, fmt::format("parameter '{}' differs from kernel '{}''s parameter of that name; "
                                             "the reference takes one '{}': rename one of them here in "
@@ -369,18 +377,188 @@ void ExerciseLoader::read_nvcc_flags(const Field& field) {
   }
 }
 
+void ExerciseLoader::read_structs(const Field& field) {
+  if (!field.present) return;
+  if (!field.value.IsMap()) {
+    diagnostics_->error(field, fmt::format("'structs' must be a map of struct names to their fields, got {}",
+                                           describe(field.value)));
+    return;
+  }
+  for (auto it = field.value.begin(); it != field.value.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const Field entry{fmt::format("structs.{}", name), it->first, it->second, true};
+    if (!is_identifier(name) || element_from_c(name)) {
+      diagnostics_->error(it->first.Mark(), fmt::format("struct name '{}' is not a C identifier of its own: "
+                                                        "write the name the kernel's signature uses (Matrix)",
+                                                        name));
+      continue;
+    }
+    if (std::any_of(exercise_->structs.begin(), exercise_->structs.end(),
+                    [&](const StructSpec& s) { return s.name == name; })) {
+      diagnostics_->error(it->first.Mark(), fmt::format("duplicate struct '{}'", name));
+      continue;
+    }
+    auto list = items(diagnostics_, entry, 1, 64);
+    if (!list) continue;
+    StructSpec spec;
+    spec.name = name;
+    spec.declared_at = fmt::format("{}:{}", diagnostics_->file(), it->first.Mark().line + 1);
+    bool ok = true;
+    for (const Field& item : *list) {
+      Fields member(diagnostics_, item, {"name", "type"});
+      if (!member.valid()) {
+        ok = false;
+        continue;
+      }
+      ParamSpec field_spec;
+      auto field_name = read_string(diagnostics_, member.require("name"));
+      Field type = member.require("type");
+      auto type_text = read_string(diagnostics_, type);
+      if (!field_name || !type_text) {
+        ok = false;
+        continue;
+      }
+      if (!is_identifier(*field_name) ||
+          std::any_of(spec.fields.begin(), spec.fields.end(), [&](const ParamSpec& f) { return f.name == *field_name; })) {
+        diagnostics_->error(member.get("name"), fmt::format("field name '{}' in struct '{}' is {}", *field_name, name,
+                                                            is_identifier(*field_name) ? "a duplicate" : "not a C identifier"));
+        ok = false;
+        continue;
+      }
+      if (!parse_param_type(*type_text, exercise_->format, &field_spec)) {
+        diagnostics_->error(type, fmt::format("unsupported field type '{}' in struct '{}': a struct field is a C "
+                                              "type such as int, float, long long or bool, or a pointer to one "
+                                              "(\"float*\", \"const int*\"); a struct inside a struct is not "
+                                              "supported, so write its fields here instead",
+                                              *type_text, name));
+        ok = false;
+        continue;
+      }
+      field_spec.name = *field_name;
+      field_spec.type = *type_text;
+      // C's layout on every target CUDA has (LP64): each field at a multiple of its own size.
+      const uint32_t size = field_spec.pointer ? 8 : static_cast<uint32_t>(element_size(field_spec.element));
+      const uint32_t offset = (spec.bytes + size - 1) / size * size;
+      spec.offsets.push_back(offset);
+      spec.bytes = offset + size;
+      spec.align = std::max(spec.align, size);
+      spec.fields.push_back(std::move(field_spec));
+    }
+    if (!ok) continue;
+    spec.bytes = (spec.bytes + spec.align - 1) / spec.align * spec.align;
+    exercise_->structs.push_back(std::move(spec));
+  }
+}
+
+bool ExerciseLoader::read_struct_fields(const Field& item, const Field& fields, ParamSpec* param) {
+  const StructSpec& spec = exercise_->structs[*param->struct_type];
+  if (!fields.present) {
+    diagnostics_->error(item, fmt::format("'{}' is a struct {}: give its 'fields', one value per field ({})",
+                                          item.path, spec.name,
+                                          join([&] {
+                                            std::vector<std::string> names;
+                                            for (const ParamSpec& f : spec.fields) names.push_back(f.name);
+                                            return names;
+                                          }())));
+    return false;
+  }
+  std::vector<std::string_view> names;
+  for (const ParamSpec& f : spec.fields) names.push_back(f.name);
+  Fields given(diagnostics_, fields, names);
+  if (!given.valid()) return false;
+  bool ok = true;
+  for (const ParamSpec& declared : spec.fields) {
+    Field value = given.require(declared.name);
+    if (!value.present) {
+      ok = false;
+      continue;
+    }
+    ParamSpec field = declared;
+    field.name = fmt::format("{}.{}", param->name, declared.name);
+    if (declared.pointer) {
+      Field buffer = value;
+      if (exercise_->format >= 2 && value.value.IsMap()) {
+        Fields pointer(diagnostics_, value, {"buffer", "offset"});
+        if (!pointer.valid()) {
+          ok = false;
+          continue;
+        }
+        buffer = pointer.require("buffer");
+        if (Field offset = pointer.get("offset"); offset.present) {
+          field.offset = expression_site(offset);
+          if (!field.offset) {
+            ok = false;
+            continue;
+          }
+        }
+      }
+      if (!link_buffer(buffer, &field)) {
+        ok = false;
+        continue;
+      }
+    } else if (!read_scalar_value(value, &field)) {
+      ok = false;
+      continue;
+    }
+    param->fields.push_back(std::move(field));
+  }
+  return ok;
+}
+
 void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
-  Fields fields(diagnostics_, item, known({"name", "type", "buffer", "value"}, {"offset"}), newer({"offset"}));
+  Fields fields(diagnostics_, item, known({"name", "type", "buffer", "value"}, {"offset", "fields"}),
+                newer({"offset", "fields"}));
   if (!fields.valid()) return;
   ParamSpec param;
   auto name = read_string(diagnostics_, fields.require("name"));
   Field type = fields.require("type");
   auto type_text = read_string(diagnostics_, type);
+  // A struct declared under `structs:`, by value (`const Matrix` is the same parameter to C++).
+  if (type_text && name) {
+    std::string base = type_text->starts_with("const ") ? type_text->substr(6) : *type_text;
+    base.erase(std::remove(base.begin(), base.end(), ' '), base.end());
+    const bool pointer = base.ends_with("*");
+    if (pointer) base.pop_back();
+    const auto declared = std::find_if(exercise_->structs.begin(), exercise_->structs.end(),
+                                       [&](const StructSpec& s) { return s.name == base; });
+    if (declared != exercise_->structs.end() && pointer) {
+      diagnostics_->error(type, fmt::format("'{}' is a pointer to struct {}: gpugrade passes structs by value "
+                                            "only; take '{} {}' in the kernel, or pass the struct's fields",
+                                            *type_text, declared->name, declared->name, *name));
+      return;
+    }
+    if (declared != exercise_->structs.end()) {
+      if (std::any_of(kernel->params.begin(), kernel->params.end(), [&](const ParamSpec& p) { return p.name == *name; })) {
+        diagnostics_->error(fields.get("name"), fmt::format("duplicate parameter '{}'", *name));
+        return;
+      }
+      for (std::string_view other : {"buffer", "value", "offset"})
+        if (Field wrong = fields.get(other); wrong.present) {
+          diagnostics_->error(wrong.key.Mark(), fmt::format("'{}' is a struct {}: it takes 'fields', not '{}'",
+                                                            item.path, declared->name, other));
+          return;
+        }
+      param.name = *name;
+      param.type = *type_text;
+      param.struct_type = static_cast<size_t>(declared - exercise_->structs.begin());
+      if (!read_struct_fields(item, fields.get("fields"), &param)) return;
+      if (!agrees_with_earlier_kernels(item, param, kernel)) return;
+      kernel->params.push_back(std::move(param));
+      return;
+    }
+  }
+  if (Field struct_fields = fields.get("fields"); struct_fields.present) {
+    diagnostics_->error(struct_fields.key.Mark(),
+                        fmt::format("'{}' has 'fields', but its type '{}' is not a struct declared under 'structs:'",
+                                    item.path, type_text.value_or("")));
+    return;
+  }
   if (type_text && !parse_param_type(*type_text, exercise_->format, &param)) {
     diagnostics_->error(type, exercise_->format >= 2
                                   ? fmt::format("unsupported parameter type '{}': use a C type such as float, "
-                                                "int, unsigned char, long long or bool, or a pointer to one "
-                                                "such as \"const float4*\" or \"__half*\"",
+                                                "int, unsigned char, long long or bool, a pointer to one "
+                                                "such as \"const float4*\" or \"__half*\", or a struct "
+                                                "declared under 'structs:'",
                                                 *type_text)
                                   : fmt::format("unsupported parameter type '{}': use float, double, int or "
                                                 "unsigned, or a pointer to one such as \"const float*\"",
@@ -785,6 +963,89 @@ void ExerciseLoader::check_evaluation() {
   auto bytes = eval_field(gpu->bytes, bindings_for(variant, gpu->size), std::string(kGpuBytesField), 1,
                           std::numeric_limits<int64_t>::max(), &failure);
   if (!bytes) report(failure, "");
+}
+
+namespace {
+// Set while a baseline loads to be checked: its own baseline is its own file's matter (and copy's is copy).
+thread_local bool loading_a_baseline = false;
+}  // namespace
+
+void ExerciseLoader::check_baseline(const Field& field) {
+  const GpuPerformance& gpu = *exercise_->performance.gpu;
+  if (loading_a_baseline || gpu.baseline == exercise_->id) return;
+  // Where grading looks for it. A baseline that is not there is said when grading times against it.
+  const fs::path dir = exercise_->dir.lexically_normal().parent_path() / gpu.baseline;
+  std::error_code missing;
+  if (!fs::is_regular_file(dir / kExerciseFile, missing)) return;
+  loading_a_baseline = true;
+  std::vector<std::string> ignored;  // the baseline's own errors are reported when it is loaded itself
+  std::optional<Exercise> baseline = load_exercise(dir, &ignored);
+  loading_a_baseline = false;
+  if (!baseline || baseline->sizes.empty()) return;
+  const Variant& timed = exercise_->variants[gpu.variant];
+  std::string error;
+  const Variant* variant = baseline_variant(*baseline, gpu, timed, &error);
+  if (variant == nullptr) {
+    diagnostics_->error(field, error);
+    return;
+  }
+  std::vector<std::string> wanted = names_of(baseline->sizes.front().values);
+  std::sort(wanted.begin(), wanted.end());
+  const std::string example = fmt::format("{{exercise: {}, size: {{{}}}}}", gpu.baseline, [&] {
+    std::vector<std::string> entries;
+    for (const std::string& name : wanted) entries.push_back(name + ": ...");
+    return join(entries);
+  }());
+  if (gpu.baseline_size.empty()) {
+    std::vector<std::string> unbound;
+    for (const std::string& name : wanted)
+      if (!std::binary_search(size_names_.begin(), size_names_.end(), name)) unbound.push_back(name);
+    if (!unbound.empty()) {
+      diagnostics_->error(field, fmt::format("the baseline '{}' is sized by {}, and this exercise's sizes do not "
+                                             "name {} (they name {}): say how they map onto the baseline's, "
+                                             "`baseline: {}` with expressions over {}",
+                                             gpu.baseline, join(wanted), join(unbound), join(size_names_), example,
+                                             join(size_names_)));
+      return;
+    }
+  } else {
+    bool ok = true;
+    for (const auto& [name, expr] : gpu.baseline_size) {
+      if (std::binary_search(wanted.begin(), wanted.end(), name)) continue;
+      const Field& entry = sites_.at(fmt::format("performance.gpu.baseline.size.{}", name)).first;
+      diagnostics_->error(entry.key.Mark(), fmt::format("the baseline '{}' has no size variable '{}' (it has {}){}",
+                                                        gpu.baseline, name, join(wanted), did_you_mean(name, wanted)));
+      ok = false;
+    }
+    for (const std::string& name : wanted) {
+      if (std::any_of(gpu.baseline_size.begin(), gpu.baseline_size.end(), [&](const auto& m) { return m.first == name; }))
+        continue;
+      diagnostics_->error(field, fmt::format("'{}.size' does not give the baseline's size variable '{}': the "
+                                             "baseline '{}' is sized by {}",
+                                             field.path, name, gpu.baseline, join(wanted)));
+      ok = false;
+    }
+    if (!ok) return;
+  }
+  // The timed size, and each listed size (the simulator predicts from the largest of them).
+  std::vector<const Size*> sizes = {&gpu.size};
+  for (const Size& size : exercise_->sizes) sizes.push_back(&size);
+  for (const Size* size : sizes) {
+    for (const auto& [name, expr] : gpu.baseline_size) {
+      EvalFailure failure;
+      if (eval_field(expr, bindings_for(timed, *size), fmt::format("performance.gpu.baseline.size.{}", name), 0,
+                     std::numeric_limits<int64_t>::max(), &failure))
+        continue;
+      report(failure, fmt::format(" at variant {}, size {}", timed.label, size->label()));
+      return;
+    }
+    std::optional<Size> mapped = baseline_size(*exercise_, timed, *size, &error);
+    if (mapped && evaluate_launch(*baseline, *variant, *mapped, &error)) continue;
+    diagnostics_->error(field, fmt::format("the baseline '{}' cannot run at {} (this exercise's {}) in variant {}: {}",
+                                           gpu.baseline, mapped ? mapped->label() : "?", size->label(),
+                                           variant->label, error));
+    return;
+  }
 }
 
 void ExerciseLoader::report(const EvalFailure& failure, std::string_view where) {

@@ -89,6 +89,22 @@ struct ParamSpec {
   std::optional<Expr> offset;
   std::optional<Expr> value;     // the scalar's value, for a non-pointer parameter
   std::optional<double> number;  // format 2: a float or double parameter's value written as a number (2.5)
+  // Format 2: a struct passed by value (`Matrix A`): its index in Exercise::structs, and one entry per field
+  // of it, in the struct's order, holding that field's buffer (and offset) or value as a parameter would.
+  std::optional<size_t> struct_type;
+  std::vector<ParamSpec> fields;
+};
+
+// Format 2 `structs:`: a plain C struct a kernel takes by value (`Matrix A` with width, height, stride and
+// `float* elements`), its fields in the source's order. Laid out as C lays it out on the GPU and on the
+// host alike: each field at a multiple of its size, the struct's size a multiple of its largest field's.
+struct StructSpec {
+  std::string name;                // the C name, as the kernel's signature spells it: "Matrix"
+  std::vector<ParamSpec> fields;   // name, type, element, pointer and is_const of each field
+  std::vector<uint32_t> offsets;   // each field's byte offset
+  uint32_t bytes = 0;              // sizeof, padding included
+  uint32_t align = 1;
+  std::string declared_at;         // "exercises/matmul/exercise.yaml:12", for messages about the struct
 };
 
 struct KernelSpec {
@@ -168,6 +184,11 @@ struct GpuPerformance {
   Size size;
   Expr bytes;  // bytes moved per launch, for GB/s
   std::string baseline;
+  // Format 2 `baseline: {exercise: copy, size: {rows: height, cols: width}, variant: "32x8"}`: the baseline's
+  // size variables as expressions over this exercise's sizes and defines (empty: the same names), and the
+  // baseline's own variant to run (empty: this exercise's timed variant, whose defines it then needs).
+  std::vector<std::pair<std::string, Expr>> baseline_size;
+  std::string baseline_variant;
   double min_ratio = 0;                                 // the bar on any device without its own
   std::map<std::string, double> min_ratio_by_device;    // bars per device name ("NVIDIA H200")
   // Without a GPU: the device whose throughput the simulator's counts predict (devices/<device>.yaml)
@@ -223,6 +244,7 @@ struct Exercise {
   // Format 2: the reference's parameters for the `constant:` buffers (`const float* mask`), in the order of
   // `buffers`; the reference takes them after the kernels' parameters.
   std::vector<ParamSpec> constant_inputs;
+  std::vector<StructSpec> structs;      // format 2: the structs kernels take by value, in the YAML's order
   std::vector<std::string> nvcc_flags;  // format 2: extra nvcc flags, each from an allowed list
   Compare compare;
   std::vector<Variant> variants;
@@ -264,6 +286,16 @@ std::vector<std::filesystem::path> list_exercises(const std::filesystem::path& r
 // The variables an expression sees at one variant and size: the size's variables and the defines.
 Bindings bindings_for(const Variant& variant, const Size& size);
 
+// The size the baseline of `exercise`'s performance.gpu runs at when the exercise runs `variant` at `size`:
+// `size` itself, or its `baseline.size` mapping evaluated there. nullopt with *error naming the expression.
+std::optional<Size> baseline_size(const Exercise& exercise, const Variant& variant, const Size& size,
+                                  std::string* error);
+
+// The baseline's variant: the one performance.gpu.baseline.variant names, else `variant` (the exercise's).
+// Null with *error when the baseline has no variant of that label.
+const Variant* baseline_variant(const Exercise& baseline, const GpuPerformance& performance, const Variant& variant,
+                                std::string* error);
+
 // Everything a launch of the exercise's kernel needs, evaluated at one variant and size.
 struct LaunchShape {
   Dim3 grid;
@@ -278,7 +310,7 @@ struct LaunchShape {
     std::vector<KernelArg> args;
   };
   std::vector<StageShape> stages;
-  std::vector<KernelArg> reference_args;  // one per reference_params() entry
+  std::vector<KernelArg> reference_args;  // one per reference_params() entry; a struct's: one per field
 };
 
 // The reference function's parameters: the kernel's, and with a pipeline every kernel's parameters by

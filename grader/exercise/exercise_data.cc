@@ -456,7 +456,8 @@ void ExerciseLoader::read_gpu(const Field& field) {
   Field size_field = fields.require("size");
   std::optional<Size> size = size_field.present ? read_size(size_field) : std::nullopt;
   auto bytes = expression_site(fields.require("bytes"));
-  auto baseline = read_string(diagnostics_, fields.require("baseline"));
+  baseline_field_ = fields.require("baseline");
+  auto baseline = read_baseline(baseline_field_, &gpu);
   auto min_ratio = read_min_ratio(fields.require("min_ratio"), &gpu.min_ratio_by_device);
   if (!variant.present || !size || !bytes || !baseline || !min_ratio) return;
   gpu.size = std::move(*size);
@@ -476,6 +477,45 @@ void ExerciseLoader::read_gpu(const Field& field) {
     gpu.predicted_too_slow = *chosen;
   }
   exercise_->performance.gpu = std::move(gpu);
+}
+
+std::optional<std::string> ExerciseLoader::read_baseline(const Field& field, GpuPerformance* gpu) {
+  if (!field.present || !field.value.IsMap()) return read_string(diagnostics_, field);
+  if (exercise_->format < 2) {
+    diagnostics_->error(field, fmt::format("'{}' as a map is format 2: put `format: 2` at the top of the file",
+                                           field.path));
+    return std::nullopt;
+  }
+  Fields fields(diagnostics_, field, {"exercise", "size", "variant"});
+  if (!fields.valid()) return std::nullopt;
+  std::optional<std::string> id = read_string(diagnostics_, fields.require("exercise"));
+  bool ok = id.has_value();
+  if (Field size = fields.get("size"); size.present) {
+    if (!size.value.IsMap() || size.value.size() == 0) {
+      diagnostics_->error(size, fmt::format("'{}' must be a map of the baseline's size variables to expressions "
+                                            "over this exercise's, such as {{rows: height, cols: width}}, got {}",
+                                            size.path, describe(size.value)));
+      return std::nullopt;
+    }
+    for (auto it = size.value.begin(); it != size.value.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      Field entry{fmt::format("{}.{}", size.path, name), it->first, it->second, true};
+      if (!is_identifier(name)) {
+        diagnostics_->error(it->first.Mark(), fmt::format("size variable '{}' is not a C identifier", name));
+        ok = false;
+      } else if (std::optional<Expr> expr = expression_site(entry)) {
+        gpu->baseline_size.emplace_back(name, *expr);
+      } else {
+        ok = false;
+      }
+    }
+  }
+  if (Field variant = fields.get("variant"); variant.present) {
+    std::optional<std::string> label = read_string(diagnostics_, variant);
+    ok = ok && label.has_value();
+    gpu->baseline_variant = label.value_or("");
+  }
+  return ok ? id : std::nullopt;
 }
 
 std::optional<double> ExerciseLoader::read_min_ratio(const Field& field, std::map<std::string, double>* by_device) {

@@ -196,8 +196,13 @@ std::string mismatch(const CppKernel& kernel, const ExpectedKernel& expected) {
     std::string want_type = canonical_type(want.type);
     if (kernel.mangled && kernel.params[i] != want_type)
       return fmt::format("parameter {} ({}) is {}, not {}", i + 1, want.name, kernel.params[i], want_type);
-    uint32_t want_bytes = size_of_canonical(want_type);
+    uint32_t want_bytes = want.struct_bytes != 0 ? want.struct_bytes : size_of_canonical(want_type);
     uint32_t have_bytes = size_of_ptx_param(kernel.traits->params[i]);
+    // The PTX keeps a struct's size, not its fields: a field the file and the exercise disagree on shows here.
+    if (want.struct_bytes != 0 && have_bytes != want.struct_bytes)
+      return fmt::format("parameter {} ({}) is a {} of {} bytes in the compiled code, but {}, {} bytes: declare "
+                         "the struct's fields in exercise.yaml as the kernel's file declares them, in order",
+                         i + 1, want.name, want.type, have_bytes, want.struct_layout, want.struct_bytes);
     if (!kernel.mangled && want_bytes != 0 && have_bytes != want_bytes)
       return fmt::format("parameter {} ({}) has {} bytes, not the {} of {} (an extern \"C\" kernel keeps no "
                          "parameter types, so only sizes are checked)",

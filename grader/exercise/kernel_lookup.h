@@ -15,6 +15,10 @@ namespace gpugrade {
 struct ExpectedParam {
   std::string name;  // "in"
   std::string type;  // the C++ type as the exercise writes it: "const float*"
+  // A struct passed by value (`Matrix`): its size as exercise.yaml lays it out, which the PTX's parameter
+  // (`.param .align 8 .b8 ..._param_0[24]`) must have, and the layout as messages say it.
+  uint32_t struct_bytes = 0;
+  std::string struct_layout = {};  // "exercises/mm/exercise.yaml:5 declares Matrix as int width (at 0), ..."
 };
 
 struct ExpectedKernel {

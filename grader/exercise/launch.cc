@@ -57,35 +57,79 @@ bool check_shape(const BufferSpec& buffer, const Bindings& bindings, int64_t cou
   return false;
 }
 
+// One parameter's argument; `path` names it in the YAML ("kernel.params[2]", "kernel.params[0].fields.width")
+// and `value_path` its value there. A struct's fields are arguments of their own, packed into its bytes.
+std::optional<KernelArg> evaluate_arg(const ParamSpec& param, const std::vector<StructSpec>& structs,
+                                      const std::string& path, const std::string& value_path,
+                                      const Bindings& bindings, const std::vector<uint64_t>& counts,
+                                      EvalFailure* failure) {
+  KernelArg arg;
+  if (param.struct_type) {
+    const StructSpec& spec = structs[*param.struct_type];
+    arg.kind = KernelArg::Kind::kStruct;
+    arg.bytes.assign(spec.bytes, std::byte{0});
+    for (size_t f = 0; f < param.fields.size(); ++f) {
+      const std::string field_path = fmt::format("{}.fields.{}", path, spec.fields[f].name);
+      std::optional<KernelArg> field =
+          evaluate_arg(param.fields[f], structs, field_path, field_path, bindings, counts, failure);
+      if (!field) return std::nullopt;
+      if (field->kind == KernelArg::Kind::kBuffer)
+        arg.pointers.push_back({spec.offsets[f], field->buffer, field->bits});
+      else
+        std::memcpy(arg.bytes.data() + spec.offsets[f], &field->bits, element_size(param.fields[f].element));
+    }
+  } else if (param.buffer) {
+    arg.kind = KernelArg::Kind::kBuffer;
+    arg.buffer = *param.buffer;
+    if (param.offset) {
+      // One past the end is a pointer C++ allows; beyond it, the launch itself would be wrong.
+      auto offset = eval_field(*param.offset, bindings, path + ".offset", 0,
+                               static_cast<int64_t>(counts[*param.buffer]), failure);
+      if (!offset) return std::nullopt;
+      arg.bits = static_cast<uint64_t>(*offset) * info(param.element).bytes;
+    }
+  } else if (param.number) {
+    arg.bits = scalar_bits(param.element, *param.number);
+  } else {
+    auto [min, max] = scalar_range(param.element);
+    auto value = eval_field(*param.value, bindings, value_path, min, max, failure);
+    if (!value) return std::nullopt;
+    arg.bits = scalar_bits(param.element, *value);
+  }
+  return arg;
+}
+
 // One kernel's arguments; `path` names its YAML ("kernel", "pipeline[0]") in messages.
-std::optional<std::vector<KernelArg>> evaluate_args(const KernelSpec& kernel, const std::string& path,
-                                                    const Bindings& bindings, const std::vector<uint64_t>& counts,
-                                                    EvalFailure* failure) {
+std::optional<std::vector<KernelArg>> evaluate_args(const KernelSpec& kernel, const std::vector<StructSpec>& structs,
+                                                    const std::string& path, const Bindings& bindings,
+                                                    const std::vector<uint64_t>& counts, EvalFailure* failure) {
   std::vector<KernelArg> args;
   for (size_t i = 0; i < kernel.params.size(); ++i) {
-    const ParamSpec& param = kernel.params[i];
-    KernelArg arg;
-    if (param.buffer) {
-      arg.kind = KernelArg::Kind::kBuffer;
-      arg.buffer = *param.buffer;
-      if (param.offset) {
-        // One past the end is a pointer C++ allows; beyond it, the launch itself would be wrong.
-        auto offset = eval_field(*param.offset, bindings, fmt::format("{}.params[{}].offset", path, i), 0,
-                                 static_cast<int64_t>(counts[*param.buffer]), failure);
-        if (!offset) return std::nullopt;
-        arg.bits = static_cast<uint64_t>(*offset) * info(param.element).bytes;
-      }
-    } else if (param.number) {
-      arg.bits = scalar_bits(param.element, *param.number);
-    } else {
-      auto [min, max] = scalar_range(param.element);
-      auto value = eval_field(*param.value, bindings, fmt::format("{}.params[{}].value", path, i), min, max, failure);
-      if (!value) return std::nullopt;
-      arg.bits = scalar_bits(param.element, *value);
-    }
-    args.push_back(arg);
+    const std::string param_path = fmt::format("{}.params[{}]", path, i);
+    std::optional<KernelArg> arg =
+        evaluate_arg(kernel.params[i], structs, param_path, param_path + ".value", bindings, counts, failure);
+    if (!arg) return std::nullopt;
+    args.push_back(std::move(*arg));
   }
   return args;
+}
+
+// The reference takes a struct's fields one by one (the generated call builds the struct from them): each
+// field's argument, read back from the struct argument's bytes and pointers.
+void append_fields(const StructSpec& spec, const KernelArg& arg, std::vector<KernelArg>* args) {
+  for (size_t f = 0; f < spec.fields.size(); ++f) {
+    KernelArg field;
+    const auto pointer = std::find_if(arg.pointers.begin(), arg.pointers.end(),
+                                      [&](const KernelArg::Pointer& p) { return p.at == spec.offsets[f]; });
+    if (spec.fields[f].pointer && pointer != arg.pointers.end()) {
+      field.kind = KernelArg::Kind::kBuffer;
+      field.buffer = pointer->buffer;
+      field.bits = pointer->offset;
+    } else {
+      std::memcpy(&field.bits, arg.bytes.data() + spec.offsets[f], element_size(spec.fields[f].element));
+    }
+    args->push_back(field);
+  }
 }
 
 bool evaluate_dims(const std::vector<Expr>& exprs, const std::string& path, const Bindings& bindings, int64_t max,
@@ -164,7 +208,7 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     if (!buffer.shape.empty() && !check_shape(buffer, bindings, *count, failure)) return std::nullopt;
   }
   std::optional<std::vector<KernelArg>> args =
-      evaluate_args(exercise.kernel, "kernel", bindings, shape.buffer_counts, failure);
+      evaluate_args(exercise.kernel, exercise.structs, "kernel", bindings, shape.buffer_counts, failure);
   if (!args) return std::nullopt;
   shape.args = std::move(*args);
   for (size_t k = 0; k < exercise.pipeline.size(); ++k) {
@@ -187,7 +231,7 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     if (!stage_shared) return std::nullopt;
     s.dynamic_shared_bytes = static_cast<uint32_t>(*stage_shared);
     std::optional<std::vector<KernelArg>> stage_args =
-        evaluate_args(stage.kernel, path, bindings, shape.buffer_counts, failure);
+        evaluate_args(stage.kernel, exercise.structs, path, bindings, shape.buffer_counts, failure);
     if (!stage_args) return std::nullopt;
     s.args = std::move(*stage_args);
   }
@@ -201,7 +245,9 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     const KernelArg* arg = find_in(exercise.kernel, shape.args);
     for (size_t k = 0; arg == nullptr && k < exercise.pipeline.size(); ++k)
       arg = find_in(exercise.pipeline[k].kernel, shape.stages[k].args);
-    if (arg != nullptr) {
+    if (arg != nullptr && param->struct_type) {
+      append_fields(exercise.structs[*param->struct_type], *arg, &shape.reference_args);
+    } else if (arg != nullptr) {
       shape.reference_args.push_back(*arg);
     } else if (param->buffer) {  // a `constant:` buffer, which no kernel takes
       KernelArg constant;
@@ -215,6 +261,37 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     return std::nullopt;
   }
   return shape;
+}
+
+std::optional<Size> baseline_size(const Exercise& exercise, const Variant& variant, const Size& size,
+                                  std::string* error) {
+  const GpuPerformance& performance = *exercise.performance.gpu;
+  if (performance.baseline_size.empty()) return size;
+  const Bindings bindings = bindings_for(variant, size);
+  Size mapped;
+  for (const auto& [name, expr] : performance.baseline_size) {
+    EvalFailure failure;
+    auto value = eval_field(expr, bindings, fmt::format("performance.gpu.baseline.size.{}", name), 0,
+                            std::numeric_limits<int64_t>::max(), &failure);
+    if (!value) {
+      *error = failure.message();
+      return std::nullopt;
+    }
+    mapped.values.emplace_back(name, *value);
+  }
+  return mapped;
+}
+
+const Variant* baseline_variant(const Exercise& baseline, const GpuPerformance& performance, const Variant& variant,
+                                std::string* error) {
+  if (performance.baseline_variant.empty()) return &variant;
+  for (const Variant& v : baseline.variants)
+    if (v.label == performance.baseline_variant) return &v;
+  std::vector<std::string> labels;
+  for (const Variant& v : baseline.variants) labels.push_back(v.label);
+  *error = fmt::format("the baseline '{}' has no variant labelled '{}' (it has {})", baseline.id,
+                       performance.baseline_variant, join(labels));
+  return nullptr;
 }
 
 Bindings bindings_for(const Variant& variant, const Size& size) {

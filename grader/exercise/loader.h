@@ -91,6 +91,14 @@ class ExerciseLoader {
 
   void read_param(const Field& item, KernelSpec* kernel);
 
+  // Format 2: `structs: {Matrix: [{name: width, type: int}, ..., {name: elements, type: "float*"}]}`, the
+  // plain structs kernels take by value, laid out as C lays them out.
+  void read_structs(const Field& field);
+
+  // A struct parameter's `fields: {width: n, elements: a}` (a pointer field may be `{buffer: a, offset: E}`):
+  // every field of the struct given, each read as a parameter of the field's type would be.
+  bool read_struct_fields(const Field& item, const Field& fields, ParamSpec* param);
+
   // A scalar's value. Format 1: an integer expression, converted to the parameter's type. Format 2 adds
   // numbers for float and double parameters (`value: 2.5`), and refuses what would silently lose a
   // fraction: a number with one for an integer parameter, and integer division in a float parameter's
@@ -139,6 +147,14 @@ class ExerciseLoader {
 
   void read_gpu(const Field& field);
 
+  // `baseline: copy`, or in format 2 `{exercise: copy, size: {rows: height, cols: width}, variant: "32x8"}`:
+  // the baseline's id, with its size mapping and variant put into *gpu.
+  std::optional<std::string> read_baseline(const Field& field, GpuPerformance* gpu);
+
+  // performance.gpu's baseline launches at the timed size (and at each size the simulator predicts from):
+  // its size variables are bound, by name or by the mapping, and its expressions evaluate there.
+  void check_baseline(const Field& baseline);
+
   // min_ratio: a number, or a map of device names to numbers with a `default` for other devices
   // (`{default: 0.45, "NVIDIA H200": 0.5}`), since one bar rarely suits every GPU.
   std::optional<double> read_min_ratio(const Field& field, std::map<std::string, double>* by_device);
@@ -169,6 +185,7 @@ class ExerciseLoader {
   std::map<std::string, std::pair<Field, Expr>> sites_;  // every expression but the blocks, by path
   std::vector<bool> used_buffers_;                       // by Exercise::buffers index: some kernel takes it
   std::map<std::string, Field> learner_define_keys_;     // where each learner define is declared
+  Field baseline_field_;                                 // performance.gpu.baseline, for check_baseline
 };
 
 }  // namespace gpugrade

@@ -103,9 +103,19 @@ std::vector<Define> defines_of(const Variant& variant) {
   return defines;
 }
 
+ExpectedParam expected_param(const Exercise& exercise, const ParamSpec& param) {
+  if (!param.struct_type) return {param.name, param.type};
+  const StructSpec& spec = exercise.structs[*param.struct_type];
+  std::vector<std::string> fields;
+  for (size_t f = 0; f < spec.fields.size(); ++f)
+    fields.push_back(fmt::format("{} {} (at byte {})", spec.fields[f].type, spec.fields[f].name, spec.offsets[f]));
+  return {param.name, spec.name, spec.bytes,
+          fmt::format("{} declares {} as {}", spec.declared_at, spec.name, fmt::join(fields, ", "))};
+}
+
 ExpectedKernel expected_kernel(const Exercise& exercise) {
   ExpectedKernel expected{exercise.kernel.name, {}, exercise.kernel.template_args};
-  for (const ParamSpec& p : exercise.kernel.params) expected.params.push_back({p.name, p.type});
+  for (const ParamSpec& p : exercise.kernel.params) expected.params.push_back(expected_param(exercise, p));
   return expected;
 }
 
@@ -118,9 +128,9 @@ struct Built {
   std::string ptx;      // for the simulator's pass of strict GPU grading
 };
 
-ExpectedKernel expected_stage(const Stage& stage) {
+ExpectedKernel expected_stage(const Exercise& exercise, const Stage& stage) {
   ExpectedKernel expected{stage.kernel.name, {}, stage.kernel.template_args};
-  for (const ParamSpec& p : stage.kernel.params) expected.params.push_back({p.name, p.type});
+  for (const ParamSpec& p : stage.kernel.params) expected.params.push_back(expected_param(exercise, p));
   return expected;
 }
 
@@ -186,7 +196,7 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
   };
   const KernelTraits* kernel = find(expected_kernel(exercise), *loaded.program);
   std::vector<const KernelTraits*> stages;
-  for (const Stage& stage : exercise.pipeline) stages.push_back(find(expected_stage(stage), *loaded.program));
+  for (const Stage& stage : exercise.pipeline) stages.push_back(find(expected_stage(exercise, stage), *loaded.program));
   if (!kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
   if (std::find(stages.begin(), stages.end(), nullptr) != stages.end())
     return stop("A kernel of the exercise's pipeline was not found in the submission; nothing ran.");
@@ -433,11 +443,13 @@ struct SanitizerTally {
 
 // The baseline exercise of `perf` (copy, for the transposes) and its solution built at `variant`: what a
 // submission's throughput is a ratio to, timed or predicted. nullopt with *error saying why not.
+// The baseline runs its own variant when the exercise names one, else the exercise's timed variant.
 struct Baseline {
   Exercise exercise;
   Built built;
+  Variant variant;
 };
-std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& variant, Toolchain& toolchain,
+std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& timed, Toolchain& toolchain,
                                        const GradeOptions& options, std::string* error) {
   const GpuPerformance& perf = *exercise.performance.gpu;
   std::vector<std::string> errors;
@@ -446,6 +458,9 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
     *error = fmt::format("cannot load the baseline exercise '{}' to time against", perf.baseline);
     return std::nullopt;
   }
+  const Variant* chosen = baseline_variant(*baseline, perf, timed, error);
+  if (chosen == nullptr) return std::nullopt;
+  const Variant variant = *chosen;
   std::filesystem::path solution = options.solutions_dir / perf.baseline / baseline->kernel.file;
   std::optional<std::string> solution_text = read_file_bytes(solution);
   if (!solution_text) {
@@ -462,7 +477,7 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
     *error = fmt::format("the baseline's solution {} does not build at variant {}", solution.string(), variant.label);
     return std::nullopt;
   }
-  return Baseline{std::move(*baseline), std::move(*base)};
+  return Baseline{std::move(*baseline), std::move(*base), variant};
 }
 
 // Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
@@ -479,8 +494,11 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
   const Built* base = &baseline_built->built;
   std::optional<LaunchRequest> subject_launch =
       make_launch(exercise, variant, perf.size, subject.kernel->entry, seed, &error, nullptr, /*fill=*/false);
+  std::optional<Size> mapped = baseline_size(exercise, variant, perf.size, &error);
   std::optional<LaunchRequest> baseline_launch =
-      make_launch(*baseline, variant, perf.size, base->kernel->entry, seed, &error, nullptr, /*fill=*/false);
+      mapped ? make_launch(*baseline, baseline_built->variant, *mapped, base->kernel->entry, seed, &error, nullptr,
+                           /*fill=*/false)
+             : std::nullopt;
   Bindings bindings = bindings_for(variant, perf.size);
   std::optional<int64_t> bytes = perf.bytes.eval(bindings, &error);
   if (!subject_launch || !baseline_launch || !bytes) return fail("cannot set up the timing run: " + error);
@@ -559,18 +577,22 @@ void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain&
   if (counted_size == nullptr || bytes_at(*counted_size) <= 0) return fail("the exercise has no size to count at");
   std::optional<Baseline> baseline = build_baseline(exercise, variant, toolchain, options, &error);
   if (!baseline) return fail(error);
-  const auto count = [&](const Exercise& of, const Built& built) -> std::optional<LaunchCounts> {
-    std::optional<LaunchRequest> launch = make_launch(of, variant, *counted_size, built.kernel->entry, seed, &error);
+  const auto count = [&](const Exercise& of, const Variant& at, const Size& size,
+                         const Built& built) -> std::optional<LaunchCounts> {
+    std::optional<LaunchRequest> launch = make_launch(of, at, size, built.kernel->entry, seed, &error);
     if (!launch) return std::nullopt;
     Observations observed = toolchain.backend.launch(*built.program, *launch);
     if (!observed.completed) {
-      error = fmt::format("{} did not complete on the simulator at {}", built.kernel->entry, counted_size->label());
+      error = fmt::format("{} did not complete on the simulator at {}", built.kernel->entry, size.label());
       return std::nullopt;
     }
     return count_launch(observed, *launch, *built.kernel, built.ptx);
   };
-  std::optional<LaunchCounts> subject_counts = count(exercise, subject);
-  std::optional<LaunchCounts> baseline_counts = subject_counts ? count(baseline->exercise, baseline->built) : std::nullopt;
+  std::optional<Size> mapped = baseline_size(exercise, variant, *counted_size, &error);
+  if (!mapped) return fail(error);
+  std::optional<LaunchCounts> subject_counts = count(exercise, variant, *counted_size, subject);
+  std::optional<LaunchCounts> baseline_counts =
+      subject_counts ? count(baseline->exercise, baseline->variant, *mapped, baseline->built) : std::nullopt;
   if (!baseline_counts) return fail(error);
   const double scale = bytes_at(perf.size) / bytes_at(*counted_size);
   const Prediction p = predict_ratio(*subject_counts, scale, *baseline_counts, scale, device);

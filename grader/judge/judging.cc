@@ -324,24 +324,35 @@ void judge_requirements_in_use(const Requirements& requires_, const SharedUseOve
     return std::any_of(static_findings.begin(), static_findings.end(),
                        [&](const Finding& f) { return f.details.value("requirement", "") == requirement; });
   };
-  auto missing = [&](const char* requirement, const char* message) {
-    Finding f = config_finding(FindingKind::kMissingRequirement, message, file, use.kernel_line);
+  // In the exercise's words when it gave its own (requires.messages), else naming the kernel's own arrays.
+  auto missing = [&](const char* requirement, std::string message) {
+    for (const auto& [key, text] : requires_.messages)
+      if (key == requirement) message = text;
+    Finding f = config_finding(FindingKind::kMissingRequirement, std::move(message), file, use.kernel_line);
     f.details["requirement"] = requirement;
     f.details["in_use"] = false;
     findings.push_back(std::move(f));
   };
+  // The learner's own names: `partial` for a reduction, `tile` for a transpose.
+  std::vector<std::string> quoted;
+  for (const std::string& name : use.shared_names) quoted.push_back("`" + name + "`");
+  const std::string arrays = fmt::format("{}", fmt::join(quoted, ", "));
+  const std::string array = quoted.size() == 1 ? quoted[0] : "the shared array";
+  const std::string it = quoted.size() == 1 ? quoted[0] : "it";
   const bool shared_asked = requires_.shared_memory || requires_.dynamic_shared_memory;
   if (shared_asked && !already("shared_memory") && !already("dynamic_shared_memory") &&
       !shown.feeds_global_stores)
     missing(requires_.shared_memory ? "shared_memory" : "dynamic_shared_memory",
-            "the kernel has a __shared__ array, but no value it writes to global memory was loaded from it; "
-            "this exercise stages the data through shared memory: load from global into the tile, and store to "
-            "the output what you read back from the tile");
+            fmt::format("the kernel has a __shared__ array{}, but no value it writes to global memory was loaded "
+                        "from it; this exercise stages the data through shared memory: put the values the block "
+                        "shares into {}, and compute what the kernel stores from what it reads back from {}",
+                        arrays.empty() ? "" : " (" + arrays + ")", array, it));
   if (requires_.barrier && !already("barrier") && !shown.barrier_orders_shared)
     missing("barrier",
-            "the kernel calls __syncthreads(), but no thread read a shared element that another thread wrote "
-            "before the barrier; the barrier must separate writing the tile from reading what other threads "
-            "wrote to it");
+            fmt::format("the kernel calls __syncthreads(), but no thread read a shared element that another "
+                        "thread wrote before the barrier; the barrier must separate writing {} from reading "
+                        "what other threads wrote to it",
+                        array));
 }
 
 std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs) {

@@ -4,6 +4,7 @@
 // the launches and calls these; nothing here launches anything.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -95,12 +96,18 @@ struct SharedUseOverVariants {
   bool stopped_early = false;           // some run faulted or timed out, so shared_use may have missed the rest
   int kernel_line = 0;                  // the kernel's first line, where a finding is
   size_t variants = 0;
+  std::vector<std::string> shared_names;  // the kernel's __shared__ arrays as the source names them ("tile")
 
   void add(const LineFigures& figures, const KernelTraits& kernel) {
     if (figures.shared_use) (shared_use ? *shared_use : shared_use.emplace()).add(*figures.shared_use);
     stopped_early = stopped_early || figures.stopped_early;
     kernel_line = kernel.line;
     ++variants;
+    for (const SharedVariable& shared : kernel.shared) {
+      std::string name = shared_source_name(shared.name);
+      if (std::find(shared_names.begin(), shared_names.end(), name) == shared_names.end())
+        shared_names.push_back(std::move(name));
+    }
   }
 };
 

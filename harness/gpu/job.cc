@@ -86,8 +86,18 @@ void tail_of(std::vector<Buffer>& buffers, const json& j, std::vector<Buffer*>* 
 
 json launch_to_json(const LaunchRequest& r, std::vector<const Buffer*>* tail) {
   json args = json::array();
-  for (const KernelArg& a : r.args)
-    args.push_back({{"buffer", a.kind == KernelArg::Kind::kBuffer}, {"index", a.buffer}, {"bits", a.bits}});
+  for (const KernelArg& a : r.args) {
+    json arg = {{"buffer", a.kind == KernelArg::Kind::kBuffer}, {"index", a.buffer}, {"bits", a.bits}};
+    if (a.kind == KernelArg::Kind::kStruct) {
+      json pointers = json::array();
+      for (const KernelArg::Pointer& p : a.pointers)
+        pointers.push_back({{"at", p.at}, {"buffer", p.buffer}, {"offset", p.offset}});
+      std::vector<uint8_t> bytes(a.bytes.size());
+      std::memcpy(bytes.data(), a.bytes.data(), bytes.size());
+      arg["struct"] = {{"bytes", bytes}, {"pointers", pointers}};
+    }
+    args.push_back(std::move(arg));
+  }
   json constants = json::array();
   for (const ConstantCopy& c : r.constants) constants.push_back({{"symbol", c.symbol}, {"buffer", c.buffer}});
   return {{"entry", r.entry},
@@ -112,7 +122,15 @@ LaunchRequest launch_from_json(const json& j) {
     arg.kind = a.at("buffer").get<bool>() ? KernelArg::Kind::kBuffer : KernelArg::Kind::kScalar;
     arg.buffer = a.at("index").get<size_t>();
     arg.bits = a.at("bits").get<uint64_t>();
-    r.args.push_back(arg);
+    if (a.contains("struct")) {
+      arg.kind = KernelArg::Kind::kStruct;
+      const std::vector<uint8_t> bytes = a.at("struct").at("bytes").get<std::vector<uint8_t>>();
+      arg.bytes.resize(bytes.size());
+      std::memcpy(arg.bytes.data(), bytes.data(), bytes.size());
+      for (const json& p : a.at("struct").at("pointers"))
+        arg.pointers.push_back({p.at("at").get<uint32_t>(), p.at("buffer").get<size_t>(), p.at("offset").get<uint64_t>()});
+    }
+    r.args.push_back(std::move(arg));
   }
   r.buffers = buffers_from_json(j.at("buffers"));
   for (const json& c : j.at("constants"))

@@ -196,7 +196,24 @@ class Session {
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const KernelArg& arg = launch.args[i];
       std::vector<std::byte> storage(std::max<uint32_t>(job.param_bytes[i], 1));
-      if (arg.kind == KernelArg::Kind::kBuffer) {
+      if (arg.kind == KernelArg::Kind::kStruct) {
+        // The struct's own bytes with each pointer field set to its buffer's device address: cuLaunchKernel
+        // copies param_bytes from the storage, which must hold the whole struct.
+        std::string error;
+        std::vector<std::byte> bytes;
+        const auto address = [&](size_t buffer) { return static_cast<uint64_t>(prepared->buffers[buffer]); };
+        if (!struct_argument_bytes(arg, prepared->buffers.size(), address, &bytes, &error)) {
+          findings->push_back(make_finding(FindingKind::kRuntimeError, fmt::format("argument {}: {}", i, error)));
+          return false;
+        }
+        if (bytes.size() != job.param_bytes[i]) {
+          findings->push_back(make_finding(
+              FindingKind::kRuntimeError, fmt::format("argument {} is a struct of {} bytes, but '{}' takes {}", i,
+                                                      bytes.size(), launch.entry, job.param_bytes[i])));
+          return false;
+        }
+        storage = std::move(bytes);
+      } else if (arg.kind == KernelArg::Kind::kBuffer) {
         if (arg.buffer >= prepared->buffers.size()) {
           findings->push_back(make_finding(
               FindingKind::kRuntimeError, fmt::format("argument {} names buffer {}, but the launch has {}", i,

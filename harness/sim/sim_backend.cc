@@ -374,6 +374,19 @@ class SimBackend : public Backend {
     state.params.assign(kernel.param_block_bytes, 0);
     for (size_t i = 0; i < request.args.size(); ++i) {
       const KernelArg& arg = request.args[i];
+      if (arg.kind == KernelArg::Kind::kStruct) {
+        std::vector<std::byte> bytes;
+        std::string error;
+        const auto address = [](size_t buffer) { return sim::kBufferBase + buffer * kBufferStride; };
+        if (!struct_argument_bytes(arg, request.buffers.size(), address, &bytes, &error))
+          return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("argument {}: {}", i, error)));
+        if (bytes.size() != kernel.param_bytes[i])
+          return stop_with(error_finding(FindingKind::kRuntimeError,
+                                         fmt::format("argument {} is a struct of {} bytes, but the kernel's parameter has {}",
+                                                     i, bytes.size(), kernel.param_bytes[i])));
+        std::memcpy(state.params.data() + kernel.param_offsets[i], bytes.data(), bytes.size());
+        continue;
+      }
       uint64_t bits = arg.bits;
       if (arg.kind == KernelArg::Kind::kBuffer) {
         if (arg.buffer >= request.buffers.size())
