@@ -62,6 +62,9 @@ struct KernelTraits {
   bool uses_barrier = false;            // bar.sync / barrier.sync / bar.red... reachable from the entry
   bool uses_dynamic_shared = false;     // references an .extern .shared variable
   int line = 0;                         // the source line of the entry's first .loc, 0 if none
+  // Where the entry syncs the whole grid (cooperative groups' grid.sync(), which only a cooperative launch
+  // may run): the learner's line; 0 if it never does.
+  int grid_sync_line = 0;
   std::vector<ConstVariable> constants; // the module's __constant__ variables (the same for every entry)
   // The module's __device__ variables (module-scope `.global`, not `.extern`; the same for every entry):
   // what a run starts from is their initial values (LaunchRequest::keep_device_variables).
@@ -155,6 +158,9 @@ struct LaunchRequest {
   // launch of this Program left, as the later launches of one run (a pipeline's stages) must see. So runs
   // are independent and repeatable, and a run's launches share their state, on every backend.
   bool keep_device_variables = false;
+  // Launched as cudaLaunchCooperativeKernel does: every block resident at once, so that the blocks may
+  // wait for each other (cooperative groups' grid.sync()); a grid that cannot be resident is refused.
+  bool cooperative = false;
 };
 
 // Per source line, what the shared-memory checker measured (Nsight Compute's definitions).

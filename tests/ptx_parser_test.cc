@@ -171,6 +171,65 @@ TEST(PtxParserTest, CodeInlinedThroughTwoHeadersIsChargedToTheLearnersLine) {
   EXPECT_EQ(ret.line, 999);
 }
 
+// Special registers the simulator does not model and calls through a function pointer are valid PTX:
+// refused as statements (kept by a lenient parse, with the reason), never syntax errors.
+TEST(PtxParserTest, UnmodelledSpecialRegistersAndFunctionPointersAreRefusedStatements) {
+  EXPECT_EQ(parse_error(kernel_with("  mov.u32 %r1, %pm0;")),
+            "ptx:7: unsupported special register '%pm0' in 'mov.u32 %r1, %pm0'");
+  EXPECT_EQ(parse_error(kernel_with("  mov.u32 %r1, %envreg5;")),
+            "ptx:7: unsupported special register '%envreg5' in 'mov.u32 %r1, %envreg5'");
+  EXPECT_EQ(parse_error(kernel_with("  mov.u32 %r1, %pm8;")), "ptx:7: unknown register '%pm8' in 'mov.u32 %r1, %pm8'");
+  const std::string pointers =
+      ".version 9.0\n.target sm_90\n.address_size 64\n"
+      ".func (.param .b32 r) f(.param .b32 a)\n;\n"
+      ".global .align 8 .u64 table[1] = {f};\n"
+      ".func (.param .b32 r) f(.param .b32 a)\n{\n  ret;\n}\n"
+      ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %rd<3>;\n"
+      "  mov.u64 %rd1, f;\n"
+      "  {\n  .param .b32 param0;\n  .param .b32 retval0;\n"
+      "  prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+      "  call (retval0), %rd2, (param0), prototype_0;\n  }\n  ret;\n}\n";
+  EXPECT_EQ(parse_error(pointers), "ptx:14: unsupported function pointer (the address of 'f') in 'mov.u64 %rd1, f'");
+  ptx::Module module;
+  std::string error;
+  ASSERT_TRUE(ptx::parse_module(pointers, &module, &error, kLenient)) << error;
+  const ptx::Function* kernel = module.find_function("k");
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_EQ(kernel->unsupported.size(), 2u);
+  EXPECT_EQ(kernel->unsupported[1].reason,
+            "unsupported call through a function pointer in 'call (retval0), %rd2, (param0), prototype_0'");
+}
+
+// sm_90's cluster registers read as a cluster of one block; a kernel's cluster size is kept.
+TEST(PtxParserTest, ClusterRegistersAreAClusterOfOneBlock) {
+  const std::string text =
+      ".version 9.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 p)\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n{\n"
+      "  .reg .b32 %r<5>;\n  .reg .pred %p<2>;\n"
+      "  mov.u32 %r1, %cluster_nctarank;\n"
+      "  mov.u32 %r2, %clusterid.y;\n"
+      "  mov.pred %p1, %is_explicit_cluster;\n"
+      "  barrier.cluster.arrive.relaxed;\n"
+      "  barrier.cluster.wait;\n"
+      "  fence.acq_rel.cluster;\n"
+      "  ret;\n}\n";
+  ptx::Module module;
+  std::string error;
+  ASSERT_TRUE(ptx::parse_module(text, &module, &error)) << error;
+  const ptx::Function& k = *module.find_function("k");
+  EXPECT_EQ(k.cluster_blocks, 2u);
+  ASSERT_EQ(k.code.size(), 7u);
+  EXPECT_EQ(k.code[0].src[0].kind, ptx::Operand::Kind::kImm);
+  EXPECT_EQ(k.code[0].src[0].imm, 1);
+  EXPECT_EQ(k.code[1].src[0].kind, ptx::Operand::Kind::kSpecial);
+  EXPECT_EQ(k.code[1].src[0].reg, static_cast<uint32_t>(ptx::Special::kCtaidY));
+  EXPECT_EQ(k.code[2].src[0].imm, 0);
+  EXPECT_EQ(k.code[3].op, ptx::Op::kMembar);
+  EXPECT_EQ(k.code[4].op, ptx::Op::kBar);
+  EXPECT_EQ(k.code[5].op, ptx::Op::kMembar);
+  EXPECT_EQ(k.code[5].mode, ptx::kMembarBlockScope);
+}
+
 TEST(PtxParserTest, LenientParseStillRefusesSyntaxErrors) {
   EXPECT_EQ(parse_error(kernel_with("  add.f16 %r1, %r9, %r2;"), kLenient),
             "ptx:7: unknown register '%r9' in 'add.f16 %r1, %r9, %r2'");

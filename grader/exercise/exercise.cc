@@ -126,7 +126,8 @@ void ExerciseLoader::load(const YAML::Node& root) {
   Fields fields(diagnostics_, top,
                 known({"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
                        "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
-                       "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order", "schedules"},
+                       "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order", "schedules",
+                       "cooperative"},
                       {"pipeline", "nvcc_flags", "learner_defines", "printed", "structs"}),
                 newer({"pipeline", "nvcc_flags", "learner_defines", "printed", "structs"}));
   if (!fields.valid()) return;
@@ -183,6 +184,8 @@ void ExerciseLoader::load(const YAML::Node& root) {
         read_choice(diagnostics_, races, kRaceSeverities).value_or(false);
   }
   read_schedules(fields.get("schedules"));
+  if (Field cooperative = fields.get("cooperative"); cooperative.present)
+    exercise_->cooperative = read_bool(diagnostics_, cooperative).value_or(false);
   if (diagnostics_->count() == 0) check_variables();
   if (diagnostics_->count() == 0) check_evaluation();
   if (diagnostics_->count() == 0 && exercise_->performance.gpu) check_baseline(baseline_field_);

@@ -272,6 +272,9 @@ struct Exercise {
   uint64_t instruction_budget = 0;           // per launch; 0 = the backend's default
   double wall_seconds = 0;                   // per launch, either backend; 0 = the backend's default
   bool intra_warp_races_are_errors = false;  // `intra_warp_races: error`; warnings by default
+  // `cooperative: true`: every kernel is launched as cudaLaunchCooperativeKernel launches it (all blocks
+  // resident), so that it may sync the whole grid (cooperative groups' this_grid().sync()).
+  bool cooperative = false;
   // `schedules:` the simulator runs each size again in these orders and compares the output with the
   // launch-order run's; empty by default (launch order only).
   std::vector<Schedule> schedules;

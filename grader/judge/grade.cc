@@ -134,6 +134,21 @@ ExpectedKernel expected_stage(const Exercise& exercise, const Stage& stage) {
   return expected;
 }
 
+// A grid-wide sync in an exercise that does not launch cooperatively: a GPU would trap there (its blocks
+// need not be resident together, so they could wait for each other forever), so nothing runs.
+Finding grid_sync_refusal(const KernelTraits& kernel, const Submission& source, const Variant& variant) {
+  Finding finding;
+  finding.kind = FindingKind::kRuntimeError;
+  finding.file = source.display_path;
+  finding.line = kernel.grid_sync_line;
+  finding.variant = variant.label;
+  finding.message =
+      "the kernel syncs the whole grid (cooperative groups' this_grid().sync()), which only a cooperative launch may "
+      "do, and this exercise launches the kernel as usual: split the work into two kernel launches (the end of a "
+      "launch syncs the grid), or, if the exercise is about grid sync, its exercise.yaml must say `cooperative: true`";
+  return finding;
+}
+
 // One compile of `text` and the search for the exercise's kernels in it.
 struct Attempt {
   std::optional<Built> built;
@@ -185,6 +200,15 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
   if (!kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
   if (std::find(stages.begin(), stages.end(), nullptr) != stages.end())
     return stop("A kernel of the exercise's pipeline was not found in the submission; nothing ran.");
+  if (!exercise.cooperative) {
+    const KernelTraits* syncing = kernel->grid_sync_line != 0 ? kernel : nullptr;
+    for (const KernelTraits* stage : stages)
+      if (syncing == nullptr && stage->grid_sync_line != 0) syncing = stage;
+    if (syncing != nullptr) {
+      attempt.findings.push_back(grid_sync_refusal(*syncing, source, variant));
+      return stop("The kernel syncs the whole grid, which only a cooperative launch may do; nothing ran.");
+    }
+  }
   std::vector<Finding> constants = check_constants(exercise, variant, *kernel, source);
   if (!constants.empty()) {
     for (Finding& f : constants) attempt.findings.push_back(std::move(f));
@@ -252,6 +276,7 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
   request.instruction_budget = exercise.instruction_budget;
   request.wall_seconds = exercise.wall_seconds;
   request.checks.intra_warp_races_are_errors = exercise.intra_warp_races_are_errors;
+  request.cooperative = exercise.cooperative;
   return request;
 }
 

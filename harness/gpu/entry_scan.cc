@@ -168,6 +168,7 @@ struct Function {
   std::vector<Variable> own_shared;     // shared variables declared in its body
   bool barrier = false;
   int first_line = 0;
+  int grid_sync_line = 0;  // KernelTraits::grid_sync_line, as harness/ptx's kernel_traits finds it
 };
 
 // The parameters of `( .param .u64 .ptr .global .align 1 a, .param .align 4 .b8 b[16] )`, the tokens
@@ -216,6 +217,11 @@ std::optional<size_t> read_body(const std::vector<Token>& tokens, size_t open, F
   bool statement_start = true;
   size_t statement = open + 1;
   int depth = 0;
+  // The learner's line of the code so far: the latest .loc in the file of the body's first .loc, directly
+  // or as the `inlined_at` of code inlined from a header (one level, which is where nvcc charges it).
+  std::string_view source_file;
+  int source_line = 0;
+  int workspace_line = 0;  // where the grid workspace (%envreg1, %envreg2) was read first
   for (size_t i = open; i < tokens.size(); ++i) {
     const Token& token = tokens[i];
     if (token.text == "{" || token.text == "}" || token.text == ";") {
@@ -223,15 +229,27 @@ std::optional<size_t> read_body(const std::vector<Token>& tokens, size_t open, F
         for (Variable& variable : variables_of(std::span(tokens).subspan(statement, i - statement)))
           function->own_shared.push_back(std::move(variable));
       depth += token.text == "{" ? 1 : token.text == "}" ? -1 : 0;
-      if (depth == 0) return i;
+      if (depth == 0) {
+        // Where the workspace was read, when no trap followed it.
+        if (function->grid_sync_line == 0) function->grid_sync_line = workspace_line;
+        return i;
+      }
       statement_start = true;
       statement = i + 1;
       continue;
     }
     if (ends_with_its_line(token.text)) {
-      if (token.text == ".loc" && function->first_line == 0 && i + 2 < tokens.size())
+      if (token.text == ".loc" && function->first_line == 0 && i + 2 < tokens.size()) {
         function->first_line = static_cast<int>(number(tokens[i + 2].text).value_or(0));
-      while (i + 1 < tokens.size() && tokens[i + 1].line == token.line) ++i;
+        source_file = tokens[i + 1].text;
+      }
+      if (token.text == ".loc" && i + 2 < tokens.size() && tokens[i + 1].text == source_file)
+        source_line = static_cast<int>(number(tokens[i + 2].text).value_or(source_line));
+      while (i + 1 < tokens.size() && tokens[i + 1].line == token.line) {
+        ++i;
+        if (tokens[i].text == "inlined_at" && i + 2 < tokens.size() && tokens[i + 1].text == source_file)
+          source_line = static_cast<int>(number(tokens[i + 2].text).value_or(source_line));
+      }
       statement = i + 1;
       continue;
     }
@@ -239,6 +257,9 @@ std::optional<size_t> read_body(const std::vector<Token>& tokens, size_t open, F
       bool label = i + 1 < tokens.size() && tokens[i + 1].text == ":";
       if (!label) {
         function->barrier = function->barrier || is_barrier_mnemonic(token.text);
+        // grid.sync() traps where the workspace this_grid() read is null (a launch that is not cooperative).
+        if (token.text == "trap" && workspace_line != 0 && function->grid_sync_line == 0)
+          function->grid_sync_line = source_line != 0 ? source_line : workspace_line;
         statement_start = false;
       }
     } else if (token.text == "@" || token.text == "!" || token.text == ":") {
@@ -246,6 +267,8 @@ std::optional<size_t> read_body(const std::vector<Token>& tokens, size_t open, F
     } else if (statement_start && token.kind != Token::Kind::kWord) {
       statement_start = false;
     }
+    if ((token.text == "%envreg1" || token.text == "%envreg2") && workspace_line == 0)
+      workspace_line = std::max(source_line, 1);
     if (is_name(token) && seen.insert(token.text).second) function->names.push_back(token.text);
     // a guard's predicate is a register, not the mnemonic
     if (token.text == "@" && i + 1 < tokens.size()) {
@@ -407,6 +430,7 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
     std::set<const Variable*> elsewhere;  // declared in the body of a called function
     for (const Function* f : reached) {
       traits.uses_barrier = traits.uses_barrier || f->barrier;
+      if (traits.grid_sync_line == 0) traits.grid_sync_line = f->grid_sync_line;
       for (const Variable& variable : f->own_shared) {
         shared.push_back(&variable);
         if (f != &fn) elsewhere.insert(&variable);

@@ -108,7 +108,8 @@ json launch_to_json(const LaunchRequest& r, std::vector<const Buffer*>* tail) {
           {"buffers", buffers_to_json(r.buffers, tail)},
           {"constants", constants},
           {"wall_seconds", r.wall_seconds},
-          {"keep_device_variables", r.keep_device_variables}};
+          {"keep_device_variables", r.keep_device_variables},
+          {"cooperative", r.cooperative}};
 }
 
 LaunchRequest launch_from_json(const json& j) {
@@ -137,6 +138,7 @@ LaunchRequest launch_from_json(const json& j) {
     r.constants.push_back({c.at("symbol").get<std::string>(), c.at("buffer").get<size_t>()});
   r.wall_seconds = j.at("wall_seconds").get<double>();
   r.keep_device_variables = j.value("keep_device_variables", false);
+  r.cooperative = j.value("cooperative", false);
   return r;
 }
 

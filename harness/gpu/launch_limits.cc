@@ -66,4 +66,20 @@ std::optional<Finding> explain_launch_limits(uint64_t threads_per_block, uint64_
   return finding;
 }
 
+std::optional<Finding> explain_cooperative_grid(uint64_t blocks, uint64_t threads_per_block, uint64_t per_sm,
+                                                uint64_t sms) {
+  const uint64_t fits = per_sm * sms;
+  if (blocks <= fits) return std::nullopt;
+  Finding finding;
+  finding.kind = FindingKind::kResourceLimit;
+  finding.message = fmt::format(
+      "a cooperative launch needs all its blocks resident at once, and its grid of {} blocks of {} threads is more "
+      "than the {} this device holds ({} per multiprocessor, {} multiprocessors, for this kernel's registers and "
+      "shared memory); launch at most {} blocks (a grid-stride loop lets fewer blocks cover the data)",
+      blocks, threads_per_block, fits, per_sm, sms, fits);
+  finding.details = {{"blocks", blocks}, {"resident_blocks", fits}, {"blocks_per_multiprocessor", per_sm},
+                     {"multiprocessors", sms}};
+  return finding;
+}
+
 }  // namespace gpugrade::gpu

@@ -43,4 +43,10 @@ struct LaunchLimits {
 std::optional<Finding> explain_launch_limits(uint64_t threads_per_block, uint64_t dynamic_shared,
                                              const LaunchLimits& limits);
 
+// A cooperative launch runs only when all its blocks fit on the device at once: `per_sm` blocks of the
+// kernel on each of `sms` multiprocessors (cuOccupancyMaxActiveBlocksPerMultiprocessor). The finding
+// says how many fit and what to do; nullopt when the grid fits.
+std::optional<Finding> explain_cooperative_grid(uint64_t blocks, uint64_t threads_per_block, uint64_t per_sm,
+                                                uint64_t sms);
+
 }  // namespace gpugrade::gpu

@@ -288,16 +288,49 @@ class Session {
   }
 
   // Launches once, timed by events around the launch alone; waits for the kernel.
+  // A cooperative launch (cuLaunchCooperativeKernel) is refused first when its grid cannot be resident.
   std::optional<float> run(const KernelJob& job, Prepared& prepared, std::vector<Finding>* findings) {
     const LaunchRequest& l = job.launch;
+    if (l.cooperative && !fits_cooperative(l, prepared, findings)) return std::nullopt;
     return timed(
         [&] {
+          if (l.cooperative)
+            return cuda_.ok(cuLaunchCooperativeKernel(prepared.function, l.grid.x, l.grid.y, l.grid.z, l.block.x,
+                                                      l.block.y, l.block.z, l.dynamic_shared_bytes, nullptr,
+                                                      prepared.args.data()),
+                            "cuLaunchCooperativeKernel");
           return cuda_.ok(
               cuLaunchKernel(prepared.function, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
                              l.dynamic_shared_bytes, nullptr, prepared.args.data(), nullptr),
               "cuLaunchKernel");
         },
         [&] { explain_launch_failure(job, prepared, findings); }, findings);
+  }
+
+  bool fits_cooperative(const LaunchRequest& l, const Prepared& prepared, std::vector<Finding>* findings) {
+    int supported = 0, sms = 0, per_sm = 0;
+    if (!cuda_.ok(cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, device_),
+                  "cuDeviceGetAttribute") ||
+        !cuda_.ok(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_),
+                  "cuDeviceGetAttribute") ||
+        !cuda_.ok(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, prepared.function,
+                                                              static_cast<int>(l.block.count()),
+                                                              l.dynamic_shared_bytes),
+                  "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+      return fail(findings, "cannot tell whether the cooperative launch's grid fits on the device");
+    if (supported == 0) {
+      findings->push_back(make_finding(FindingKind::kResourceLimit,
+                                       "this device cannot launch kernels cooperatively, which the exercise asks for "
+                                       "(`cooperative: true`); grade on a device that can, or on the simulator"));
+      return false;
+    }
+    if (std::optional<Finding> refused = explain_cooperative_grid(l.grid.count(), l.block.count(),
+                                                                  static_cast<uint64_t>(per_sm),
+                                                                  static_cast<uint64_t>(sms))) {
+      findings->push_back(std::move(*refused));
+      return false;
+    }
+    return true;
   }
 
   std::optional<float> copy(CUdeviceptr to, CUdeviceptr from, size_t bytes, std::vector<Finding>* findings) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -173,8 +174,59 @@ std::optional<Special> parse_special(std::string_view word) {
       {"%reserved_smem_offset_0", Special::kReservedSmem0},
       {"%reserved_smem_offset_1", Special::kReservedSmem1},
       {"%smid", Special::kSmid},
-      {"%nsmid", Special::kNsmid}};
+      {"%nsmid", Special::kNsmid},
+      {"%envreg2", Special::kGridWorkspaceLow},
+      {"%envreg1", Special::kGridWorkspaceHigh}};
   return lookup_word(kSpecials, word);
+}
+
+// The special registers of the PTX ISA that neither parse_special nor cluster_of_one models: the
+// performance monitors %pm0..%pm7 (and their _64 forms), the driver's %envreg0..%envreg31, and the rest.
+bool is_unmodelled_special(std::string_view word) {
+  static const std::set<std::string_view> kNamed = {"%gridid",         "%clock_hi",         "%globaltimer_lo",
+                                                    "%globaltimer_hi", "%aggr_smem_size",   "%current_graph_exec",
+                                                    "%pm0_64",         "%pm1_64",           "%pm2_64",
+                                                    "%pm3_64",         "%pm4_64",           "%pm5_64",
+                                                    "%pm6_64",         "%pm7_64"};
+  if (kNamed.contains(word)) return true;
+  auto numbered = [&](std::string_view prefix, int count) {
+    if (!word.starts_with(prefix) || word.size() == prefix.size() || word.size() > prefix.size() + 2) return false;
+    int number = 0;
+    for (char c : word.substr(prefix.size())) {
+      if (c < '0' || c > '9') return false;
+      number = number * 10 + (c - '0');
+    }
+    return number < count;
+  };
+  return numbered("%pm", 8) || numbered("%envreg", 32);
+}
+
+// The cluster registers of sm_90, as the simulator runs them: every block is a cluster of one (a kernel
+// that asks for larger clusters is refused, Function::cluster_blocks). A cluster's index and count are
+// then the block's, the block's place and count in its cluster 0 and 1, and no cluster is explicit.
+std::optional<Operand> cluster_of_one(std::string_view word) {
+  auto special = [](Special s) {
+    Operand operand;
+    operand.kind = Operand::Kind::kSpecial;
+    operand.reg = static_cast<uint32_t>(s);
+    return operand;
+  };
+  auto constant = [](int64_t value) {
+    Operand operand;
+    operand.kind = Operand::Kind::kImm;
+    operand.imm = value;
+    return operand;
+  };
+  static const std::map<std::string_view, Special> kSameAsBlock = {
+      {"%clusterid.x", Special::kCtaidX},   {"%clusterid.y", Special::kCtaidY},   {"%clusterid.z", Special::kCtaidZ},
+      {"%nclusterid.x", Special::kNctaidX}, {"%nclusterid.y", Special::kNctaidY}, {"%nclusterid.z", Special::kNctaidZ}};
+  static const std::map<std::string_view, int64_t> kConstant = {
+      {"%cluster_ctaid.x", 0},  {"%cluster_ctaid.y", 0},  {"%cluster_ctaid.z", 0},  {"%cluster_ctarank", 0},
+      {"%cluster_nctaid.x", 1}, {"%cluster_nctaid.y", 1}, {"%cluster_nctaid.z", 1}, {"%cluster_nctarank", 1},
+      {"%is_explicit_cluster", 0}};
+  if (auto same = lookup_word(kSameAsBlock, word)) return special(*same);
+  if (auto value = lookup_word(kConstant, word)) return constant(*value);
+  return std::nullopt;
 }
 
 std::optional<Op> parse_opcode(std::string_view word) {
@@ -461,8 +513,13 @@ class Parser {
       return expect("}");
     }
     bool negative = accept("-");
-    uint64_t value;
-    if (!expect_number(&value)) return false;
+    uint64_t value = 0;
+    // A table of function pointers (`= {_Z4downi, _Z2upi}`) holds zeros here: a call through one is
+    // refused where it is made (place_call), so the addresses are never followed.
+    const bool function_address = !negative && peek().kind == Token::Kind::kWord &&
+                                  module_->find_function(peek().text) != nullptr;
+    if (function_address) next();
+    else if (!expect_number(&value)) return false;
     if (negative) value = ~value + 1;
     for (uint32_t i = 0; i < element; ++i) variable->init.push_back(static_cast<uint8_t>(value >> (8 * i)));
     return true;
@@ -500,7 +557,14 @@ class Parser {
     if (at("(") && !parse_params(index, &function.params)) return false;
     while (!at("{") && !at(";")) {
       if (peek().kind == Token::Kind::kEnd) return fail_here("'{'");
-      next();  // performance directives: .maxntid, .reqntid, .minnctapersm, .noreturn...
+      // performance directives: .maxntid, .reqntid, .minnctapersm, .noreturn...; of them only the
+      // cluster size changes what the code does.
+      if (next().text != ".reqnctapercluster") continue;
+      do {
+        uint64_t blocks;
+        if (!expect_number(&blocks)) return false;
+        function.cluster_blocks = static_cast<uint32_t>(std::min<uint64_t>(function.cluster_blocks * blocks, 1u << 20));
+      } while (accept(","));
     }
     uint32_t existing = kNone32;
     for (uint32_t i = 0; i < module_->functions.size(); ++i)
@@ -606,6 +670,14 @@ class Parser {
       } else if (word == ".pragma") {
         next();
         if (!expect(";")) return false;
+      } else if (word == ".callprototype") {
+        // `prototype_0 : .callprototype (...) _ (...);`: the signature of a call through a function
+        // pointer, which such a call names; the call itself is refused (place_call).
+        while (!at(";")) {
+          if (peek().kind == Token::Kind::kEnd) return fail_here("';'");
+          next();
+        }
+        next();
       } else if (word == ".local" || word == ".shared" || word == ".param" || word == ".const" || word == ".global") {
         if (!parse_variable(token, *parse_space(word.substr(1)), false, function_index_)) return false;
       } else if (token.kind == Token::Kind::kWord && at(":")) {
@@ -758,6 +830,7 @@ class Parser {
     }
     const Token& mnemonic = next();
     if (mnemonic.kind != Token::Kind::kWord) return fail(mnemonic.line, fmt::format("expected an instruction, got '{}'", mnemonic.text));
+    calling_ = mnemonic.text == "call" || mnemonic.text.starts_with("call.");
     std::vector<Parsed> operands;
     while (!at(";")) {
       if (peek().kind == Token::Kind::kEnd) return fail_here("';'");
@@ -771,6 +844,13 @@ class Parser {
                                           static_cast<size_t>(semicolon.text.data() - tokens_[first].text.data()));
     statement_ = squeeze(whole);
     refusal_.clear();
+    if (!operand_refusal_.empty()) {
+      refusal_ = fmt::format("{} in '{}'", operand_refusal_, statement_);
+      operand_refusal_.clear();
+      if (!options_.keep_unsupported) return fail(mnemonic.line, refusal_);
+      keep_unsupported(mnemonic, operands);
+      return true;
+    }
     if (decode(mnemonic, operands, &instr)) {
       function_->code.push_back(instr);
       return true;
@@ -879,14 +959,28 @@ class Parser {
       } else if (auto special = parse_special(token.text)) {
         operand.kind = Operand::Kind::kSpecial;
         operand.reg = static_cast<uint32_t>(*special);
+      } else if (auto cluster = cluster_of_one(token.text)) {
+        operand = *cluster;
       } else if (token.text == "%clock" || token.text == "%clock64" || token.text == "%globaltimer") {
         operand.kind = Operand::Kind::kSpecial;
         operand.reg = static_cast<uint32_t>(Special::kCount);
       } else if (auto symbol = lookup(token.text)) {
         operand.kind = Operand::Kind::kSymbol;
         operand.symbol = *symbol;
+      } else if (is_unmodelled_special(token.text)) {
+        // A special register of the PTX ISA the simulator does not model (%pm0, %envreg5, ...): the
+        // statement is refused as a whole once it is read (parse_instruction), not a syntax error.
+        if (operand_refusal_.empty()) operand_refusal_ = fmt::format("unsupported special register '{}'", token.text);
+        operand.kind = Operand::Kind::kImm;
       } else if (token.text[0] == '%') {
         return fail(token.line, fmt::format("unknown register '{}' in '{}'", token.text, current_statement()));
+      } else if (!calling_ && module_->find_function(token.text) != nullptr) {
+        // A function's address (`mov.u64 %rd1, _Z4downi`), other than a call's callee: a function
+        // pointer, which the simulator, inlining every call, cannot follow.
+        if (operand_refusal_.empty())
+          operand_refusal_ =
+              fmt::format("unsupported function pointer (the address of '{}')", shared_source_name(token.text));
+        operand.kind = Operand::Kind::kImm;
       } else {
         operand.kind = Operand::Kind::kLabel;
         parsed->label = token.text;
@@ -985,8 +1079,14 @@ class Parser {
         bar_red = true;
       } else if (*op == Op::kBar && bar_red && (word == "popc" || word == "and" || word == "or")) {
         instr->mode = static_cast<uint8_t>(word == "popc" ? BarKind::kRedPopc : word == "and" ? BarKind::kRedAnd : BarKind::kRedOr);
-      } else if (*op == Op::kMembar && word == "cta") {
-        instr->mode = kMembarBlockScope;
+      } else if (*op == Op::kMembar && (word == "cta" || word == "cluster")) {
+        instr->mode = kMembarBlockScope;  // a cluster is one block in the simulator
+      } else if (*op == Op::kBar && word == "cluster" && i == 1 && words.size() > 2) {
+        // barrier.cluster.arrive then barrier.cluster.wait: in a cluster of one block, the wait is the
+        // block's barrier and the arrival orders nothing beyond the block.
+        if (words[2] == "arrive") instr->op = Op::kMembar, instr->mode = kMembarBlockScope;
+        else if (words[2] != "wait") return unsupported(fmt::format("modifier '.{}'", words[2]));
+        ++i;
       } else if (*op == Op::kBfind && word == "shiftamt") {
         instr->mode = 1;
       } else if (word == "cc" && (*op == Op::kAdd || *op == Op::kSub || *op == Op::kMad || *op == Op::kAddc ||
@@ -1143,6 +1243,9 @@ class Parser {
       for (const Operand& part : operands[0].parts) call.returns.push_back(part.symbol);
       index = 1;
     }
+    if (index < operands.size() && !operands[index].group && operands[index].parts.size() == 1 &&
+        operands[index].parts[0].kind == Operand::Kind::kReg)
+      return unsupported("call through a function pointer");
     if (index >= operands.size() || operands[index].label.empty()) return wrong_operands();
     std::string_view callee = operands[index++].label;
     if (index < operands.size()) {
@@ -1203,6 +1306,8 @@ class Parser {
   uint32_t current_loc_ = 0;
   std::string statement_;
   std::string refusal_;  // why the decoder refused the current statement; empty when it did not
+  std::string operand_refusal_;  // why an operand of the current statement cannot be run; empty when none
+  bool calling_ = false;         // the current statement is a call: a function's name there is its callee
 };
 
 }  // namespace
@@ -1264,17 +1369,29 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
       if (symbol == kNone32 || module.variables[symbol].space != Space::kShared) return;
       if (std::find(shared.begin(), shared.end(), symbol) == shared.end()) shared.push_back(symbol);
     };
+    // Cooperative groups' grid.sync() reads the grid workspace's address (this_grid()), then traps where
+    // it is null (a launch that is not cooperative): that trap is at the learner's sync() line.
+    int workspace_line = 0;
     for (uint32_t g : reachable_functions(module, f)) {
       const Function& reached = module.functions[g];
       for (const Instr& instr : reached.code) {
         traits.uses_barrier = traits.uses_barrier || instr.op == Op::kBar;
         for (int i = 0; i < instr.nsrc; ++i) reference(instr.src[i].symbol);
+        const int line = module.locs[instr.loc].line;
+        const bool reads_workspace =
+            instr.op == Op::kMov && instr.nsrc == 1 && instr.src[0].kind == Operand::Kind::kSpecial &&
+            (instr.src[0].reg == static_cast<uint32_t>(Special::kGridWorkspaceLow) ||
+             instr.src[0].reg == static_cast<uint32_t>(Special::kGridWorkspaceHigh));
+        if (reads_workspace && workspace_line == 0) workspace_line = std::max(line, 1);
+        if (instr.op == Op::kTrap && workspace_line != 0 && traits.grid_sync_line == 0 && line > 0)
+          traits.grid_sync_line = line;
       }
       for (const Unsupported& statement : reached.unsupported) {
         traits.uses_barrier = traits.uses_barrier || statement.barrier;
         for (uint32_t symbol : statement.symbols) reference(symbol);
       }
     }
+    if (workspace_line != 0 && traits.grid_sync_line == 0) traits.grid_sync_line = workspace_line;
     for (uint32_t s : shared) {
       const Variable& variable = module.variables[s];
       traits.shared.push_back({variable.name, variable.bytes, variable.align, variable.dynamic,

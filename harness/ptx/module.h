@@ -28,6 +28,10 @@ enum class Special : uint8_t {
   kReservedSmemBegin, kReservedSmemEnd, kReservedSmemCap, kReservedSmem0, kReservedSmem1,
   kSmid,                    // 0: the simulator is one SM
   kNsmid,                   // 1
+  // %envreg2 and %envreg1: the low and high halves of the grid workspace's address, which cooperative
+  // groups' grid sync counts arrivals in. 0 unless the launch is cooperative (LaunchRequest::cooperative),
+  // as on a GPU, where grid.sync() then traps.
+  kGridWorkspaceLow, kGridWorkspaceHigh,
   kCount
 };
 static_assert(static_cast<int>(Special::kCount) <= 32, "Kernel::specials_read is a 32-bit mask");
@@ -133,6 +137,7 @@ struct Function {
   std::vector<Call> calls;
   std::vector<Unsupported> unsupported;  // lenient parse only; the simulator must not run a function with any
   uint32_t first_loc = 0;                // the first .loc inside the body
+  uint32_t cluster_blocks = 1;           // .reqnctapercluster's blocks per cluster (__cluster_dims__)
 };
 
 struct Module {

@@ -303,6 +303,8 @@ struct BlockRunner::Impl {
       set(ptx::Special::kReservedSmem1, launch.reserved_shared_offset + ptx::kReservedSharedBytes / 2);
       set(ptx::Special::kSmid, 0);
       set(ptx::Special::kNsmid, 1);
+      set(ptx::Special::kGridWorkspaceLow, launch.grid_workspace & 0xFFFFFFFFu);
+      set(ptx::Special::kGridWorkspaceHigh, launch.grid_workspace >> 32);
     }
   }
 
@@ -2561,13 +2563,18 @@ struct BlockRunner::Impl {
   }
 
   std::optional<BlockFault> run(uint64_t linear, std::vector<Finding>* out) {
+    start(linear, out);
+    bool finished = false;
+    std::optional<BlockFault> stopped;
+    while (!stopped && !finished) stopped = resume(&finished);
+    return stopped;
+  }
+
+  void start(uint64_t linear, std::vector<Finding>* out) {
     findings = out;
     fault.reset();
     warp_sync_lines.clear();
     setup_block(linear);
-    executed = 0;
-    uint64_t used = launch.instructions.load(std::memory_order_relaxed);
-    limit = used >= launch.budget ? 0 : launch.budget - used;
     if (observer != nullptr) {
       BlockContext context;
       context.block_index = block_index;
@@ -2580,6 +2587,15 @@ struct BlockRunner::Impl {
       context.max_line = kernel.max_line;
       observer->begin_block(context);
     }
+  }
+
+  // Runs the block on until it finishes or faults; in a cooperative launch, also until its warps can
+  // only wait for another block (every warp blocked or spinning), and then returns with *finished false.
+  std::optional<BlockFault> resume(bool* finished) {
+    *finished = false;
+    executed = 0;
+    uint64_t used = launch.instructions.load(std::memory_order_relaxed);
+    limit = used >= launch.budget ? 0 : launch.budget - used;
     for (;;) {
       bool any_waiting = false, any_yielded = false;
       for (size_t i = 0; i < warps.size(); ++i) {
@@ -2598,10 +2614,15 @@ struct BlockRunner::Impl {
         any_waiting = any_waiting || w.waiting != 0;
       }
       // A barrier opens only when no warp can run any more.
+      if (any_yielded && launch.cooperative) {
+        launch.instructions.fetch_add(executed);
+        return std::nullopt;
+      }
       if (any_yielded) continue;
       if (!any_waiting) break;
       release_barrier();
     }
+    *finished = true;
     if (observer != nullptr) observer->end_block();
     launch.instructions.fetch_add(executed);
     uint64_t issued = 0;
@@ -2634,6 +2655,14 @@ BlockRunner::~BlockRunner() {
 std::optional<BlockFault> BlockRunner::run(uint64_t linear, std::vector<Finding>* findings) {
   std::optional<BlockFault> fault = impl_->run(linear, findings);
   impl_->flush_output();
+  return fault;
+}
+
+void BlockRunner::start(uint64_t linear, std::vector<Finding>* findings) { impl_->start(linear, findings); }
+
+std::optional<BlockFault> BlockRunner::resume(bool* finished) {
+  std::optional<BlockFault> fault = impl_->resume(finished);
+  if (fault || *finished) impl_->flush_output();
   return fault;
 }
 

@@ -56,6 +56,11 @@ struct LaunchState {
   };
   std::mutex activity_mutex;
   std::vector<Activity> activity;
+  // A cooperative launch (LaunchRequest::cooperative): every block is resident at once, and a block whose
+  // warps wait for another block (spinning at an acquire load) lets the others run. The grid workspace,
+  // which grid.sync() counts arrivals in, is at this address (0: none; %envreg1 and %envreg2 read it).
+  bool cooperative = false;
+  uint64_t grid_workspace = 0;
   bool warps_reversed = false;               // run each block's warps last first (Schedule::kReversed)
   bool one_worker = false;                   // run the blocks on one thread, in the schedule's order
 
@@ -90,6 +95,11 @@ class BlockRunner {
   // Runs block `linear` (x fastest). Non-fatal findings (barrier divergence) go to *findings; a fault or the
   // budget running out returns the finding that stops the launch.
   std::optional<BlockFault> run(uint64_t linear, std::vector<Finding>* findings);
+
+  // A block of a cooperative launch, run in turns with the others (one runner per block): start() sets it
+  // up; each resume() runs it until it finishes (*finished), faults, or waits for another block.
+  void start(uint64_t linear, std::vector<Finding>* findings);
+  std::optional<BlockFault> resume(bool* finished);
 
  private:
   struct Impl;

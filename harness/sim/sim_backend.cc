@@ -53,6 +53,23 @@ constexpr uint64_t kMaxThreadsPerBlock = 1024;
 constexpr uint64_t kMaxSharedPerBlock = 227 * 1024;
 // Buffers sit this far apart, so an overrun of any plausible size lands outside every allocation.
 constexpr uint64_t kBufferStride = uint64_t{1} << 36;
+// A cooperative launch's grid workspace (harness/ptx/module.h, Special::kGridWorkspaceLow): cooperative
+// groups read its second word as the grid barrier's arrival count.
+constexpr uint64_t kGridWorkspaceBase = 0x0000'6000'0000'0000;
+constexpr uint64_t kGridWorkspaceBytes = 16;
+// What fits on an H200 at once, for a cooperative launch's grid: SMs, and per SM blocks, threads and
+// shared bytes (each block also holds 1 KiB the system reserves). Registers are not modelled, so a GPU
+// may refuse a grid this accepts (its limit counts them).
+constexpr uint64_t kSms = 132;
+constexpr uint64_t kBlocksPerSm = 32;
+constexpr uint64_t kThreadsPerSm = 2048;
+constexpr uint64_t kSharedPerSm = 228 * 1024;
+
+// The most blocks of `threads` threads and `shared` bytes of shared memory an H200 holds at once.
+uint64_t resident_blocks(uint64_t threads, uint64_t shared) {
+  const uint64_t warps = (threads + 31) / 32;
+  return kSms * std::min({kBlocksPerSm, kThreadsPerSm / 32 / warps, kSharedPerSm / (shared + 1024)});
+}
 
 class SimProgram : public Program {
  public:
@@ -109,6 +126,20 @@ Finding link_refusal(const ptx::Module& module, const ptx::Function& function, c
 }
 
 std::optional<Finding> entry_refusal(const ptx::Module& module, uint32_t entry) {
+  const ptx::Function& kernel = module.functions[entry];
+  if (kernel.cluster_blocks > 1) {
+    Finding finding = error_finding(
+        FindingKind::kRuntimeError,
+        fmt::format("the simulator cannot run this kernel: it asks for clusters of {} blocks (__cluster_dims__), and the "
+                    "simulator runs every block as a cluster of one; a GPU can: grade it with --backend gpu",
+                    kernel.cluster_blocks));
+    const ptx::SourceLoc& loc = module.locs[kernel.first_loc];
+    if (loc.file > 0 && static_cast<size_t>(loc.file) < module.files.size()) {
+      finding.file = module.files[loc.file];
+      finding.line = loc.line;
+    }
+    return finding;
+  }
   for (uint32_t f : ptx::reachable_functions(module, entry)) {
     const ptx::Function& function = module.functions[f];
     if (function.unsupported.empty()) continue;
@@ -321,6 +352,21 @@ class SimBackend : public Backend {
       }
       state.allocations.push_back({variable.name, variable.address, variable.bytes, bytes.data(), true});
     }
+    std::vector<std::byte> grid_workspace(kGridWorkspaceBytes, std::byte{0});
+    if (request.cooperative) {
+      const uint64_t fits = resident_blocks(request.block.count(), state.shared_bytes);
+      if (request.grid.count() > fits)
+        return stop_with(error_finding(
+            FindingKind::kResourceLimit,
+            fmt::format("a cooperative launch needs all its blocks resident at once, and its grid of {} blocks of {} "
+                        "threads ({} bytes of shared memory each) is more than the {} an H200 holds; launch at most {} "
+                        "blocks (a grid-stride loop lets fewer blocks cover the data)",
+                        request.grid.count(), request.block.count(), state.shared_bytes, fits, fits)));
+      state.cooperative = true;
+      state.grid_workspace = kGridWorkspaceBase;
+      grid_workspace[0] = std::byte{kGridWorkspaceBytes};  // its first word: the workspace's size
+      state.allocations.push_back({"grid workspace", kGridWorkspaceBase, kGridWorkspaceBytes, grid_workspace.data(), true});
+    }
     std::sort(state.allocations.begin(), state.allocations.end(),
               [](const sim::Allocation& a, const sim::Allocation& b) { return a.base < b.base; });
 
@@ -391,6 +437,7 @@ class SimBackend : public Backend {
   }
 
   void run_blocks(sim::LaunchState& state, const LaunchRequest& request, Observations* out) {
+    if (state.cooperative) return run_cooperative(state, request, out);
     uint64_t blocks = request.grid.count();
     unsigned workers = options_.worker_threads != 0 ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
     workers = state.one_worker ? 1 : static_cast<unsigned>(std::min<uint64_t>(workers, blocks));
@@ -430,6 +477,45 @@ class SimBackend : public Backend {
       for (unsigned w = 0; w < workers; ++w) threads.emplace_back(work, w);
       for (std::thread& thread : threads) thread.join();
     }
+    finish_blocks(state, blocks, std::move(faults), std::move(notes), observers, out);
+  }
+
+  // A cooperative launch: one runner (and observer) per block, all resident, run on this thread in turns,
+  // each until it finishes or waits for another block (grid.sync()'s spin), in launch order or reversed.
+  void run_cooperative(sim::LaunchState& state, const LaunchRequest& request, Observations* out) {
+    const uint64_t blocks = request.grid.count();
+    std::vector<std::unique_ptr<sim::AccessObserver>> observers(blocks);
+    std::vector<std::unique_ptr<sim::BlockRunner>> runners(blocks);
+    std::vector<std::vector<Finding>> block_notes(blocks);
+    SimLaunch context{&request, state.files};
+    for (uint64_t b = 0; b < blocks; ++b) {
+      if (options_.make_observer) observers[b] = options_.make_observer(context);
+      runners[b] = std::make_unique<sim::BlockRunner>(state, observers[b].get());
+    }
+    for (uint64_t b = 0; b < blocks; ++b) runners[b]->start(b, &block_notes[b]);
+    std::vector<BlockFinding> faults, notes;
+    std::vector<bool> finished(blocks, false);
+    for (uint64_t left = blocks; left > 0 && faults.empty();) {
+      for (uint64_t turn = 0; turn < blocks && faults.empty(); ++turn) {
+        const uint64_t b = request.schedule == Schedule::kReversed ? blocks - 1 - turn : turn;
+        if (finished[b]) continue;
+        bool done = false;
+        std::optional<sim::BlockFault> fault = runners[b]->resume(&done);
+        if (fault) faults.push_back({b, std::move(fault->finding)});
+        if (done) finished[b] = true, --left;
+      }
+    }
+    for (uint64_t b = 0; b < blocks; ++b)
+      for (Finding& note : block_notes[b]) notes.push_back({b, std::move(note)});
+    runners.clear();
+    finish_blocks(state, blocks, std::move(faults), std::move(notes), observers, out);
+  }
+
+  // The launch's findings from its blocks': the lowest faulting block stops it, and per-block notes
+  // are merged in block order up to it.
+  void finish_blocks(sim::LaunchState& state, uint64_t blocks, std::vector<BlockFinding> faults,
+                     std::vector<BlockFinding> notes, std::vector<std::unique_ptr<sim::AccessObserver>>& observers,
+                     Observations* out) {
     uint64_t last = blocks;
     if (!faults.empty()) {
       auto first = std::min_element(faults.begin(), faults.end(), [](const BlockFinding& a, const BlockFinding& b) { return a.block < b.block; });

@@ -1,0 +1,12 @@
+// A call through a function pointer chosen by a condition: the address of a __device__ function.
+typedef float (*combine_t)(float, float);
+__device__ float add(float a, float b) { return a + b; }
+__device__ float larger(float a, float b) { return a > b ? a : b; }
+
+__global__ void tile_sum(float* out, const float* in, int n) {
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;
+  combine_t combine = n >= 0 ? add : larger;
+  for (int d = 16; d > 0; d /= 2) v = combine(v, __shfl_down_sync(0xffffffffu, v, d));
+  if (threadIdx.x % 32 == 0 && i < n) out[i / 32] = v;
+}
