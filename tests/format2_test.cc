@@ -399,6 +399,96 @@ TEST(BufferCompareTest, ShapedOutputNamesRowAndColumn) {
             "1 of 12 elements of 'out' differ from the reference; the first is out[1][3]: expected 1, got 2");
 }
 
+// What a backend knows of an element's writers, for the finding's sentence: a fixed answer per element.
+class FixedWrites : public WriteRecord {
+ public:
+  explicit FixedWrites(std::optional<ElementWrites> answer) : answer_(std::move(answer)) {}
+  std::optional<ElementWrites> writes(std::string_view, uint64_t element) const override {
+    asked = element;
+    return answer_;
+  }
+  mutable uint64_t asked = 0;
+
+ private:
+  std::optional<ElementWrites> answer_;
+};
+
+TEST(BufferCompareTest, TheFirstWrongElementsWriterIsNamedAndItsLineIsTheFindings) {
+  std::vector<float> want(12, 1.0f), got(12, 1.0f);
+  got[7] = 2.0f;
+  Fill random;
+  const FixedWrites one(ElementWrites{{{Dim3{0, 1, 0}, Dim3{2, 1, 0}, 17}}});
+  std::vector<Finding> findings;
+  compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings, &one);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(one.asked, 7u);
+  EXPECT_EQ(findings[0].line, 17);
+  EXPECT_EQ(findings[0].message,
+            "1 of 12 elements of 'out' differ from the reference; the first is out[1][3]: expected 1, got 2; "
+            "out[1][3] was written by thread (2,1,0) of block (0,1,0) at line 17");
+  EXPECT_EQ(findings[0].details["writers"][0]["line"], 17);
+
+  const FixedWrites nobody(ElementWrites{});
+  findings.clear();
+  compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings, &nobody);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].line, 0);
+  EXPECT_NE(findings[0].message.find("; no thread wrote out[1][3]"), std::string::npos) << findings[0].message;
+  EXPECT_TRUE(findings[0].details["writers"].empty());
+
+  const FixedWrites twice(ElementWrites{{{Dim3{0, 0, 0}, Dim3{3, 0, 0}, 9}, {Dim3{1, 0, 0}, Dim3{3, 0, 0}, 12}}});
+  findings.clear();
+  compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings, &twice);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NE(findings[0].message.find("out[1][3] was written more than once, among others by thread (3,0,0) of "
+                                     "block (0,0,0) at line 9 and by thread (3,0,0) of block (1,0,0) at line 12"),
+            std::string::npos)
+      << findings[0].message;
+
+  // A backend that cannot tell (a GPU: no record at all; atomics: no answer) says nothing of writers.
+  const FixedWrites cannot_tell(std::nullopt);
+  for (const WriteRecord* unknown : {static_cast<const WriteRecord*>(nullptr), static_cast<const WriteRecord*>(&cannot_tell)}) {
+    findings.clear();
+    compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
+                   Compare{}, "k.cu", findings, unknown);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].message.find("wrote"), std::string::npos) << findings[0].message;
+    EXPECT_EQ(findings[0].message.find("written"), std::string::npos) << findings[0].message;
+    EXPECT_FALSE(findings[0].details.contains("writers"));
+  }
+}
+
+TEST(BufferCompareTest, TheFirstWrongElementIsShownAmongItsNeighbours) {
+  std::vector<float> want(48), got(48);
+  for (int i = 0; i < 48; ++i) want[i] = got[i] = static_cast<float>(i);
+  got[2 * 8 + 5] = -1.0f;  // row 2, column 5 of a 6x8 matrix
+  got[3 * 8 + 6] = -2.0f;
+  Fill random;
+  std::vector<Finding> findings;
+  compare_output({"out", ElementType::kFloat, {6, 8}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings);
+  ASSERT_EQ(findings.size(), 1u);
+  const nlohmann::json& around = findings[0].details["around"];
+  EXPECT_EQ(around["element"], "out[2][5]");
+  EXPECT_EQ(around["rows"], nlohmann::json({0, 1, 2, 3, 4}));
+  EXPECT_EQ(around["columns"], nlohmann::json({3, 4, 5, 6, 7}));  // clipped at the right edge
+  EXPECT_EQ(around["expected"][2][2], "21");
+  EXPECT_EQ(around["got"][2][2], "-1");
+  EXPECT_EQ(around["wrong"][3][3], true);
+  EXPECT_EQ(around["wrong"][3][2], false);
+
+  // A flat output: a row of neighbours, clipped at the start.
+  findings.clear();
+  compare_output({"out", ElementType::kFloat, {}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_FALSE(findings[0].details["around"].contains("rows"));
+  EXPECT_EQ(findings[0].details["around"]["columns"], nlohmann::json({18, 19, 20, 21, 22, 23, 24}));
+}
+
 TEST(BufferCompareTest, UlpTolerance) {
   Compare two_ulps{false, 0, 0, 2};
   std::vector<Finding> findings;

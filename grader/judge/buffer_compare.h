@@ -24,8 +24,11 @@ struct BufferLayout {
 // still holds its initial bytes is unwritten-output (the poison of a `poison` output, or an accumulator's
 // initial value the reference changed); any other difference is wrong-output. Without `initial` (format 1
 // outputs that do not start as poison, which never had this check) every difference is wrong-output.
+// A wrong-output finding shows the first wrong element among its neighbours (details["around"]) and, where
+// `writes` knows them (the simulator's), the threads and line that wrote it.
 void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer& want, const Buffer* initial,
-                    const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings);
+                    const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings,
+                    const WriteRecord* writes = nullptr);
 
 void check_input(const BufferLayout& layout, const Buffer& before, const Buffer& after, const std::string& file,
                  std::vector<Finding>& findings);

@@ -259,6 +259,7 @@ Observations launch_pipeline(Backend& backend, Program& program, const std::vect
     next.args = shape.stages[k].args;
     next.buffers = std::move(all.buffers);
     Observations obs = backend.launch(program, next);
+    all.writes = nullptr;  // an element's writer in one stage says nothing of what the stages made of it
     all.buffers = std::move(obs.buffers);
     for (Finding& f : obs.findings) all.findings.push_back(std::move(f));
     for (DeviceOutputLine& line : obs.device_output) {
@@ -731,7 +732,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     result.device_output_dropped += obs.device_output_dropped;
     std::vector<Finding> run_findings = std::move(obs.findings);
     if (obs.completed && obs.buffers.size() == launch->buffers.size())
-      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, file, run_findings);
+      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, obs.writes.get(), file, run_findings);
     obs.findings.clear();
     if (obs.completed && backend.capabilities().follows_schedules)
       check_schedules(

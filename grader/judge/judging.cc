@@ -70,8 +70,8 @@ const Fill& fill_at(const BufferSpec& buffer, const Size& size) {
 }
 
 void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
-                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const std::string& file,
-                   std::vector<Finding>& findings) {
+                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const WriteRecord* writes,
+                   const std::string& file, std::vector<Finding>& findings) {
   const Bindings bindings = bindings_for(variant, size);
   for (size_t b = 0; b < exercise.buffers.size(); ++b) {
     const BufferSpec& spec = exercise.buffers[b];
@@ -88,7 +88,7 @@ void judge_buffers(const Exercise& exercise, const Variant& variant, const Size&
     const Fill& fill = fill_at(spec, size);
     const bool unwritten_check = fill.init == BufferInit::kPoison || exercise.format >= 2;
     compare_output(layout, after[b], expected[b], unwritten_check ? &launch.buffers[b] : nullptr, fill,
-                   spec.compare.value_or(exercise.compare), file, findings);
+                   spec.compare.value_or(exercise.compare), file, findings, writes);
   }
 }
 
@@ -255,7 +255,16 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
       f.details = {{"worst_ways", s.worst_ways}, {"requests", s.requests}, {"wavefronts", s.wavefronts},
                    {"min_wavefronts", s.min_wavefronts},
                    {"wavefronts_per_request", per_request(s.wavefronts, s.requests)},
-                   {"min_wavefronts_per_request", per_request(s.min_wavefronts, s.requests)}};
+                   {"min_wavefronts_per_request", per_request(s.min_wavefronts, s.requests)},
+                   {"limit", *limits.max_bank_conflict_ways}};
+      if (const std::optional<SharedRequest>& r = s.worst_request) {
+        f.details["request"] = {{"variable", r->variable}, {"bytes", r->bytes_per_lane}, {"offsets", r->offsets},
+                                {"block", {r->block.x, r->block.y, r->block.z}}, {"warp", r->warp}};
+        if (!r->dims.empty()) {
+          f.details["request"]["dims"] = r->dims;
+          f.details["request"]["element_size"] = r->element_size;
+        }
+      }
       findings.push_back(std::move(f));
     }
   }
