@@ -2,6 +2,7 @@
 // shipped mutants): the race, the lost update and the bank conflict each say what happened and how to fix
 // it, and doing what the message says makes the finding go away.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <regex>
 #include <sstream>
@@ -407,6 +408,15 @@ TEST(Explanations, AWrongElementNamesTheThreadAndLineThatWroteItAndIsShownAmongI
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(\n  out\[\d+(\.\.\d+)?\]\[\d+(\.\.\d+)?\], expected \| got \(\* differs\):\n    row \d+:)"))) << text;
   EXPECT_NE(text.find(" *"), std::string::npos) << text;
   EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 8) << text;
+  // map-2d declares `from: {in: "i0 * cols + i1"}`: the input value behind the element is quoted.
+  std::smatch first;
+  ASSERT_TRUE(std::regex_search(wrong.front().message, first, std::regex(R"(the first is out\[(\d+)\]\[(\d+)\]: expected (\S+), got \S+, computed from in\[(\d+)\] = (\S+);)")))
+      << wrong.front().message;
+  const int cols = std::stoi(wrong.front().size.substr(wrong.front().size.find("cols=") + 5));
+  EXPECT_EQ(std::stoi(first[4]), std::stoi(first[1]) * cols + std::stoi(first[2])) << wrong.front().message;
+  EXPECT_NEAR(std::stod(first[3]), 2 * std::stod(first[5]), 1e-6 * std::fabs(std::stod(first[3])))  // out = 2 * in
+      << wrong.front().message;
+  EXPECT_NE(text.find(", computed from in["), std::string::npos) << text;
 }
 
 // Using the row count as the row length: two threads write one element, and the finding says so.

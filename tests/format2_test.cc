@@ -131,6 +131,20 @@ TEST_F(Format2Test, ShapeMustHoldTheBuffer) {
                    "buffer's count is 1 at variant 32, size rows=1 cols=1"});
 }
 
+TEST_F(Format2Test, FromNamesAnInputElementOverTheOutputsCoordinates) {
+  ASSERT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: \"i0 * cols + i1\"}}")), Errors{});
+  ASSERT_EQ(loaded_->buffers[1].from.size(), 1u);
+  EXPECT_EQ(loaded_->buffers[1].from[0].first, "x");
+  EXPECT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {y: i0}}")),
+            Errors{"exercises/saxpy/exercise.yaml:15:100: 'buffers.out.from.y' names no input buffer (the inputs are x)"});
+  EXPECT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: i2}}")),
+            Errors{"exercises/saxpy/exercise.yaml:15:103: unknown variable 'i2' in 'buffers.out.from.x' (the variables "
+                   "are cols, rows, B, i0, i1)"});
+  EXPECT_EQ(errors_of(with("max: 100}}}", "max: 100}}, from: {x: i0}}")),
+            Errors{"exercises/saxpy/exercise.yaml:14:69: 'buffers.x' is not an output: 'from' says which input elements "
+                   "an output element is computed from"});
+}
+
 TEST_F(Format2Test, SizeOverrideNamesAKnownBuffer) {
   EXPECT_EQ(errors_of(with("init: {x: {random", "init: {xx: {random")),
             Errors{"exercises/saxpy/exercise.yaml:20:55: unknown buffer 'xx' (did you mean 'x'?)"});

@@ -111,7 +111,7 @@ std::string BufferLayout::element_name(uint64_t index) const {
 
 void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer& want, const Buffer* initial,
                     const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings,
-                    const WriteRecord* writes) {
+                    const WriteRecord* writes, const InputSources& sources) {
   // Identical bits pass under every compare mode; a GPU size's millions of elements need no loop.
   if (got.bytes == want.bytes) return;
   const ElementType type = layout.type;
@@ -165,6 +165,18 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
     f.details = {{"buffer", layout.name}, {"mismatches", wrong}, {"elements", count}, {"first", wrong_list},
                  {"cells", std::move(wrong_cells)},
                  {"around", neighbourhood(layout, got, want, first_wrong_index, first_wrong_lane, compare)}};
+    // What it is computed from, where the exercise says (`from:`): the inputs behind the wrong value.
+    if (const auto inputs = sources ? sources(first_wrong_index) : std::vector<std::pair<std::string, std::string>>();
+        !inputs.empty()) {
+      std::vector<std::string> parts;
+      f.details["inputs"] = nlohmann::json::array();
+      for (const auto& [element_name, value] : inputs) {
+        parts.push_back(fmt::format("{} = {}", element_name, value));
+        f.details["inputs"].push_back({{"element", element_name}, {"value", value}});
+      }
+      f.details["computed_from"] = fmt::format("computed from {}", fmt::join(parts, " and "));
+      f.message += ", " + f.details["computed_from"].get<std::string>();
+    }
     // Who wrote it, where the backend knows (the simulator): the line to look at.
     if (const std::optional<ElementWrites> w = writes ? writes->writes(layout.name, first_wrong_index) : std::nullopt) {
       f.details["written_by"] = writers_sentence(layout.element_name(first_wrong_index), *w);

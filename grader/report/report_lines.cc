@@ -268,6 +268,7 @@ std::string headline(const Problem& problem) {
       const std::string first = first_element(f);
       if (first.empty()) return f.message;
       out += "; the first is " + first;
+      if (const std::string from = detail_text(d, "computed_from"); !from.empty()) out += ", " + from;
       if (const std::string who = detail_text(d, "written_by"); !who.empty()) out += "; " + who;
       return out;
     }
