@@ -136,12 +136,12 @@ TEST_F(Format2Test, FromNamesAnInputElementOverTheOutputsCoordinates) {
   ASSERT_EQ(loaded_->buffers[1].from.size(), 1u);
   EXPECT_EQ(loaded_->buffers[1].from[0].first, "x");
   EXPECT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {y: i0}}")),
-            Errors{"exercises/saxpy/exercise.yaml:15:100: 'buffers.out.from.y' names no input buffer (the inputs are x)"});
+            Errors{"exercises/saxpy/exercise.yaml:15:115: 'buffers.out.from.y' names no input buffer (the inputs are x)"});
   EXPECT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: i2}}")),
-            Errors{"exercises/saxpy/exercise.yaml:15:103: unknown variable 'i2' in 'buffers.out.from.x' (the variables "
-                   "are cols, rows, B, i0, i1)"});
+            Errors{"exercises/saxpy/exercise.yaml:15:118: unknown variable 'i2' in 'buffers.out.from.x' (did you mean "
+                   "'i0'?)"});
   EXPECT_EQ(errors_of(with("max: 100}}}", "max: 100}}, from: {x: i0}}")),
-            Errors{"exercises/saxpy/exercise.yaml:14:69: 'buffers.x' is not an output: 'from' says which input elements "
+            Errors{"exercises/saxpy/exercise.yaml:14:77: 'buffers.x' is not an output: 'from' says which input elements "
                    "an output element is computed from"});
 }
 
