@@ -163,6 +163,18 @@ struct LaunchRequest {
   bool cooperative = false;
 };
 
+// One warp's shared-memory request as the simulator saw it: the line's worst bank conflict, kept so that
+// advice can be computed from the addresses rather than guessed from the source.
+struct SharedRequest {
+  std::string variable;                 // the array the first active lane hit, by its source name ("tile")
+  uint32_t bytes_per_lane = 4;
+  std::vector<int64_t> offsets;         // per lane (32), its byte offset from the array's start; -1: idle
+  std::vector<uint64_t> dims;           // the array's shape (SharedShape) when the grader gave it, else empty
+  uint32_t element_size = 4;            // with dims
+  Dim3 block;                           // the block, and the warp within it, that made the request
+  uint32_t warp = 0;
+};
+
 // Per source line, what the shared-memory checker measured (Nsight Compute's definitions).
 struct SharedLineStats {
   std::string file;
@@ -178,6 +190,8 @@ struct SharedLineStats {
   // The fewest wavefronts the requests' widths allow, summed: one per 128-byte phase with an active lane
   // (8-byte accesses run in two phases, 16-byte ones in four). Conflict-free when equal to wavefronts.
   uint64_t min_wavefronts = 0;
+  // The request whose ways are worst_ways (the first block's, at equal ways): the simulator's; unset on a GPU.
+  std::optional<SharedRequest> worst_request;
 };
 
 // Per source line, what the global-memory checker measured.
@@ -240,6 +254,27 @@ struct SharedUse {
   }
 };
 
+// Who wrote one global element in a launch. The simulator keeps, per element, the lowest and the highest of
+// its writers (block, line, thread, compared in that order), not the order in time they wrote in.
+struct ElementWriter {
+  Dim3 block, thread;
+  int line = 0;
+};
+struct ElementWrites {
+  // Empty: no thread wrote the element. One: its only writer. Two: it was written more than once, and these
+  // are the lowest and highest of its writers (the same thread twice gives that thread twice).
+  std::vector<ElementWriter> writers;
+};
+
+// The writers of a launch's global elements, for naming who wrote a wrong output element.
+class WriteRecord {
+ public:
+  virtual ~WriteRecord() = default;
+  // Element `element` of the request's buffer `buffer` (by name); nullopt where the backend cannot tell
+  // (a buffer updated by atomics, which are not recorded, or one too large to shadow).
+  virtual std::optional<ElementWrites> writes(std::string_view buffer, uint64_t element) const = 0;
+};
+
 struct Observations {
   std::vector<Buffer> buffers;          // contents after the launch, same order as the request
   std::vector<DeviceOutputLine> device_output;  // the first kDeviceOutputLines lines printed, in launch order
@@ -258,6 +293,9 @@ struct Observations {
   // The simulator's checkers saw two blocks write one global element: a run on several CPU threads may
   // have interleaved them by chance, so the simulator runs such a launch again on one.
   bool blocks_interacted = false;
+  // The writers of every element of the request's buffers: the simulator's, when its race checker ran;
+  // null on a GPU, which cannot know them.
+  std::shared_ptr<const WriteRecord> writes;
 };
 
 // A PTX module loaded by a backend, ready to launch any of its kernels.

@@ -2,6 +2,8 @@
 // shipped mutants): the race, the lost update and the bank conflict each say what happened and how to fix
 // it, and doing what the message says makes the finding go away.
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -197,6 +199,143 @@ TEST(Explanations, BankConflictAdviceNamesTheArrayAndItsDeclarationAndFollowingI
   EXPECT_EQ(again.verdict, Verdict::kPass) << text_report(again);
 }
 
+// A learner's transpose that forgot the padding: the advice says which lanes collide and why, from the
+// addresses the simulator recorded, and proposes the padding the grader checked.
+const std::string kUnpaddedTile = R"(__global__ void transpose(float* out, const float* in, int rows, int cols) {
+  __shared__ float t[TILE_DIM][TILE_DIM];
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (x < cols && y + j < rows) t[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];
+  __syncthreads();
+  x = blockIdx.y * TILE_DIM + threadIdx.x;
+  y = blockIdx.x * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = t[threadIdx.x][threadIdx.y + j];
+}
+)";
+
+TEST(Explanations, BankConflictAdviceIsComputedFromTheAddressesAndThePaddingItProposesRemovesIt) {
+  const Result result = grading().grade_text("transpose-padded", kUnpaddedTile);
+  ASSERT_EQ(result.verdict, Verdict::kFail);
+  const std::vector<Finding> conflicts = findings_of(result, FindingKind::kBankConflict);
+  ASSERT_FALSE(conflicts.empty()) << text_report(result);
+  const Finding& conflict = conflicts.front();
+  EXPECT_EQ(conflict.line, line_of(kUnpaddedTile, "= t[threadIdx.x]"));
+  EXPECT_EQ(conflict.details.value("cause", ""), "column-walk");
+  // Which lanes, which elements, how far apart: lanes 0 and 1 read down column j of t, a row apart.
+  EXPECT_TRUE(std::regex_search(conflict.message, std::regex(R"(lanes 0 and 1 of one warp touch t\[0\]\[(\d+)\] and t\[1\]\[\1\], 32 words apart: one bank, because a row of t is 32 words long)")))
+      << conflict.message;
+  EXPECT_NE(conflict.message.find("declare t[TILE_DIM][TILE_DIM + 1] so that the elements of a column fall in "
+                                  "different banks (checked: that request then takes 1 wavefront)"),
+            std::string::npos)
+      << conflict.message;
+  EXPECT_EQ(conflict.details["advice"].value("row_length", 0), 33);
+  const Result again = grading().grade_text("transpose-padded", replaced(kUnpaddedTile, "t[TILE_DIM][TILE_DIM];",
+                                                                         "t[TILE_DIM][TILE_DIM + 1];"));
+  EXPECT_TRUE(findings_of(again, FindingKind::kBankConflict).empty()) << text_report(again);
+  EXPECT_EQ(again.verdict, Verdict::kPass) << text_report(again);
+}
+
+// Padding that is there but of the wrong amount: 16 floats per row put every other row of a column on one
+// bank. The advice measures it and names the padding that works, not "+ 1" on top of the 16.
+TEST(Explanations, BankConflictAdviceForTooMuchPaddingNamesThePaddingThatWorks) {
+  const std::string padded_by_16 = replaced(kUnpaddedTile, "t[TILE_DIM][TILE_DIM];", "t[TILE_DIM][TILE_DIM + 16];");
+  const Result result = grading().grade_text("transpose-padded", padded_by_16);
+  ASSERT_EQ(result.verdict, Verdict::kFail);
+  const std::vector<Finding> conflicts = findings_of(result, FindingKind::kBankConflict);
+  ASSERT_FALSE(conflicts.empty()) << text_report(result);
+  EXPECT_NE(conflicts.front().message.find("declare t[TILE_DIM][TILE_DIM + 1]"), std::string::npos)
+      << conflicts.front().message;
+  EXPECT_NE(conflicts.front().message.find("lanes 0 and 2 of one warp"), std::string::npos) << conflicts.front().message;
+  EXPECT_NE(conflicts.front().message.find("96 words apart: one bank (consecutive threads are 48 words apart), "
+                                           "because a row of t is 48 words long"),
+            std::string::npos)
+      << conflicts.front().message;
+}
+
+// A reduction with interleaved addressing: neighbouring threads 2s words apart in a flat array. No padding
+// of rows applies; the advice is consecutive elements, and the sequential-addressing loop removes it.
+const std::string kInterleaved = R"(__global__ void reduce(float* sums, const float* in, int n, int tile) {
+  __shared__ float partial[BLOCK];
+  int t = threadIdx.x;
+  int i = blockIdx.x * tile + t;
+  partial[t] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (int s = 1; s < BLOCK; s *= 2) {
+    int k = 2 * s * t;
+    if (k < BLOCK) partial[k] += partial[k + s];
+    __syncthreads();
+  }
+  if (t == 0) sums[blockIdx.x] = partial[0];
+}
+)";
+
+TEST(Explanations, BankConflictOfAStridedReductionAsksForConsecutiveElementsAndSequentialAddressingEndsIt) {
+  const Result result = grading().grade_text("reduce-sequential", kInterleaved);
+  ASSERT_EQ(result.verdict, Verdict::kFail);
+  const std::vector<Finding> conflicts = findings_of(result, FindingKind::kBankConflict);
+  ASSERT_FALSE(conflicts.empty()) << text_report(result);
+  const Finding& conflict = conflicts.front();
+  EXPECT_EQ(conflict.line, line_of(kInterleaved, "partial[k] +="));
+  EXPECT_EQ(conflict.details.value("cause", ""), "strided");
+  EXPECT_EQ(conflict.message.find("tile"), std::string::npos) << conflict.message;
+  EXPECT_TRUE(std::regex_search(conflict.message, std::regex(R"(consecutive threads are \d+ words apart)"))) << conflict.message;
+  EXPECT_NE(conflict.message.find("let consecutive threads touch consecutive elements of partial (checked"),
+            std::string::npos)
+      << conflict.message;
+  const Result again = grading().grade_text(
+      "reduce-sequential", replaced(kInterleaved,
+                                    "  for (int s = 1; s < BLOCK; s *= 2) {\n    int k = 2 * s * t;\n    if (k < BLOCK) partial[k] += partial[k + s];",
+                                    "  for (int s = BLOCK / 2; s > 0; s /= 2) {\n    if (t < s) partial[t] += partial[t + s];"));
+  EXPECT_TRUE(findings_of(again, FindingKind::kBankConflict).empty()) << text_report(again);
+  EXPECT_EQ(again.verdict, Verdict::kPass) << text_report(again);
+}
+
+// A finding as the simulator reports it, with the lanes' byte offsets into a [rows][cols] float array.
+Finding conflict_with_request(int line, std::vector<uint64_t> dims, const std::function<int64_t(int)>& offset) {
+  Finding f;
+  f.kind = FindingKind::kBankConflict;
+  f.file = "k.cu";
+  f.line = line;
+  f.message = "4-way bank conflict: 4 wavefronts per request where 1 is possible (the limit is 1); pad the tile's rows";
+  nlohmann::json offsets = nlohmann::json::array();
+  for (int lane = 0; lane < 32; ++lane) offsets.push_back(offset(lane));
+  f.details = {{"worst_ways", 4}, {"requests", 10}, {"wavefronts", 40}, {"limit", 1},
+               {"request", {{"variable", "Bs"}, {"bytes", 4}, {"offsets", offsets}, {"dims", dims}, {"element_size", 4}}}};
+  return f;
+}
+
+// A coarsened matmul whose threads each take two neighbouring columns of a row of Bs: the lanes share a
+// row, so no padding of the rows separates them; the advice says so and asks for consecutive columns.
+TEST(Explanations, BankConflictAlongOneRowOfATileSaysPaddingCannotHelp) {
+  const std::string source = "__shared__ float Bs[16][64];\nint c = 2 * threadIdx.x;\nacc += a * Bs[e][c];\n";
+  std::vector<Finding> findings{conflict_with_request(3, {16, 64}, [](int lane) { return 5 * 256 + lane * 8; })};
+  explain_findings(findings, source, "k.cu");
+  const std::string& message = findings[0].message;
+  EXPECT_NE(message.find("lanes 0 and 16 of one warp touch Bs[5][0] and Bs[5][32], 32 words apart: one bank "
+                         "(consecutive threads are 2 words apart)"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("they share a row, so padding the rows cannot separate them"), std::string::npos) << message;
+  EXPECT_EQ(findings[0].details["advice"].value("fix", ""), "consecutive-elements");
+  EXPECT_EQ(message.find("+ 1]"), std::string::npos) << message;
+}
+
+// Lanes whose addresses follow no stride: the advice says only what was measured.
+TEST(Explanations, BankConflictWithNoCheckedFixSaysOnlyWhatWasMeasured) {
+  const std::string source = "__shared__ float Bs[16][64];\nint c = lut[threadIdx.x];\nacc += Bs[0][c];\n";
+  // Bs[0][0], Bs[0][32], Bs[0][1]: no stride, and one row.
+  std::vector<Finding> findings{
+      conflict_with_request(3, {16, 64}, [](int lane) { return lane == 0 ? 0 : lane == 1 ? 128 : lane == 2 ? 4 : -1; })};
+  explain_findings(findings, source, "k.cu");
+  EXPECT_NE(findings[0].message.find("lanes 0 and 1 of one warp touch Bs[0][0] and Bs[0][32]"), std::string::npos)
+      << findings[0].message;
+  EXPECT_NE(findings[0].message.find("neither padding the rows nor consecutive elements removes it"), std::string::npos)
+      << findings[0].message;
+  EXPECT_EQ(findings[0].details["advice"].value("fix", ""), "none-found");
+}
+
 // A reduction's array is not a tile: the advice names it and asks for neighbouring words, not padding.
 TEST(Explanations, BankConflictOnAOneDimensionalArrayDoesNotSpeakOfATile) {
   Finding f;
@@ -246,6 +385,52 @@ TEST(Explanations, AWrongElementIsNamedInTheOutputsShape) {
   ASSERT_EQ(result.verdict, Verdict::kFail);
   const std::string text = text_report(result);
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(wrong-output: .*the first is out\[\d+\]\[\d+\]: expected)"))) << text;
+}
+
+// The simulator knows who wrote each element: a wrong element names its writer and the line, and the text
+// shows it among its neighbours, expected against got, within one screen.
+TEST(Explanations, AWrongElementNamesTheThreadAndLineThatWroteItAndIsShownAmongItsNeighbours) {
+  const std::string solution = testing::read_file(testing::source_dir() / "solutions/map-2d/map_2d.cu");
+  const std::string forgot_the_factor = replaced(solution, "= 2.0f * in[", "= in[");
+  const Result result = grading().grade_text("map-2d", forgot_the_factor);
+  ASSERT_EQ(result.verdict, Verdict::kFail);
+  const std::vector<Finding> wrong = findings_of(result, FindingKind::kWrongOutput);
+  ASSERT_FALSE(wrong.empty());
+  const int store = line_of(forgot_the_factor, "out[row * cols + column] =");
+  EXPECT_EQ(wrong.front().line, store) << wrong.front().message;
+  EXPECT_TRUE(std::regex_search(wrong.front().message,
+                                std::regex(R"(the first is (out\[\d+\]\[\d+\]): expected \S+, got \S+, computed from in\[\d+\] = \S+; \1 was written by thread \(\d+,\d+,0\) of block \(0,0,0\) at line )" +
+                                           std::to_string(store) + "$")))
+      << wrong.front().message;
+  const std::string text = text_report(result);
+  EXPECT_NE(text.find(":" + std::to_string(store) + ":"), std::string::npos) << text;
+  EXPECT_NE(text.find("was written by thread"), std::string::npos) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(\n  out\[\d+(\.\.\d+)?\]\[\d+(\.\.\d+)?\], expected \| got \(\* differs\):\n    row \d+:)"))) << text;
+  EXPECT_NE(text.find(" *"), std::string::npos) << text;
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 8) << text;
+  // map-2d declares `from: {in: "i0 * cols + i1"}`: the input value behind the element is quoted.
+  std::smatch first;
+  ASSERT_TRUE(std::regex_search(wrong.front().message, first, std::regex(R"(the first is out\[(\d+)\]\[(\d+)\]: expected (\S+), got \S+, computed from in\[(\d+)\] = (\S+);)")))
+      << wrong.front().message;
+  EXPECT_NEAR(std::stod(first[3]), 2 * std::stod(first[5]), 1e-6 * std::fabs(std::stod(first[3])))  // out = 2 * in
+      << wrong.front().message;
+  EXPECT_NE(text.find(", computed from in["), std::string::npos) << text;
+}
+
+// Using the row count as the row length: two threads write one element, and the finding says so.
+TEST(Explanations, AWrongElementWrittenByTwoThreadsNamesBoth) {
+  const std::string solution = testing::read_file(testing::source_dir() / "solutions/map-2d/map_2d.cu");
+  const std::string rows_for_cols = replaced(solution, "out[row * cols + column]", "out[row * rows + column]");
+  const Result result = grading().grade_text("map-2d", rows_for_cols);
+  ASSERT_EQ(result.verdict, Verdict::kFail);
+  const std::vector<Finding> wrong = findings_of(result, FindingKind::kWrongOutput);
+  ASSERT_FALSE(wrong.empty());
+  const int store = line_of(rows_for_cols, "out[row * rows + column] =");
+  EXPECT_TRUE(std::regex_search(wrong.front().message,
+                                std::regex(R"(was written more than once, among others by thread \(\d+,\d+,0\) of block \(0,0,0\) at line )" +
+                                           std::to_string(store) + " and by thread")))
+      << wrong.front().message;
+  EXPECT_EQ(wrong.front().details["writers"].size(), 2u);
 }
 
 }  // namespace

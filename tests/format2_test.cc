@@ -131,6 +131,20 @@ TEST_F(Format2Test, ShapeMustHoldTheBuffer) {
                    "buffer's count is 1 at variant 32, size rows=1 cols=1"});
 }
 
+TEST_F(Format2Test, FromNamesAnInputElementOverTheOutputsCoordinates) {
+  ASSERT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: \"i0 * cols + i1\"}}")), Errors{});
+  ASSERT_EQ(loaded_->buffers[1].from.size(), 1u);
+  EXPECT_EQ(loaded_->buffers[1].from[0].first, "x");
+  EXPECT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {y: i0}}")),
+            Errors{"exercises/saxpy/exercise.yaml:15:115: 'buffers.out.from.y' names no input buffer (the inputs are x)"});
+  EXPECT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: i2}}")),
+            Errors{"exercises/saxpy/exercise.yaml:15:118: unknown variable 'i2' in 'buffers.out.from.x' (did you mean "
+                   "'i0'?)"});
+  EXPECT_EQ(errors_of(with("max: 100}}}", "max: 100}}, from: {x: i0}}")),
+            Errors{"exercises/saxpy/exercise.yaml:14:77: 'buffers.x' is not an output: 'from' says which input elements "
+                   "an output element is computed from"});
+}
+
 TEST_F(Format2Test, SizeOverrideNamesAKnownBuffer) {
   EXPECT_EQ(errors_of(with("init: {x: {random", "init: {xx: {random")),
             Errors{"exercises/saxpy/exercise.yaml:20:55: unknown buffer 'xx' (did you mean 'x'?)"});
@@ -397,6 +411,96 @@ TEST(BufferCompareTest, ShapedOutputNamesRowAndColumn) {
   EXPECT_EQ(findings[0].kind, FindingKind::kWrongOutput);
   EXPECT_EQ(findings[0].message,
             "1 of 12 elements of 'out' differ from the reference; the first is out[1][3]: expected 1, got 2");
+}
+
+// What a backend knows of an element's writers, for the finding's sentence: a fixed answer per element.
+class FixedWrites : public WriteRecord {
+ public:
+  explicit FixedWrites(std::optional<ElementWrites> answer) : answer_(std::move(answer)) {}
+  std::optional<ElementWrites> writes(std::string_view, uint64_t element) const override {
+    asked = element;
+    return answer_;
+  }
+  mutable uint64_t asked = 0;
+
+ private:
+  std::optional<ElementWrites> answer_;
+};
+
+TEST(BufferCompareTest, TheFirstWrongElementsWriterIsNamedAndItsLineIsTheFindings) {
+  std::vector<float> want(12, 1.0f), got(12, 1.0f);
+  got[7] = 2.0f;
+  Fill random;
+  const FixedWrites one(ElementWrites{{{Dim3{0, 1, 0}, Dim3{2, 1, 0}, 17}}});
+  std::vector<Finding> findings;
+  compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings, &one);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(one.asked, 7u);
+  EXPECT_EQ(findings[0].line, 17);
+  EXPECT_EQ(findings[0].message,
+            "1 of 12 elements of 'out' differ from the reference; the first is out[1][3]: expected 1, got 2; "
+            "out[1][3] was written by thread (2,1,0) of block (0,1,0) at line 17");
+  EXPECT_EQ(findings[0].details["writers"][0]["line"], 17);
+
+  const FixedWrites nobody(ElementWrites{});
+  findings.clear();
+  compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings, &nobody);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].line, 0);
+  EXPECT_NE(findings[0].message.find("; no thread wrote out[1][3]"), std::string::npos) << findings[0].message;
+  EXPECT_TRUE(findings[0].details["writers"].empty());
+
+  const FixedWrites twice(ElementWrites{{{Dim3{0, 0, 0}, Dim3{3, 0, 0}, 9}, {Dim3{1, 0, 0}, Dim3{3, 0, 0}, 12}}});
+  findings.clear();
+  compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings, &twice);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NE(findings[0].message.find("out[1][3] was written more than once, among others by thread (3,0,0) of "
+                                     "block (0,0,0) at line 9 and by thread (3,0,0) of block (1,0,0) at line 12"),
+            std::string::npos)
+      << findings[0].message;
+
+  // A backend that cannot tell (a GPU: no record at all; atomics: no answer) says nothing of writers.
+  const FixedWrites cannot_tell(std::nullopt);
+  for (const WriteRecord* unknown : {static_cast<const WriteRecord*>(nullptr), static_cast<const WriteRecord*>(&cannot_tell)}) {
+    findings.clear();
+    compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
+                   Compare{}, "k.cu", findings, unknown);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].message.find("wrote"), std::string::npos) << findings[0].message;
+    EXPECT_EQ(findings[0].message.find("written"), std::string::npos) << findings[0].message;
+    EXPECT_FALSE(findings[0].details.contains("writers"));
+  }
+}
+
+TEST(BufferCompareTest, TheFirstWrongElementIsShownAmongItsNeighbours) {
+  std::vector<float> want(48), got(48);
+  for (int i = 0; i < 48; ++i) want[i] = got[i] = static_cast<float>(i);
+  got[2 * 8 + 5] = -1.0f;  // row 2, column 5 of a 6x8 matrix
+  got[3 * 8 + 6] = -2.0f;
+  Fill random;
+  std::vector<Finding> findings;
+  compare_output({"out", ElementType::kFloat, {6, 8}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings);
+  ASSERT_EQ(findings.size(), 1u);
+  const nlohmann::json& around = findings[0].details["around"];
+  EXPECT_EQ(around["element"], "out[2][5]");
+  EXPECT_EQ(around["rows"], nlohmann::json({0, 1, 2, 3, 4}));
+  EXPECT_EQ(around["columns"], nlohmann::json({3, 4, 5, 6, 7}));  // clipped at the right edge
+  EXPECT_EQ(around["expected"][2][2], "21");
+  EXPECT_EQ(around["got"][2][2], "-1");
+  EXPECT_EQ(around["wrong"][3][3], true);
+  EXPECT_EQ(around["wrong"][3][2], false);
+
+  // A flat output: a row of neighbours, clipped at the start.
+  findings.clear();
+  compare_output({"out", ElementType::kFloat, {}}, float_buffer(got), float_buffer(want), nullptr, random,
+                 Compare{}, "k.cu", findings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_FALSE(findings[0].details["around"].contains("rows"));
+  EXPECT_EQ(findings[0].details["around"]["columns"], nlohmann::json({18, 19, 20, 21, 22, 23, 24}));
 }
 
 TEST(BufferCompareTest, UlpTolerance) {

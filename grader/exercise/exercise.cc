@@ -908,6 +908,29 @@ bool ExerciseLoader::find_variant(const Field& field, size_t* index) {
 void ExerciseLoader::check_variables() {
   std::vector<std::string> known = size_names_;
   known.insert(known.end(), define_names_.begin(), define_names_.end());
+  // `from:` names an input and may use the output element's coordinates too.
+  for (const FromSite& site : from_sites_) {
+    const std::string input = site.field.key.Scalar();
+    auto buffer = std::find_if(exercise_->buffers.begin(), exercise_->buffers.end(),
+                               [&](const BufferSpec& b) { return b.name == input; });
+    if (buffer == exercise_->buffers.end() || buffer->output || buffer->intermediate) {
+      std::vector<std::string> inputs;
+      for (const BufferSpec& b : exercise_->buffers)
+        if (!b.output && !b.intermediate) inputs.push_back(b.name);
+      diagnostics_->error(site.field.key.Mark(),
+                          fmt::format("'{}' names no input buffer (the inputs are {})", site.field.path, join(inputs)));
+      continue;
+    }
+    std::vector<std::string> names = known;
+    for (size_t i = 0; i < site.coordinates; ++i) names.push_back(fmt::format("i{}", i));
+    for (const std::string& name : site.expr.variables()) {
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      std::string hint = did_you_mean(name, names);
+      if (hint.empty()) hint = fmt::format(" (the variables are {})", join(names));
+      diagnostics_->expression_error(site.field, {fmt::format("unknown variable '{}'", name), site.expr.column_of(name)},
+                                     hint);
+    }
+  }
   for (const auto& [path, site] : sites_) {
     const auto& [field, expr] = site;
     for (const std::string& name : expr.variables()) {

@@ -73,6 +73,11 @@ struct BufferSpec {
   // Format 2 `constant: mask`: an input copied into the learner's module-scope `__constant__` variable of
   // this name before each launch (cudaMemcpyToSymbol's part), instead of being a kernel parameter.
   std::string constant;
+  // Format 2 `from: {in: "i1 * cols + i0"}`, outputs only: an elementwise reference's dependence, declared by
+  // the instructor. For the output element whose coordinates in `shape` are i0, i1, i2 (outermost first; i0
+  // is the flat index of an output without a shape), the flat index of the input element it is computed
+  // from, so that a wrong element's finding shows the input values behind it.
+  std::vector<std::pair<std::string, Expr>> from;
 };
 
 // One kernel parameter, in the kernel's order. The YAML writes its C type ("const float*", "int");

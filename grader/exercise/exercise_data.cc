@@ -58,8 +58,8 @@ void ExerciseLoader::read_buffers(const Field& field) {
 void ExerciseLoader::read_buffer(const Field& entry, const std::string& name) {
   int errors_before = diagnostics_->count();
   Fields fields(diagnostics_, entry,
-                known({"type", "count", "init", "value", "output"}, {"shape", "compare", "intermediate", "constant"}),
-                newer({"shape", "compare", "intermediate", "constant"}));
+                known({"type", "count", "init", "value", "output"}, {"shape", "compare", "intermediate", "constant", "from"}),
+                newer({"shape", "compare", "intermediate", "constant", "from"}));
   if (!fields.valid()) return;
   BufferSpec buffer;
   buffer.name = name;
@@ -107,6 +107,25 @@ void ExerciseLoader::read_buffer(const Field& entry, const std::string& name) {
       for (const Field& dim : *list)
         if (auto expr = expression_site(dim)) buffer.shape.push_back(*expr);
       if (!buffer.shape.empty()) sites_.emplace(shape.path, std::make_pair(shape, buffer.shape[0]));
+    }
+  }
+  if (Field from = fields.get("from"); from.present) {
+    if (!buffer.output) {
+      diagnostics_->error(from.key.Mark(), fmt::format("'{}' is not an output: 'from' says which input elements an "
+                                                       "output element is computed from",
+                                                       entry.path));
+    } else if (!from.value.IsMap()) {
+      diagnostics_->error(from, fmt::format("'{}' must map input names to an element index over i0, i1, ... (the "
+                                            "output element's coordinates), got {}",
+                                            from.path, describe(from.value)));
+    } else {
+      for (auto it = from.value.begin(); it != from.value.end(); ++it) {
+        Field input{fmt::format("{}.{}", from.path, it->first.Scalar()), it->first, it->second, true};
+        if (std::optional<Expr> expr = read_expression(diagnostics_, input)) {
+          from_sites_.push_back({input, *expr, std::max<size_t>(buffer.shape.size(), 1)});
+          buffer.from.emplace_back(it->first.Scalar(), *expr);
+        }
+      }
     }
   }
   if (Field compare = fields.get("compare"); compare.present) {

@@ -184,6 +184,12 @@ class ExerciseLoader {
   std::vector<std::string> size_names_;                  // sorted
   std::vector<std::string> define_names_;                // sorted
   std::map<std::string, std::pair<Field, Expr>> sites_;  // every expression but the blocks, by path
+  struct FromSite {
+    Field field;                 // the `from:` entry: its key names the input
+    Expr expr;
+    size_t coordinates = 1;      // i0 .. i(coordinates - 1) are known
+  };
+  std::vector<FromSite> from_sites_;
   std::vector<bool> used_buffers_;                       // by Exercise::buffers index: some kernel takes it
   std::map<std::string, Field> learner_define_keys_;     // where each learner define is declared
   Field baseline_field_;                                 // performance.gpu.baseline, for check_baseline

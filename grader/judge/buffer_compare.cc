@@ -41,6 +41,60 @@ int differing_lane(const Buffer& got, const Buffer& want, uint64_t index, Elemen
   return -1;
 }
 
+// The first wrong element among its neighbours: up to 5x5 elements of a 2-D output (its last two dimensions)
+// or 7 of a flat one, each with its expected and got value in the differing lane and whether it is wrong.
+nlohmann::json neighbourhood(const BufferLayout& layout, const Buffer& got, const Buffer& want, uint64_t index,
+                             uint32_t lane, const Compare& compare) {
+  const uint64_t count = want.bytes.size() / want.element_size;
+  const bool grid = layout.dims.size() >= 2 && layout.dims.back() > 0;
+  const uint64_t columns = grid ? layout.dims.back() : count;
+  const uint64_t rows = grid ? count / columns : 1;
+  const uint64_t row = index / columns, column = index % columns;
+  const uint64_t reach = grid ? 2 : 3;
+  const auto window = [&](uint64_t at, uint64_t size) {
+    const uint64_t low = at >= reach ? at - reach : 0;
+    return std::pair{low, std::min(size - 1, at + reach)};
+  };
+  const auto [row_low, row_high] = window(row, rows);
+  const auto [column_low, column_high] = window(column, columns);
+  nlohmann::json around = {{"element", layout.element_name(index) + (info(layout.type).lanes > 1 ? kLaneNames[lane] : "")},
+                           {"columns", nlohmann::json::array()}, {"expected", nlohmann::json::array()},
+                           {"got", nlohmann::json::array()}, {"wrong", nlohmann::json::array()}};
+  if (grid) {
+    around["rows"] = nlohmann::json::array();
+    around["row"] = row;
+  }
+  around["column"] = column;
+  for (uint64_t c = column_low; c <= column_high; ++c) around["columns"].push_back(c);
+  for (uint64_t r = row_low; r <= row_high; ++r) {
+    if (grid) around["rows"].push_back(r);
+    nlohmann::json expected = nlohmann::json::array(), values = nlohmann::json::array(), wrong = nlohmann::json::array();
+    for (uint64_t c = column_low; c <= column_high; ++c) {
+      const uint64_t i = r * columns + c;
+      expected.push_back(show_lane(read_lane(element(want, i), layout.type, lane), layout.type));
+      values.push_back(show_lane(read_lane(element(got, i), layout.type, lane), layout.type));
+      wrong.push_back(differing_lane(got, want, i, layout.type, compare) >= 0);
+    }
+    around["expected"].push_back(std::move(expected));
+    around["got"].push_back(std::move(values));
+    around["wrong"].push_back(std::move(wrong));
+  }
+  return around;
+}
+
+std::string dim_text(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+// "out[3][5] was written by thread (2,1,0) of block (0,1,0) at line 17", from the backend's record.
+std::string writers_sentence(const std::string& element, const ElementWrites& writes) {
+  const auto who = [](const ElementWriter& w) {
+    return fmt::format("thread {} of block {} at line {}", dim_text(w.thread), dim_text(w.block), w.line);
+  };
+  if (writes.writers.empty()) return fmt::format("no thread wrote {}", element);
+  if (writes.writers.size() == 1) return fmt::format("{} was written by {}", element, who(writes.writers[0]));
+  return fmt::format("{} was written more than once, among others by {} and by {}", element, who(writes.writers[0]),
+                     who(writes.writers[1]));
+}
+
 }  // namespace
 
 std::string BufferLayout::element_name(uint64_t index) const {
@@ -56,7 +110,8 @@ std::string BufferLayout::element_name(uint64_t index) const {
 }
 
 void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer& want, const Buffer* initial,
-                    const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings) {
+                    const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings,
+                    const WriteRecord* writes, const InputSources& sources) {
   // Identical bits pass under every compare mode; a GPU size's millions of elements need no loop.
   if (got.bytes == want.bytes) return;
   const ElementType type = layout.type;
@@ -65,6 +120,8 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
   size_t wrong = 0, unwritten = 0;
   nlohmann::json wrong_list = nlohmann::json::array(), unwritten_list = nlohmann::json::array();
   std::string first_wrong, first_unwritten;
+  uint64_t first_wrong_index = 0;
+  uint32_t first_wrong_lane = 0;
   // Every wrong and unwritten element (up to kPictureCells each), for the HTML report's heat map.
   nlohmann::json wrong_cells = nlohmann::json::array(), unwritten_cells = nlohmann::json::array();
   for (size_t i = 0; i < count; ++i) {
@@ -92,8 +149,11 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
                            poison_block(static_cast<uint32_t>(g.bits)));
       wrong_list.push_back({{"index", i}, {"expected", show_lane(w, type)}, {"got", show_lane(g, type)}});
       if (layout.dims.size() > 1 || vector) wrong_list.back()["element"] = name;
-      if (first_wrong.empty())
+      if (first_wrong.empty()) {
         first_wrong = fmt::format("{}: expected {}, got {}{}", name, show_lane(w, type), show_lane(g, type), note);
+        first_wrong_index = i;
+        first_wrong_lane = static_cast<uint32_t>(lane);
+      }
     }
   }
   if (wrong > 0) {
@@ -103,7 +163,31 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
     f.message = fmt::format("{} of {} elements of '{}' differ from the reference; the first is {}",
                             with_thousands(wrong), with_thousands(count), layout.name, first_wrong);
     f.details = {{"buffer", layout.name}, {"mismatches", wrong}, {"elements", count}, {"first", wrong_list},
-                 {"cells", std::move(wrong_cells)}};
+                 {"cells", std::move(wrong_cells)},
+                 {"around", neighbourhood(layout, got, want, first_wrong_index, first_wrong_lane, compare)}};
+    // What it is computed from, where the exercise says (`from:`): the inputs behind the wrong value.
+    if (const auto inputs = sources ? sources(first_wrong_index) : std::vector<std::pair<std::string, std::string>>();
+        !inputs.empty()) {
+      std::vector<std::string> parts;
+      f.details["inputs"] = nlohmann::json::array();
+      for (const auto& [element_name, value] : inputs) {
+        parts.push_back(fmt::format("{} = {}", element_name, value));
+        f.details["inputs"].push_back({{"element", element_name}, {"value", value}});
+      }
+      f.details["computed_from"] = fmt::format("computed from {}", fmt::join(parts, " and "));
+      f.message += ", " + f.details["computed_from"].get<std::string>();
+    }
+    // Who wrote it, where the backend knows (the simulator): the line to look at.
+    if (const std::optional<ElementWrites> w = writes ? writes->writes(layout.name, first_wrong_index) : std::nullopt) {
+      f.details["written_by"] = writers_sentence(layout.element_name(first_wrong_index), *w);
+      f.message += "; " + f.details["written_by"].get<std::string>();
+      f.details["writers"] = nlohmann::json::array();
+      for (const ElementWriter& writer : w->writers)
+        f.details["writers"].push_back({{"block", {writer.block.x, writer.block.y, writer.block.z}},
+                                        {"thread", {writer.thread.x, writer.thread.y, writer.thread.z}},
+                                        {"line", writer.line}});
+      if (!w->writers.empty()) f.line = w->writers.front().line;
+    }
     findings.push_back(std::move(f));
   }
   if (unwritten > 0) {

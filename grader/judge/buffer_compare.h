@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -24,8 +26,14 @@ struct BufferLayout {
 // still holds its initial bytes is unwritten-output (the poison of a `poison` output, or an accumulator's
 // initial value the reference changed); any other difference is wrong-output. Without `initial` (format 1
 // outputs that do not start as poison, which never had this check) every difference is wrong-output.
+// A wrong-output finding shows the first wrong element among its neighbours (details["around"]) and, where
+// `writes` knows them (the simulator's), the threads and line that wrote it.
+// `sources`, where the exercise declares `from:`, gives the input elements an output element is computed
+// from, each as {element name, value}; the finding quotes those of the first wrong element.
+using InputSources = std::function<std::vector<std::pair<std::string, std::string>>(uint64_t element)>;
 void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer& want, const Buffer* initial,
-                    const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings);
+                    const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings,
+                    const WriteRecord* writes = nullptr, const InputSources& sources = nullptr);
 
 void check_input(const BufferLayout& layout, const Buffer& before, const Buffer& after, const std::string& file,
                  std::vector<Finding>& findings);

@@ -3,10 +3,14 @@
 // one statement reading what a neighbour writes is plain in the source, and each needs a different fix.
 #include "grader/judge/explain.h"
 
+#include "harness/banks.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdlib>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -346,28 +350,213 @@ void explain_warning(Finding& f) {
   if (const std::string meaning = warning_meaning(f.message); !meaning.empty()) f.message += ": " + meaning;
 }
 
-// Bank-conflict advice that names the array on the line, and pads a 2-D array on the side that helps.
-// `TILE_DIM + 2`: a row padded by an even number of elements (a literal after the last `+`).
-bool even_padding(const std::string& row) {
-  const std::string_view pad = trimmed(std::string_view(row).substr(row.rfind('+') + 1));
-  if (pad.empty() || !std::all_of(pad.begin(), pad.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
-    return false;
-  return (pad.back() - '0') % 2 == 0;
+// The worst request of a bank-conflict finding (details["request"]), in the array's own terms: each active
+// lane's element, and the array's shape when the grader knew it.
+struct ConflictRequest {
+  std::string name;
+  uint32_t bytes = 4;                 // per lane
+  uint32_t element_size = 4;
+  std::vector<uint64_t> dims;         // outermost first; empty: seen as one flat array
+  std::array<int64_t, 32> offset{};   // bytes from the array's start; -1: idle
+  uint32_t mask = 0;
+
+  static std::optional<ConflictRequest> from(const nlohmann::json& d) {
+    const nlohmann::json* r = d.contains("request") ? &d["request"] : nullptr;
+    if (r == nullptr || !r->is_object() || !(*r)["offsets"].is_array() || (*r)["offsets"].size() != 32) return std::nullopt;
+    ConflictRequest out;
+    out.name = detail_text(*r, "variable");
+    out.bytes = std::max(1, detail_int(*r, "bytes"));
+    out.element_size = r->contains("element_size") ? std::max(1, detail_int(*r, "element_size")) : out.bytes;
+    if (r->contains("dims") && (*r)["dims"].is_array())
+      for (const nlohmann::json& dim : (*r)["dims"])
+        if (dim.is_number_unsigned() && dim.get<uint64_t>() > 0) out.dims.push_back(dim.get<uint64_t>());
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      const nlohmann::json& o = (*r)["offsets"][lane];
+      out.offset[lane] = o.is_number_integer() ? o.get<int64_t>() : -1;
+      if (out.offset[lane] >= 0) out.mask |= 1u << lane;
+    }
+    if (out.mask == 0 || out.dims.size() == 1) out.dims.clear();
+    return out;
+  }
+
+  bool active(uint32_t lane) const { return (mask >> lane & 1) != 0; }
+  uint64_t row_length() const { return dims.empty() ? 0 : dims.back(); }
+  // The lane's element as [row][column] of the innermost dimension (outer ones folded into the row).
+  uint64_t element(uint32_t lane) const { return static_cast<uint64_t>(offset[lane]) / element_size; }
+  uint64_t row(uint32_t lane) const { return element(lane) / row_length(); }
+  uint64_t column(uint32_t lane) const { return element(lane) % row_length(); }
+
+  std::string element_name(uint32_t lane) const {
+    uint64_t index = element(lane);
+    if (dims.empty()) return fmt::format("{}[{}]", name, index);
+    std::vector<uint64_t> position(dims.size());
+    for (size_t d = dims.size(); d-- > 0;) {
+      position[d] = index % dims[d];
+      index /= dims[d];
+    }
+    std::string text = name;
+    for (uint64_t p : position) text += fmt::format("[{}]", p);
+    return text;
+  }
+
+  // The ways of this request if each lane's element moved to `element_at(lane)` (same width, same lanes).
+  template <class Remap>
+  uint32_t ways_if(Remap element_at) const {
+    std::array<uint64_t, 32> address{};
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      if (active(lane)) address[lane] = element_at(lane) * element_size + static_cast<uint64_t>(offset[lane]) % element_size;
+    return bank_ways(address, mask, bytes).ways;
+  }
+  uint32_t ways() const {
+    return ways_if([&](uint32_t lane) { return element(lane); });
+  }
+
+  // Two lanes whose different words fall in one bank in one phase: the collision the finding is about.
+  std::optional<std::pair<uint32_t, uint32_t>> colliding_lanes() const {
+    const uint32_t per_phase = bytes <= 4 ? 32 : 128 / bytes;
+    for (uint32_t a = 0; a < 32; ++a)
+      for (uint32_t b = a + 1; b < 32 && b / per_phase == a / per_phase; ++b) {
+        if (!active(a) || !active(b)) continue;
+        const uint64_t wa = static_cast<uint64_t>(offset[a]) / 4, wb = static_cast<uint64_t>(offset[b]) / 4;
+        if (wa != wb && wa % 32 == wb % 32) return std::pair{a, b};
+      }
+    return std::nullopt;
+  }
+
+  // The words between consecutive active lanes, when they are all the same.
+  std::optional<int64_t> stride_in_words() const {
+    std::optional<int64_t> stride;
+    int last = -1;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if (!active(lane)) continue;
+      if (last >= 0) {
+        const int64_t step = (offset[lane] - offset[last]) / (lane - static_cast<uint32_t>(last));
+        if ((offset[lane] - offset[last]) % 4 != 0 || (stride && *stride * 4 != step)) return std::nullopt;
+        stride = step / 4;
+      }
+      last = static_cast<int>(lane);
+    }
+    return stride;
+  }
+};
+
+// The padding written into a dimension (`TILE + 1` -> {"TILE", 1}); {text, 0} when it has none.
+std::pair<std::string, uint64_t> unpadded(const std::string& dim) {
+  const size_t plus = dim.rfind('+');
+  if (plus == std::string::npos) return {dim, 0};
+  const std::string amount(trimmed(std::string_view(dim).substr(plus + 1)));
+  if (amount.empty() || !std::all_of(amount.begin(), amount.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return {dim, 0};
+  return {std::string(trimmed(std::string_view(dim).substr(0, plus))), std::stoull(amount)};
 }
 
-void explain_bank_conflict(Finding& f, const SourceView& source) {
-  if (!f.details.contains("worst_ways") || f.line <= 0) return;
-  const std::string_view line = source.line(f.line);
-  std::string name;
-  std::vector<std::string> dims;
-  for (size_t at = line.find('['); at != std::string_view::npos && name.empty(); at = line.find('[', at + 1)) {
+// The array a bank conflict's line indexes: the first name on the line that the file declares __shared__.
+std::pair<std::string, std::vector<std::string>> shared_array_on(std::string_view line, const SourceView& source) {
+  for (size_t at = line.find('['); at != std::string_view::npos; at = line.find('[', at + 1)) {
     size_t begin = at;
     while (begin > 0 && identifier_char(line[begin - 1])) --begin;
     if (begin == at) continue;
     const std::string candidate(line.substr(begin, at - begin));
-    dims = source.shared_dimensions(candidate);
-    if (!dims.empty()) name = candidate;
+    std::vector<std::string> dims = source.shared_dimensions(candidate);
+    if (!dims.empty()) return {candidate, std::move(dims)};
   }
+  return {};
+}
+
+// What the request shows, and a fix that re-measuring the same request with its addresses moved proves
+// conflict-free: padding each row (the smallest that works), or consecutive threads on consecutive
+// elements when the colliding lanes share a row (no padding moves them apart). Sets details["advice"].
+std::string advice_from_addresses(Finding& f, const ConflictRequest& request, const std::string& name,
+                                  const std::vector<std::string>& written) {
+  const std::optional<std::pair<uint32_t, uint32_t>> lanes = request.colliding_lanes();
+  if (!lanes) return "";
+  const auto [a, b] = *lanes;
+  const uint64_t apart = static_cast<uint64_t>(std::abs(request.offset[b] - request.offset[a])) / 4;
+  const std::optional<int64_t> stride = request.stride_in_words();
+  std::string seen = fmt::format("lanes {} and {} of one warp touch {} and {}, {} words apart: one bank", a, b,
+                                 request.element_name(a), request.element_name(b), apart);
+  if (stride && *stride != 0 && std::abs(*stride) != static_cast<int64_t>(apart))
+    seen += fmt::format(" (consecutive threads are {} words apart)", *stride);
+  nlohmann::json& advice = f.details["advice"];
+  const bool two_d = request.dims.size() >= 2 && written.size() == request.dims.size();
+  if (two_d && request.row(a) != request.row(b)) {
+    // A walk across rows: pad each row until the request is conflict-free.
+    const uint64_t length = request.row_length();
+    const auto [base_text, padding] = unpadded(written.back());
+    const uint64_t base = length >= padding ? length - padding : length;
+    // The smallest padding that takes the request within the exercise's limit (1 way without one).
+    const uint32_t target = std::max(1, f.details.contains("limit") ? detail_int(f.details, "limit") : 1);
+    for (uint64_t k = 1; k <= 32; ++k) {
+      if (base + k == length) continue;
+      const uint32_t ways = request.ways_if([&](uint32_t lane) { return request.row(lane) * (base + k) + request.column(lane); });
+      if (ways > target) continue;
+      const std::string checked = fmt::format("checked: that request then takes {} wavefront{}", ways, ways == 1 ? "" : "s");
+      std::vector<std::string> dims = written;
+      const bool padded_count = unpadded(written.front()).second > 0 && padding == 0;
+      if (padded_count) dims.front() = unpadded(written.front()).first;
+      dims.back() = fmt::format("{} + {}", base_text, k);
+      std::string declaration = name;
+      for (const std::string& dim : dims) declaration += "[" + dim + "]";
+      advice = {{"fix", "pad-rows"}, {"row_length", base + k}, {"ways_after", ways}, {"declaration", declaration}};
+      f.details["cause"] = "column-walk";
+      seen += fmt::format(", because a row of {} is {} words long", name, length * request.element_size / 4);
+      if (padded_count) {
+        std::string as_written = name;
+        for (const std::string& dim : written) as_written += "[" + dim + "]";
+        return fmt::format("{}; {} pads the number of rows, which moves nothing between banks; pad each row "
+                           "instead: {} ({})",
+                           seen, as_written, declaration, checked);
+      }
+      return fmt::format("{}; declare {} so that the elements of a column fall in different banks ({})", seen,
+                         declaration, checked);
+    }
+  }
+  // Lanes on one row, or a flat array: only the order of the elements moves them apart.
+  const uint64_t first = request.element(static_cast<uint32_t>(std::countr_zero(request.mask)));
+  const uint32_t ways = request.ways_if([&](uint32_t lane) { return first + lane; });
+  if (ways == 1 && stride && std::abs(*stride) > 1) {
+    advice = {{"fix", "consecutive-elements"}, {"stride_words", *stride}, {"ways_after", ways}};
+    f.details["cause"] = "strided";
+    return fmt::format("{}; {}: let consecutive threads touch consecutive elements of {} (checked: that request "
+                       "then takes 1 wavefront)",
+                       seen, two_d ? "they share a row, so padding the rows cannot separate them" : "a stride of one word between threads never conflicts",
+                       name);
+  }
+  advice = {{"fix", "none-found"}};
+  f.details["cause"] = two_d && request.row(a) != request.row(b) ? "column-walk" : "strided";
+  return fmt::format("{}; neither padding the rows nor consecutive elements removes it for this request", seen);
+}
+
+// Advice from the declaration alone, for a finding without the request's addresses (a GPU run's, or an
+// older result's): a 2-D array is assumed walked down a column.
+std::string advice_from_declaration(Finding& f, const std::string& name, const std::vector<std::string>& dims) {
+  if (dims.size() < 2) {
+    f.details["cause"] = "strided";
+    return fmt::format("neighbouring lanes touch words of {} a multiple of 32 words apart, which share a bank; "
+                       "let neighbouring threads touch neighbouring words",
+                       name);
+  }
+  f.details["cause"] = "column-walk";
+  const std::string& row = dims.back();
+  if (unpadded(dims.front()).second > 0 && unpadded(row).second == 0)
+    return fmt::format("{}[{}][{}] pads the number of rows, which moves nothing between banks; pad each row "
+                       "instead: {}[{}][{} + 1], so the elements of a column fall in different banks",
+                       name, dims.front(), row, name, unpadded(dims.front()).first, row);
+  if (const auto [base, pad] = unpadded(row); pad > 0 && pad % 2 == 0)
+    // Padded by an even number (`[32][34]`): elements half a column apart still share a bank.
+    return fmt::format("the lanes walk down a column of {}, whose rows are {} elements long, an even number, "
+                       "so elements of one column still share banks; make the row length odd: {}[{}][{} + 1]",
+                       name, row, name, dims.front(), base);
+  return fmt::format("the lanes walk down a column of {}, whose rows are {} words long; declare it "
+                     "{}[{}][{} + 1] so the elements of a column fall in different banks",
+                     name, row, name, dims.front(), row);
+}
+
+// Bank-conflict advice computed from the addresses of the worst request the simulator recorded (see
+// advice_from_addresses), naming the array the line indexes.
+void explain_bank_conflict(Finding& f, const SourceView& source) {
+  if (!f.details.contains("worst_ways") || f.line <= 0) return;
+  const auto [name, dims] = shared_array_on(source.line(f.line), source);
   if (name.empty()) return;
   const uint32_t ways = f.details["worst_ways"].get<uint32_t>();
   // The figures the judge measured: a request of 8-byte elements needs 2 wavefronts at least, not 1.
@@ -378,34 +567,14 @@ void explain_bank_conflict(Finding& f, const SourceView& source) {
   const size_t open = f.message.find(" (the limit is ");
   const std::string limit = open == std::string::npos ? "" : f.message.substr(open, f.message.find(')', open) + 1 - open);
   std::string advice;
-  if (dims.size() >= 2) {
-    const std::string& row = dims.back();
-    const bool padded_rows = row.find('+') != std::string::npos;
-    const bool padded_count = dims.front().find('+') != std::string::npos;
-    if (padded_count && !padded_rows) {
-      const std::string unpadded(trimmed(std::string_view(dims.front()).substr(0, dims.front().find('+'))));
-      advice = fmt::format("{}[{}][{}] pads the number of rows, which moves nothing between banks; pad each row "
-                           "instead: {}[{}][{} + 1], so the elements of a column fall in different banks",
-                           name, dims.front(), row, name, unpadded, row);
-    } else if (padded_rows && even_padding(row)) {
-      // Padded by an even number (`[32][34]`): elements half a column apart still share a bank.
-      const std::string unpadded(trimmed(std::string_view(row).substr(0, row.find('+'))));
-      advice = fmt::format("the lanes walk down a column of {}, whose rows are {} elements long, an even number, "
-                           "so elements of one column still share banks; make the row length odd: {}[{}][{} + 1]",
-                           name, row, name, dims.front(), unpadded);
-    } else {
-      advice = fmt::format("the lanes walk down a column of {}, whose rows are {} words long; declare it "
-                           "{}[{}][{} + 1] so the elements of a column fall in different banks",
-                           name, row, name, dims.front(), row);
-    }
-  } else {
-    advice = fmt::format("neighbouring lanes touch words of {} a multiple of 32 words apart, which share a bank; "
-                         "let neighbouring threads touch neighbouring words",
-                         name);
+  std::optional<ConflictRequest> request = ConflictRequest::from(f.details);
+  if (request && (request->name == name || request->name == "shared")) {
+    request->name = name;
+    advice = advice_from_addresses(f, *request, name, dims);
   }
+  if (advice.empty()) advice = advice_from_declaration(f, name, dims);
   f.message = fmt::format("{}{}; {}", head, limit, advice);
   f.details["variable"] = name;
-  f.details["cause"] = dims.size() >= 2 ? "column-walk" : "strided";
 }
 
 // A timeout at a loop (the simulator's `loop_lines`: each loop's backward branch, where nvcc puts its test,

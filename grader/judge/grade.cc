@@ -296,6 +296,7 @@ Observations launch_pipeline(Backend& backend, Program& program, const std::vect
     next.buffers = std::move(all.buffers);
     next.keep_device_variables = true;  // one run: the stages share the __device__ variables
     Observations obs = backend.launch(program, next);
+    all.writes = nullptr;  // an element's writer in one stage says nothing of what the stages made of it
     all.buffers = std::move(obs.buffers);
     for (Finding& f : obs.findings) all.findings.push_back(std::move(f));
     for (DeviceOutputLine& line : obs.device_output) {
@@ -780,7 +781,7 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     result.device_output_dropped += obs.device_output_dropped;
     std::vector<Finding> run_findings = std::move(obs.findings);
     if (obs.completed && obs.buffers.size() == launch->buffers.size())
-      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, file, run_findings);
+      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, obs.writes.get(), file, run_findings);
     obs.findings.clear();
     if (obs.completed && backend.capabilities().follows_schedules)
       check_schedules(

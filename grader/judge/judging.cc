@@ -70,8 +70,8 @@ const Fill& fill_at(const BufferSpec& buffer, const Size& size) {
 }
 
 void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
-                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const std::string& file,
-                   std::vector<Finding>& findings) {
+                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const WriteRecord* writes,
+                   const std::string& file, std::vector<Finding>& findings) {
   const Bindings bindings = bindings_for(variant, size);
   for (size_t b = 0; b < exercise.buffers.size(); ++b) {
     const BufferSpec& spec = exercise.buffers[b];
@@ -87,8 +87,39 @@ void judge_buffers(const Exercise& exercise, const Variant& variant, const Size&
     }
     const Fill& fill = fill_at(spec, size);
     const bool unwritten_check = fill.init == BufferInit::kPoison || exercise.format >= 2;
+    // `from:`: each input element an output element is computed from, named and valued as the kernel saw it.
+    const InputSources sources = [&](uint64_t element) {
+      std::vector<std::pair<std::string, std::string>> out;
+      Bindings at = bindings;
+      uint64_t rest = element;
+      for (size_t d = std::max<size_t>(layout.dims.size(), 1); d-- > 0;) {
+        const uint64_t extent = layout.dims.empty() ? 0 : layout.dims[d];
+        at[fmt::format("i{}", d)] = static_cast<int64_t>(extent > 0 ? rest % extent : rest);
+        if (extent > 0) rest /= extent;
+      }
+      for (const auto& [input, expr] : spec.from) {
+        const auto in = std::find_if(exercise.buffers.begin(), exercise.buffers.end(),
+                                     [&](const BufferSpec& s) { return s.name == input; });
+        std::string ignored;
+        const std::optional<int64_t> index = expr.eval(at, &ignored);
+        if (in == exercise.buffers.end() || !index || *index < 0) continue;
+        const Buffer& held = launch.buffers[static_cast<size_t>(in - exercise.buffers.begin())];
+        if (static_cast<uint64_t>(*index) >= held.bytes.size() / std::max<uint32_t>(held.element_size, 1)) continue;
+        BufferLayout in_layout{in->name, in->type, {}};
+        for (const Expr& dim : in->shape)
+          in_layout.dims.push_back(static_cast<uint64_t>(dim.eval(bindings, &ignored).value_or(1)));
+        std::vector<std::string> lanes;
+        const std::byte* bytes = held.bytes.data() + static_cast<uint64_t>(*index) * held.element_size;
+        for (uint32_t lane = 0; lane < info(in->type).lanes; ++lane)
+          lanes.push_back(show_lane(read_lane(bytes, in->type, lane), in->type));
+        out.emplace_back(in_layout.element_name(static_cast<uint64_t>(*index)),
+                         lanes.size() == 1 ? lanes[0] : fmt::format("({})", fmt::join(lanes, ", ")));
+      }
+      return out;
+    };
     compare_output(layout, after[b], expected[b], unwritten_check ? &launch.buffers[b] : nullptr, fill,
-                   spec.compare.value_or(exercise.compare), file, findings);
+                   spec.compare.value_or(exercise.compare), file, findings, writes,
+                   spec.from.empty() ? InputSources() : sources);
   }
 }
 
@@ -255,7 +286,16 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
       f.details = {{"worst_ways", s.worst_ways}, {"requests", s.requests}, {"wavefronts", s.wavefronts},
                    {"min_wavefronts", s.min_wavefronts},
                    {"wavefronts_per_request", per_request(s.wavefronts, s.requests)},
-                   {"min_wavefronts_per_request", per_request(s.min_wavefronts, s.requests)}};
+                   {"min_wavefronts_per_request", per_request(s.min_wavefronts, s.requests)},
+                   {"limit", *limits.max_bank_conflict_ways}};
+      if (const std::optional<SharedRequest>& r = s.worst_request) {
+        f.details["request"] = {{"variable", r->variable}, {"bytes", r->bytes_per_lane}, {"offsets", r->offsets},
+                                {"block", {r->block.x, r->block.y, r->block.z}}, {"warp", r->warp}};
+        if (!r->dims.empty()) {
+          f.details["request"]["dims"] = r->dims;
+          f.details["request"]["element_size"] = r->element_size;
+        }
+      }
       findings.push_back(std::move(f));
     }
   }

@@ -32,8 +32,8 @@ const Fill& fill_at(const BufferSpec& buffer, const Size& size);
 
 // Every output against the reference, every input against what it held before the launch.
 void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
-                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const std::string& file,
-                   std::vector<Finding>& findings);
+                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const WriteRecord* writes,
+                   const std::string& file, std::vector<Finding>& findings);
 
 std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
                                         const Technique& technique, const std::string& file);
@@ -56,6 +56,7 @@ struct LineFigures {
       t.requests += s.requests;
       t.wavefronts += s.wavefronts;
       t.min_wavefronts += s.min_wavefronts;
+      if (s.worst_request && (!t.worst_request || s.worst_ways > t.worst_ways)) t.worst_request = s.worst_request;
       t.worst_ways = std::max(t.worst_ways, s.worst_ways);
       t.atomic_requests += s.atomic_requests;
       t.atomic_passes += s.atomic_passes;

@@ -275,6 +275,32 @@ std::string detail_cell(const nlohmann::json& value) {
   return escape_html(value.dump());
 }
 
+// A wrong output's first wrong element among its neighbours (details["around"]) as a table: each cell the
+// expected value, and under it what the kernel wrote where that differs.
+std::string around_table(const Finding& f) {
+  const nlohmann::json& d = f.details;
+  if (f.kind != FindingKind::kWrongOutput || !d.contains("around") || !d["around"].is_object()) return "";
+  const nlohmann::json& around = d["around"];
+  if (!around["columns"].is_array() || !around["expected"].is_array()) return "";
+  std::string html = fmt::format("<table class=\"around\"><caption>{} among its neighbours: expected, and what the "
+                                 "kernel wrote where it differs</caption><tr><th></th>",
+                                 escape_html(detail_text(around, "element")));
+  for (const nlohmann::json& c : around["columns"]) html += fmt::format("<th>{}</th>", c.dump());
+  html += "</tr>";
+  for (size_t r = 0; r < around["expected"].size(); ++r) {
+    html += fmt::format("<tr><th>{}</th>", around.contains("rows") ? around["rows"][r].dump() : "");
+    for (size_t c = 0; c < around["columns"].size(); ++c) {
+      const bool wrong = around["wrong"][r][c].get<bool>();
+      html += wrong ? fmt::format("<td class=\"wrong\">{}<br>got {}</td>", escape_html(around["expected"][r][c].get<std::string>()),
+                                  escape_html(around["got"][r][c].get<std::string>()))
+                    : fmt::format("<td>{}</td>", escape_html(around["expected"][r][c].get<std::string>()));
+    }
+    html += "</tr>";
+  }
+  return html + "</table>";
+}
+
+
 // The full message and every figure of a finding, as a table a learner can read.
 std::string details_table(const Finding& f) {
   std::string table = "<table class=\"details\"><tr><th>message</th><td>" + escape_html(f.message) + "</td></tr>";
@@ -312,6 +338,7 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
     for (const Note& note : notes_of(problem))
       out << fmt::format("<div class=\"note\" data-line=\"{}\"><a class=\"place\" href=\"#r{}-L{}\">{}</a> note: {}</div>",
                          note.line, index, note.line, escape_html(place(note.file, note.line, 0)), escape_html(note.message));
+    out << around_table(f);
     out << "<details><summary>everything the grader knows</summary>" << details_table(f) << "</details>";
     if (picture) {
       out << fmt::format("<div class=\"picture-slot\" data-picture=\"{}\"></div>", pictures.size());

@@ -209,6 +209,53 @@ std::vector<Problem> problems(const Result& result, bool warnings) {
   return out;
 }
 
+std::vector<std::string> neighbourhood_lines(const Finding& finding, bool verbose) {
+  const nlohmann::json& d = finding.details;
+  if (finding.kind != FindingKind::kWrongOutput || !d.contains("around") || !d["around"].is_object()) return {};
+  const nlohmann::json& around = d["around"];
+  const bool grid = around.contains("rows");
+  const nlohmann::json& columns = around["columns"];
+  const nlohmann::json rows = grid ? around["rows"] : nlohmann::json::array({nullptr});
+  if (!columns.is_array() || !rows.is_array() || around["expected"].size() != rows.size()) return {};
+  const uint64_t reach = verbose ? 3 : grid ? 1 : 2;
+  const auto near = [&](const nlohmann::json& at, const char* centre) {
+    return !at.is_number_unsigned() || !around.contains(centre) ||
+           (at.get<uint64_t>() + reach >= around[centre].get<uint64_t>() && at.get<uint64_t>() <= around[centre].get<uint64_t>() + reach);
+  };
+  std::vector<uint64_t> shown_columns;
+  for (size_t c = 0; c < columns.size(); ++c)
+    if (near(columns[c], "column")) shown_columns.push_back(c);
+  if (shown_columns.empty()) return {};
+  const auto range = [](uint64_t low, uint64_t high) { return low == high ? fmt::format("[{}]", low) : fmt::format("[{}..{}]", low, high); };
+  std::string head = "  " + detail_text(d, "buffer");
+  std::vector<size_t> shown_rows;
+  for (size_t r = 0; r < rows.size(); ++r)
+    if (near(rows[r], "row")) shown_rows.push_back(r);
+  if (grid) head += range(rows[shown_rows.front()].get<uint64_t>(), rows[shown_rows.back()].get<uint64_t>());
+  head += range(columns[shown_columns.front()].get<uint64_t>(), columns[shown_columns.back()].get<uint64_t>());
+  // Each side's cells as shown (a wrong one marked), right-aligned to that side's widest.
+  const auto cell = [&](const char* side, size_t r, size_t c) {
+    const bool marked = std::string_view(side) == "got" && around["wrong"][r][c].get<bool>();
+    return (marked ? "*" : "") + around[side][r][c].get<std::string>();
+  };
+  std::map<std::string, size_t> width;
+  for (const char* side : {"expected", "got"})
+    for (size_t r : shown_rows)
+      for (size_t c : shown_columns) width[side] = std::max(width[side], cell(side, r, c).size());
+  size_t label = 0;
+  for (size_t r : shown_rows) label = std::max(label, fmt::format("{}", grid ? rows[r].get<uint64_t>() : 0).size());
+  std::vector<std::string> lines{head + ", expected | got (* differs):"};
+  for (size_t r : shown_rows) {
+    std::string line = grid ? fmt::format("    row {:>{}}:", rows[r].get<uint64_t>(), label) : std::string("   ");
+    for (const char* side : {"expected", "got"}) {
+      if (std::string_view(side) == "got") line += " |";
+      for (size_t c : shown_columns) line += fmt::format(" {:>{}}", cell(side, r, c), width[side]);
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 std::string headline(const Problem& problem) {
   const Finding& f = *problem.finding;
   const nlohmann::json& d = f.details;
@@ -219,7 +266,11 @@ std::string headline(const Problem& problem) {
       if (problem.partner != nullptr)
         out += fmt::format(" and {} never written", count_of(problem.partner->details, "unwritten"));
       const std::string first = first_element(f);
-      return first.empty() ? f.message : out + "; the first is " + first;
+      if (first.empty()) return f.message;
+      out += "; the first is " + first;
+      if (const std::string from = detail_text(d, "computed_from"); !from.empty()) out += ", " + from;
+      if (const std::string who = detail_text(d, "written_by"); !who.empty()) out += "; " + who;
+      return out;
     }
     case FindingKind::kUnwrittenOutput: {
       const std::string first = first_element(f);

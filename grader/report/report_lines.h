@@ -54,6 +54,10 @@ std::vector<Problem> problems(const Result& result, bool warnings);
 // The problem in under ~120 characters, from the finding's details where its kind has them (the full
 // message stays in the JSON): "thread (0,1,0) reads tile[0][1] written by thread (1,0,0) at line 9 ...".
 std::string headline(const Problem& problem);
+// A wrong output's first wrong element among its neighbours (details["around"]) as plain lines: expected left
+// of the bar, got right of it, `*` before each value that differs. Without `verbose` only the 3x3 elements
+// around it (5 of a flat output), so that a failure stays on one screen; empty for other findings.
+std::vector<std::string> neighbourhood_lines(const Finding& finding, bool verbose);
 
 // A second place a problem points at, printed as a compiler's `note:` line under it.
 struct Note {

@@ -26,6 +26,9 @@ void write_findings(const Result& result, std::ostream& out) {
     const Finding& finding = result.findings[i];
     out << fmt::format("- **{}** {} at {}: {}\n", to_string(finding.severity), markdown_code(to_string(finding.kind)),
                        markdown_code(location(result, finding)), escape_markdown(message_with_context(finding)));
+    std::string grid;
+    for (const std::string& line : neighbourhood_lines(finding, false)) grid += line + '\n';
+    if (!grid.empty()) out << markdown_code_block(grid);
   }
   if (result.findings.size() > shown) {
     out << fmt::format("- and {} more: {} lists them all\n", result.findings.size() - shown,

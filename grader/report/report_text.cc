@@ -37,7 +37,9 @@ std::string short_context(const Finding& finding) {
   return parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, "; "));
 }
 
-void write_problem(const Problem& problem, const Result& result, std::ostream& out, const TextOptions& options) {
+// `grid`: with the wrong element among its neighbours (neighbourhood_lines), where the screen has room.
+void write_problem(const Problem& problem, const Result& result, std::ostream& out, const TextOptions& options,
+                   bool grid) {
   const Finding& finding = *problem.finding;
   const auto column = [&](const Finding& f, const std::string& file, int line) {
     return file == result.submission ? column_of(f, line, result.source) : 0;
@@ -51,6 +53,8 @@ void write_problem(const Problem& problem, const Result& result, std::ostream& o
     out << paint(escape_for_terminal(place(note.file, note.line, column(finding, note.file, note.line))) + ":", "1",
                  options.color)
         << ' ' << paint("note:", "1;36", options.color) << ' ' << escape_for_terminal(note.message) << '\n';
+  if (grid)
+    for (const std::string& line : neighbourhood_lines(finding, options.verbose)) out << escape_for_terminal(line) << '\n';
 }
 
 void write_runs(const Result& result, std::ostream& out) {
@@ -157,8 +161,11 @@ void write_text(const std::vector<Result>& results, std::ostream& report, const 
     size_t written = 0;
     for (const Problem& problem : found) {
       if (!options.verbose && written > 0 && problem_lines(problem) > room) break;
-      write_problem(problem, result, out, options);
-      room -= std::min(room, problem_lines(problem));
+      // The neighbours of a wrong element only where they fit: the problem's own line comes first.
+      const size_t grid = neighbourhood_lines(*problem.finding, options.verbose).size();
+      const bool with_grid = options.verbose || written == 0 || problem_lines(problem) + grid <= room;
+      write_problem(problem, result, out, options, with_grid);
+      room -= std::min(room, problem_lines(problem) + (with_grid ? grid : 0));
       ++written;
     }
     const size_t unshown_problems = found.size() - written;

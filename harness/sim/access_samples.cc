@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 
+#include "harness/banks.h"
 #include "harness/sim/access.h"
 #include "harness/sim/hazards.h"
 
@@ -18,7 +19,6 @@ namespace gpugrade::sim {
 namespace {
 
 constexpr uint32_t kLanes = 32;
-constexpr uint32_t kBanks = 32;
 constexpr uint64_t kSectorBytes = 32;
 
 // The order in which requests of equal cost are preferred: run, then block (z, y, x), then warp.
@@ -48,30 +48,6 @@ struct GlobalSample {
 };
 
 using LineKey = std::pair<std::string, int>;  // file name (no folders), line
-
-// The bank model the simulator's checker uses (Nsight Compute's): 32 banks of 4-byte words, distinct words
-// of one bank serialize; wider accesses go in phases of 128 bytes. Returns {worst phase, sum of phases}.
-std::pair<uint32_t, uint32_t> bank_ways(const WarpAccess& access) {
-  const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
-  const uint32_t words_per_lane = std::max<uint32_t>(bytes / 4, 1);
-  const uint32_t lanes_per_phase = bytes <= 4 ? kLanes : kLanes * 4 / bytes;
-  uint32_t worst = 0, total = 0;
-  for (uint32_t first = 0; first < kLanes; first += lanes_per_phase) {
-    std::array<uint64_t, kLanes * 4> words;
-    size_t count = 0;
-    for (uint32_t lane = first; lane < first + lanes_per_phase; ++lane)
-      if (access.active_mask >> lane & 1)
-        for (uint32_t w = 0; w < words_per_lane; ++w) words[count++] = access.address[lane] / 4 + w;
-    std::sort(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(count));
-    const size_t distinct = static_cast<size_t>(std::unique(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(count)) - words.begin());
-    std::array<uint32_t, kBanks> per_bank{};
-    uint32_t phase = 0;
-    for (size_t i = 0; i < distinct; ++i) phase = std::max(phase, ++per_bank[words[i] % kBanks]);
-    worst = std::max(worst, phase);
-    total += phase;
-  }
-  return {worst, total};
-}
 
 // {sectors touched, the fewest sectors that could hold the distinct bytes asked for}.
 std::pair<uint32_t, uint32_t> sector_counts(const WarpAccess& access) {
@@ -154,7 +130,8 @@ class SampleObserver : public AccessObserver {
     const std::pair<int, int> key{access.file, access.line};
     const Position at{run_, block_.block_index.z, block_.block_index.y, block_.block_index.x, access.warp};
     if (access.space == Space::kShared) {
-      const auto [ways, wavefronts] = bank_ways(access);
+      const BankWays cost = bank_ways(access.address, access.active_mask, access.bytes_per_lane);
+      const uint32_t ways = cost.ways, wavefronts = cost.wavefronts;
       auto it = shared_.find(key);
       if (it != shared_.end() && (ways < it->second.ways || (ways == it->second.ways && !(at < it->second.at))))
         return;

@@ -444,11 +444,24 @@ void fold(std::vector<Group>& groups, const GroupKey& key, const Occurrence& occ
   groups.push_back({key, count, occurrence});
 }
 
+// The request that set a line's worst_ways, kept for advice computed from its addresses: at equal ways the
+// lowest block's, so that the choice does not depend on how blocks were spread over workers.
+struct WorstRequest {
+  std::array<uint64_t, kWarpSize> address{};
+  uint32_t mask = 0, bytes = 4, warp = 0;
+  uint64_t block = std::numeric_limits<uint64_t>::max();
+
+  bool replaced_by(uint32_t ways, uint32_t worst_ways, uint64_t other_block) const {
+    return ways > worst_ways || (ways == worst_ways && other_block < block);
+  }
+};
+
 struct SharedCounters {
   uint64_t requests = 0, wavefronts = 0, min_wavefronts = 0;
   uint32_t worst_ways = 0;
   uint64_t atomic_requests = 0, atomic_passes = 0;
   uint32_t worst_atomic_passes = 0, worst_same_address = 0;
+  WorstRequest worst;
 };
 struct GlobalCounters {
   uint64_t requests = 0, sectors = 0, min_sectors = 0;
@@ -588,6 +601,7 @@ struct BufferWriters {
   uint64_t elements = 0;
   int element_shift = -1;  // log2 of the element size when it is a power of two
   std::atomic<bool> made{false};
+  std::atomic<bool> atomics{false};  // an atomic updated it: its writer cells do not tell every update
   bool unshadowed = false;  // too large to shadow: left unchecked
   Cells lowest;
   Cells highest;
@@ -668,6 +682,7 @@ struct HazardLaunch::State {
   bool shadow(BufferWriters& buffer);
   void merge(Observations& out);
   Finding shared_finding(const Group& group) const;
+  SharedRequest shared_request(const WorstRequest& worst) const;
   Finding global_finding(const Group& group) const;
   std::string file_name(int file) const {
     return file > 0 && static_cast<size_t>(file) < files.size() ? files[file] : std::string();
@@ -851,6 +866,7 @@ class HazardObserver final : public AccessObserver {
            (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread));
   }
   void record_global_writes(const WarpAccess& access, const Span& span);
+  void mark_atomics(const WarpAccess& access);
   bool record_global_warp(const WarpAccess& access, const Span& span);
   // Records `writer` as a writer of element `e` in the buffer's cells (of type T); true when the element
   // had been written before.
@@ -1102,6 +1118,8 @@ void HazardObserver::on_access(const WarpAccess& access) {
       ++line.requests;
       line.wavefronts += cost.wavefronts;
       line.min_wavefronts += cost.min_wavefronts;
+      if (cost.ways > 1 && line.worst.replaced_by(cost.ways, line.worst_ways, block_))
+        line.worst = {access.address, access.active_mask, access.bytes_per_lane, access.warp, block_};
       line.worst_ways = std::max(line.worst_ways, cost.ways);
     }
     if (checks_.races || checks_.uninitialized_shared) check_shared(access, request);
@@ -1126,6 +1144,7 @@ void HazardObserver::on_access(const WarpAccess& access) {
     if (access.kind != AccessKind::kRead && on_path(access, kCarriesSharedValue)) carried_ = true;
     if (checks_.races && access.kind == AccessKind::kWrite && check_globals_) record_global_writes(access, request);
     if (follow_order_ && access.kind == AccessKind::kAtomic && checks_.races) publish(access);
+    if (access.kind == AccessKind::kAtomic && check_globals_) mark_atomics(access);
   }
 }
 
@@ -1595,12 +1614,33 @@ void HazardObserver::record_global_writes(const WarpAccess& access, const Span& 
   }
 }
 
+void HazardObserver::mark_atomics(const WarpAccess& access) {
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint64_t address = access.address[std::countr_zero(mask)];
+    BufferWriters* buffer = buffer_holding(address, address + std::max<uint32_t>(access.bytes_per_lane, 1));
+    if (buffer != nullptr) buffer->atomics.store(true, std::memory_order_relaxed);
+  }
+}
+
+// The launch's writer cells, kept alive (through the launch) for as long as the observations are.
+class LaunchWrites : public WriteRecord {
+ public:
+  explicit LaunchWrites(std::shared_ptr<HazardLaunch> launch) : launch_(std::move(launch)) {}
+  std::optional<ElementWrites> writes(std::string_view buffer, uint64_t element) const override {
+    return launch_->writes(buffer, element);
+  }
+
+ private:
+  std::shared_ptr<HazardLaunch> launch_;
+};
+
 void HazardObserver::collect(Observations& out) {
   std::lock_guard lock(state_.workers_mutex);
   if (state_.collected) return;
   state_.collected = true;
   for (HazardObserver* worker : state_.workers) worker->flush_writes();
   state_.merge(out);
+  if (!state_.buffers.empty()) out.writes = std::make_shared<LaunchWrites>(launch_);
 }
 
 }  // namespace
@@ -1694,6 +1734,28 @@ Finding HazardLaunch::State::shared_finding(const Group& group) const {
   finding.details["other_thread"] = json_array(other);
   finding.details["other_line"] = key.other_line;
   return finding;
+}
+
+SharedRequest HazardLaunch::State::shared_request(const WorstRequest& worst) const {
+  SharedRequest request;
+  request.variable = "shared";
+  request.bytes_per_lane = worst.bytes;
+  request.block = coordinates(worst.block, grid);
+  request.warp = worst.warp;
+  const uint64_t first = worst.address[static_cast<uint32_t>(std::countr_zero(worst.mask))];
+  uint64_t base = 0;
+  for (const NamedRange& range : variables) {
+    if (first < range.offset || first >= range.offset + range.bytes) continue;
+    request.variable = range.name;
+    base = range.offset;
+    if (range.shape) {
+      request.dims = range.shape->dims;
+      request.element_size = range.shape->element_size;
+    }
+  }
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+    request.offsets.push_back(worst.mask >> lane & 1 ? static_cast<int64_t>(worst.address[lane] - base) : -1);
+  return request;
 }
 
 Finding HazardLaunch::State::global_finding(const Group& group) const {
@@ -1792,6 +1854,8 @@ void HazardLaunch::State::merge(Observations& out) {
         total.requests += c.requests;
         total.wavefronts += c.wavefronts;
         total.min_wavefronts += c.min_wavefronts;
+        if (c.worst.mask != 0 && total.worst.replaced_by(c.worst_ways, total.worst_ways, c.worst.block))
+          total.worst = c.worst;
         total.worst_ways = std::max(total.worst_ways, c.worst_ways);
         total.atomic_requests += c.atomic_requests;
         total.atomic_passes += c.atomic_passes;
@@ -1835,10 +1899,12 @@ void HazardLaunch::State::merge(Observations& out) {
                      return std::tie(a.file, a.line, a.store) < std::tie(b.file, b.line, b.store);
                    });
   if (checks.races || checks.uninitialized_shared) out.shared_use = SharedUse{feeds && carried, barrier_orders};
-  for (const auto& [where, c] : shared_totals)
+  for (const auto& [where, c] : shared_totals) {
     out.shared_lines.push_back({file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways,
                                 c.atomic_requests, c.atomic_passes, c.worst_atomic_passes, c.worst_same_address,
-                                c.min_wavefronts});
+                                c.min_wavefronts, std::nullopt});
+    if (c.worst.mask != 0) out.shared_lines.back().worst_request = shared_request(c.worst);
+  }
   for (const auto& [where, c] : global_totals)
     out.global_lines.push_back({file_name(where.first), where.second, c.requests, c.sectors, c.min_sectors});
 }
@@ -1853,6 +1919,26 @@ HazardLaunch::HazardLaunch(const LaunchRequest& request, std::vector<std::string
 }
 
 HazardLaunch::~HazardLaunch() = default;
+
+std::optional<ElementWrites> HazardLaunch::writes(std::string_view buffer, uint64_t element) const {
+  const State& state = *state_;
+  for (const std::unique_ptr<BufferWriters>& b : state.buffers) {
+    if (b->range.name != buffer) continue;
+    if (b->atomics.load(std::memory_order_relaxed) || element >= b->elements) return std::nullopt;
+    if (!b->made.load(std::memory_order_acquire)) return ElementWrites{};  // the launch never wrote it
+    if (b->unshadowed) return std::nullopt;
+    const auto writer = [&](const Cells& cells) {
+      return state.narrow.on ? state.narrow.widen(cells.as<uint32_t>()[element]) : cells.as<uint64_t>()[element];
+    };
+    ElementWrites out;
+    for (const uint64_t packed : {writer(b->lowest), writer(b->highest)})
+      if (packed != 0)
+        out.writers.push_back({coordinates(writer_block(packed), state.grid),
+                               coordinates(writer_thread(packed), state.block), writer_line(packed)});
+    return out;
+  }
+  return std::nullopt;  // not a buffer of the launch, or its elements are not shadowed
+}
 
 bool HazardLaunch::collected() const {
   std::lock_guard lock(state_->workers_mutex);

@@ -28,6 +28,8 @@ class HazardLaunch {
   static std::unique_ptr<AccessObserver> make_worker(const std::shared_ptr<HazardLaunch>& launch);
   // Whether an observer's collect() has merged the launch's results.
   bool collected() const;
+  // After collect(): the writers of element `element` of the buffer named `buffer` (WriteRecord::writes).
+  std::optional<ElementWrites> writes(std::string_view buffer, uint64_t element) const;
 
   struct State;  // defined in hazards.cc
 
