@@ -424,12 +424,15 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
   Tools tools(inv);
   std::vector<Result> results;
   std::vector<Exercise> exercises;
-  bool broken = false;  // --all grades the rest of the course, and then exits 2 for the broken ones
+  // --all grades the rest of the course past an exercise it cannot grade (a broken definition, an
+  // unreadable file), says why for each, counts them in the total, and then exits 2.
+  size_t not_graded = 0;
   if (inv.all) {
     for (CourseEntry& entry : load_course_warning(root, err).entries) {
       if (entry.exercise) exercises.push_back(std::move(*entry.exercise));
-      broken = broken || !entry.exercise;
+      not_graded += !entry.exercise;
     }
+    tools.toolchain();  // a missing compiler or backend is one error, not one per exercise
   } else {
     exercises.push_back(load_or_throw(exercise_dir(root, inv.exercise)));
   }
@@ -438,10 +441,18 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
   for (const Exercise& exercise : exercises) {
     const fs::path& dir = exercise.dir;
     fs::path file = inv.submission.empty() ? dir / exercise.kernel.file : fs::path(inv.submission);
-    Submission submission = read_submission(file);
-    results.push_back(grade_or_throw(exercise, submission, tools, root, inv));
+    std::optional<Submission> submission;
+    try {
+      submission = read_submission(file);
+      results.push_back(grade_or_throw(exercise, *submission, tools, root, inv));
+    } catch (const UsageError& e) {
+      if (!inv.all) throw;
+      err << fmt::format("gpugrade: error: {} was not graded: {}\n", exercise.id, e.message);
+      ++not_graded;
+      continue;
+    }
     // Progress follows the learner's own file, not submissions graded from elsewhere.
-    if (inv.submission.empty()) state.record_grade(exercise.id, git_blob_id(submission.text), results.back().verdict);
+    if (inv.submission.empty()) state.record_grade(exercise.id, git_blob_id(submission->text), results.back().verdict);
     if (!inv.all) hints = offer_hint(exercise, results.back(), state, inv.submission.empty());
   }
   if (inv.submission.empty()) save_progress(state, err);
@@ -450,7 +461,8 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
     err << "gpugrade: note: nvcc ran without a sandbox, with time and memory limits only: " << why << '\n';
   write_report(results, inv.format, inv, {}, out, err);
   if (inv.format == "text") out << hints;
-  return broken ? kExitUsage : exit_code(results);
+  if (inv.format == "text" && inv.all) out << grade_total(results, not_graded) << '\n';
+  return not_graded > 0 ? kExitUsage : exit_code(results);
 }
 
 int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
@@ -482,6 +494,7 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
     options.solutions_dir = root / "solutions";
     options.sanitize = inv.sanitize;
     options.gpu_only = inv.gpu_only;
+    options.seconds = inv.time_limit;
     if (!check_exercise(*exercise, root, tools.toolchain(), options, report, &error)) throw UsageError{error};
   }
   write_check_report(report, out, inv.format == "json");
@@ -785,8 +798,8 @@ void add_sanitize(CLI::App& app, Invocation& inv) {
                "GPU only: skip the simulator's pass, for kernels it cannot run (hazards are then not checked)");
 }
 
-// One figure for every command that grades: batch stops the grading process at it, grade and pr stop
-// between steps past it.
+// One figure for every command that grades: batch stops the grading process at it, grade, pr and check
+// (each submission it grades) stop between steps past it.
 void add_time_limit(CLI::App& app, Invocation& inv) {
   app.add_option("--time-limit", inv.time_limit,
                  "seconds per grade, compiling, the reference and the runs together (default 600)")
@@ -821,11 +834,12 @@ const std::vector<Command>& commands() {
                         "against the device's bar");
        },
        cmd_grade},
-      {"check", "[EXERCISE...]",
+      {"check", "[EXERCISE...] [--time-limit S]",
        "for instructors: validate exercises; the solution must pass, the stub fail, each mutant get its verdict",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercises", inv.exercises, "exercise ids (default: all)");
          app.add_option("--format", inv.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+         add_time_limit(app, inv);
          add_backend(app, inv);
          add_sanitize(app, inv);
        },

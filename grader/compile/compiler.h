@@ -24,6 +24,12 @@ struct Define {
   std::string value;  // 32
 };
 
+// What one submission may spend compiling, all its variants and both compilers together (docs/limits.md):
+// a submission compiled for four variants cannot take four times as long. A compile is not started with
+// less than kLeastCompileSeconds left; it could not finish.
+inline constexpr double kSubmissionCompileSeconds = 60;
+inline constexpr double kLeastCompileSeconds = 1;
+
 struct CompileRequest {
   SourceFile source;                  // the submission, under its own file name ("transpose.cu")
   std::string display_path;           // how findings name it: "exercises/transpose-tiled/transpose.cu"
@@ -32,7 +38,7 @@ struct CompileRequest {
   std::vector<Define> defines;
   std::vector<std::string> flags;     // the exercise's nvcc_flags (from the loader's allowed list)
   std::string arch = "sm_90";
-  double time_limit_seconds = 60;
+  double time_limit_seconds = kSubmissionCompileSeconds;  // what is left of the submission's budget
   uint64_t memory_limit_bytes = uint64_t{4} << 30;
 };
 

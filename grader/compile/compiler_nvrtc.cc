@@ -11,9 +11,6 @@
 namespace gpugrade {
 namespace {
 
-// Less than this left of a compile budget is not worth starting nvcc for.
-constexpr double kLeastCompileSeconds = 1;
-
 // nvcc -arch=sm_90 -ptx writes PTX for the virtual architecture compute_90; NVRTC names that one directly.
 std::string virtual_arch(const std::string& arch) {
   return arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;

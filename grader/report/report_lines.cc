@@ -100,6 +100,22 @@ std::string tally(const std::vector<Result>& results) {
                      results.size() == 1 ? "" : "s", points, max_points);
 }
 
+std::string grade_total(const std::vector<Result>& results, size_t not_graded) {
+  const auto passed = static_cast<size_t>(std::count_if(
+      results.begin(), results.end(), [](const Result& result) { return result.verdict == Verdict::kPass; }));
+  const size_t exercises = results.size() + not_graded;
+  std::string line = fmt::format("total: {} exercise{}, {} passed, {} failed", exercises, exercises == 1 ? "" : "s",
+                                 passed, results.size() - passed);
+  if (not_graded > 0) line += fmt::format(", {} not graded (the errors above say why)", not_graded);
+  int points = 0, max_points = 0;
+  for (const Result& result : results) {
+    points += result.points;
+    max_points += result.max_points;
+  }
+  if (max_points > 0) line += fmt::format("; {}/{} points", points, max_points);
+  return line;
+}
+
 std::string finding_lines(const Result& result) {
   std::string out;
   for (const Finding& finding : result.findings) out += finding_line(finding) + '\n';

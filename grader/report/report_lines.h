@@ -32,6 +32,10 @@ std::string json_report(const nlohmann::ordered_json& report);
 
 // "2/3 exercises passed, 15/25 points"
 std::string tally(const std::vector<Result>& results);
+// The last line of `grade --all`: "total: 7 exercises, 5 passed, 1 failed, 1 not graded; 37/45 points".
+// `not_graded` counts the exercises that have no result (a broken definition, an unreadable file); points
+// are left out when no exercise is worth any.
+std::string grade_total(const std::vector<Result>& results, size_t not_graded);
 
 // Every finding of the result as finding_line() writes it, one a line; then the note, if any.
 std::string finding_lines(const Result& result);
