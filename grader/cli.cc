@@ -16,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <csignal>
 #include <thread>
 #include <sstream>
 
@@ -604,15 +603,12 @@ int cmd_hint(const Invocation& inv, std::ostream& out, std::ostream& err) {
   return kExitPass;
 }
 
-volatile std::sig_atomic_t interrupted = 0;
-
 int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
   if (!inv.exercise.empty()) exercise_dir(root, inv.exercise);
   Tools tools(inv);
   ProgressState state = load_progress(root);
   DiskFiles files;
-  std::signal(SIGINT, [](int) { interrupted = 1; });
   WatchHooks hooks{files,
                    [&](const CourseExercise& c, const std::string& text) -> std::optional<Verdict> {
                      Exercise e = load_or_throw(exercise_dir(root, c.id));
@@ -624,7 +620,7 @@ int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
                      return r.verdict;
                    },
                    [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); },
-                   [] { return interrupted == 0; },
+                   [] { return true; },  // Ctrl-C ends gpugrade (os/interrupt.h), watching included
                    &out == &std::cout && isatty(STDOUT_FILENO)};
   std::string error;
   if (!watch(course(root, err), inv.exercise, state, hooks, out, &error)) throw UsageError{error};
@@ -701,10 +697,14 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   const bool ok = run_batch(options, &report, &error);
   if (tty) err << '\n';
   if (!ok) throw UsageError{error};
-  out << fmt::format("{} students, {} submissions: {} graded, {} unchanged since an earlier run; wrote {}, {} and "
+  // The figures add up to the submissions: each is graded, unchanged, or the same bytes as another's.
+  out << fmt::format("{} students, {} submissions: {} graded, {} unchanged since an earlier run{}; wrote {}, {} and "
                      "{}\n",
-                     report.students, report.grades, report.graded, report.reused, display(options.out / "gradebook.csv"),
-                     display(options.out / "students"), display(options.out / "summary.md"));
+                     report.students, report.grades, report.graded, report.reused,
+                     report.shared > 0 ? fmt::format(", {} the same as another student's (graded once)", report.shared)
+                                       : "",
+                     display(options.out / "gradebook.csv"), display(options.out / "students"),
+                     display(options.out / "summary.md"));
   // A Slurm array task is one shard: it exits 0 so that the collect job (afterok) still runs, and the
   // collect says whether rows had problems.
   if (report.rows_with_problems > 0 && options.shards == 1) {

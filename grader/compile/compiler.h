@@ -95,9 +95,12 @@ class CachingCompiler : public Compiler {
 
 // Compiler diagnostics (nvcc's `file(12): error: ...` and the host compiler's `file:12:5: error: ...`) as
 // findings of `kind`. `paths` maps the paths the compiler printed to the paths users know; warnings
-// outside those files are dropped (system headers), errors anywhere are kept.
+// outside those files are dropped (system headers), errors anywhere are kept. A diagnostic in `shown` (the
+// learner's file: its display path and text) whose column the compiler gives (gcc's `:12:5:`, or the
+// caret nvcc's front end draws under the line it shows) carries details {"line", "column"}.
 using PathMap = std::vector<std::pair<std::string, std::string>>;
-std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths);
+std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths,
+                                       const SourceFile& shown = {});
 
 // Shared by the compilers: every occurrence of `from` in `text` replaced by `to` (paths in messages), and a
 // compile-error finding naming `file`.

@@ -106,7 +106,8 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   PathMap paths = {{request.source.name, request.display_path}};
   for (const SourceFile& h : request.headers)
     paths.emplace_back(h.name, fmt::format("{}/{}", request.headers_display_dir, h.name));
-  output.findings = parse_diagnostics(reply.log, FindingKind::kCompileError, paths);
+  output.findings =
+      parse_diagnostics(reply.log, FindingKind::kCompileError, paths, {request.display_path, request.source.bytes});
   output.ptx = reply.ptx;
   for (const auto& [name, display] : paths)
     replace_all(output.ptx, fmt::format("\"{}\"", name), fmt::format("\"{}\"", display));
