@@ -41,6 +41,7 @@
 #include "grader/result/text_escape.h"
 #include "harness/backends.h"
 #include "os/file.h"
+#include "os/interrupt.h"
 
 namespace gpugrade {
 namespace {
@@ -247,6 +248,7 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   options.seconds = inv.time_limit;
   std::string error;
   std::optional<Result> result = grade(exercise, submission, tools.toolchain(), options, &error);
+  wait_if_interrupted();  // a grade whose children Ctrl-C ended is not reported, recorded or saved
   nlohmann::json samples = tools.take_samples(result ? result->runs : std::vector<Run>{});
   if (!result) throw UsageError{error};
   if (!samples.is_null()) result->metrics["samples"] = std::move(samples);

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -22,7 +23,7 @@ struct Registry {
   std::mutex mutex;
   std::set<pid_t> children;
   std::set<std::filesystem::path> folders;
-  bool ending = false;
+  std::atomic<bool> ending = false;
 };
 
 // Never destroyed: the signal thread may sweep while main's statics are being torn down.
@@ -77,6 +78,10 @@ void end_cleanly_on_interrupt() {
     }
     sweep_and_end(signal);
   }).detach();
+}
+
+void wait_if_interrupted() {
+  while (registry().ending) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
 SpawnGuard::SpawnGuard() : lock_(registry().mutex) {}

@@ -16,6 +16,10 @@ namespace gpugrade {
 // every ScratchDir still alive, and ends the process by the same signal (status 128 + signal in a shell).
 void end_cleanly_on_interrupt();
 
+// Where a command would go on after a sweep began (a grade whose reference the sweep ended), it waits here
+// for the end instead: nothing interrupted is reported, recorded or exits with a status of its own.
+void wait_if_interrupted();
+
 // A fork in progress: the sweep waits for it, so that no child starts unseen while gpugrade ends. The
 // child's pid is tracked (track) before the guard goes; ending() says a sweep has begun, and then nothing
 // should start.

@@ -115,7 +115,26 @@ TEST_F(CliTest, SyntaxErrorFailsWithTheLearnersFileAndLine) {
                          "}\n";
   ProcessResult r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.out.rfind(file.string() + ":2: error: compile-error: ", 0), 0u) << r.out;
+  // The compiler's column, and the learner's line quoted with a caret under it, as compilers print it.
+  EXPECT_EQ(r.out.rfind(file.string() + ":2:11: error: compile-error: expected an expression", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\n    int x = ;\n            ^\n"), std::string::npos) << r.out;
+  r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim", "--format", "json"});
+  const nlohmann::json json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << r.out;
+  EXPECT_EQ(json["findings"][0]["line"], 2);
+  EXPECT_EQ(json["findings"][0]["details"], (nlohmann::json{{"line", 2}, {"column", 11}})) << r.out;
+  // nvcc shows the line preprocessed; the column is the same.
+  r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim", "--compiler", "nvcc"});
+  EXPECT_EQ(r.out.rfind(file.string() + ":2:11: error: compile-error: expected an expression", 0), 0u) << r.out;
+}
+
+TEST_F(CliTest, CheckTakesATimeLimitPerGradeAsGradeDoes) {
+  ProcessResult r = run_gpugrade({"check", "copy", "--backend", "sim", "--time-limit", "0.001"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("timeout"), std::string::npos) << r.out;
+  r = run_gpugrade({"check", "copy", "--time-limit", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--time-limit"), std::string::npos) << r.err;
 }
 
 // The processes whose environment holds `mark`: what one gpugrade run started, however deep.

@@ -1,6 +1,7 @@
 // The compile step: nvcc's diagnostics in the learner's terms, defines and headers reaching the code, the
 // cache in front of any compiler.
 #include "grader/compile/compiler.h"
+#include "grader/result/result.h"
 
 #include <fstream>
 

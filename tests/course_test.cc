@@ -187,19 +187,23 @@ TEST_F(CourseFolderTest, GradeAllGradesTheRestThenSaysTheDefinitionIsBroken) {
 TEST_F(CourseFolderTest, GradeAllEndsWithATotalThatCountsWhatCouldNotBeGraded) {
   fs::copy_file(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu", root_ / "exercises/copy/copy.cu",
                 fs::copy_options::overwrite_existing);
-  fs::remove(root_ / "exercises/transpose-naive/transpose.cu");  // an unreadable file stops only its own grade
+  // A file grading will not read (a link) stops only its own grade.
+  fs::remove(root_ / "exercises/transpose-naive/transpose.cu");
+  fs::create_symlink(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/transpose-naive/transpose.cu",
+                     root_ / "exercises/transpose-naive/transpose.cu");
   write("exercises/broken/exercise.yaml", "id: broken\ntitle: Broken\npoints: many\n");
   ProcessResult r = run_gpugrade({"grade", "--all", "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("copy: PASS (5/5 points"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("gpugrade: error: transpose-naive was not graded: "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("transpose.cu"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("transpose.cu is a symbolic link to "), std::string::npos) << r.err;
   const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
   EXPECT_EQ(last, "total: 3 exercises, 1 passed, 0 failed, 2 not graded (the errors above say why); 5/5 points\n")
       << r.out;
 
   // Every exercise graded: the total is the verdicts', and the exit code the grades'.
   fs::remove_all(root_ / "exercises/broken");
+  fs::remove(root_ / "exercises/transpose-naive/transpose.cu");
   fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/transpose-naive/transpose.cu",
            root_ / "exercises/transpose-naive/transpose.cu");
   r = run_gpugrade({"grade", "--all", "--backend", "sim"});

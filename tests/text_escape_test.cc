@@ -80,7 +80,7 @@ TEST(TextEscape, MarkdownEscapesOnlyWhatCouldBeMarkupThere) {
   EXPECT_EQ(escape_markdown("out_of_range at tile[ty][tx] (float*), 1.5 - 2 = -0.5; done: 3/4 (75%)!"),
             "out_of_range at tile\\[ty]\\[tx] (float\\*), 1.5 - 2 = -0.5; done: 3/4 (75%)!");
   EXPECT_EQ(escape_markdown("_a_ __b__ a_b_ c__d"), "\\_a\\_ \\_\\_b\\_\\_ a_b\\_ c__d");
-  EXPECT_EQ(escape_markdown("a & b &amp; &#60;"), "a & b \\&amp; \\&#60;");
+  EXPECT_EQ(escape_markdown("a & b &amp; &#60;"), "a & b \\&amp; \\&\\#60;");
   EXPECT_EQ(escape_markdown("~~x~~ `y` $z$ a|b \\n"), "\\~\\~x\\~\\~ \\`y\\` \\$z\\$ a\\|b \\\\n");
   EXPECT_EQ(escape_markdown("see #12, not C# or #x"), "see \\#12, not C# or #x");
   // At the text's start, what starts a block there; the same characters later are plain.

@@ -71,8 +71,9 @@ std::optional<ProgressState> ProgressState::load(const std::filesystem::path& fi
       for (const nlohmann::json& graded : *earlier) {
         if (!graded.is_object()) continue;
         const std::optional<Verdict> verdict = parse_verdict(graded.value("verdict", ""));
-        const std::string id = graded.value("graded", "");
-        if (verdict && !id.empty() && entry.earlier.size() < kRememberedTexts - 1) entry.earlier.push_back({id, *verdict});
+        const std::string text_id = graded.value("graded", "");
+        if (verdict && !text_id.empty() && entry.earlier.size() < kRememberedTexts - 1)
+          entry.earlier.push_back({text_id, *verdict});
       }
     }
     // "hints_shown", a count, is how states before hints for kinds recorded the first hints shown.

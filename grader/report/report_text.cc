@@ -58,7 +58,7 @@ std::vector<std::string> quoted_source(const Finding& finding, const Result& res
   if (at > line.size()) return {};
   const auto lead = [&](size_t i) { return i >= line.size() || (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80; };
   size_t from = at > kQuoteReach ? at - kQuoteReach : 0, to = std::min(line.size(), at + kQuoteReach);
-  while (!lead(from)) --from;
+  while (from > 0 && !lead(from)) --from;
   while (!lead(to)) ++to;
   std::string text = from > 0 ? "..." : "", caret;
   size_t width = text.size();

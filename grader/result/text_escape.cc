@@ -60,13 +60,9 @@ bool is_runner_white_space(char32_t c) {
          (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-// Calls `piece(line)` for each line of `text` and `line_break()` between two lines; CR LF, CR and LF each end a
-// line.
-template <class Piece, class Break>
 bool is_word_character(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Whether `word` (lower case) ends just before `at` in `line`, starting a word.
-
 bool follows(std::string_view line, size_t at, std::string_view word) {
   if (at < word.size()) return false;
   for (size_t i = 0; i < word.size(); ++i)
@@ -119,6 +115,9 @@ bool markup_at(std::string_view line, size_t at, bool block_start) {
   return false;
 }
 
+// Calls `piece(line)` for each line of `text` and `line_break()` between two lines; CR LF, CR and LF each end a
+// line.
+template <class Piece, class Break>
 void for_each_line(std::string_view text, Piece piece, Break line_break) {
   for (size_t start = 0;;) {
     const size_t end = text.find_first_of("\r\n", start);
