@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -185,7 +186,8 @@ TEST_F(CliTest, InterruptingAGradeLeavesNoFolderAndNoProcessBehind) {
     ASSERT_TRUE(mid_run) << "gpugrade never had a child and a folder at once";
     kill(gpugrade, signal);
     int status = 0;
-    reap_child(gpugrade, &status, 0);
+    while (waitpid(gpugrade, &status, 0) < 0 && errno == EINTR) {
+    }
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << "status " << status;
     std::vector<std::string> left;
     for (const fs::directory_entry& entry : fs::directory_iterator(tmp)) left.push_back(entry.path().string());
