@@ -31,7 +31,8 @@ namespace fs = std::filesystem;
 
 // The serving protocol in a bash script (bash, not sh: dash redirects only one-digit descriptors, and a
 // test binary's descriptors run higher): a line in, its answer on the heartbeat ($0); "hang" begins a
-// kernel that never ends and "die" exits without answering. Each line it gets is logged with its pid to
+// kernel that never ends, "die" exits without answering, and "leave" answers, then closes its end of the
+// requests and lingers a second before it exits (as a launcher a grade has just killed looks to its lender). Each line it gets is logged with its pid to
 // $SERVE_LOG when that is set, and its answer names its pid and the device it was given.
 constexpr const char* kLauncherScript =
     "while read line; do "
@@ -39,6 +40,7 @@ constexpr const char* kLauncherScript =
     "case $line in "
     "hang) printf B >&$0; sleep 30;; "
     "die) exit 3;; "
+    "leave) printf BED >&$0; exec 0<&-; sleep 1; exit 0;; "
     "*) echo \"launcher $$ device $CUDA_VISIBLE_DEVICES\"; printf BED >&$0;; esac; done";
 
 // Whether `pid` has ended (gone, or a zombie nobody reaped yet), waiting up to two seconds for it.
@@ -220,6 +222,26 @@ TEST_F(GpuLentLauncher, TheLenderKeepsOneLauncherAcrossCleanGradesAndReplacesItA
             fmt::format("{0} grade-a\n{0} reset\n{0} grade-b\n{0} reset\n{1} grade-c\n{2} grade-d\n{2} reset\n", first,
                         second, third));
   EXPECT_EQ(read_file_bytes(file("lender.out")).value_or("?"), "") << "each borrower reads only its own answers";
+}
+
+TEST_F(GpuLentLauncher, AResetNeverGoesToALauncherStartedOnlyToReceiveIt) {
+  // The lender cannot yet see that the launcher has ended (it lingers, as one killed by SIGKILL does for a
+  // moment), but the reset cannot be sent: the launcher is stopped, and the next grade gets a fresh one
+  // that no reset reached before its grade.
+  const fs::path log = file("serve.log");
+  std::unique_ptr<GradeLender> lender =
+      gpu::make_launcher_lender(launcher_argv(), file("lender.out").string(), {"SERVE_LOG=" + log.string()});
+  ProcessResult leaving = borrow(*lender, "leave");
+  ASSERT_TRUE(leaving.out.starts_with("BED ")) << leaving.out << leaving.err;
+  const int first = std::stoi(leaving.out.substr(4));
+  lender->take_back(true);
+  ProcessResult next = borrow(*lender, "grade-b");
+  ASSERT_TRUE(next.out.starts_with("BED ")) << next.out << next.err;
+  const int second = std::stoi(next.out.substr(4));
+  EXPECT_NE(second, first);
+  lender->take_back(true);
+  lender.reset();
+  EXPECT_EQ(read_file_bytes(log).value_or(""), fmt::format("{0} leave\n{1} grade-b\n{1} reset\n", first, second));
 }
 
 }  // namespace

@@ -268,12 +268,18 @@ void ChildServer::take_back(bool ended_cleanly, const ChildLimits& limits) {
     stop();
     return;
   }
-  request(std::string(kResetRequest), limits);  // a child that does not answer it is stopped there
+  // A child that does not answer it is stopped there; one the grade killed (its death not yet seen by
+  // exited(): SIGKILL is not instant) is stopped, not replaced, and the next lend() starts a fresh one.
+  serve(std::string(kResetRequest), limits, false);
   std::error_code ignored;
   fs::resize_file(output_path_, 0, ignored);  // the next borrower reads only what its own requests print
 }
 
 ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits) {
+  return serve(line, limits, true);
+}
+
+ChildRun ChildServer::serve(const std::string& line, const ChildLimits& limits, bool may_start) {
   ChildRun run;
   const std::string message = line + "\n";
   std::string output_path;
@@ -281,6 +287,10 @@ ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits
   // A child that exited after its last answer (or died while idle, or a lent one already gone) shows up
   // here as a failed send: one fresh child gets the request then.
   for (int attempt = 0; attempt < 2; ++attempt) {
+    if (pid_ < 0 && !may_start) {
+      run.error = "the GPU launcher has ended";
+      return run;
+    }
     if (pid_ < 0 && !start(&run.error)) return run;
     output_path = lent_ ? lent_output_path_ : output_path_;
     std::error_code size_error;
@@ -322,7 +332,11 @@ ChildRun ChildServer::request(const std::string& line, const ChildLimits& limits
       // A lent child died without answering: the request goes again to a child of this server's own (a
       // job file is read, run and answered again), whose end, should it die too, is known.
       stop();
-      return request(line, limits);
+      if (!may_start) {
+        run.error = "the GPU launcher ended without answering";
+        return run;
+      }
+      return serve(line, limits, may_start);
   }
   run.output = read_from(output_path, offset);
   return run;

@@ -96,6 +96,9 @@ class ChildServer {
   bool start(std::string* error);
   void stop();  // kills the child's process group and reaps it (when it is this process's child)
   bool exited();  // whether this process's own child has ended (reaped then)
+  // request(), but a child that is gone (or dies unanswered) is replaced only when `may_start`: a reset sent
+  // to a launcher a grade has just killed must not start a fresh one only to reset it.
+  ChildRun serve(const std::string& line, const ChildLimits& limits, bool may_start);
 
   std::vector<std::string> argv_;
   std::string output_path_;
