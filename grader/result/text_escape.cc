@@ -77,8 +77,8 @@ bool markup_at(std::string_view line, size_t at, bool block_start) {
   const char c = line[at];
   const char after = at + 1 < line.size() ? line[at + 1] : ' ';
   const bool first = block_start && at == 0;
-  // An ordered list item's number ends with '.' or ')' where a block starts: "12. ", "12) ".
-  if ((c == '.' || c == ')') && block_start && at > 0 &&
+  // An ordered list item's number (at most 9 digits) ends with '.' or ')' where a block starts: "12. ".
+  if ((c == '.' || c == ')') && block_start && at > 0 && at <= 9 &&
       std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(at),
                   [](char d) { return std::isdigit(static_cast<unsigned char>(d)); }))
     return true;
@@ -92,13 +92,6 @@ bool markup_at(std::string_view line, size_t at, bool block_start) {
     case '|':   // a table cell
     case '$':   // math
       return true;
-    case '_': {  // emphasis, except in a run of underscores with a letter or digit on both sides (snake_case)
-      size_t from = at, to = at;
-      while (from > 0 && line[from - 1] == '_') --from;
-      while (to < line.size() && line[to] == '_') ++to;
-      const auto alnum = [&](size_t i) { return i < line.size() && std::isalnum(static_cast<unsigned char>(line[i])); };
-      return !(from > 0 && alnum(from - 1) && alnum(to));
-    }
     case '&':  // a character reference: &amp; &#60;
       return std::isalnum(static_cast<unsigned char>(after)) || after == '#';
     case ':':  // an autolink: http:// https:// ftp://
@@ -281,6 +274,16 @@ std::string escape_markdown(std::string_view text) {
           // GitHub links `a@b.c` whatever is escaped in it; a code span keeps the '@' out of the address.
           if (c == '@') {
             out += "`@`";
+            continue;
+          }
+          // `_` is emphasis, except a run of them with a letter or digit on both sides (snake_case).
+          if (c == '_') {
+            size_t end = i;
+            while (end < shown.size() && shown[end] == '_') ++end;
+            const bool in_word = i > 0 && std::isalnum(static_cast<unsigned char>(shown[i - 1])) &&
+                                 end < shown.size() && std::isalnum(static_cast<unsigned char>(shown[end]));
+            for (; i < end; ++i) out += in_word ? "_" : "\\_";
+            --i;
             continue;
           }
           if (markup_at(shown, i, starts_block)) out += '\\';
