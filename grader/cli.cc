@@ -16,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <csignal>
 #include <thread>
 #include <sstream>
 
@@ -42,6 +41,7 @@
 #include "grader/result/text_escape.h"
 #include "harness/backends.h"
 #include "os/file.h"
+#include "os/interrupt.h"
 
 namespace gpugrade {
 namespace {
@@ -248,6 +248,7 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   options.seconds = inv.time_limit;
   std::string error;
   std::optional<Result> result = grade(exercise, submission, tools.toolchain(), options, &error);
+  wait_if_interrupted();  // a grade whose children Ctrl-C ended is not reported, recorded or saved
   nlohmann::json samples = tools.take_samples(result ? result->runs : std::vector<Run>{});
   if (!result) throw UsageError{error};
   if (!samples.is_null()) result->metrics["samples"] = std::move(samples);
@@ -424,12 +425,15 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
   Tools tools(inv);
   std::vector<Result> results;
   std::vector<Exercise> exercises;
-  bool broken = false;  // --all grades the rest of the course, and then exits 2 for the broken ones
+  // --all grades the rest of the course past an exercise it cannot grade (a broken definition, an
+  // unreadable file), says why for each, counts them in the total, and then exits 2.
+  size_t not_graded = 0;
   if (inv.all) {
     for (CourseEntry& entry : load_course_warning(root, err).entries) {
       if (entry.exercise) exercises.push_back(std::move(*entry.exercise));
-      broken = broken || !entry.exercise;
+      not_graded += !entry.exercise;
     }
+    tools.toolchain();  // a missing compiler or backend is one error, not one per exercise
   } else {
     exercises.push_back(load_or_throw(exercise_dir(root, inv.exercise)));
   }
@@ -438,10 +442,18 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
   for (const Exercise& exercise : exercises) {
     const fs::path& dir = exercise.dir;
     fs::path file = inv.submission.empty() ? dir / exercise.kernel.file : fs::path(inv.submission);
-    Submission submission = read_submission(file);
-    results.push_back(grade_or_throw(exercise, submission, tools, root, inv));
+    std::optional<Submission> submission;
+    try {
+      submission = read_submission(file);
+      results.push_back(grade_or_throw(exercise, *submission, tools, root, inv));
+    } catch (const UsageError& e) {
+      if (!inv.all) throw;
+      err << fmt::format("gpugrade: error: {} was not graded: {}\n", exercise.id, e.message);
+      ++not_graded;
+      continue;
+    }
     // Progress follows the learner's own file, not submissions graded from elsewhere.
-    if (inv.submission.empty()) state.record_grade(exercise.id, git_blob_id(submission.text), results.back().verdict);
+    if (inv.submission.empty()) state.record_grade(exercise.id, git_blob_id(submission->text), results.back().verdict);
     if (!inv.all) hints = offer_hint(exercise, results.back(), state, inv.submission.empty());
   }
   if (inv.submission.empty()) save_progress(state, err);
@@ -450,7 +462,8 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
     err << "gpugrade: note: nvcc ran without a sandbox, with time and memory limits only: " << why << '\n';
   write_report(results, inv.format, inv, {}, out, err);
   if (inv.format == "text") out << hints;
-  return broken ? kExitUsage : exit_code(results);
+  if (inv.format == "text" && inv.all) out << grade_total(results, not_graded) << '\n';
+  return not_graded > 0 ? kExitUsage : exit_code(results);
 }
 
 int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
@@ -482,6 +495,7 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
     options.solutions_dir = root / "solutions";
     options.sanitize = inv.sanitize;
     options.gpu_only = inv.gpu_only;
+    options.seconds = inv.time_limit;
     if (!check_exercise(*exercise, root, tools.toolchain(), options, report, &error)) throw UsageError{error};
   }
   write_check_report(report, out, inv.format == "json");
@@ -591,15 +605,12 @@ int cmd_hint(const Invocation& inv, std::ostream& out, std::ostream& err) {
   return kExitPass;
 }
 
-volatile std::sig_atomic_t interrupted = 0;
-
 int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   fs::path root = find_root(inv);
   if (!inv.exercise.empty()) exercise_dir(root, inv.exercise);
   Tools tools(inv);
   ProgressState state = load_progress(root);
   DiskFiles files;
-  std::signal(SIGINT, [](int) { interrupted = 1; });
   WatchHooks hooks{files,
                    [&](const CourseExercise& c, const std::string& text) -> std::optional<Verdict> {
                      Exercise e = load_or_throw(exercise_dir(root, c.id));
@@ -611,7 +622,7 @@ int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
                      return r.verdict;
                    },
                    [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); },
-                   [] { return interrupted == 0; },
+                   [] { return true; },  // Ctrl-C ends gpugrade (os/interrupt.h), watching included
                    &out == &std::cout && isatty(STDOUT_FILENO)};
   std::string error;
   if (!watch(course(root, err), inv.exercise, state, hooks, out, &error)) throw UsageError{error};
@@ -688,10 +699,14 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   const bool ok = run_batch(options, &report, &error);
   if (tty) err << '\n';
   if (!ok) throw UsageError{error};
-  out << fmt::format("{} students, {} submissions: {} graded, {} unchanged since an earlier run; wrote {}, {} and "
+  // The figures add up to the submissions: each is graded, unchanged, or the same bytes as another's.
+  out << fmt::format("{} students, {} submissions: {} graded, {} unchanged since an earlier run{}; wrote {}, {} and "
                      "{}\n",
-                     report.students, report.grades, report.graded, report.reused, display(options.out / "gradebook.csv"),
-                     display(options.out / "students"), display(options.out / "summary.md"));
+                     report.students, report.grades, report.graded, report.reused,
+                     report.shared > 0 ? fmt::format(", {} the same as another student's (graded once)", report.shared)
+                                       : "",
+                     display(options.out / "gradebook.csv"), display(options.out / "students"),
+                     display(options.out / "summary.md"));
   // A Slurm array task is one shard: it exits 0 so that the collect job (afterok) still runs, and the
   // collect says whether rows had problems.
   if (report.rows_with_problems > 0 && options.shards == 1) {
@@ -785,8 +800,8 @@ void add_sanitize(CLI::App& app, Invocation& inv) {
                "GPU only: skip the simulator's pass, for kernels it cannot run (hazards are then not checked)");
 }
 
-// One figure for every command that grades: batch stops the grading process at it, grade and pr stop
-// between steps past it.
+// One figure for every command that grades: batch stops the grading process at it, grade, pr and check
+// (each submission it grades) stop between steps past it.
 void add_time_limit(CLI::App& app, Invocation& inv) {
   app.add_option("--time-limit", inv.time_limit,
                  "seconds per grade, compiling, the reference and the runs together (default 600)")
@@ -821,11 +836,12 @@ const std::vector<Command>& commands() {
                         "against the device's bar");
        },
        cmd_grade},
-      {"check", "[EXERCISE...]",
+      {"check", "[EXERCISE...] [--time-limit S]",
        "for instructors: validate exercises; the solution must pass, the stub fail, each mutant get its verdict",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercises", inv.exercises, "exercise ids (default: all)");
          app.add_option("--format", inv.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+         add_time_limit(app, inv);
          add_backend(app, inv);
          add_sanitize(app, inv);
        },

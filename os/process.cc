@@ -17,9 +17,12 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
+
+#include "os/interrupt.h"
 
 extern char** environ;
 
@@ -107,6 +110,12 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
     return -1;
   }
   const pid_t parent = getpid();
+  // Tracked from the fork on, so that Ctrl-C never leaves it running (os/interrupt.h).
+  std::optional<SpawnGuard> guard(std::in_place);
+  if (guard->ending()) {
+    *error = "gpugrade is ending (interrupted); nothing new starts";
+    return -1;
+  }
   pid_t pid = fork();
   if (pid < 0) {
     *error = fmt::format("cannot fork: {}", std::strerror(errno));
@@ -117,6 +126,10 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
     if (options.dies_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)) _exit(127);
     // Its own process group, so that a timeout also kills what the program started (cicc, ptxas, cc1plus).
     setpgid(0, 0);
+    // gpugrade takes SIGINT and SIGTERM on a thread of its own (os/interrupt.h); the program gets them.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     if (options.stdin_fd >= 0) dup2(options.stdin_fd, STDIN_FILENO);
     if (options.stdout_fd >= 0) dup2(options.stdout_fd, STDOUT_FILENO);
     if (options.stderr_fd >= 0) dup2(options.stderr_fd, STDERR_FILENO);
@@ -134,6 +147,8 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
     child_fail(report_write.get(), 2);
   }
   setpgid(pid, pid);  // also here: whichever of parent and child runs first, the group exists before a kill
+  guard->track(pid);
+  guard.reset();
   report_write.reset();
   // The report pipe closes at a successful exec (O_CLOEXEC); before that, a failing child writes why.
   ChildFailure failure{};
@@ -145,17 +160,23 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
     constexpr const char* kStages[] = {"cannot enter", "cannot limit the memory of", "cannot run"};
     std::string_view target = failure.stage == 0 ? std::string_view(cwd) : std::string_view(argv[0]);
     *error = fmt::format("{} {}: {}", kStages[failure.stage], target, std::strerror(failure.error));
-    waitpid(pid, nullptr, 0);
+    reap_child(pid, nullptr, 0);
     return -1;
   }
   return pid;
 }
 
+pid_t reap_child(pid_t pid, int* status, int flags) {
+  pid_t reaped;
+  while ((reaped = waitpid(pid, status, flags)) < 0 && errno == EINTR) {
+  }
+  if (reaped == pid) untrack_child(pid);
+  return reaped;
+}
+
 void kill_process_group(pid_t pid, int* status) {
   kill(-pid, SIGKILL);
-  int ignored = 0;
-  while (waitpid(pid, status != nullptr ? status : &ignored, 0) < 0 && errno == EINTR) {
-  }
+  reap_child(pid, status, 0);
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
@@ -211,7 +232,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   // A child may close its output and go on running: the deadline holds for the wait as well.
   int status = 0;
   while (!result.timed_out) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
+    pid_t done = reap_child(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
     if (Clock::now() >= deadline) result.timed_out = true;
     else usleep(2000);

@@ -53,6 +53,11 @@ struct SpawnOptions {
 // failure counts, since the child reports it before the call returns.
 pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& options, std::string* error);
 
+// waitpid(pid, status, flags), again when a signal interrupts it, for a child spawn_process started: once
+// reaped, the child is forgotten by the Ctrl-C sweep (os/interrupt.h), since its id may be reused. Every
+// child is reaped through it.
+pid_t reap_child(pid_t pid, int* status, int flags);
+
 // Kills the whole process group `pid` leads and reaps `pid`; its wait status goes to *status when not null.
 void kill_process_group(pid_t pid, int* status = nullptr);
 

@@ -1,6 +1,8 @@
 // ScratchDir: mkdtemp makes the folder atomically with a unique name, so two graders never share one.
 #include "os/scratch_dir.h"
 
+#include "os/interrupt.h"
+
 #include <stdlib.h>
 
 #include <cerrno>
@@ -21,6 +23,7 @@ std::optional<ScratchDir> ScratchDir::create(const std::string& purpose, std::st
     if (error != nullptr) *error = "cannot create a folder like " + pattern + ": " + std::strerror(errno);
     return std::nullopt;
   }
+  track_folder(name.data());  // Ctrl-C removes it too (os/interrupt.h)
   return ScratchDir(std::filesystem::path(name.data()));
 }
 
@@ -35,6 +38,7 @@ ScratchDir::~ScratchDir() {
   if (path_.empty()) return;
   std::error_code ignored;  // a folder someone else removed first is no reason to fail
   std::filesystem::remove_all(path_, ignored);
+  untrack_folder(path_);
 }
 
 }  // namespace gpugrade

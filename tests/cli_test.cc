@@ -1,8 +1,18 @@
 // The gpugrade executable as a user meets it: the command table, exit codes, and the first lines of what
 // it prints for a pass, a failure, a malformed exercise and a usage mistake.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -106,7 +116,90 @@ TEST_F(CliTest, SyntaxErrorFailsWithTheLearnersFileAndLine) {
                          "}\n";
   ProcessResult r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.out.rfind(file.string() + ":2: error: compile-error: ", 0), 0u) << r.out;
+  // The compiler's column, and the learner's line quoted with a caret under it, as compilers print it.
+  EXPECT_EQ(r.out.rfind(file.string() + ":2:11: error: compile-error: expected an expression", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\n    int x = ;\n            ^\n"), std::string::npos) << r.out;
+  r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim", "--format", "json"});
+  const nlohmann::json json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << r.out;
+  EXPECT_EQ(json["findings"][0]["line"], 2);
+  EXPECT_EQ(json["findings"][0]["details"], (nlohmann::json{{"line", 2}, {"column", 11}})) << r.out;
+  // nvcc shows the line preprocessed; the column is the same.
+  r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim", "--compiler", "nvcc"});
+  EXPECT_EQ(r.out.rfind(file.string() + ":2:11: error: compile-error: expected an expression", 0), 0u) << r.out;
+}
+
+TEST_F(CliTest, CheckTakesATimeLimitPerGradeAsGradeDoes) {
+  ProcessResult r = run_gpugrade({"check", "copy", "--backend", "sim", "--time-limit", "0.001"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("timeout"), std::string::npos) << r.out;
+  r = run_gpugrade({"check", "copy", "--time-limit", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--time-limit"), std::string::npos) << r.err;
+}
+
+// The processes whose environment holds `mark`: what one gpugrade run started, however deep.
+std::vector<pid_t> marked_processes(const std::string& mark) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    const std::string environ((std::istreambuf_iterator<char>(in)), {});
+    if (environ.find(std::string(1, '\0') + mark + '\0') != std::string::npos || environ.rfind(mark + '\0', 0) == 0)
+      found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+// Ctrl-C (and SIGTERM) in the middle of a grade, with a compile worker, nvcc or a reference running: gpugrade
+// ends by that signal and leaves no folder in the temporary folder and no process of its own running.
+TEST_F(CliTest, InterruptingAGradeLeavesNoFolderAndNoProcessBehind) {
+  for (const int signal : {SIGINT, SIGTERM}) {
+    const fs::path tmp = scratch_->path() / ("tmp-" + std::to_string(signal));
+    fs::create_directories(tmp);
+    const std::string mark = "GPUGRADE_INTERRUPT_TEST=" + tmp.string();
+    SpawnOptions options;
+    options.working_directory = GPUGRADE_SOURCE_DIR;
+    // A cache of its own, empty: the grade compiles, so that children are running when the signal comes.
+    options.extra_environment = {"TMPDIR=" + tmp.string(),
+                                 "GPUGRADE_CACHE_DIR=" + (scratch_->path() / ("cache-" + std::to_string(signal))).string(),
+                                 "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), mark};
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    options.stdout_fd = options.stderr_fd = null;
+    std::string error;
+    const pid_t gpugrade = spawn_process({GPUGRADE_BINARY, "grade", "transpose-tiled", "--submission",
+                                          "solutions/transpose-tiled/transpose.cu", "--backend", "sim"},
+                                         options, &error);
+    close(null);
+    ASSERT_GT(gpugrade, 0) << error;
+    // Mid-run: a scratch folder made and a child of gpugrade's running.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    bool mid_run = false;
+    while (!mid_run && std::chrono::steady_clock::now() < deadline) {
+      const std::vector<pid_t> running = marked_processes(mark);
+      mid_run = !fs::is_empty(tmp) &&
+                std::any_of(running.begin(), running.end(), [&](pid_t p) { return p != gpugrade; });
+      if (!mid_run) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(mid_run) << "gpugrade never had a child and a folder at once";
+    kill(gpugrade, signal);
+    int status = 0;
+    while (waitpid(gpugrade, &status, 0) < 0 && errno == EINTR) {
+    }
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << "status " << status;
+    std::vector<std::string> left;
+    for (const fs::directory_entry& entry : fs::directory_iterator(tmp)) left.push_back(entry.path().string());
+    EXPECT_EQ(left, std::vector<std::string>{}) << strsignal(signal);
+    // A child killed at the end may take a moment to go.
+    std::vector<pid_t> running = marked_processes(mark);
+    for (int wait = 0; wait < 100 && !running.empty(); ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      running = marked_processes(mark);
+    }
+    EXPECT_EQ(running, std::vector<pid_t>{}) << strsignal(signal);
+  }
 }
 
 TEST_F(CliTest, JsonFollowsTheResultContract) {

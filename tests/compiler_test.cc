@@ -1,6 +1,7 @@
 // The compile step: nvcc's diagnostics in the learner's terms, defines and headers reaching the code, the
 // cache in front of any compiler.
 #include "grader/compile/compiler.h"
+#include "grader/result/result.h"
 
 #include <fstream>
 
@@ -230,6 +231,58 @@ TEST(Diagnostics, AnUnboundedLineIsReadInLinearTimeWithoutRecursion) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].line, 3);
   EXPECT_EQ(findings[0].message.size(), 1000000u);
+}
+
+// The caret under the line the front end shows, as NVRTC (the line as written, tabs and all) and nvcc (the
+// line preprocessed: comments gone, macros expanded) printed it for these sources with CUDA 13.0.
+TEST(Diagnostics, TheCaretUnderTheShownLineGivesTheColumnOnTheLearnersLine) {
+  const SourceFile learner{"exercises/k/k.cu",
+                           "__global__ void k(float* a) {\n"
+                           "\t\ta[i] = b + 1.0f;  // tab\n"
+                           "  a[0] = \"\xC3\xA9\" + d;\n"
+                           "#define N 4\n"
+                           "  a[0] = N + q; /* c */ a[1] = q;\n"
+                           "  /* x */ a[0] = N + z;\n"
+                           "}\n"};
+  const PathMap paths = {{"k.cu", "exercises/k/k.cu"}, {"h.cuh", "exercises/k/h.cuh"}};
+  const std::vector<Finding> nvrtc = parse_diagnostics(
+      "k.cu(2): error: identifier \"b\" is undefined\n"
+      "  \t\ta[i] = b + 1.0f;  // tab\n"
+      "  \t\t       ^\n\n"
+      "k.cu(3): error: identifier \"d\" is undefined\n"
+      "    a[0] = \"\xC3\xA9\" + d;\n"
+      "                  ^\n\n"
+      "k.cu(7): error: expected a \";\"\n"
+      "  }\n"
+      "  ^\n\n"
+      "h.cuh(1): error: not the learner's file\n"
+      "  int y = x;\n"
+      "          ^\n",
+      FindingKind::kCompileError, paths, learner);
+  ASSERT_EQ(nvrtc.size(), 4u);
+  EXPECT_EQ(nvrtc[0].details, (nlohmann::json{{"line", 2}, {"column", 10}}));  // bytes, a tab counts one
+  EXPECT_EQ(nvrtc[1].details, (nlohmann::json{{"line", 3}, {"column", 17}}));  // é is two bytes
+  EXPECT_EQ(nvrtc[2].details, (nlohmann::json{{"line", 7}, {"column", 1}}));
+  EXPECT_TRUE(nvrtc[3].details.empty()) << nvrtc[3].details;
+
+  const std::vector<Finding> nvcc = parse_diagnostics(
+      "k.cu(2): error: identifier \"b\" is undefined\n"
+      "    a[i] = b + 1.0f;\n"
+      "           ^\n\n"
+      "k.cu(5): error: identifier \"q\" is undefined\n"
+      "    a[0] = 4 + q; a[1] = q;\n"
+      "                         ^\n\n"
+      "k.cu(6): error: identifier \"z\" is undefined\n"
+      "    a[0] = 4 + z;\n"
+      "               ^\n\n"
+      "k.cu:4:2: error: from the host preprocessor\n",
+      FindingKind::kCompileError, paths, learner);
+  ASSERT_EQ(nvcc.size(), 4u);
+  EXPECT_EQ(detail_int(nvcc[0].details, "column"), 10);  // the blanks before it changed, not the rest
+  // A macro expanded before the caret and a word twice on the line: no column rather than a wrong one.
+  EXPECT_TRUE(nvcc[1].details.empty()) << nvcc[1].details;
+  EXPECT_EQ(detail_int(nvcc[2].details, "column"), 22);  // the comment went: the word, once on the line
+  EXPECT_EQ(nvcc[3].details, (nlohmann::json{{"line", 4}, {"column", 2}}));
 }
 
 TEST(Diagnostics, InvalidUtf8InAMessageIsEscaped) {

@@ -184,5 +184,52 @@ TEST_F(CourseFolderTest, GradeAllGradesTheRestThenSaysTheDefinitionIsBroken) {
   EXPECT_NE(r.err.find("exercises/broken/exercise.yaml:3:9: "), std::string::npos) << r.err;
 }
 
+TEST_F(CourseFolderTest, GradeAllEndsWithATotalThatCountsWhatCouldNotBeGraded) {
+  fs::copy_file(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu", root_ / "exercises/copy/copy.cu",
+                fs::copy_options::overwrite_existing);
+  // A file grading will not read (a link) stops only its own grade.
+  fs::remove(root_ / "exercises/transpose-naive/transpose.cu");
+  fs::create_symlink(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/transpose-naive/transpose.cu",
+                     root_ / "exercises/transpose-naive/transpose.cu");
+  write("exercises/broken/exercise.yaml", "id: broken\ntitle: Broken\npoints: many\n");
+  ProcessResult r = run_gpugrade({"grade", "--all", "--backend", "sim"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("copy: PASS (5/5 points"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("gpugrade: error: transpose-naive was not graded: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("transpose.cu is a symbolic link to "), std::string::npos) << r.err;
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  EXPECT_EQ(last, "total: 3 exercises, 1 passed, 0 failed, 2 not graded (the errors above say why); 5/5 points\n")
+      << r.out;
+
+  // Every exercise graded: the total is the verdicts', and the exit code the grades'.
+  fs::remove_all(root_ / "exercises/broken");
+  fs::remove(root_ / "exercises/transpose-naive/transpose.cu");
+  fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/transpose-naive/transpose.cu",
+           root_ / "exercises/transpose-naive/transpose.cu");
+  r = run_gpugrade({"grade", "--all", "--backend", "sim"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string total = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  EXPECT_EQ(total, "total: 2 exercises, 1 passed, 1 failed; 5/10 points\n") << r.out;
+}
+
+TEST_F(CourseFolderTest, AFileRestoredToTheTextThatPassedShowsAsPassed) {
+  const fs::path file = root_ / "exercises/copy/copy.cu";
+  fs::copy_file(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu", file, fs::copy_options::overwrite_existing);
+  std::ifstream in(file);
+  const std::string solved((std::istreambuf_iterator<char>(in)), {});
+  ProcessResult r = run_gpugrade({"grade", "copy", "--backend", "sim"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  write("exercises/copy/copy.cu", solved + "this does not compile\n");
+  r = run_gpugrade({"grade", "copy", "--backend", "sim"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  r = run_gpugrade({"status"});
+  EXPECT_NE(r.out.find("  failed       copy"), std::string::npos) << r.out;
+  write("exercises/copy/copy.cu", solved);
+  r = run_gpugrade({"status"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  passed       copy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1/2 exercises passed"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace gpugrade

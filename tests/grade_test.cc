@@ -1,6 +1,8 @@
 // End-to-end grading of the copy exercise on the simulator: what a learner sees for a right kernel, the
 // untouched stub, and each kind of mistake, with its kind, line and message.
 #include <sstream>
+#include <thread>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -50,6 +52,54 @@ TEST_F(CopyGradeTest, SolutionPassesEveryVariantAndSize) {
   EXPECT_EQ(r.runs.size(), 16u);  // 4 variants x 4 sizes
   for (const Finding& f : r.findings) ADD_FAILURE() << to_string(f.kind) << ": " << f.message;
   for (const gpugrade::Run& run : r.runs) EXPECT_GT(run.thread_instructions, 0u) << run.variant << " " << run.size;
+}
+
+// A compiler that takes `seconds` for every compile and remembers the time each request was given.
+class SlowCompiler : public Compiler {
+ public:
+  SlowCompiler(Compiler& inner, double seconds) : inner_(inner), seconds_(seconds) {}
+  CompileOutput compile(const CompileRequest& request) override {
+    limits.push_back(request.time_limit_seconds);
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_));
+    return inner_.compile(request);
+  }
+  std::string identity() const override { return inner_.identity(); }
+  std::vector<double> limits;
+
+ private:
+  Compiler& inner_;
+  double seconds_;
+};
+
+TEST_F(CopyGradeTest, TheCompileBudgetIsTheSubmissionsNotEachVariants) {
+  // Four variants, each compile slow but within the budget alone: together they may not take four budgets.
+  // (Graded once first, so that the compiles behind the slow one are cached and take no time of their own.)
+  const std::string solution = testing::read_file(testing::source_dir() / "solutions/copy/copy.cu");
+  ASSERT_EQ(grade(solution).verdict, Verdict::kPass);
+  SlowCompiler slow(grading_->toolchain().compiler, 0.8);
+  Toolchain toolchain{slow, grading_->toolchain().cache, grading_->toolchain().backend};
+  GradeOptions options;
+  options.compile_seconds = 3;
+  options.solutions_dir = testing::source_dir() / "solutions";
+  std::string error;
+  const std::optional<Result> r =
+      gpugrade::grade(grading_->exercise("copy"),
+                      {solution, "exercises/copy/copy.cu"},
+                      toolchain, options, &error);
+  ASSERT_TRUE(r) << error;
+  ASSERT_EQ(slow.limits.size(), 3u) << "the fourth variant has less than a second left and is not compiled";
+  EXPECT_EQ(slow.limits[0], 3);
+  EXPECT_LE(slow.limits[1], 3 - 0.8);
+  EXPECT_LE(slow.limits[2], 3 - 1.6);
+  EXPECT_EQ(r->verdict, Verdict::kFail);
+  const std::vector<Finding> spent = findings_of(*r, FindingKind::kCompileError);
+  ASSERT_EQ(spent.size(), 1u);
+  EXPECT_EQ(spent[0].file, "exercises/copy/copy.cu");
+  EXPECT_EQ(spent[0].message,
+            "compiling this submission took the whole 3 s it may spend compiling, all its variants together, "
+            "before variant 32x1 was compiled; look for loops unrolled without bound, deep template recursion or "
+            "macros that expand without end");
+  EXPECT_EQ(r->note, "The submission's compile time ran out; what was not compiled did not run.");
 }
 
 TEST_F(CopyGradeTest, UntouchedStubLeavesEveryOutputUnwritten) {

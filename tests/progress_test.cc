@@ -140,6 +140,36 @@ TEST_F(ProgressTest, StateSurvivesSaveAndLoad) {
   EXPECT_TRUE(loaded.hints_seen("copy").empty());
 }
 
+TEST_F(ProgressTest, AFileRestoredToTheTextThatPassedShowsAsPassed) {
+  const std::vector<CourseExercise> course = {exercise("copy")};
+  const std::string solved = "// copy, solved\n", broken = "// copy, solved, then broken\n";
+  const auto standing = [&] { return standing_of(course[0], state_, files_); };
+  files_.write(course[0].submission, solved);
+  state_.record_grade("copy", git_blob_id(solved), Verdict::kPass);
+  files_.write(course[0].submission, broken);
+  EXPECT_EQ(standing(), Standing::kNotGraded);
+  state_.record_grade("copy", git_blob_id(broken), Verdict::kFail);
+  EXPECT_EQ(standing(), Standing::kFailed);
+  files_.write(course[0].submission, solved);  // undo in the editor, no grade since
+  EXPECT_EQ(standing(), Standing::kPassed);
+  std::string error;
+  ASSERT_TRUE(state_.save(&error)) << error;
+  state_ = reload();
+  EXPECT_EQ(standing(), Standing::kPassed);
+  files_.write(course[0].submission, broken);  // and the broken text is still known to fail
+  EXPECT_EQ(standing(), Standing::kFailed);
+
+  // A text graded again keeps only its latest verdict; a few texts are remembered, not every one.
+  state_.record_grade("copy", git_blob_id(solved), Verdict::kFail);
+  files_.write(course[0].submission, solved);
+  EXPECT_EQ(standing(), Standing::kFailed);
+  for (int i = 0; i < 8; ++i) state_.record_grade("copy", git_blob_id("// try " + std::to_string(i) + "\n"), Verdict::kFail);
+  EXPECT_EQ(standing(), Standing::kNotGraded);
+  ASSERT_TRUE(state_.save(&error)) << error;
+  files_.write(course[0].submission, "// try 1\n");
+  EXPECT_EQ(reload().verdict_for("copy", git_blob_id("// try 1\n")), Verdict::kFail);
+}
+
 TEST_F(ProgressTest, UnreadableStateIsAnError) {
   const std::filesystem::path file = state_file(dir_->path());
   std::filesystem::create_directories(file.parent_path());

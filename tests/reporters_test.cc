@@ -151,8 +151,9 @@ TEST(ReportersTest, GithubPropertiesEscapeCommasAndColons) {
             "gpugrade: 0/1 exercise passed, 0/1 points\n");
 }
 
-// Learner text is inline text whatever it holds: every ASCII punctuation character escaped (GitHub renders
-// it as written), '@' in code, controls and invalid bytes as \xNN, line breaks as <br>.
+// Learner text is inline text whatever it holds, and readable raw: a backslash only before what could be
+// markup where it stands (GitHub renders it as written), '@' in code, controls and invalid bytes as \xNN,
+// line breaks as <br>.
 TEST(ReportersTest, MarkdownCommentHasATableThenFindings) {
   EXPECT_EQ(
       report(write_markdown, fixture(), with_notice()),
@@ -165,31 +166,31 @@ TEST(ReportersTest, MarkdownCommentHasATableThenFindings) {
       "| `reduce` | ❌ fail | 0/5 |\n"
       "| `scan` | ❌ fail | 0/5 |\n"
       "\n"
-      "#### `copy`: exercises\\/copy\\/copy\\.cu\n"
+      "#### `copy`: exercises/copy/copy.cu\n"
       "\n"
-      "- **warning** `bank-conflict` at `exercises/copy/copy.cu:9`: 2\\-way bank conflicts on tile "
-      "\\[variant 32x8\\]\n"
+      "- **warning** `bank-conflict` at `exercises/copy/copy.cu:9`: 2-way bank conflicts on tile "
+      "\\[variant 32x8]\n"
       "\n"
-      "#### `transpose`: exercises\\/transpose\\/transpose\\.cu\n"
+      "#### `transpose`: exercises/transpose/transpose.cu\n"
       "\n"
-      "- **error** `race` at `exercises/transpose/transpose.cu:12`: thread \\(0\\,5\\,0\\) reads "
-      "tile\\[5\\]\\[0\\] \\& \\\"a\\<b\\>\\\"\\, 50\\% done\\: a\\,b<br>second line of \\_\\_syncthreads\\(\\) "
-      "\\[block \\(1\\,2\\,0\\)\\, variant 32x8\\, rows\\=33 cols\\=31\\, 1\\,024 like it\\]\n"
+      "- **error** `race` at `exercises/transpose/transpose.cu:12`: thread (0,5,0) reads "
+      "tile\\[5]\\[0] & \"a\\<b>\", 50% done: a,b<br>second line of \\_\\_syncthreads() "
+      "\\[block (1,2,0), variant 32x8, rows=33 cols=31, 1,024 like it]\n"
       "\n"
-      "#### `reduce`: exercises\\/reduce\\/reduce\\.cu\n"
+      "#### `reduce`: exercises/reduce/reduce.cu\n"
       "\n"
-      "- **error** `compile-error` at `exercises/reduce/reduce.cu:3`: expected a \\\"\\;\\\" before "
+      "- **error** `compile-error` at `exercises/reduce/reduce.cu:3`: expected a \";\" before "
       "\\\\xFF\\\\x01 here\n"
       "\n"
-      "#### `scan`: exercises\\/scan\\/scan\\.cu\n"
+      "#### `scan`: exercises/scan/scan.cu\n"
       "\n"
-      "- **error** exercises\\/scan\\/scan\\.cu was deleted in this pull request\\; restore it and edit it "
+      "- **error** exercises/scan/scan.cu was deleted in this pull request; restore it and edit it "
       "in place\n"
       "\n"
       "#### Warnings\n"
       "\n"
-      "- exercises\\/copy\\/exercise\\.yaml changed in this pull request\\; it is graded with the base "
-      "revision\\'s definition\n");
+      "- exercises/copy/exercise.yaml changed in this pull request; it is graded with the base "
+      "revision's definition\n");
 }
 
 TEST(ReportersTest, MarkdownWithNothingGraded) {

@@ -4,8 +4,23 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fuzz/output_checks.h"
+
 namespace gpugrade {
 namespace {
+
+// Plain text as cmark-gfm writes it in HTML.
+std::string escape_html_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
 
 TEST(TextEscape, ValidTextIsUnchanged) {
   EXPECT_EQ(escape_invalid_utf8("plain ascii\n"), "plain ascii\n");
@@ -51,12 +66,39 @@ TEST(TextEscape, XmlHoldsOnlyWhatXmlMay) {
 
 TEST(TextEscape, MarkdownTextIsNeverMarkup) {
   EXPECT_EQ(escape_markdown("plain words"), "plain words");
-  EXPECT_EQ(escape_markdown("<img src=x>"), "\\<img src\\=x\\>");
-  EXPECT_EQ(escape_markdown("https://e.x"), "https\\:\\/\\/e\\.x");
+  EXPECT_EQ(escape_markdown("<img src=x>"), "\\<img src=x>");
+  EXPECT_EQ(escape_markdown("https://e.x"), "https\\://e.x");
+  EXPECT_EQ(escape_markdown("see www.e.x"), "see www\\.e.x");
   EXPECT_EQ(escape_markdown("a\r\nb\rc\nd"), "a<br>b<br>c<br>d");
-  EXPECT_EQ(escape_markdown("me@evil.example"), "me`@`evil\\.example");
+  EXPECT_EQ(escape_markdown("me@evil.example"), "me`@`evil.example");
   EXPECT_EQ(escape_markdown("  \tcode"), "&#32;&#32;&#9;code");  // not an indented code block after "- "
   EXPECT_EQ(escape_markdown("\x1B[0m"), "\\\\x1B\\[0m");
+}
+
+// A raw .md report stays readable: a backslash only where the character could be markup where it stands.
+TEST(TextEscape, MarkdownEscapesOnlyWhatCouldBeMarkupThere) {
+  EXPECT_EQ(escape_markdown("out_of_range at tile[ty][tx] (float*), 1.5 - 2 = -0.5; done: 3/4 (75%)!"),
+            "out_of_range at tile\\[ty]\\[tx] (float\\*), 1.5 - 2 = -0.5; done: 3/4 (75%)!");
+  EXPECT_EQ(escape_markdown("_a_ __b__ a_b_ c__d"), "\\_a\\_ \\_\\_b\\_\\_ a_b\\_ c__d");
+  EXPECT_EQ(escape_markdown("a & b &amp; &#60;"), "a & b \\&amp; \\&\\#60;");
+  EXPECT_EQ(escape_markdown("~~x~~ `y` $z$ a|b \\n"), "\\~\\~x\\~\\~ \\`y\\` \\$z\\$ a\\|b \\\\n");
+  EXPECT_EQ(escape_markdown("see #12, not C# or #x"), "see \\#12, not C# or #x");
+  // At the text's start, what starts a block there; the same characters later are plain.
+  for (const char* block : {"# h", "> q", "- l", "+ l", "= s", "1. o", "12) o"}) {
+    const std::string escaped = escape_markdown(block);
+    EXPECT_NE(escaped.find('\\'), std::string::npos) << block << " -> " << escaped;
+    EXPECT_EQ(escape_markdown(std::string("x ") + block), std::string("x ") + block);
+  }
+  EXPECT_EQ(escape_markdown("1. o"), "1\\. o");
+  EXPECT_EQ(escape_markdown("a\n# not a heading after a break"), "a<br># not a heading after a break");
+  // Whatever is left unescaped renders as the text itself, in a list item and in a table cell.
+  for (const char* text : {"out_of_range at tile[ty][tx] (float*), 1.5 - 2 = -0.5; done: 3/4 (75%)!",
+                           "a_b_ c__d x & y; C# 1.5 -2 +3 a=b a>b? (x) {y} 'q' \"r\" ^ ! :: ..", "www2.e.x"}) {
+    const std::string item = checks::render_markdown(std::string("- ") + escape_markdown(text) + "\n");
+    EXPECT_EQ(item, "<ul>\n<li>" + escape_html_text(text) + "</li>\n</ul>\n") << text;
+    const std::string cell = checks::render_markdown("| h |\n| --- |\n| " + escape_markdown(text) + " |\n");
+    EXPECT_NE(cell.find("<td>" + escape_html_text(text) + "</td>"), std::string::npos) << cell;
+  }
 }
 
 TEST(TextEscape, MarkdownCodeCannotBeClosedFromInside) {

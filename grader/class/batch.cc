@@ -302,6 +302,7 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
     table.push_back(std::move(row));
   }
   report->students = table.size();
+  report->shared = report->grades - jobs.size();
 
   // Earlier runs' results are reused; the rest are graded.
   std::vector<Job*> to_grade;

@@ -57,6 +57,7 @@ struct BatchReport {
   size_t grades = 0;  // (student, exercise) pairs with a submission
   size_t graded = 0;  // grading processes run
   size_t reused = 0;  // results taken from earlier runs
+  size_t shared = 0;  // submissions with the same bytes as another's, graded once for both
   // Roster rows that could not be graded (a repeated id, an unknown revision, a folder that is a link): each
   // is in the gradebook and the summary with its problem; `gpugrade batch` then exits with 3.
   size_t rows_with_problems = 0;

@@ -233,8 +233,7 @@ void CompileWorker::stop() {
   kill(-pid_, SIGKILL);  // ... or, when it is stuck, is ended
   kill(pid_, SIGKILL);
   int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  reap_child(pid_, &status, 0);
   pid_ = -1;
   to_worker_ = from_worker_ = -1;
 }
@@ -282,13 +281,12 @@ WorkerOutcome CompileWorker::compile(const WorkerRequest& request, double time_l
   int status = 0;
   pid_t ended = 0;
   for (int wait_ms = 0; wait_ms < 500 && ended == 0; wait_ms += 10) {
-    ended = waitpid(pid_, &status, WNOHANG);
+    ended = reap_child(pid_, &status, WNOHANG);
     if (ended == 0) usleep(10'000);
   }
   if (ended == 0) {
     kill(-pid_, SIGKILL);
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    reap_child(pid_, &status, 0);
   }
   close(to_worker_);
   close(from_worker_);

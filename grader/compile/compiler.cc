@@ -76,6 +76,7 @@ std::optional<CompileOutput> from_cache_json(const std::string& text) {
 // One diagnostic line's parts, pointing into the line.
 struct DiagnosticLine {
   std::string_view file, line, severity, message;
+  std::string_view column = {};  // gcc's form only: nvcc's front end shows its column with a caret instead
 };
 
 size_t digits_at(std::string_view text, size_t pos) {
@@ -132,13 +133,77 @@ std::optional<DiagnosticLine> read_gcc_line(std::string_view line) {
     if (!take(&rest, ":")) continue;
     size_t column_digits = digits_at(rest, 0);
     if (column_digits == 0) continue;
+    const std::string_view column = rest.substr(0, column_digits);
     rest.remove_prefix(column_digits);
     if (!take(&rest, ": ")) continue;
     std::string_view severity = take_any(&rest, {"fatal error", "error", "warning", "note"});
     if (severity.empty() || !take(&rest, ": ")) continue;
-    return DiagnosticLine{line.substr(0, colon), line.substr(colon + 1, line_digits), severity, rest};
+    return DiagnosticLine{line.substr(0, colon), line.substr(colon + 1, line_digits), severity, rest, column};
   }
   return std::nullopt;
+}
+
+std::string_view next_line(std::string_view* text) {
+  const size_t end = std::min(text->find('\n'), text->size());
+  std::string_view line = text->substr(0, end);
+  text->remove_prefix(std::min(end + 1, text->size()));
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+// nvcc's front end shows the line under a diagnostic, indented by two spaces, and a caret under the
+// column: the offset of the caret in the shown line, or nullopt when `caret` is not a caret line.
+std::optional<size_t> caret_offset(std::string_view shown, std::string_view caret) {
+  if (!shown.starts_with("  ") || !caret.starts_with("  ")) return std::nullopt;
+  const size_t at = caret.find_first_not_of(" \t");
+  if (at == std::string_view::npos || caret[at] != '^' || caret.find_first_not_of(" \t", at + 1) != std::string_view::npos)
+    return std::nullopt;
+  return at >= shown.size() ? std::nullopt : std::optional<size_t>(at - 2);
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The 1-based column in `source` (the learner's line) of what the caret points at in `shown`, the line as
+// the compiler showed it; 0 when it cannot be placed for certain. NVRTC shows the line as written; nvcc
+// shows it preprocessed (comments gone, white space changed, macros expanded), so there the caret's place
+// is found by the non-blank characters before it, and checked against the word it points at.
+int column_on(std::string_view source, std::string_view shown, size_t caret) {
+  if (shown == source) return static_cast<int>(caret) + 1;
+  size_t word_end = caret;
+  while (word_end < shown.size() && is_word_char(shown[word_end])) ++word_end;
+  const std::string_view word = shown.substr(caret, std::max<size_t>(word_end - caret, 1));
+  size_t before = 0;
+  for (size_t i = 0; i < caret; ++i) before += shown[i] != ' ' && shown[i] != '\t';
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (source[i] == ' ' || source[i] == '\t') continue;
+    if (before-- == 0) {
+      if (source.substr(i).starts_with(word)) return static_cast<int>(i) + 1;
+      break;
+    }
+  }
+  // The word where it stands alone, once on the line; anything else is a guess, and no column is better.
+  if (!is_word_char(word[0]) || word.size() > 256) return 0;
+  int found = 0;
+  for (size_t at = source.find(word); at != std::string_view::npos; at = source.find(word, at + 1)) {
+    const bool alone = (at == 0 || !is_word_char(source[at - 1])) &&
+                       (at + word.size() == source.size() || !is_word_char(source[at + word.size()]));
+    if (!alone) continue;
+    if (found != 0) return 0;
+    found = static_cast<int>(at) + 1;
+  }
+  return found;
+}
+
+// Line `number` (1-based) of `text`, without its line break; nullopt past the end.
+std::optional<std::string_view> line_of(std::string_view text, int number) {
+  for (int l = 1; l < number; ++l) {
+    const size_t end = text.find('\n');
+    if (end == std::string_view::npos) return std::nullopt;
+    text.remove_prefix(end + 1);
+  }
+  std::string_view line = text.substr(0, std::min(text.find('\n'), text.size()));
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return number > 0 ? std::optional(line) : std::nullopt;
 }
 
 }  // namespace
@@ -156,13 +221,11 @@ Finding compile_error(std::string message, std::string file) {
   return finding;
 }
 
-std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths) {
+std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths,
+                                       const SourceFile& shown) {
   std::vector<Finding> findings;
   while (!output.empty()) {
-    size_t end = std::min(output.find('\n'), output.size());
-    std::string_view line = output.substr(0, end);
-    output.remove_prefix(std::min(end + 1, output.size()));
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::string_view line = next_line(&output);
     std::optional<DiagnosticLine> read = read_nvcc_line(line);
     if (!read) read = read_gcc_line(line);
     if (!read) continue;  // source echoes, carets, "1 error detected", notes' context lines
@@ -176,6 +239,22 @@ std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind
     finding.kind = kind;
     finding.severity = is_warning ? Severity::kWarning : Severity::kError;
     std::from_chars(read->line.data(), read->line.data() + read->line.size(), finding.line);  // 0 if absurd
+    int column = 0;
+    const bool learners = !shown.name.empty() && file == shown.name;
+    if (!read->column.empty()) {
+      std::from_chars(read->column.data(), read->column.data() + read->column.size(), column);
+    } else {
+      std::string_view after = output;
+      const std::string_view echo = next_line(&after);
+      const std::optional<size_t> caret = caret_offset(echo, next_line(&after));
+      const std::optional<std::string_view> source =
+          learners && caret ? line_of(shown.bytes, finding.line) : std::nullopt;
+      if (source) column = column_on(*source, echo.substr(2), *caret);
+    }
+    if (learners && finding.line > 0 && column > 0) {
+      finding.details["line"] = finding.line;
+      finding.details["column"] = column;
+    }
     findings.push_back(std::move(finding));
   }
   return findings;
@@ -238,7 +317,8 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   ProcessResult run = run_process(argv, {.working_directory = dir->path(),
                                          .time_limit_seconds = request.time_limit_seconds,
                                          .memory_limit_bytes = request.memory_limit_bytes,
-                                         .extra_environment = {"LC_ALL=C"}});
+                                         // nvcc's temporary files (unsandboxed) in the folder Ctrl-C removes
+                                         .extra_environment = {"LC_ALL=C", "TMPDIR=" + dir->path().string()}});
   if (!run.started) return fail(fmt::format("cannot run nvcc: {}", run.error));
   if (run.timed_out) {
     output.timed_out = true;
@@ -246,7 +326,8 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
                             "deep template recursion",
                             request.time_limit_seconds));
   }
-  output.findings = parse_diagnostics(run.err + run.out, FindingKind::kCompileError, paths);
+  output.findings = parse_diagnostics(run.err + run.out, FindingKind::kCompileError, paths,
+                                      {request.display_path, request.source.bytes});
   if (run.exit_code == 0) {
     output.ptx = read_file_bytes(ptx).value_or("");
     for (const auto& [temp, display] : paths)
@@ -263,7 +344,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
 }
 
 CompileOutput CachingCompiler::compile(const CompileRequest& request) {
-  CacheKey key("nvcc-ptx 1");
+  CacheKey key("nvcc-ptx 2");  // 2: compile errors carry their column
   key.add(inner_.identity()).add(request.source.name).add(request.source.bytes).add(request.display_path);
   key.add(request.headers_display_dir).add(request.arch);
   key.add(std::to_string(request.headers.size()));

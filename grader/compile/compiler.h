@@ -24,6 +24,12 @@ struct Define {
   std::string value;  // 32
 };
 
+// What one submission may spend compiling, all its variants and both compilers together (docs/limits.md):
+// a submission compiled for four variants cannot take four times as long. A compile is not started with
+// less than kLeastCompileSeconds left; it could not finish.
+inline constexpr double kSubmissionCompileSeconds = 60;
+inline constexpr double kLeastCompileSeconds = 1;
+
 struct CompileRequest {
   SourceFile source;                  // the submission, under its own file name ("transpose.cu")
   std::string display_path;           // how findings name it: "exercises/transpose-tiled/transpose.cu"
@@ -32,7 +38,7 @@ struct CompileRequest {
   std::vector<Define> defines;
   std::vector<std::string> flags;     // the exercise's nvcc_flags (from the loader's allowed list)
   std::string arch = "sm_90";
-  double time_limit_seconds = 60;
+  double time_limit_seconds = kSubmissionCompileSeconds;  // what is left of the submission's budget
   uint64_t memory_limit_bytes = uint64_t{4} << 30;
 };
 
@@ -89,9 +95,12 @@ class CachingCompiler : public Compiler {
 
 // Compiler diagnostics (nvcc's `file(12): error: ...` and the host compiler's `file:12:5: error: ...`) as
 // findings of `kind`. `paths` maps the paths the compiler printed to the paths users know; warnings
-// outside those files are dropped (system headers), errors anywhere are kept.
+// outside those files are dropped (system headers), errors anywhere are kept. A diagnostic in `shown` (the
+// learner's file: its display path and text) whose column the compiler gives (gcc's `:12:5:`, or the
+// caret nvcc's front end draws under the line it shows) carries details {"line", "column"}.
 using PathMap = std::vector<std::pair<std::string, std::string>>;
-std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths);
+std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths,
+                                       const SourceFile& shown = {});
 
 // Shared by the compilers: every occurrence of `from` in `text` replaced by `to` (paths in messages), and a
 // compile-error finding naming `file`.

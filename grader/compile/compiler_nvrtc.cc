@@ -11,9 +11,6 @@
 namespace gpugrade {
 namespace {
 
-// Less than this left of a compile budget is not worth starting nvcc for.
-constexpr double kLeastCompileSeconds = 1;
-
 // nvcc -arch=sm_90 -ptx writes PTX for the virtual architecture compute_90; NVRTC names that one directly.
 std::string virtual_arch(const std::string& arch) {
   return arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
@@ -109,7 +106,8 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   PathMap paths = {{request.source.name, request.display_path}};
   for (const SourceFile& h : request.headers)
     paths.emplace_back(h.name, fmt::format("{}/{}", request.headers_display_dir, h.name));
-  output.findings = parse_diagnostics(reply.log, FindingKind::kCompileError, paths);
+  output.findings =
+      parse_diagnostics(reply.log, FindingKind::kCompileError, paths, {request.display_path, request.source.bytes});
   output.ptx = reply.ptx;
   for (const auto& [name, display] : paths)
     replace_all(output.ptx, fmt::format("\"{}\"", name), fmt::format("\"{}\"", display));

@@ -158,13 +158,31 @@ struct Attempt {
   std::string instantiations;  // the explicit instantiations of named template kernels the code lacks
 };
 
+// What a submission may still spend compiling (kSubmissionCompileSeconds over all its variants).
+struct CompileBudget {
+  double total = kSubmissionCompileSeconds;
+  double left = kSubmissionCompileSeconds;
+};
+
 Attempt try_build(const Exercise& exercise, const Variant& variant, const Submission& source, const std::string& text,
-                  const std::vector<SourceFile>& headers, Toolchain& toolchain, const std::string& arch) {
+                  const std::vector<SourceFile>& headers, Toolchain& toolchain, const std::string& arch,
+                  CompileBudget& budget) {
   Attempt attempt;
   auto stop = [&](std::string why) {
     attempt.stopped = std::move(why);
     return std::move(attempt);
   };
+  if (budget.left < kLeastCompileSeconds) {
+    Finding spent = compile_error(
+        fmt::format("compiling this submission took the whole {:g} s it may spend compiling, all its variants "
+                    "together, before variant {} was compiled; look for loops unrolled without bound, deep "
+                    "template recursion or macros that expand without end",
+                    budget.total, variant.label),
+        source.display_path);
+    spent.variant = variant.label;
+    attempt.findings.push_back(std::move(spent));
+    return stop("The submission's compile time ran out; what was not compiled did not run.");
+  }
   CompileRequest request;
   request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), text};
   request.display_path = source.display_path;
@@ -173,7 +191,16 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
   request.defines = defines_of(variant);
   request.arch = arch;
   request.flags = exercise.nvcc_flags;
+  request.time_limit_seconds = budget.left;
+  const auto started = std::chrono::steady_clock::now();
   CompileOutput compiled = toolchain.compiler.compile(request);
+  budget.left -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // A compile stopped at what an earlier variant left says whose budget that was.
+  if (compiled.timed_out && request.time_limit_seconds < budget.total)
+    for (Finding& f : compiled.findings)
+      f.message += fmt::format(" (what was left of the {:g} s this submission may spend compiling, all its variants "
+                               "together)",
+                               budget.total);
   for (Finding& f : compiled.findings) {
     f.variant = variant.label;
     attempt.findings.push_back(std::move(f));
@@ -226,16 +253,16 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
 // when nothing comes back, and *stopped says at which step in a sentence.
 std::optional<Built> build_variant(const Exercise& exercise, const Variant& variant, const Submission& source,
                                    const std::vector<SourceFile>& headers, Toolchain& toolchain,
-                                   const std::string& arch, std::vector<Finding>& findings,
+                                   const std::string& arch, CompileBudget& budget, std::vector<Finding>& findings,
                                    std::string* stopped = nullptr) {
-  Attempt attempt = try_build(exercise, variant, source, source.text, headers, toolchain, arch);
+  Attempt attempt = try_build(exercise, variant, source, source.text, headers, toolchain, arch, budget);
   // A template kernel the file never launches (a course's file without host code, or one whose launch
   // is another template) has no code until something instantiates it. The exercise names its arguments,
   // so the grader writes the instantiation a launch would cause after the file's last line, and compiles
   // once more; only then, since a file that instantiates it already would get a duplicate.
   if (!attempt.built && !attempt.instantiations.empty()) {
     Attempt instantiated = try_build(exercise, variant, source, source.text + "\n" + attempt.instantiations,
-                                     headers, toolchain, arch);
+                                     headers, toolchain, arch, budget);
     if (instantiated.compiled) {
       attempt = std::move(instantiated);
     } else {
@@ -474,8 +501,9 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
   std::optional<std::vector<SourceFile>> headers = read_folder_headers(baseline->dir, error);
   if (!headers) return std::nullopt;
   std::vector<Finding> build_findings;
+  CompileBudget budget;  // the course's own baseline, not the submission's budget
   std::optional<Built> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain, options.arch,
-                                            build_findings);
+                                            budget, build_findings);
   if (!base) {
     *error = fmt::format("the baseline's solution {} does not build at variant {}", solution.string(), variant.label);
     return std::nullopt;
@@ -808,10 +836,11 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     if (std::optional<Finding> late = past_deadline()) findings.push_back(std::move(*late));
     return out_of_time;
   };
+  CompileBudget compile_budget{options.compile_seconds, options.compile_seconds};
   for (const Variant& variant : exercise.variants) {
     if (stop_if_late()) break;
-    std::optional<Built> built =
-        build_variant(exercise, variant, submission, *headers, toolchain, options.arch, findings, &result.note);
+    std::optional<Built> built = build_variant(exercise, variant, submission, *headers, toolchain, options.arch,
+                                               compile_budget, findings, &result.note);
     trace("grade: built " + variant.label);
     if (!built) break;
     if (!requirements_checked) {

@@ -45,6 +45,8 @@ struct GradeOptions {
   // Wall clock for the whole grade, the grader's own work included (docs/limits.md); past it, the grade
   // stops between steps with a timeout finding.
   double seconds = 600;
+  // What compiling the submission may take, every variant and both compilers together (tests shorten it).
+  double compile_seconds = kSubmissionCompileSeconds;
 };
 
 // The speed bar that applies on `device` (cuDeviceGetName's words): its own entry, else the default.

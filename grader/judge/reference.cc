@@ -270,7 +270,8 @@ std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::pat
     ProcessResult run = run_process(argv, {.working_directory = dir->path(),
                                            .time_limit_seconds = kCompileSeconds,
                                            .memory_limit_bytes = 0,
-                                           .extra_environment = {"LC_ALL=C"}});
+                                           // the host compiler's temporary files in the folder Ctrl-C removes
+                                           .extra_environment = {"LC_ALL=C", "TMPDIR=" + dir->path().string()}});
     if (!run.succeeded()) {
       const std::string shim_display = "<generated call>";
       PathMap paths = {{absolute.string(), source.string()}, {shim_path.string(), shim_display}};

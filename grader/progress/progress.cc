@@ -67,6 +67,15 @@ std::optional<ProgressState> ProgressState::load(const std::filesystem::path& fi
     Entry entry;
     entry.graded_id = value.value("graded", "");
     entry.verdict = parse_verdict(value.value("verdict", ""));
+    if (const auto earlier = value.find("earlier"); earlier != value.end() && earlier->is_array()) {
+      for (const nlohmann::json& graded : *earlier) {
+        if (!graded.is_object()) continue;
+        const std::optional<Verdict> verdict = parse_verdict(graded.value("verdict", ""));
+        const std::string text_id = graded.value("graded", "");
+        if (verdict && !text_id.empty() && entry.earlier.size() < kRememberedTexts - 1)
+          entry.earlier.push_back({text_id, *verdict});
+      }
+    }
     // "hints_shown", a count, is how states before hints for kinds recorded the first hints shown.
     if (const auto seen = value.find("hints_seen"); seen != value.end() && seen->is_array()) {
       for (const nlohmann::json& hint : *seen)
@@ -89,6 +98,11 @@ bool ProgressState::save(std::string* error) const {
     nlohmann::ordered_json value;
     if (!entry.graded_id.empty()) value["graded"] = entry.graded_id;
     if (entry.verdict) value["verdict"] = to_string(*entry.verdict);
+    if (!entry.earlier.empty()) {
+      value["earlier"] = nlohmann::ordered_json::array();
+      for (const Graded& graded : entry.earlier)
+        value["earlier"].push_back({{"graded", graded.id}, {"verdict", to_string(graded.verdict)}});
+    }
     value["hints_seen"] = entry.hints_seen;
     if (!entry.failure_kind.empty()) {
       value["failure_kind"] = entry.failure_kind;
@@ -118,6 +132,13 @@ bool ProgressState::save(std::string* error) const {
 void ProgressState::record_grade(const std::string& exercise, const std::string& submission_id,
                                  Verdict verdict) {
   Entry& entry = entries_[exercise];
+  // Each text at most once, with its latest verdict: the one graded before moves to the front.
+  std::vector<Graded>& earlier = entry.earlier;
+  if (entry.verdict && !entry.graded_id.empty() && entry.graded_id != submission_id)
+    earlier.insert(earlier.begin(), {entry.graded_id, *entry.verdict});
+  earlier.erase(std::remove_if(earlier.begin(), earlier.end(), [&](const Graded& g) { return g.id == submission_id; }),
+                earlier.end());
+  if (earlier.size() > kRememberedTexts - 1) earlier.resize(kRememberedTexts - 1);
   entry.graded_id = submission_id;
   entry.verdict = verdict;
 }
@@ -125,8 +146,11 @@ void ProgressState::record_grade(const std::string& exercise, const std::string&
 std::optional<Verdict> ProgressState::verdict_for(const std::string& exercise,
                                                   const std::string& submission_id) const {
   const auto entry = entries_.find(exercise);
-  if (entry == entries_.end() || entry->second.graded_id != submission_id) return std::nullopt;
-  return entry->second.verdict;
+  if (entry == entries_.end()) return std::nullopt;
+  if (entry->second.graded_id == submission_id) return entry->second.verdict;
+  for (const Graded& graded : entry->second.earlier)
+    if (graded.id == submission_id) return graded.verdict;
+  return std::nullopt;
 }
 
 int ProgressState::record_failure_kind(const std::string& exercise, const std::string& kind) {

@@ -44,7 +44,8 @@ struct CourseExercise {
 void find_shipped_stubs(std::vector<CourseExercise>& exercises, const std::filesystem::path& course_root);
 
 // The state file: per exercise, the verdict of the last grading and the blob id of what was graded (so
-// an edit hides a stale pass), and how many hints were shown.
+// an edit hides a stale pass), the verdicts of a few texts graded before it (so a file restored to a text
+// that passed shows as passed again), and how many hints were shown.
 class ProgressState {
  public:
   // Reads `file`; a file that does not exist yet is an empty state. nullopt when it cannot be parsed.
@@ -53,7 +54,7 @@ class ProgressState {
   bool save(std::string* error) const;
 
   void record_grade(const std::string& exercise, const std::string& submission_id, Verdict verdict);
-  // The verdict of the last grading, if it graded exactly this submission.
+  // The verdict of the last grading of exactly this submission, among the last kRememberedTexts texts graded.
   std::optional<Verdict> verdict_for(const std::string& exercise, const std::string& submission_id) const;
   // The kind of problem that led the last failing grade, and how many grades in a row it led: a learner
   // stuck on one kind is offered a hint. An empty kind (a pass) starts the count over. Returns the count.
@@ -65,9 +66,17 @@ class ProgressState {
   void mark_hint_seen(const std::string& exercise, int hint);
 
  private:
+  // How many distinct texts of one exercise keep their verdict: enough for an undo or two back and forth.
+  static constexpr size_t kRememberedTexts = 8;
+  struct Graded {
+    std::string id;
+    Verdict verdict;
+  };
   struct Entry {
     std::string graded_id;
     std::optional<Verdict> verdict;
+    std::vector<Graded> earlier;  // texts graded before graded_id, the latest first
+
     std::vector<int> hints_seen;
     std::string failure_kind;
     int failures_in_a_row = 0;
@@ -120,7 +129,7 @@ struct WatchHooks {
   // exercise: the error is already printed).
   std::function<std::optional<Verdict>(const CourseExercise&, const std::string& text)> grade;
   std::function<void(std::chrono::milliseconds)> sleep;
-  std::function<bool()> keep_going;  // false ends the loop: Ctrl-C in the CLI, a bound in tests
+  std::function<bool()> keep_going;  // false ends the loop: a bound in tests (Ctrl-C ends the CLI, os/interrupt.h)
   bool redraw = false;               // a terminal: clear the screen before each grading
 };
 

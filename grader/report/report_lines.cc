@@ -96,8 +96,28 @@ std::string tally(const std::vector<Result>& results) {
     points += result.points;
     max_points += result.max_points;
   }
-  return fmt::format("{}/{} exercise{} passed, {}/{} points", passed, results.size(),
-                     results.size() == 1 ? "" : "s", points, max_points);
+  // A batch's row for an exercise the student handed nothing in for (or whose row was not graded) has no
+  // submission: the table shows it as not submitted, and the header counts it so.
+  const auto unsubmitted =
+      std::count_if(results.begin(), results.end(), [](const Result& result) { return result.submission.empty(); });
+  return fmt::format("{}/{} exercise{} passed{}, {}/{} points", passed, results.size(), results.size() == 1 ? "" : "s",
+                     unsubmitted > 0 ? fmt::format(" ({} not submitted)", unsubmitted) : "", points, max_points);
+}
+
+std::string grade_total(const std::vector<Result>& results, size_t not_graded) {
+  const auto passed = static_cast<size_t>(std::count_if(
+      results.begin(), results.end(), [](const Result& result) { return result.verdict == Verdict::kPass; }));
+  const size_t exercises = results.size() + not_graded;
+  std::string line = fmt::format("total: {} exercise{}, {} passed, {} failed", exercises, exercises == 1 ? "" : "s",
+                                 passed, results.size() - passed);
+  if (not_graded > 0) line += fmt::format(", {} not graded (the errors above say why)", not_graded);
+  int points = 0, max_points = 0;
+  for (const Result& result : results) {
+    points += result.points;
+    max_points += result.max_points;
+  }
+  if (max_points > 0) line += fmt::format("; {}/{} points", points, max_points);
+  return line;
 }
 
 std::string finding_lines(const Result& result) {
@@ -329,6 +349,9 @@ std::vector<Note> notes_of(const Problem& problem) {
 
 int column_of(const Finding& finding, int line, std::string_view source) {
   if (line <= 0 || source.empty()) return 0;
+  // The compiler's own column, where it gave one (grader/compile/compiler.h).
+  if (const int column = detail_int(finding.details, "column"); column > 0 && detail_int(finding.details, "line") == line)
+    return column;
   size_t start = 0;
   for (int l = 1; l < line; ++l) {
     start = source.find('\n', start);

@@ -30,8 +30,13 @@ std::string throughput_sentence(const Result& result);
 // compiler message may quote them; dumping must not throw), and no line a CI runner reads as a command.
 std::string json_report(const nlohmann::ordered_json& report);
 
-// "2/3 exercises passed, 15/25 points"
+// "2/3 exercises passed, 15/25 points"; "1/3 exercises passed (1 not submitted), 5/25 points" when some
+// results have no submission (a batch's student who handed nothing in for an exercise).
 std::string tally(const std::vector<Result>& results);
+// The last line of `grade --all`: "total: 7 exercises, 5 passed, 1 failed, 1 not graded; 37/45 points".
+// `not_graded` counts the exercises that have no result (a broken definition, an unreadable file); points
+// are left out when no exercise is worth any.
+std::string grade_total(const std::vector<Result>& results, size_t not_graded);
 
 // Every finding of the result as finding_line() writes it, one a line; then the note, if any.
 std::string finding_lines(const Result& result);

@@ -51,8 +51,9 @@ void write_markdown(const std::vector<Result>& results, std::ostream& out, const
                             : "| Exercise | Verdict | Points |\n| --- | --- | ---: |\n");
     for (const Result& result : results) {
       const bool pass = result.verdict == Verdict::kPass;
-      out << fmt::format("| {} | {} | {}/{} |", markdown_code(result.exercise), pass ? "✅ pass" : "❌ fail",
-                         result.points, result.max_points);
+      out << fmt::format("| {} | {} | {}/{} |", markdown_code(result.exercise),
+                         result.submission.empty() ? "➖ not submitted" : pass ? "✅ pass" : "❌ fail", result.points,
+                         result.max_points);
       if (options.timings) out << fmt::format(" {:.2f} s |", total_seconds(result));
       out << '\n';
     }

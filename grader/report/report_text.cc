@@ -37,6 +37,55 @@ std::string short_context(const Finding& finding) {
   return parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, "; "));
 }
 
+// The learner's line under a compile error, with a caret under the compiler's column, as compilers print
+// it: two lines, or none when the compiler gave no column. Tabs become spaces and controls are escaped, so
+// the caret lines up on any terminal; a long line shows kQuoteReach bytes either side of the column.
+constexpr size_t kQuoteReach = 60;
+
+std::vector<std::string> quoted_source(const Finding& finding, const Result& result) {
+  const int column = detail_int(finding.details, "column");
+  if (column <= 0 || finding.line <= 0 || finding.file != result.submission || detail_int(finding.details, "line") != finding.line)
+    return {};
+  std::string_view source = result.source;
+  for (int l = 1; l < finding.line; ++l) {
+    const size_t end = source.find('\n');
+    if (end == std::string_view::npos) return {};
+    source.remove_prefix(end + 1);
+  }
+  std::string_view line = source.substr(0, std::min(source.find('\n'), source.size()));
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const size_t at = static_cast<size_t>(column - 1);
+  if (at > line.size()) return {};
+  const auto lead = [&](size_t i) { return i >= line.size() || (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80; };
+  size_t from = at > kQuoteReach ? at - kQuoteReach : 0, to = std::min(line.size(), at + kQuoteReach);
+  while (from > 0 && !lead(from)) --from;
+  while (!lead(to)) ++to;
+  std::string text = from > 0 ? "..." : "", caret;
+  size_t width = text.size();
+  for (size_t i = from; i <= to; ) {
+    if (i == at) caret = std::string(width, ' ') + '^';
+    if (i == to) break;
+    size_t next = i + 1;
+    while (!lead(next)) ++next;
+    if (line[i] == '\t') {
+      text += std::string(4 - width % 4, ' ');
+      width += 4 - width % 4;
+    } else {
+      const std::string_view character = line.substr(i, next - i);
+      const std::string shown = escape_for_terminal(character);
+      text += shown;
+      width += shown == character ? 1 : shown.size();
+    }
+    i = next;
+  }
+  if (to < line.size()) text += "...";
+  return {"  " + text, "  " + caret};
+}
+
+size_t problem_lines(const Problem& problem, const Result& result) {
+  return 1 + quoted_source(*problem.finding, result).size() + notes_of(problem).size();
+}
+
 // `grid`: with the wrong element among its neighbours (neighbourhood_lines), where the screen has room.
 void write_problem(const Problem& problem, const Result& result, std::ostream& out, const TextOptions& options,
                    bool grid) {
@@ -49,6 +98,7 @@ void write_problem(const Problem& problem, const Result& result, std::ostream& o
                "1", options.color)
       << ' ' << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color) << ' '
       << to_string(finding.kind) << ": " << escape_for_terminal(headline(problem)) << short_context(finding) << '\n';
+  for (const std::string& quoted : quoted_source(finding, result)) out << quoted << '\n';
   for (const Note& note : notes_of(problem))
     out << paint(escape_for_terminal(place(note.file, note.line, column(finding, note.file, note.line))) + ":", "1",
                  options.color)
@@ -147,8 +197,6 @@ void write_device_output(const Result& result, std::ostream& out) {
 // always shows, and the verdict line counts the rest.
 constexpr size_t kScreenLines = 8;
 
-size_t problem_lines(const Problem& problem) { return 1 + notes_of(problem).size(); }
-
 // Learner text (file names, messages, device printf) is escaped field by field, so that it cannot move the
 // cursor or start a line; the runner guard then covers what a field can still hold mid-line (`##[`).
 void write_text(const std::vector<Result>& results, std::ostream& report, const TextOptions& options) {
@@ -160,12 +208,12 @@ void write_text(const std::vector<Result>& results, std::ostream& report, const 
     if (!result.note.empty() || !throughput_sentence(result).empty()) --room;
     size_t written = 0;
     for (const Problem& problem : found) {
-      if (!options.verbose && written > 0 && problem_lines(problem) > room) break;
+      if (!options.verbose && written > 0 && problem_lines(problem, result) > room) break;
       // The neighbours of a wrong element only where they fit: the problem's own line comes first.
       const size_t grid = neighbourhood_lines(*problem.finding, options.verbose).size();
-      const bool with_grid = options.verbose || written == 0 || problem_lines(problem) + grid <= room;
+      const bool with_grid = options.verbose || written == 0 || problem_lines(problem, result) + grid <= room;
       write_problem(problem, result, out, options, with_grid);
-      room -= std::min(room, problem_lines(problem) + (with_grid ? grid : 0));
+      room -= std::min(room, problem_lines(problem, result) + (with_grid ? grid : 0));
       ++written;
     }
     const size_t unshown_problems = found.size() - written;

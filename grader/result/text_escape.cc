@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace gpugrade {
 namespace {
@@ -59,8 +60,52 @@ bool is_runner_white_space(char32_t c) {
          (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-bool is_ascii_punctuation(char c) {
-  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+bool is_word_character(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Whether `word` (lower case) ends just before `at` in `line`, starting a word.
+bool follows(std::string_view line, size_t at, std::string_view word) {
+  if (at < word.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(line[at - word.size() + i])) != word[i]) return false;
+  return at == word.size() || !is_word_character(line[at - word.size() - 1]);
+}
+
+// Whether the character at `at` of `line` could start or end markup (GitHub's flavour) there, and so needs
+// its backslash. `block_start`: the line's first character may start a block (a heading, a list item, a
+// quote), as it does after a list item's "- ".
+bool markup_at(std::string_view line, size_t at, bool block_start) {
+  const char c = line[at];
+  const char after = at + 1 < line.size() ? line[at + 1] : ' ';
+  const bool first = block_start && at == 0;
+  // An ordered list item's number (at most 9 digits) ends with '.' or ')' where a block starts: "12. ".
+  if ((c == '.' || c == ')') && block_start && at > 0 && at <= 9 &&
+      std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(at),
+                  [](char d) { return std::isdigit(static_cast<unsigned char>(d)); }))
+    return true;
+  switch (c) {
+    case '\\':  // an escape of what follows
+    case '`':   // a code span
+    case '*':   // emphasis, also inside a word
+    case '~':   // strikethrough, also a fence
+    case '[':   // a link, an image, a footnote, a reference
+    case '<':   // raw HTML, an autolink
+    case '|':   // a table cell
+    case '$':   // math
+      return true;
+    case '&':  // a character reference: &amp; &#60;
+      return std::isalnum(static_cast<unsigned char>(after)) || after == '#';
+    case ':':  // an autolink: http:// https:// ftp://
+      return after == '/';
+    case '.':  // an autolink: www.
+      return follows(line, at, "www");
+    case '#':  // a heading, and on GitHub an issue reference (#12)
+      return first || std::isdigit(static_cast<unsigned char>(after));
+    case '>': case '-': case '+': case '=':  // a quote, a list item, a setext underline
+      return first;
+    default:
+      break;
+  }
+  return false;
 }
 
 // Calls `piece(line)` for each line of `text` and `line_break()` between two lines; CR LF, CR and LF each end a
@@ -219,18 +264,32 @@ std::string escape_markdown(std::string_view text) {
   const size_t indent = std::min(text.find_first_not_of(" \t"), text.size());
   for (char c : text.substr(0, indent)) out += c == ' ' ? "&#32;" : "&#9;";
   text.remove_prefix(indent);
+  bool starts_block = true;  // the text's first character may start a heading, a list, a quote, a fence
   for_each_line(
       text,
       [&](std::string_view line) {
-        for (char c : escape_for_terminal(line)) {
+        const std::string shown = escape_for_terminal(line);
+        for (size_t i = 0; i < shown.size(); ++i) {
+          const char c = shown[i];
           // GitHub links `a@b.c` whatever is escaped in it; a code span keeps the '@' out of the address.
           if (c == '@') {
             out += "`@`";
             continue;
           }
-          if (is_ascii_punctuation(c)) out += '\\';
+          // `_` is emphasis, except a run of them with a letter or digit on both sides (snake_case).
+          if (c == '_') {
+            size_t end = i;
+            while (end < shown.size() && shown[end] == '_') ++end;
+            const bool in_word = i > 0 && std::isalnum(static_cast<unsigned char>(shown[i - 1])) &&
+                                 end < shown.size() && std::isalnum(static_cast<unsigned char>(shown[end]));
+            for (; i < end; ++i) out += in_word ? "_" : "\\_";
+            --i;
+            continue;
+          }
+          if (markup_at(shown, i, starts_block)) out += '\\';
           out += c;
         }
+        starts_block = false;  // a line break is <br>: what follows it is on the same source line
       },
       [&] { out += "<br>"; });
   return out;

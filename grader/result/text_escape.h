@@ -47,10 +47,15 @@ std::string escape_xml(std::string_view text, bool attribute);
 // invalid UTF-8 as `\xNN`. No line of the result is a runner's workflow command.
 std::string escape_html(std::string_view text);
 
-// Learner text in markdown (GitHub's flavour) as plain, inline text: every ASCII punctuation character
-// backslash-escaped, so that nothing in it is markup, raw HTML or an autolink (`<...>`, `http:`, `www.`),
-// and '@' as a code span (GitHub links an address `a@b.c` even with every character escaped); line breaks (CR, CR LF, LF) as `<br>`; control and bidi characters as escape_for_terminal writes
-// them; white space that starts it as character references. Safe in a table cell, a heading and a list item.
+// Learner text in markdown (GitHub's flavour) as plain, inline text, readable in the raw file: a backslash
+// only before what could start or end markup where it stands, so that nothing in it is markup, raw HTML or
+// an autolink. Always: \ ` * ~ [ < | $; `_` unless inside a word (snake_case stays as it is); `&` before a
+// reference's name; `:` of `://` and `.` of `www.` (autolinks); `#` before a digit (an issue reference);
+// at the text's start, what starts a block (# > - + = and an ordered list's `1.` or `1)`). '@' becomes a
+// code span (GitHub links an address `a@b.c` even with every character escaped); line breaks (CR, CR LF,
+// LF) `<br>`, so the text stays on one source line; control and bidi characters as escape_for_terminal
+// writes them; white space that starts it character references. Safe in a table cell, a heading and a list
+// item.
 std::string escape_markdown(std::string_view text);
 
 // `text` as a markdown code span on one line: fenced by more backticks than any run inside, line breaks and

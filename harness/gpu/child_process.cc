@@ -65,7 +65,7 @@ Waited watch(pid_t pid, int heartbeat, const ChildLimits& limits, bool serving, 
   Clock::time_point deadline = after(limits.setup_seconds);
   *in_kernel = false;
   for (;;) {
-    if (own_child && waitpid(pid, status, WNOHANG) == pid) {
+    if (own_child && reap_child(pid, status, WNOHANG) == pid) {
       // A child that answered and then exited at once: its answer is still in the pipe.
       char rest[64];
       ssize_t got = 0;
@@ -178,7 +178,7 @@ ChildServer::~ChildServer() {
   const Clock::time_point deadline = after(1.0);
   int status = 0;
   while (Clock::now() < deadline) {
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    if (reap_child(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
       break;
     }
@@ -236,7 +236,7 @@ void ChildServer::stop() {
 
 bool ChildServer::exited() {
   int status = 0;
-  if (pid_ < 0 || lent_ || waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  if (pid_ < 0 || lent_ || reap_child(pid_, &status, WNOHANG) != pid_) return false;
   pid_ = -1;
   return true;
 }
