@@ -108,13 +108,6 @@ extern "C" __global__ void strided_scale(Strided s, float* out) {
   const int r = blockIdx.x, c = threadIdx.x;
   if (r < s.rows && c < s.cols) out[r * s.cols + c] = s.in[r * s.stride + c] * s.scale;
 }
-__device__ int counter = 5;
-__device__ int table[4] = {2, 3, 5, 7};
-extern "C" __global__ void count_launch(int* out) {
-  if (threadIdx.x == 0) out[0] = atomicAdd(&counter, 1);
-  out[1 + threadIdx.x] = table[threadIdx.x];
-  table[threadIdx.x] *= 2;
-}
 extern "C" __global__ void handoff(float* out) {
   __shared__ float box[32];
   if (threadIdx.x >= 32) {
@@ -124,6 +117,13 @@ extern "C" __global__ void handoff(float* out) {
     asm volatile("bar.sync 1, 64;" ::: "memory");
     out[threadIdx.x] = box[31 - threadIdx.x];
   }
+}
+__device__ int counter = 5;
+__device__ int table[4] = {2, 3, 5, 7};
+extern "C" __global__ void count_launch(int* out) {
+  if (threadIdx.x == 0) out[0] = atomicAdd(&counter, 1);
+  out[1 + threadIdx.x] = table[threadIdx.x];
+  table[threadIdx.x] *= 2;
 }
 )";
 
@@ -212,8 +212,6 @@ TEST(GpuLoad, DescribesParametersSharedVariablesAndBarriers) {
 
   const KernelTraits& transpose = traits_of(program, "_Z9transposePfPKfii");
   ASSERT_EQ(transpose.params.size(), 4u);
-  // The module's __device__ variables, whose initial values each run starts from.
-  EXPECT_EQ(traits_of(program, "count_launch").device_variables, (std::vector<std::string>{"counter", "table"}));
   EXPECT_EQ(transpose.params[0].bytes, 8u);
   EXPECT_EQ(transpose.params[2].ptx_type, ".u32");
   EXPECT_EQ(transpose.params[2].bytes, 4u);
@@ -224,6 +222,8 @@ TEST(GpuLoad, DescribesParametersSharedVariablesAndBarriers) {
 
   EXPECT_FALSE(traits_of(program, "_Z20transpose_no_barrierPfPKfii").uses_barrier);
   EXPECT_EQ(traits_of(program, "read_unwritten").static_shared_bytes, 256u * 4u + 64u * 4u);
+  // The module's __device__ variables, whose initial values each run starts from.
+  EXPECT_EQ(traits_of(program, "count_launch").device_variables, (std::vector<std::string>{"counter", "table"}));
   const KernelTraits& dynamic = traits_of(program, "read_dynamic");
   ASSERT_EQ(dynamic.shared.size(), 1u);
   EXPECT_TRUE(dynamic.shared[0].dynamic);
@@ -281,7 +281,6 @@ TEST(GpuLoad, OutlineAgreesWithTheSimulatorsParser) {
     SCOPED_TRACE(parsed[k].entry);
     EXPECT_EQ(scanned[k].entry, parsed[k].entry);
     ASSERT_EQ(scanned[k].params.size(), parsed[k].params.size());
-    EXPECT_EQ(scanned[k].device_variables, parsed[k].device_variables);
     for (size_t p = 0; p < parsed[k].params.size(); ++p) {
       EXPECT_EQ(scanned[k].params[p].name, parsed[k].params[p].name);
       EXPECT_EQ(scanned[k].params[p].ptx_type, parsed[k].params[p].ptx_type);
@@ -293,6 +292,7 @@ TEST(GpuLoad, OutlineAgreesWithTheSimulatorsParser) {
     EXPECT_EQ(scanned[k].uses_dynamic_shared, parsed[k].uses_dynamic_shared);
     EXPECT_EQ(scanned[k].line, parsed[k].line);
     EXPECT_EQ(scanned[k].grid_sync_line, parsed[k].grid_sync_line);
+    EXPECT_EQ(scanned[k].device_variables, parsed[k].device_variables);
     ASSERT_EQ(scanned[k].constants.size(), parsed[k].constants.size());
     for (size_t c = 0; c < parsed[k].constants.size(); ++c) {
       EXPECT_EQ(scanned[k].constants[c].name, parsed[k].constants[c].name);
@@ -856,24 +856,6 @@ TEST(GpuJob, ConstantCopiesTravelToTheLauncher) {
   job.subject.launch.constants = {{"weights", 1}};
   const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_constant_job_{}", getpid())).string();
   std::string error;
-// The launcher restores the module's __device__ variables before a launch that does not keep them: it
-// needs their names and the request's choice.
-TEST(GpuJob, DeviceVariablesAndWhetherToKeepThemTravelToTheLauncher) {
-  gpu::Job job;
-  job.subject.ptx = ".version 8.0";
-  job.subject.launch.entry = "count_launch";
-  job.subject.launch.keep_device_variables = true;
-  job.subject.device_variables = {"counter", "table"};
-  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_device_job_{}", getpid())).string();
-  std::string error;
-  ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
-  gpu::Job back;
-  ASSERT_TRUE(gpu::read_job(path, &back, &error)) << error;
-  fs::remove(path);
-  EXPECT_TRUE(back.subject.launch.keep_device_variables);
-  EXPECT_EQ(back.subject.device_variables, job.subject.device_variables);
-}
-
   ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
   gpu::Job back;
   ASSERT_TRUE(gpu::read_job(path, &back, &error)) << error;
@@ -908,6 +890,24 @@ TEST(GpuJob, StructArgumentsTravelWithTheirPointerFields) {
   EXPECT_EQ(back.subject.launch.args[1].kind, KernelArg::Kind::kBuffer);
 }
 
+// The launcher restores the module's __device__ variables before a launch that does not keep them: it
+// needs their names and the request's choice.
+TEST(GpuJob, DeviceVariablesAndWhetherToKeepThemTravelToTheLauncher) {
+  gpu::Job job;
+  job.subject.ptx = ".version 8.0";
+  job.subject.launch.entry = "count_launch";
+  job.subject.launch.keep_device_variables = true;
+  job.subject.device_variables = {"counter", "table"};
+  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_device_job_{}", getpid())).string();
+  std::string error;
+  ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
+  gpu::Job back;
+  ASSERT_TRUE(gpu::read_job(path, &back, &error)) << error;
+  fs::remove(path);
+  EXPECT_TRUE(back.subject.launch.keep_device_variables);
+  EXPECT_EQ(back.subject.device_variables, job.subject.device_variables);
+}
+
 class GpuDevice : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -915,35 +915,6 @@ class GpuDevice : public ::testing::Test {
     const Tools& tools = compiled();
     ASSERT_TRUE(tools.error.empty()) << tools.error;
     backend_ = make_gpu_backend();
-}
-
-// A run starts from the module's initial __device__ values (counter = 5, table = {2, 3, 5, 7}), however
-// many runs of the module came before; a launch that keeps them (a pipeline's later stage) sees what the
-// one before left. The same as the simulator (SimBackendTest.EachRunStartsFromTheModulesInitialDeviceValues).
-TEST_F(GpuDevice, EachRunStartsFromTheModulesInitialDeviceValues) {
-  EXPECT_EQ(traits_of(*program_, "count_launch").device_variables, (std::vector<std::string>{"counter", "table"}));
-  LaunchRequest request;
-  request.entry = "count_launch";
-  request.grid = {1, 1, 1};
-  request.block = {4, 1, 1};
-  request.buffers = {Buffer{"out", 4, std::vector<std::byte>(5 * 4)}};
-  request.args = {buffer_arg(0)};
-  const auto ints = [](const Observations& o) {
-    std::vector<int> values(5);
-    if (!o.buffers.empty() && o.buffers[0].bytes.size() == 20) std::memcpy(values.data(), o.buffers[0].bytes.data(), 20);
-    return values;
-  };
-  for (int run = 0; run < 3; ++run) {
-    Observations o = backend_->launch(*program_, request);
-    ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
-    EXPECT_EQ(ints(o), (std::vector<int>{5, 2, 3, 5, 7})) << "run " << run;
-  }
-  request.keep_device_variables = true;
-  Observations kept = backend_->launch(*program_, request);
-  ASSERT_TRUE(kept.completed) << (kept.findings.empty() ? "" : kept.findings[0].message);
-  EXPECT_EQ(ints(kept), (std::vector<int>{6, 4, 6, 10, 14}));
-  request.keep_device_variables = false;
-  EXPECT_EQ(ints(backend_->launch(*program_, request)), (std::vector<int>{5, 2, 3, 5, 7}));
     Loaded loaded = backend_->load(tools.ptx);
     ASSERT_TRUE(loaded.program) << (loaded.findings.empty() ? "" : loaded.findings[0].message);
     program_ = std::move(loaded.program);
@@ -978,6 +949,35 @@ TEST_F(GpuDevice, CopyKernelCopies) {
   EXPECT_EQ(o.buffers[0].bytes, request.buffers[1].bytes);
   EXPECT_EQ(o.buffers[1].bytes, request.buffers[1].bytes);  // the input is untouched
   EXPECT_GT(o.seconds, 0);
+}
+
+// A run starts from the module's initial __device__ values (counter = 5, table = {2, 3, 5, 7}), however
+// many runs of the module came before; a launch that keeps them (a pipeline's later stage) sees what the
+// one before left. The same as the simulator (SimBackendTest.EachRunStartsFromTheModulesInitialDeviceValues).
+TEST_F(GpuDevice, EachRunStartsFromTheModulesInitialDeviceValues) {
+  EXPECT_EQ(traits_of(*program_, "count_launch").device_variables, (std::vector<std::string>{"counter", "table"}));
+  LaunchRequest request;
+  request.entry = "count_launch";
+  request.grid = {1, 1, 1};
+  request.block = {4, 1, 1};
+  request.buffers = {Buffer{"out", 4, std::vector<std::byte>(5 * 4)}};
+  request.args = {buffer_arg(0)};
+  const auto ints = [](const Observations& o) {
+    std::vector<int> values(5);
+    if (!o.buffers.empty() && o.buffers[0].bytes.size() == 20) std::memcpy(values.data(), o.buffers[0].bytes.data(), 20);
+    return values;
+  };
+  for (int run = 0; run < 3; ++run) {
+    Observations o = backend_->launch(*program_, request);
+    ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
+    EXPECT_EQ(ints(o), (std::vector<int>{5, 2, 3, 5, 7})) << "run " << run;
+  }
+  request.keep_device_variables = true;
+  Observations kept = backend_->launch(*program_, request);
+  ASSERT_TRUE(kept.completed) << (kept.findings.empty() ? "" : kept.findings[0].message);
+  EXPECT_EQ(ints(kept), (std::vector<int>{6, 4, 6, 10, 14}));
+  request.keep_device_variables = false;
+  EXPECT_EQ(ints(backend_->launch(*program_, request)), (std::vector<int>{5, 2, 3, 5, 7}));
 }
 
 // What cudaMemcpyToSymbol does for a host program: each launch's weights reach the __constant__ variable
