@@ -455,9 +455,10 @@ TEST_F(LadderGradeTest, UnpaddedTileIsABankConflictAtTheColumnRead) {
   EXPECT_EQ(conflicts[0].line, line_of(text, "= tile[threadIdx.x][threadIdx.y + j]"));
   EXPECT_EQ(conflicts[0].variant, "32x8");
   EXPECT_EQ(conflicts[0].message,
-            "32-way bank conflict on tile: 30.7 wavefronts per request where 1 is possible (the limit is 1); the "
-            "lanes walk down a column of tile, whose rows are TILE_DIM words long; declare it "
-            "tile[TILE_DIM][TILE_DIM + 1] so the elements of a column fall in different banks");
+            "32-way bank conflict on tile: 30.7 wavefronts per request where 1 is possible (the limit is 1); lanes 0 "
+            "and 1 of one warp touch tile[0][0] and tile[1][0], 32 words apart: one bank, because a row of tile is 32 "
+            "words long; declare tile[TILE_DIM][TILE_DIM + 1] so that the elements of a column fall in different "
+            "banks (checked: that request then takes 1 wavefront)");
 }
 
 // A one-letter name the C++ demangler would read as a type (`s` is "short") is shown as written.

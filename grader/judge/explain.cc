@@ -3,6 +3,8 @@
 // one statement reading what a neighbour writes is plain in the source, and each needs a different fix.
 #include "grader/judge/explain.h"
 
+#include "grader/judge/buffer_compare.h"
+
 #include "harness/banks.h"
 
 #include <fmt/format.h>
@@ -386,18 +388,7 @@ struct ConflictRequest {
   uint64_t row(uint32_t lane) const { return element(lane) / row_length(); }
   uint64_t column(uint32_t lane) const { return element(lane) % row_length(); }
 
-  std::string element_name(uint32_t lane) const {
-    uint64_t index = element(lane);
-    if (dims.empty()) return fmt::format("{}[{}]", name, index);
-    std::vector<uint64_t> position(dims.size());
-    for (size_t d = dims.size(); d-- > 0;) {
-      position[d] = index % dims[d];
-      index /= dims[d];
-    }
-    std::string text = name;
-    for (uint64_t p : position) text += fmt::format("[{}]", p);
-    return text;
-  }
+  std::string element_name(uint32_t lane) const { return BufferLayout{name, ElementType::kFloat, dims}.element_name(element(lane)); }
 
   // The ways of this request if each lane's element moved to `element_at(lane)` (same width, same lanes).
   template <class Remap>
