@@ -4,6 +4,7 @@
 // learner's line. The fixtures are under tests/data/exercises/cooperative/.
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,44 @@ TEST(CooperativeGroups, WithoutTheGridSyncBlockZeroAddsUnwrittenPartials) {
       grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/mutants/no_sync.cu"));
   EXPECT_EQ(result.verdict, Verdict::kFail);
   EXPECT_FALSE(findings_of(result, FindingKind::kWrongOutput).empty());
+}
+
+// The sum's kernel with `tail` after its last statement (before the closing brace).
+std::string grid_sum_with(const std::string& tail) {
+  std::string text = read_file(fixtures() / "grid-sum/grid_sum.cu");
+  const size_t end = text.rfind('}');
+  text.insert(end, tail);
+  return text;
+}
+
+// A grid sync orders every block's writes before it before every block's writes after it: after a second
+// sync each block overwrites the partial of the next block, which that block wrote before the first one.
+// The race checker once saw only atomics and fences, not the sync's release and acquire, and called it a
+// race between blocks.
+TEST(CooperativeGroups, AGridSyncOrdersOneBlocksWritesBeforeAnothersAfterIt) {
+  const std::string text = grid_sum_with(
+      "  grid.sync();\n"
+      "  if (threadIdx.x == 0) partial[(blockIdx.x + 1) % gridDim.x] = -1.0f;\n");
+  expect_passes(grading().grade_exercise(fixture("grid-sum"), text));
+}
+
+// Two blocks' writes between the same two syncs are a race, and the finding names those two writes, not
+// the earlier, ordered write of the same element.
+TEST(CooperativeGroups, WritesBetweenTheSameGridSyncsRaceAndTheFindingNamesThem) {
+  const std::string text = grid_sum_with(
+      "  grid.sync();\n"
+      "  if (threadIdx.x == 0) partial[(blockIdx.x + 1) % gridDim.x] = -1.0f;  // NEXT\n"
+      "  if (threadIdx.x == 0) partial[blockIdx.x] = -2.0f;  // OWN\n");
+  const Result result = grading().grade_exercise(fixture("grid-sum"), text);
+  EXPECT_EQ(result.verdict, Verdict::kFail);
+  const std::vector<Finding> races = findings_of(result, FindingKind::kRace);
+  ASSERT_FALSE(races.empty());
+  const std::set<int> racing = {line_of(text, "// NEXT"), line_of(text, "// OWN")};
+  for (const Finding& race : races) {
+    EXPECT_EQ(racing.count(race.line), 1u) << race.message;
+    EXPECT_EQ(racing.count(race.details.value("other_line", 0)), 1u) << race.message;
+    EXPECT_NE(race.line, race.details.value("other_line", 0)) << race.message;
+  }
 }
 
 // Only block 0 reaches the sync: it waits for the others forever, and the timeout names the sync's line.

@@ -3,6 +3,7 @@
 // exercises are test fixtures under tests/data/exercises/foreign/; each names the public pattern it follows.
 #include <cctype>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -70,6 +71,41 @@ TEST(ForeignKernels, WithoutTheFenceTheLastBlocksWriteIsARace) {
   const std::vector<Finding> races = findings_of(result, FindingKind::kRace);
   ASSERT_EQ(races.size(), 1u);
   EXPECT_EQ(races[0].line, testing::line_of(text, "out[0] = part[0]"));
+}
+
+// A chained scan (tests/data/exercises/foreign/chained-sum/README.md): every block writes total[0] in
+// turn, ordered only by the release and acquire on the turn flag, in each style it is written in: PTX
+// acquire and release, cuda::atomic_ref, a volatile flag with fences, atomics. All but the last were
+// races to the checker, which followed atomics and fences alone.
+TEST(ForeignKernels, EveryStyleOfAChainedScanPasses) {
+  const Exercise e = foreign("chained-sum");
+  for (const char* file : {"chained_sum.cu", "styles/atomic_ref.cu", "styles/volatile_fence.cu", "styles/atomic_spin.cu"}) {
+    SCOPED_TRACE(file);
+    expect_passes(grading().grade_exercise(e, kernel_of("chained-sum", file)));
+  }
+}
+
+// Without the fences, or with relaxed order, nothing orders one block's write of total[0] after
+// another's: a race at that write, and none at the flag (two strong writes of a flag are no race). Scoped
+// to the block, the flag's writes are not strong to each other either: both race.
+TEST(ForeignKernels, AChainedScanWithoutReleaseAndAcquireRacesOnItsTotal) {
+  const Exercise e = foreign("chained-sum");
+  for (const auto& [file, flag_races] : {std::pair{"mutants/no_fences.cu", false}, std::pair{"mutants/relaxed.cu", false},
+                                         std::pair{"mutants/block_scope.cu", true}}) {
+    SCOPED_TRACE(file);
+    const std::string text = kernel_of("chained-sum", file);
+    const Result result = grading().grade_exercise(e, text);
+    EXPECT_EQ(result.verdict, Verdict::kFail);
+    std::map<int, std::string> races;
+    for (const Finding& race : findings_of(result, FindingKind::kRace)) races[race.line] = race.message;
+    const int total = testing::line_of(text, "total[0] = running");
+    ASSERT_EQ(races.count(total), 1u);
+    EXPECT_NE(races[total].find("total[0]"), std::string::npos) << races[total];
+    EXPECT_EQ(races.size(), flag_races ? 2u : 1u);
+    if (flag_races) {
+      EXPECT_NE(races.begin()->second.find("turn[0]"), std::string::npos) << races.begin()->second;
+    }
+  }
 }
 
 // A barrier requirement is the kernel's: the one-warp variant crosses no warp at the barrier, the

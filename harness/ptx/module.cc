@@ -1093,7 +1093,14 @@ class Parser {
                                   *op == Op::kSubc || *op == Op::kMadc)) {
         instr->flags |= kFlagCarryOut;
       } else if (*op == Op::kLd && word == "acquire") {
-        instr->flags |= kFlagAcquire;
+        instr->flags |= kFlagAcquire | kFlagStrong;
+      } else if ((*op == Op::kSt || *op == Op::kAtom || *op == Op::kRed) && (word == "release" || word == "acq_rel")) {
+        instr->flags |= kFlagRelease | kFlagStrong;
+      } else if ((*op == Op::kLd || *op == Op::kSt || *op == Op::kAtom || *op == Op::kRed) &&
+                 (word == "volatile" || word == "relaxed" || word == "acquire")) {
+        instr->flags |= kFlagStrong;
+      } else if ((*op == Op::kLd || *op == Op::kSt || *op == Op::kAtom || *op == Op::kRed) && word == "cta") {
+        instr->flags |= kFlagBlockScope;
       } else if (*op == Op::kCvta && word == "to") {
         instr->flags |= kFlagTo;
       } else if (auto rounding = parse_rounding(word)) {

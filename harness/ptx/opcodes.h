@@ -89,6 +89,11 @@ enum Flag : uint16_t {
   kFlagTo = 1 << 4,        // cvta.to
   kFlagAcquire = 1 << 5,   // ld.acquire: another warp may be expected to write what it reads (a spin-wait)
   kFlagCarryOut = 1 << 6,  // .cc on add, sub, mad, addc, subc, madc: sets the lane's carry flag
+  // The memory model's semantics of an ld, st, atom or red (the PTX ISA's "morally strong" operations),
+  // which the simulator's checkers follow to order blocks' accesses (harness/sim/hazards.cc):
+  kFlagStrong = 1 << 7,      // .volatile, .relaxed, .acquire, .release or .acq_rel: not a weak access
+  kFlagRelease = 1 << 8,     // .release or .acq_rel on st, atom or red: a fence, then the access
+  kFlagBlockScope = 1 << 9,  // .cta: the semantics order nothing beyond the block
 };
 
 // 1 for pred, 8..64 otherwise, 0 for kNone. Inline: the interpreter asks on every instruction.

@@ -16,6 +16,11 @@ namespace gpugrade::sim {
 
 enum class Space : uint8_t { kGlobal, kShared, kLocal, kParam, kConst };
 enum class AccessKind : uint8_t { kRead, kWrite, kAtomic };
+// How a global access orders memory between blocks, in the PTX memory model's terms at device scope (an
+// access scoped to the block, .cta, is kWeak here): plain accesses order nothing; a .volatile or .relaxed
+// one synchronizes through a device fence (a fence before a strong write releases; a strong read, then a
+// fence, acquires); .acquire and .release carry that fence themselves.
+enum class Ordering : uint8_t { kWeak, kStrong, kAcquire, kRelease };
 
 // A request's addresses in summary: the lowest and highest address of its active lanes and the OR of all
 // of them (for alignment); and whether it is a full warp at one stride (lane l at address[0] + l * stride:
@@ -50,6 +55,7 @@ struct AccessSpan {
 struct WarpAccess {
   Space space = Space::kGlobal;
   AccessKind kind = AccessKind::kRead;
+  Ordering ordering = Ordering::kWeak;  // global accesses only; an atomic is at least kStrong
   uint32_t bytes_per_lane = 4;          // 1, 2, 4, 8, 16 (a .v4.f32 is 16)
   uint32_t warp = 0;                    // warp index within the block
   uint32_t active_mask = 0;

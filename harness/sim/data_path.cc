@@ -92,7 +92,8 @@ std::vector<uint8_t> data_path_bits(const Kernel& kernel) {
     if (loads_shared(in) &&
         std::any_of(in.dst, in.dst + in.ndst, [&](uint32_t slot) { return slot < needed.size() && needed[slot]; }))
       bits[pc] |= kFeedsGlobalStore;
-    if (stores_global(in) && in.op != ptx::Op::kSt) bits[pc] |= kGlobalAtomic;
+    const bool strong = (in.flags & ptx::kFlagStrong) != 0 && (in.flags & ptx::kFlagBlockScope) == 0;
+    if (stores_global(in) && (in.op != ptx::Op::kSt || strong)) bits[pc] |= kGlobalSync;
     if (stores_global(in)) {
       bool carried = false;
       for_values(in, [&](uint32_t slot) { carried = carried || (slot < carries.size() && carries[slot]); });

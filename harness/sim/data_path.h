@@ -17,8 +17,9 @@ enum DataPath : uint8_t {
   // A global (or generic) store or atomic whose value some register chain brings from a shared or generic
   // load.
   kCarriesSharedValue = 2,
-  // A global (or generic) atomic or reduction: blocks of the launch may communicate through it.
-  kGlobalAtomic = 4,
+  // A global (or generic) atomic or reduction, or a strong store at device scope (.volatile, .relaxed or
+  // .release; a flag another block waits on): blocks of the launch may communicate through it.
+  kGlobalSync = 4,
 };
 
 // The chains are followed through every instruction's operands, as written, whatever the branches: a

@@ -19,6 +19,7 @@
 #include <numeric>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace gpugrade::sim {
@@ -610,7 +611,13 @@ struct BufferWriters {
   // unordered.
   Cells latest;
   Cells latest_fences;
+  // Element -> the first two writes found unordered there in run order (the earlier, the later), which the
+  // race finding names; at most kUnorderedPairsKept elements, the rest named by their lowest and highest
+  // writers. Only the launch's one worker touches it.
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> unordered;
 };
+
+constexpr size_t kUnorderedPairsKept = 4096;
 
 // The elements of one buffer that some worker wrote a second time: the merge looks only between them.
 struct Contested {
@@ -623,14 +630,17 @@ struct Contested {
 };
 
 constexpr uint64_t kUnorderedWrites = uint64_t{1} << 63;
+// The latest write was strong (.volatile, .relaxed or .release at device scope): two strong writes are not
+// a data race in the PTX memory model (a flag several blocks set in turn), only a weak write and another.
+constexpr uint64_t kStrongWrite = uint64_t{1} << 62;
 
 // Where a write stood in its block's order: its thread's device fences so far (low 31 bits) and the
-// block's barriers so far (the next 32), each clamped, so a later release can tell whether it covers it.
+// block's barriers so far (the next 31), each clamped, so a later release can tell whether it covers it.
 uint64_t order_point(uint32_t fences, uint32_t barriers) {
-  return std::min<uint64_t>(fences, 0x7FFFFFFF) | uint64_t{barriers} << 31;
+  return std::min<uint64_t>(fences, 0x7FFFFFFF) | std::min<uint64_t>(barriers, 0x7FFFFFFF) << 31;
 }
 uint32_t point_fences(uint64_t point) { return static_cast<uint32_t>(point & 0x7FFFFFFF); }
-uint32_t point_barriers(uint64_t point) { return static_cast<uint32_t>((point & ~kUnorderedWrites) >> 31); }
+uint32_t point_barriers(uint64_t point) { return static_cast<uint32_t>((point >> 31) & 0x7FFFFFFF); }
 
 // What an atomic on an address has released, or what a block has acquired: per thread (thread_key), its
 // writes before its own n-th device fence; per block, every thread's writes before its n-th barrier.
@@ -653,6 +663,8 @@ class HazardObserver;
 struct HazardLaunch::State {
   Checks checks;
   Dim3 grid, block;
+  // A cooperative launch: its blocks' observers take turns on one thread, so run order is an order.
+  bool cooperative = false;
   std::vector<SharedShape> shapes;
   std::vector<std::string> files;
 
@@ -900,7 +912,11 @@ class HazardObserver final : public AccessObserver {
   template <class T>
   void apply_cells(PendingWarp& pending);
   BufferWriters* buffer_holding(uint64_t address, uint64_t end);
+  // Release and acquire at global addresses (docs/simulator.md, "Memory ordering between blocks").
   void publish(const WarpAccess& access);
+  void release(uint64_t address, uint32_t thread);
+  void acquire(const WarpAccess& access);
+  void fence(uint32_t warp, uint32_t mask);
   // Whether the latest write of an element, by `writer` at order point `point`, happens before this
   // block's writes: a release this block has since acquired covers it (publish()).
   bool ordered_before_block(uint64_t writer, uint64_t point) const {
@@ -969,7 +985,8 @@ class HazardObserver final : public AccessObserver {
   bool fenced_since_barrier_ = false;
   // Writes made before this many barriers were followed by a device fence (by any thread) and a barrier.
   uint32_t fenced_barriers_ = 0;
-  Releases acquired_;              // what this block's atomics observed
+  Releases acquired_;              // what this block's atomics and acquiring loads observed
+  Releases read_strong_;           // what its .volatile or .relaxed loads saw: acquired at its next fence
 
   std::vector<Group> groups_;
   LineTable<SharedCounters> shared_lines_;
@@ -987,7 +1004,7 @@ void HazardObserver::begin_block(const BlockContext& context) {
   contested_.resize(state_.buffers.size());
   {
     std::lock_guard lock(state_.workers_mutex);
-    alone_ = state_.workers.size() == 1;
+    alone_ = state_.workers.size() == 1 || state_.cooperative;
   }
   block_ = linear(context.block_index, state_.grid);
   data_path_ = context.data_path;
@@ -999,6 +1016,7 @@ void HazardObserver::begin_block(const BlockContext& context) {
     barriers_ = fenced_barriers_ = 0;
     fenced_since_barrier_ = false;
     acquired_ = {};
+    read_strong_ = {};
   }
   sequence_ = 0;
   window_ = context.shared_bytes;
@@ -1061,6 +1079,16 @@ void HazardObserver::on_warp_sync(uint32_t warp, uint32_t) {
 
 void HazardObserver::on_fence(uint32_t warp, uint32_t mask) {
   if (!follow_order_) return;
+  // A strong read, then a fence: what the read saw released is acquired (fence-based synchronization).
+  if (!read_strong_.threads.empty() || !read_strong_.blocks.empty()) {
+    acquired_.add(read_strong_);
+    read_strong_ = {};
+  }
+  fence(warp, mask);
+}
+
+// What a device fence by the lanes in `mask` (or the fence that a .release access carries) orders.
+void HazardObserver::fence(uint32_t warp, uint32_t mask) {
   for (; mask != 0; mask &= mask - 1) {
     const size_t thread = size_t{warp} * kWarpSize + static_cast<uint32_t>(std::countr_zero(mask));
     if (thread >= fences_.size()) continue;
@@ -1073,9 +1101,7 @@ void HazardObserver::on_fence(uint32_t warp, uint32_t mask) {
 // A global atomic by each active lane acquires every release made on that address so far (the atomics on
 // one address are totally ordered, and blocks run one at a time, so "so far" is that order) for the whole
 // block, as the usual code passes the ticket on through shared memory and a barrier. It releases, on
-// the address: its own thread's writes before that thread's latest device fence; every thread's writes
-// before a barrier that came before this thread's fence, or after some fence of the block; and, as
-// happens-before is transitive, what the block had acquired before.
+// the address, what release() does.
 void HazardObserver::publish(const WarpAccess& access) {
   std::lock_guard lock(state_.release_mutex);
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
@@ -1085,18 +1111,36 @@ void HazardObserver::publish(const WarpAccess& access) {
       if (const auto found = state_.released.find(address); found != state_.released.end())
         acquired_.add(found->second);
     }
-    const uint32_t thread = access.warp * kWarpSize + lane;
-    if (thread >= fences_.size()) continue;
-    const uint32_t barriers = std::max(fenced_barriers_, fences_[thread] > 0 ? fence_barriers_[thread] : 0);
-    if (fences_[thread] == 0 && barriers == 0) continue;
-    Releases& released = state_.released[address];
-    if (fences_[thread] > 0) {
-      uint32_t& own = released.threads[thread_key(block_, thread)];
-      own = std::max(own, fences_[thread]);
-    }
-    if (barriers > 0) released.blocks[block_] = std::max(released.blocks[block_], barriers);
-    released.add(acquired_);
-    state_.any_released.store(true, std::memory_order_relaxed);
+    release(address, access.warp * kWarpSize + lane);
+  }
+}
+
+// A strong write or an atomic by `thread` releases on `address` (release_mutex held): its own writes before
+// its latest device fence; every thread's writes before a barrier that came before this thread's fence, or
+// after some fence of the block; and, as happens-before is transitive, what the block had acquired before.
+void HazardObserver::release(uint64_t address, uint32_t thread) {
+  if (thread >= fences_.size()) return;
+  const uint32_t barriers = std::max(fenced_barriers_, fences_[thread] > 0 ? fence_barriers_[thread] : 0);
+  if (fences_[thread] == 0 && barriers == 0) return;
+  Releases& released = state_.released[address];
+  if (fences_[thread] > 0) {
+    uint32_t& own = released.threads[thread_key(block_, thread)];
+    own = std::max(own, fences_[thread]);
+  }
+  if (barriers > 0) released.blocks[block_] = std::max(released.blocks[block_], barriers);
+  released.add(acquired_);
+  state_.any_released.store(true, std::memory_order_relaxed);
+}
+
+// A strong read of a global address: an .acquire load acquires what was released there (for the block,
+// as publish() does); a .volatile or .relaxed one acquires it at the block's next device fence.
+void HazardObserver::acquire(const WarpAccess& access) {
+  std::lock_guard lock(state_.release_mutex);
+  if (!state_.any_released.load(std::memory_order_relaxed)) return;
+  Releases& into = access.ordering == Ordering::kAcquire ? acquired_ : read_strong_;
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const auto found = state_.released.find(access.address[std::countr_zero(mask)]);
+    if (found != state_.released.end()) into.add(found->second);
   }
 }
 
@@ -1143,7 +1187,20 @@ void HazardObserver::on_access(const WarpAccess& access) {
     }
     if (access.kind != AccessKind::kRead && on_path(access, kCarriesSharedValue)) carried_ = true;
     if (checks_.races && access.kind == AccessKind::kWrite && check_globals_) record_global_writes(access, request);
-    if (follow_order_ && access.kind == AccessKind::kAtomic && checks_.races) publish(access);
+    if (follow_order_ && checks_.races && access.ordering != Ordering::kWeak) {
+      // A .release access carries a fence before it; an atomic releases and acquires, a strong write
+      // releases, a strong read acquires.
+      if (access.ordering == Ordering::kRelease) fence(access.warp, access.active_mask);
+      if (access.kind == AccessKind::kAtomic) {
+        publish(access);
+      } else if (access.kind == AccessKind::kWrite) {
+        std::lock_guard lock(state_.release_mutex);
+        for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
+          release(access.address[std::countr_zero(mask)], access.warp * kWarpSize + static_cast<uint32_t>(std::countr_zero(mask)));
+      } else {
+        acquire(access);
+      }
+    }
     if (access.kind == AccessKind::kAtomic && check_globals_) mark_atomics(access);
   }
 }
@@ -1599,6 +1656,7 @@ void HazardObserver::record_global_writes(const WarpAccess& access, const Span& 
     const uint64_t last =
         std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
     const uint64_t point = follow_order_ ? order_point(fences_[access.warp * kWarpSize + lane], barriers_) : 0;
+    const bool strong = access.ordering != Ordering::kWeak;
     for (uint64_t e = (address - buffer->range.address) / size; e <= last; ++e) {
       const bool again = state_.narrow.on ? record_cell<uint32_t>(*buffer, e, narrow)
                                           : record_cell<uint64_t>(*buffer, e, packed);
@@ -1606,10 +1664,14 @@ void HazardObserver::record_global_writes(const WarpAccess& access, const Span& 
       if (!follow_order_) continue;
       const uint64_t latest = buffer->latest.as<uint64_t>()[e];
       uint64_t& latest_fences = buffer->latest_fences.as<uint64_t>()[e];
-      if (latest != 0 && writer_block(latest) != block_ && !ordered_before_block(latest, latest_fences))
+      if (latest != 0 && writer_block(latest) != block_ && !(strong && (latest_fences & kStrongWrite) != 0) &&
+          !ordered_before_block(latest, latest_fences)) {
+        if ((latest_fences & kUnorderedWrites) == 0 && buffer->unordered.size() < kUnorderedPairsKept)
+          buffer->unordered.emplace(e, std::make_pair(latest, packed));
         latest_fences |= kUnorderedWrites;
+      }
       buffer->latest.as<uint64_t>()[e] = packed;
-      latest_fences = (latest_fences & kUnorderedWrites) | point;
+      latest_fences = (latest_fences & kUnorderedWrites) | point | (strong ? kStrongWrite : 0);
     }
   }
 }
@@ -1648,7 +1710,7 @@ void HazardObserver::collect(Observations& out) {
 void HazardLaunch::State::learn_layout(const BlockContext& context) {
   if (context.data_path != nullptr)
     follow_order = std::any_of(context.data_path->begin(), context.data_path->end(),
-                               [](uint8_t bits) { return (bits & kGlobalAtomic) != 0; });
+                               [](uint8_t bits) { return (bits & kGlobalSync) != 0; });
   if (context.shared_ranges != nullptr) {
     for (const SharedRange& range : *context.shared_ranges) {
       NamedRange named{shared_source_name(range.name), range.offset, range.bytes, std::nullopt};
@@ -1812,13 +1874,16 @@ void HazardLaunch::State::merge(Observations& out) {
       const auto writer = [&](const Cells& cells) {
         return narrow.on ? narrow.widen(cells.as<uint32_t>()[e]) : cells.as<uint64_t>()[e];
       };
-      const uint64_t lowest = writer(buffer.lowest), highest = writer(buffer.highest);
+      uint64_t lowest = writer(buffer.lowest), highest = writer(buffer.highest);
       if (highest == 0 || writer_block(lowest) == writer_block(highest)) continue;
       out.blocks_interacted = true;
-      // Followed in run order: only writes no fence-and-atomic chain ordered are a race.
-      if (buffer.latest.as<uint64_t>() != nullptr && !order_unfollowed &&
-          (buffer.latest_fences.as<uint64_t>()[e] & kUnorderedWrites) == 0)
-        continue;
+      // Followed in run order: only writes no release-and-acquire chain ordered are a race, and the race
+      // is between the two writes found unordered (the lowest and highest writers may be ordered).
+      if (buffer.latest.as<uint64_t>() != nullptr && !order_unfollowed) {
+        if ((buffer.latest_fences.as<uint64_t>()[e] & kUnorderedWrites) == 0) continue;
+        if (const auto pair = buffer.unordered.find(e); pair != buffer.unordered.end())
+          std::tie(lowest, highest) = pair->second;
+      }
       const GroupKey key{.where = Where::kGlobal,
                          .file = file,
                          .line = writer_line(highest),
@@ -1914,6 +1979,7 @@ HazardLaunch::HazardLaunch(const LaunchRequest& request, std::vector<std::string
   state_->checks = request.checks;
   state_->grid = request.grid;
   state_->block = request.block;
+  state_->cooperative = request.cooperative;
   state_->shapes = request.shared_shapes;
   state_->files = std::move(files);
 }

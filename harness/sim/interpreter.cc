@@ -780,6 +780,13 @@ struct BlockRunner::Impl {
 
   // Shows the checkers one warp-level access that is about to happen.
   // `span`, when not null, summarizes the addresses (measured where they were computed).
+  static Ordering ordering_of(const Inst& in, AccessKind kind) {
+    if ((in.flags & ptx::kFlagBlockScope) != 0) return Ordering::kWeak;
+    if ((in.flags & ptx::kFlagRelease) != 0) return Ordering::kRelease;
+    if ((in.flags & ptx::kFlagAcquire) != 0) return Ordering::kAcquire;
+    return (in.flags & ptx::kFlagStrong) != 0 || kind == AccessKind::kAtomic ? Ordering::kStrong : Ordering::kWeak;
+  }
+
   void announce(const Warp& w, const Inst& in, uint32_t on, ptx::Space space, AccessKind kind, uint32_t bytes,
                 const uint64_t* addresses, const Span* span = nullptr) {
     // The reserved words are the runtime's (a tile barrier's flags), not the learner's data: unchecked.
@@ -791,6 +798,7 @@ struct BlockRunner::Impl {
                      : space == ptx::Space::kLocal ? Space::kLocal
                                                    : Space::kConst;
       access.kind = kind;
+      access.ordering = ordering_of(in, kind);
       access.bytes_per_lane = bytes;
       access.warp = w.index;
       access.active_mask = on;

@@ -97,14 +97,11 @@ struct BlockFinding {
   Finding finding;
 };
 
-// Why the simulator cannot run `entry` of a leniently parsed module: the first statement it cannot run
-// among the functions the entry reaches, at the learner's source line (a statement with no .loc of its
-// own takes the entry's first line), saying that a GPU runs it. nullopt when the entry can run.
-// Whether blocks of the kernel may communicate through global atomics (they then run in one fixed order, and
-// the checkers keep more per element).
-bool has_global_atomics(const sim::Kernel& kernel) {
+// Whether blocks of the kernel may communicate through global atomics or strong stores (flags): they then
+// run in one fixed order, and the checkers keep more per element.
+bool blocks_communicate(const sim::Kernel& kernel) {
   return std::any_of(kernel.data_path.begin(), kernel.data_path.end(),
-                     [](uint8_t bits) { return (bits & sim::kGlobalAtomic) != 0; });
+                     [](uint8_t bits) { return (bits & sim::kGlobalSync) != 0; });
 }
 
 // A kernel the linker refused, at the learner's line: the instruction's own where the PTX line has one
@@ -125,6 +122,9 @@ Finding link_refusal(const ptx::Module& module, const ptx::Function& function, c
   return finding;
 }
 
+// Why the simulator cannot run `entry` of a leniently parsed module: the first statement it cannot run
+// among the functions the entry reaches, at the learner's source line (a statement with no .loc of its
+// own takes the entry's first line), saying that a GPU runs it. nullopt when the entry can run.
 std::optional<Finding> entry_refusal(const ptx::Module& module, uint32_t entry) {
   const ptx::Function& kernel = module.functions[entry];
   if (kernel.cluster_blocks > 1) {
@@ -260,7 +260,7 @@ class SimBackend : public Backend {
   // checkers' writer shadow (16 bytes per buffer element, 16 more when blocks meet at global atomics).
   std::optional<Finding> over_memory_budget(const sim::Kernel& kernel, const LaunchRequest& request) const {
     uint64_t buffers = 0, shadow = 0, globals = 0;
-    const bool atomics = has_global_atomics(kernel);
+    const bool atomics = blocks_communicate(kernel);
     for (const Buffer& buffer : request.buffers) {
       buffers += buffer.bytes.size();
       if (options_.make_observer) shadow += buffer.bytes.size() / std::max<uint32_t>(1, buffer.element_size) * (atomics ? 32 : 16);
@@ -411,9 +411,9 @@ class SimBackend : public Backend {
     state.budget = request.instruction_budget != 0 ? request.instruction_budget : options_.default_instruction_budget;
     state.time_limit_seconds = request.wall_seconds > 0 ? request.wall_seconds : options_.default_time_limit_seconds;
 
-    // Blocks that communicate through global atomics, and a schedule asked for, run in one fixed order.
+    // Blocks that communicate through global atomics or flags, and a schedule asked for, run in one fixed order.
     state.one_worker = one_worker || request.schedule != Schedule::kLaunchOrder ||
-                       has_global_atomics(kernel);
+                       blocks_communicate(kernel);
     state.warps_reversed = request.schedule == Schedule::kReversed;
     run_blocks(state, request, &out);
     out.thread_instructions = state.instructions.load();
