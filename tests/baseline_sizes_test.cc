@@ -11,6 +11,7 @@
 
 #include "grader/judge/predict.h"
 #include "harness/gpu/gpu_backend.h"
+#include "tests/gpu_ready.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {
@@ -104,6 +105,18 @@ TEST_F(BaselineSizes, WhatCannotBeMappedIsAnErrorAtTheBaselinesLine) {
             "'performance.gpu.baseline.size.rows' (the variables are height, width, ROWS, TILE)");
 }
 
+// The baseline is an exercise beside this one, by its id: a path, in either form, is an error at its
+// line, not a file read from wherever it points.
+TEST_F(BaselineSizes, ABaselineIsAnExerciseNotAPath) {
+  EXPECT_EQ(error_with("{exercise: copy,", "{exercise: \"../../etc\","),
+            "exercises/transpose-wh/exercise.yaml:23:30: 'performance.gpu.baseline.exercise' must name an exercise "
+            "beside this one by its id (copy), not a path");
+  EXPECT_EQ(error_with("baseline: {exercise: copy, size: {rows: height, cols: width}, variant: \"32x8\"}",
+                       "baseline: /etc/passwd"),
+            "exercises/transpose-wh/exercise.yaml:23:19: 'performance.gpu.baseline' must name an exercise beside "
+            "this one by its id (copy), not a path");
+}
+
 TEST_F(BaselineSizes, TheMappingIsReadAndCopysOwnFileStillLoads) {
   std::vector<std::string> errors;
   std::optional<Exercise> exercise = load(transpose_yaml(), &errors);
@@ -190,8 +203,7 @@ TEST_F(BaselineSizes, TheTimingRunLaunchesTheBaselineAtTheMappedSizeAndItsOwnVar
 
 // The same on a device, where there is one: the timing run completes against copy at the mapped size.
 TEST_F(BaselineSizes, GpuTimesTheBaselineAtTheMappedSize) {
-  std::string why_not;
-  if (!gpu_available(&why_not)) GTEST_SKIP() << "no usable GPU: " << why_not;
+  REQUIRE_GPU();
   std::vector<std::string> errors;
   std::optional<Exercise> exercise = load(transpose_yaml(), &errors);
   ASSERT_TRUE(exercise) << ::testing::PrintToString(errors);

@@ -15,6 +15,7 @@
 #include "harness/gpu/job.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/ptx/module.h"
+#include "tests/gpu_ready.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {
@@ -270,19 +271,6 @@ TEST(CooperativeGroups, TheGpuRefusesACooperativeGridItCannotHold) {
 }
 
 // ---- On a device (skipped without one) ----
-
-bool device_ready(std::string* why_not) {
-  static std::string reason;
-  static const bool ready = gpu_available(&reason);
-  *why_not = reason;
-  return ready;
-}
-
-#define REQUIRE_GPU()                                                          \
-  do {                                                                         \
-    std::string why_not;                                                       \
-    if (!device_ready(&why_not)) GTEST_SKIP() << "no usable GPU: " << why_not; \
-  } while (0)
 
 Grading& gpu_grading() {
   static Grading g([](std::unique_ptr<Backend>) { return make_gpu_backend(); }, false);

@@ -266,6 +266,17 @@ TEST_F(ExerciseTest, BufferInitRules) {
       Errors{"exercises/scale/exercise.yaml:11:44: 'value' is for 'init: constant'; 'buffers.out' is zero"});
 }
 
+// A generated or hostile file with thousands of mistakes lists the first fifty and says more follow.
+TEST_F(ExerciseTest, ThousandsOfErrorsListTheFirstFifty) {
+  std::string params;
+  for (int i = 0; i < 5000; ++i) params += "    - {name: p" + std::to_string(i) + ", type: \"float*\", buffer: missing}\n";
+  const Errors errors = errors_of(with_line(8, params));
+  ASSERT_EQ(errors.size(), 51u);
+  EXPECT_EQ(errors[0], "exercises/scale/exercise.yaml:8:42: unknown buffer 'missing'");
+  EXPECT_EQ(errors[49], "exercises/scale/exercise.yaml:57:43: unknown buffer 'missing'");
+  EXPECT_EQ(errors[50], "exercises/scale/exercise.yaml: more errors follow; fix these first (only the first 50 are listed)");
+}
+
 TEST_F(ExerciseTest, IdMustMatchTheFolder) {
   EXPECT_EQ(errors_of(with_line(1, "id: scale2")),
             Errors{"exercises/scale/exercise.yaml:1:5: id 'scale2' differs from the folder's name 'scale'"});

@@ -16,41 +16,19 @@ namespace fs = std::filesystem;
 using testing::findings_of;
 using testing::line_of;
 
-class Format2GradeTest : public ::testing::Test {
+class Format2GradeTest : public testing::ScratchExercises {
  protected:
-  static void SetUpTestSuite() { grading_ = new testing::Grading(); }
-  static void TearDownTestSuite() {
-    delete grading_;
-    grading_ = nullptr;
-  }
-
-  void SetUp() override {
-    std::string error;
-    scratch_ = ScratchDir::create("format2-grade-test", &error);
-    ASSERT_TRUE(scratch_) << error;
-  }
-
   // Writes exercises/<id>/ (exercise.yaml, reference.cpp, an empty stub) and loads it.
   Exercise exercise(const std::string& id, const std::string& yaml, const std::string& reference,
                     const std::string& stub_name) {
-    const fs::path dir = scratch_->path() / "exercises" / id;
-    fs::create_directories(dir);
-    std::ofstream(dir / "exercise.yaml") << yaml;
-    std::ofstream(dir / "reference.cpp") << reference;
-    std::ofstream(dir / stub_name) << "";
     std::vector<std::string> errors;
-    std::optional<Exercise> e = load_exercise(dir, &errors, fs::path("exercises") / id);
+    std::optional<Exercise> e = write_exercise(id, yaml, reference, stub_name, &errors);
     EXPECT_TRUE(e) << ::testing::PrintToString(errors);
     return e.value_or(Exercise{});
   }
 
-  Result grade(const Exercise& e, const std::string& text) { return grading_->grade_exercise(e, text); }
-
-  static testing::Grading* grading_;
-  std::optional<ScratchDir> scratch_;
+  Result grade(const Exercise& e, const std::string& text) { return grading().grade_exercise(e, text); }
 };
-
-testing::Grading* Format2GradeTest::grading_ = nullptr;
 
 constexpr const char* kSaxpyYaml = R"yaml(format: 2
 id: saxpy
@@ -446,7 +424,7 @@ TEST_F(Format2GradeTest, PointersIntoABufferReachTheHaloAndNotPastTheEnd) {
 }
 
 TEST_F(Format2GradeTest, OffsetsOutsideTheBufferOrWrittenIntoTheNameAreRefusedWithWhatToWrite) {
-  const fs::path dir = scratch_->path() / "exercises" / "stencil";
+  const fs::path dir = exercise_dir("stencil");
   fs::create_directories(dir);
   std::ofstream(dir / "reference.cpp") << kStencilReference;
   std::ofstream(dir / "stencil.cu") << "";

@@ -28,6 +28,7 @@
 #include "harness/ptx/module.h"
 #include "harness/sim/sim_backend.h"
 #include "os/process.h"
+#include "tests/gpu_ready.h"
 
 namespace gpugrade {
 namespace {
@@ -778,19 +779,6 @@ TEST(GpuJob, PoisonTravelsAsAWordAndUnchangedBuffersDoNotComeBack) {
 }
 
 // ---- On a device ----
-
-bool device_ready(std::string* why_not) {
-  static std::string reason;
-  static const bool ready = gpu_available(&reason);
-  *why_not = reason;
-  return ready;
-}
-
-#define REQUIRE_GPU()                                                          \
-  do {                                                                         \
-    std::string why_not;                                                       \
-    if (!device_ready(&why_not)) GTEST_SKIP() << "no usable GPU: " << why_not; \
-  } while (0)
 
 Buffer float_buffer(std::string name, size_t count, float (*value)(size_t)) {
   Buffer buffer{std::move(name), 4, std::vector<std::byte>(count * 4)};

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -100,6 +101,45 @@ class Grading {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Backend> simulator_;
   std::unique_ptr<Toolchain> toolchain_;
+};
+
+// A suite that grades exercises its tests write: one Grading for the suite (compiles cached across its
+// tests), a fresh scratch folder per test with the exercises under exercises/<id>/.
+class ScratchExercises : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { grading_ = std::make_unique<Grading>(); }
+  static void TearDownTestSuite() { grading_.reset(); }
+
+  void SetUp() override {
+    std::string error;
+    scratch_ = ScratchDir::create("scratch-exercises", &error);
+    ASSERT_TRUE(scratch_) << error;
+  }
+
+  // Writes exercises/<id>/ (exercise.yaml, reference.cpp and an empty `kernel_file`) and loads it as
+  // `gpugrade` would, with the loader's errors in *errors.
+  std::optional<Exercise> write_exercise(const std::string& id, const std::string& yaml, const std::string& reference,
+                                         const std::string& kernel_file, std::vector<std::string>* errors) {
+    const std::filesystem::path dir = exercise_dir(id);
+    std::filesystem::create_directories(dir);
+    write_text(dir / "exercise.yaml", yaml);
+    write_text(dir / "reference.cpp", reference);
+    write_text(dir / kernel_file, "");
+    return load_exercise(dir, errors, std::filesystem::path("exercises") / id);
+  }
+
+  std::filesystem::path exercise_dir(const std::string& id) const { return scratch_->path() / "exercises" / id; }
+  static Grading& grading() { return *grading_; }
+
+ private:
+  static void write_text(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) ADD_FAILURE() << "cannot write " << path;
+  }
+
+  inline static std::unique_ptr<Grading> grading_;
+  std::optional<ScratchDir> scratch_;
 };
 
 // The findings of `result` of one kind, errors and warnings alike.

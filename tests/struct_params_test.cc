@@ -18,29 +18,12 @@ namespace fs = std::filesystem;
 using testing::findings_of;
 using testing::line_of;
 
-class StructParams : public ::testing::Test {
+class StructParams : public testing::ScratchExercises {
  protected:
-  static void SetUpTestSuite() { grading_ = new testing::Grading(); }
-  static void TearDownTestSuite() {
-    delete grading_;
-    grading_ = nullptr;
-  }
-
-  void SetUp() override {
-    std::string error;
-    scratch_ = ScratchDir::create("struct-params-test", &error);
-    ASSERT_TRUE(scratch_) << error;
-  }
-
   // Writes exercises/<id>/ (exercise.yaml, reference.cpp, an empty kernel file) and loads it.
   std::optional<Exercise> load(const std::string& id, const std::string& yaml, std::vector<std::string>* errors,
                                const std::string& reference = "") {
-    const fs::path dir = scratch_->path() / "exercises" / id;
-    fs::create_directories(dir);
-    std::ofstream(dir / "exercise.yaml") << yaml;
-    std::ofstream(dir / "reference.cpp") << reference;
-    std::ofstream(dir / "k.cu") << "";
-    return load_exercise(dir, errors, fs::path("exercises") / id);
+    return write_exercise(id, yaml, reference, "k.cu", errors);
   }
 
   // The first error of loading `yaml`, which must not load.
@@ -49,12 +32,7 @@ class StructParams : public ::testing::Test {
     EXPECT_FALSE(load("scale", yaml, &errors));
     return errors.empty() ? "" : errors.front();
   }
-
-  static testing::Grading* grading_;
-  std::optional<ScratchDir> scratch_;
 };
-
-testing::Grading* StructParams::grading_ = nullptr;
 
 // A matrix as the CUDA Programming Guide's shared-memory example passes it, and a struct whose fields need
 // padding (char, double, short: C puts the double at 8 and rounds the size up to 24).
@@ -160,6 +138,32 @@ TEST_F(StructParams, MistakesAreErrorsAtTheirLineSayingWhatToWrite) {
             "exercises/scale/exercise.yaml:4:1: field 'structs' is format 2: put `format: 2` at the top of the file");
 }
 
+// A hostile or careless declaration: more structs than any course needs, a field type a megabyte long.
+// Each is one error at its line, of a readable length, and a struct whose declaration has errors is not
+// reported again at the parameter that uses it.
+TEST_F(StructParams, HostileDeclarationsAreShortErrorsAtTheirLine) {
+  std::string many = "structs:\n";
+  for (int i = 0; i < 100; ++i) many += "  Extra" + std::to_string(i) + ": [{name: a, type: int}]\n";
+  std::string yaml = kYaml;
+  yaml.replace(yaml.find("structs:\n"), 9, many);
+  std::vector<std::string> errors;
+  EXPECT_FALSE(load("scale", yaml, &errors));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors.front(), "exercises/scale/exercise.yaml:6:3: 'structs' declares 102 structs; an exercise may declare at most 64");
+
+  yaml = kYaml;
+  const std::string stride = "{name: stride, type: int}";
+  yaml.replace(yaml.find(stride), stride.size(), "{name: stride, type: \"" + std::string(1 << 20, 'x') + "\"}");
+  errors.clear();
+  EXPECT_FALSE(load("scale", yaml, &errors));
+  ASSERT_EQ(errors.size(), 1u) << errors.back().substr(0, 300) << " " << errors.front().substr(0, 300);
+  EXPECT_EQ(errors[0].rfind("exercises/scale/exercise.yaml:9:28: unsupported field type 'xxx", 0), 0u) << errors[0].substr(0, 200);
+  EXPECT_NE(errors[0].find("characters left out"), std::string::npos);
+  EXPECT_LT(errors[0].size(), 800u);
+  EXPECT_NE(errors[0].find("so write its fields here instead"), std::string::npos);
+}
+
+
 // The tiled matrix multiply of the ported course (Matrix passed by value, rows padded past their width):
 // the course's own solution file passes as it is, and a kernel that walks rows by width where the storage
 // has a stride fails with wrong output, so the stride field reaches the kernel and the reference alike.
@@ -170,7 +174,7 @@ TEST_F(StructParams, TheCoursesTiledMatrixMultiplyPassesAndAWidthForStrideFails)
       load_exercise(course / "exercises/matrix-mul-shared", &errors, "exercises/matrix-mul-shared");
   ASSERT_TRUE(exercise) << ::testing::PrintToString(errors);
   std::string solution = testing::read_file(course / "solutions/matrix-mul-shared/matmul_shared.cu");
-  Result passed = grading_->grade_exercise(*exercise, solution);
+  Result passed = grading().grade_exercise(*exercise, solution);
   EXPECT_EQ(passed.verdict, Verdict::kPass) << ::testing::PrintToString(passed.findings.size())
                                             << (passed.findings.empty() ? "" : passed.findings[0].message);
 
@@ -178,7 +182,7 @@ TEST_F(StructParams, TheCoursesTiledMatrixMultiplyPassesAndAWidthForStrideFails)
   ASSERT_NE(solution.find(stride), std::string::npos);
   std::string by_width = solution;
   by_width.replace(by_width.find(stride), stride.size(), "tile.stride = M.width;");
-  Result failed = grading_->grade_exercise(*exercise, by_width);
+  Result failed = grading().grade_exercise(*exercise, by_width);
   EXPECT_EQ(failed.verdict, Verdict::kFail);
   EXPECT_FALSE(findings_of(failed, FindingKind::kWrongOutput).empty());
 }
@@ -196,7 +200,7 @@ TEST_F(StructParams, AnAccessPastABufferReachedThroughAStructIsOutOfBounds) {
   ASSERT_NE(text.find(store), std::string::npos);
   text.replace(text.find(store), store.size(),
                "  store_at(c_tile, row, col, sum);\n  C.elements[C.height * C.stride + threadIdx.x] = sum;  // PAST");
-  Result result = grading_->grade_exercise(*exercise, text);
+  Result result = grading().grade_exercise(*exercise, text);
   EXPECT_EQ(result.verdict, Verdict::kFail);
   std::vector<Finding> past = findings_of(result, FindingKind::kOutOfBounds);
   ASSERT_FALSE(past.empty()) << (result.findings.empty() ? "" : result.findings[0].message);
@@ -222,7 +226,7 @@ __global__ void MatMulKernel(Matrix A, Matrix B, Matrix C) {
   C.elements[threadIdx.x] = A.elements[threadIdx.x] * B.elements[threadIdx.x];
 }
 )";
-  Result result = grading_->grade_exercise(*exercise, text);
+  Result result = grading().grade_exercise(*exercise, text);
   EXPECT_EQ(result.verdict, Verdict::kFail);
   std::vector<Finding> mismatch = findings_of(result, FindingKind::kSignatureMismatch);
   ASSERT_EQ(mismatch.size(), 1u) << (result.findings.empty() ? "" : result.findings[0].message);

@@ -293,7 +293,9 @@ void ExerciseLoader::check_buffers_used(int errors_before_kernels) {
       exercise_->constant_inputs.push_back(std::move(param));
       continue;
     }
-    if (!used_buffers_[i]) {
+    // A parameter of a struct whose declaration has errors was not read: the buffers its fields name are
+    // unknown, and saying they are unused would send the instructor after the wrong mistake.
+    if (!used_buffers_[i] && !struct_param_unread_) {
       const std::string& buffer = exercise_->buffers[i].name;
       diagnostics_->error(buffer_keys_.at(buffer).Mark(),
                           fmt::format("buffer '{}' is not passed to the kernel", buffer));
@@ -377,6 +379,9 @@ void ExerciseLoader::read_nvcc_flags(const Field& field) {
   }
 }
 
+// More would be no course's exercise; the limit keeps a hostile file's load short.
+constexpr size_t kMaxStructs = 64;
+
 void ExerciseLoader::read_structs(const Field& field) {
   if (!field.present) return;
   if (!field.value.IsMap()) {
@@ -384,9 +389,15 @@ void ExerciseLoader::read_structs(const Field& field) {
                                            describe(field.value)));
     return;
   }
+  if (field.value.size() > kMaxStructs) {
+    diagnostics_->error(field, fmt::format("'structs' declares {} structs; an exercise may declare at most {}",
+                                           field.value.size(), kMaxStructs));
+    return;
+  }
   for (auto it = field.value.begin(); it != field.value.end(); ++it) {
     const std::string name = it->first.Scalar();
     const Field entry{fmt::format("structs.{}", name), it->first, it->second, true};
+    broken_structs_.insert(name);  // until it is read whole
     if (!is_identifier(name) || element_from_c(name)) {
       diagnostics_->error(it->first.Mark(), fmt::format("struct name '{}' is not a C identifier of its own: "
                                                         "write the name the kernel's signature uses (Matrix)",
@@ -446,6 +457,7 @@ void ExerciseLoader::read_structs(const Field& field) {
     }
     if (!ok) continue;
     spec.bytes = (spec.bytes + spec.align - 1) / spec.align * spec.align;
+    broken_structs_.erase(name);
     exercise_->structs.push_back(std::move(spec));
   }
 }
@@ -548,6 +560,10 @@ void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
     }
   }
   if (Field struct_fields = fields.get("fields"); struct_fields.present) {
+    if (type_text && broken_structs_.count(*type_text) != 0) {  // its declaration's errors say it
+      struct_param_unread_ = true;
+      return;
+    }
     diagnostics_->error(struct_fields.key.Mark(),
                         fmt::format("'{}' has 'fields', but its type '{}' is not a struct declared under 'structs:'",
                                     item.path, type_text.value_or("")));

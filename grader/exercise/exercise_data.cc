@@ -520,8 +520,22 @@ void ExerciseLoader::read_bank_conflict_ways(const Field& field) {
     diagnostics_->error(field, "max_bank_conflict_ways as a map needs a `default` entry: the limit of the variants it does not name");
 }
 
+// The baseline is an exercise beside this one, named by its folder: a name, never a path.
+std::optional<std::string> read_baseline_id(Diagnostics* diagnostics, const Field& field) {
+  std::optional<std::string> id = read_string(diagnostics, field);
+  if (!id) return std::nullopt;
+  const bool path = id->empty() || *id == "." || *id == ".." || id->find_first_of("/\\") != std::string::npos ||
+                    std::any_of(id->begin(), id->end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  if (path) {
+    diagnostics->error(field, fmt::format("'{}' must name an exercise beside this one by its id (copy), not a path",
+                                          field.path));
+    return std::nullopt;
+  }
+  return id;
+}
+
 std::optional<std::string> ExerciseLoader::read_baseline(const Field& field, GpuPerformance* gpu) {
-  if (!field.present || !field.value.IsMap()) return read_string(diagnostics_, field);
+  if (!field.present || !field.value.IsMap()) return read_baseline_id(diagnostics_, field);
   if (exercise_->format < 2) {
     diagnostics_->error(field, fmt::format("'{}' as a map is format 2: put `format: 2` at the top of the file",
                                            field.path));
@@ -529,7 +543,7 @@ std::optional<std::string> ExerciseLoader::read_baseline(const Field& field, Gpu
   }
   Fields fields(diagnostics_, field, {"exercise", "size", "variant"});
   if (!fields.valid()) return std::nullopt;
-  std::optional<std::string> id = read_string(diagnostics_, fields.require("exercise"));
+  std::optional<std::string> id = read_baseline_id(diagnostics_, fields.require("exercise"));
   bool ok = id.has_value();
   if (Field size = fields.get("size"); size.present) {
     if (!size.value.IsMap() || size.value.size() == 0) {

@@ -180,6 +180,8 @@ class ExerciseLoader {
   Diagnostics* diagnostics_;
   Exercise* exercise_;
   std::set<std::string> broken_buffers_;                 // declared, but with errors already reported
+  std::set<std::string> broken_structs_;                 // declared, but with errors already reported
+  bool struct_param_unread_ = false;                     // a parameter of a broken struct was skipped
   std::map<std::string, YAML::Node> buffer_keys_;        // where each buffer is declared
   std::vector<std::string> size_names_;                  // sorted
   std::vector<std::string> define_names_;                // sorted

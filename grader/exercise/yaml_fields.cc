@@ -45,12 +45,26 @@ std::string describe(const YAML::Node& node) {
 }
 
 void Diagnostics::error(const YAML::Mark& mark, std::string_view message) {
-  if (mark.is_null()) {
-    errors_->push_back(fmt::format("{}: {}", file_, message));
-  } else {
-    errors_->push_back(fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, message));
-  }
   ++count_;
+  // A hostile or generated file can have thousands of errors, or names a megabyte long: the first errors,
+  // each of a readable length, say what to fix first.
+  if (count_ > kMaxErrors) return;
+  if (count_ == kMaxErrors) {
+    errors_->push_back(fmt::format("{}: more errors follow; fix these first (only the first {} are listed)", file_,
+                                   kMaxErrors - 1));
+    return;
+  }
+  std::string shown(message);
+  if (shown.size() > kMaxMessage) {
+    const size_t left_out = shown.size() - kMaxMessage;
+    shown = fmt::format("{} [... {} characters left out ...] {}", shown.substr(0, kMaxMessage / 2), left_out,
+                        shown.substr(shown.size() - kMaxMessage / 2));
+  }
+  if (mark.is_null()) {
+    errors_->push_back(fmt::format("{}: {}", file_, shown));
+  } else {
+    errors_->push_back(fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, shown));
+  }
 }
 
 void Diagnostics::expression_error(const Field& field, const ExprError& error, std::string_view suffix) {

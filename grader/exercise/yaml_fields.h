@@ -51,6 +51,10 @@ class Diagnostics {
   int count() const { return count_; }
   const std::string& file() const { return file_; }
 
+  // What error() lists at most: errors (the last line says more follow), and characters of one message.
+  static constexpr int kMaxErrors = 51;
+  static constexpr size_t kMaxMessage = 600;
+
  private:
   // How far into the source the scalar's own text starts: 0 if plain, 1 if quoted without escapes.
   std::optional<int> text_offset(const YAML::Node& node) const;

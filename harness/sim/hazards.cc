@@ -1135,8 +1135,8 @@ void HazardObserver::release(uint64_t address, uint32_t thread) {
 // A strong read of a global address: an .acquire load acquires what was released there (for the block,
 // as publish() does); a .volatile or .relaxed one acquires it at the block's next device fence.
 void HazardObserver::acquire(const WarpAccess& access) {
-  std::lock_guard lock(state_.release_mutex);
   if (!state_.any_released.load(std::memory_order_relaxed)) return;
+  std::lock_guard lock(state_.release_mutex);
   Releases& into = access.ordering == Ordering::kAcquire ? acquired_ : read_strong_;
   for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
     const auto found = state_.released.find(access.address[std::countr_zero(mask)]);

@@ -122,8 +122,11 @@ TEST(Fuzz, ExerciseYamlLoader) {
   // The seed must load, or the mutations would only ever exercise the first error path.
   std::vector<std::string> errors;
   ASSERT_TRUE(load_exercise(kSource / "exercises/copy", &errors)) << errors.front();
-  for (const std::string& more : files({kSource / "exercises"}, ".yaml")) seeds.push_back(more);
-  drive(seeds, fuzz::exercise_yaml, runs(1500), 120);
+  // The shipped course, and the test fixtures and ported courses, which hold the fields the course does not
+  // use (structs, cooperative launches, baseline maps, `from:`, per-variant limits).
+  for (const std::string& more : files({kSource / "exercises", kSource / "tests/data/exercises", kSource / "tests/courses"}, ".yaml"))
+    seeds.push_back(more);
+  drive(seeds, fuzz::exercise_yaml, runs(4000), 120);
 }
 
 TEST(Fuzz, ExpressionParser) {
