@@ -4,8 +4,11 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -32,8 +35,23 @@ Registry& registry() {
   return *registry;
 }
 
+// Reaps every child and adopted descendant as it ends, for at most a second (SIGKILL is not instant), until
+// none is left. A child its owner's thread reaped first is simply gone.
+void reap_all() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const pid_t reaped = waitpid(-1, nullptr, WNOHANG);
+    if (reaped < 0 && errno != EINTR) return;  // ECHILD: none left
+    if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 [[noreturn]] void sweep_and_end(int signal) {
   Registry& r = registry();
+  // Descendants orphaned from here on (a compiler under a compile worker, killed with it) come to this
+  // process, which reaps them before it ends: left to a parent that never reaps (a container's first
+  // process often does not), an ended process would stay behind as a zombie.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   {
     std::lock_guard<std::mutex> lock(r.mutex);
     r.ending = true;
@@ -51,6 +69,8 @@ Registry& registry() {
   // Held to the end: no fork starts (SpawnGuard) and no folder is made or forgotten meanwhile.
   r.mutex.lock();
   for (pid_t group : r.children) kill(-group, SIGKILL);
+  // Reaped here, not left to their owners' threads: this process ends next.
+  reap_all();
   for (const std::filesystem::path& folder : r.folders) {
     std::error_code ignored;
     std::filesystem::remove_all(folder, ignored);

@@ -2,6 +2,7 @@
 // it prints for a pass, a failure, a malformed exercise and a usage mistake.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,8 +155,14 @@ std::vector<pid_t> marked_processes(const std::string& mark) {
 }
 
 // Ctrl-C (and SIGTERM) in the middle of a grade, with a compile worker, nvcc or a reference running: gpugrade
-// ends by that signal and leaves no folder in the temporary folder and no process of its own running.
+// ends by that signal and leaves no folder in the temporary folder and no process of its own running, not
+// even an ended one nobody reaped: this test adopts gpugrade's orphans (a subreaper, as a container's first
+// process is, which may never reap them) and finds none.
 TEST_F(CliTest, InterruptingAGradeLeavesNoFolderAndNoProcessBehind) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0) << strerror(errno);
+  struct NoLongerSubreaper {
+    ~NoLongerSubreaper() { prctl(PR_SET_CHILD_SUBREAPER, 0); }
+  } restore;
   for (const int signal : {SIGINT, SIGTERM}) {
     const fs::path tmp = scratch_->path() / ("tmp-" + std::to_string(signal));
     fs::create_directories(tmp);
@@ -199,6 +206,10 @@ TEST_F(CliTest, InterruptingAGradeLeavesNoFolderAndNoProcessBehind) {
       running = marked_processes(mark);
     }
     EXPECT_EQ(running, std::vector<pid_t>{}) << strsignal(signal);
+    // Children gpugrade left unreaped came to this process when it ended.
+    std::vector<pid_t> orphans;
+    for (pid_t orphan; (orphan = waitpid(-1, nullptr, WNOHANG)) > 0;) orphans.push_back(orphan);
+    EXPECT_EQ(orphans, std::vector<pid_t>{}) << strsignal(signal);
   }
 }
 
