@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness/sim/hazards.h"
@@ -106,6 +107,39 @@ extern "C" __global__ void match_active_lanes(float* out, const float* in, int n
     unsigned int same = __match_any_sync(__activemask(), in[i] > 0.0f);
     out[i] = static_cast<float>(__popc(same));
   }
+}
+// Warp votes at the head of a loop that every lane reaches (issue 28): nvcc puts the loop's latch before
+// its header, so the lanes that skip the body come round to the vote while the others are still in it. On
+// a GPU a .sync operation waits for every lane it names; so must the simulator.
+extern "C" __global__ void ballot_loop(float* out, const float* in, int n) {
+  float s = 0.0f;
+  for (int i = threadIdx.x;; i += blockDim.x) {
+    if (__ballot_sync(0xffffffff, i < n) == 0) break;  // @ballot_loop
+    if (i < n) s += in[i];
+  }
+  out[threadIdx.x] = s;
+}
+extern "C" __global__ void any_loop(float* out, const float* in, int n) {
+  float s = 0.0f;
+  int c = threadIdx.x;
+  while (__any_sync(0xffffffff, c < n)) {  // @any_loop
+    if (c < n) s += in[c];
+    c += blockDim.x;
+  }
+  out[threadIdx.x] = s;
+}
+// Every lane shuffles, with a mask that names only half of them: undefined on a GPU.
+extern "C" __global__ void half_mask_shfl(float* out, const float* in, int n) {
+  int i = threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;
+  v += __shfl_down_sync(0x0000ffff, v, 8);  // @half_mask
+  if (i < n) out[i] = v;
+}
+extern "C" __global__ void half_mask_syncwarp(float* out, const float* in, int n) {
+  int i = threadIdx.x;
+  if (i < n) out[i] = in[i];
+  __syncwarp(0x0000ffff);  // @half_syncwarp
+  if (i < n) out[i] += in[i ^ 1];
 }
 // Stream compaction with an atomic counter: where each kept element lands depends on the order of the
 // atomics, so only a fixed schedule gives the same output twice.
@@ -288,6 +322,43 @@ TEST_F(SimOrderTest, ShuffleThatEveryLaneReachesIsClean) {
   const Observations out = run("shfl_every_lane", 40, 64, 1);
   EXPECT_TRUE(of_kind(out, FindingKind::kDivergentWarpSync).empty());
   EXPECT_TRUE(out.completed);
+}
+
+// Lanes that reach a warp vote first wait there for the lanes it names that are still running (a loop
+// whose latch comes before its header), as on a GPU: no finding, and each lane's sum of its elements.
+TEST_F(SimOrderTest, AWarpVoteAtALoopsHeadWaitsForTheLanesStillInTheBody) {
+  for (const char* entry : {"ballot_loop", "any_loop"}) {
+    SCOPED_TRACE(entry);
+    const Observations out = run(entry, 40, 32, 1);
+    ASSERT_TRUE(out.completed);
+    EXPECT_TRUE(of_kind(out, FindingKind::kDivergentWarpSync).empty())
+        << of_kind(out, FindingKind::kDivergentWarpSync)[0]->message;
+    const std::vector<float> sums = gpugrade::testing::read_buffer<float>(out.buffers[0]);
+    for (int t = 0; t < 32; ++t) {
+      const float first = static_cast<float>(t % 2 == 0 ? t + 1 : -(t + 1));
+      const float second = t + 32 < 40 ? static_cast<float>((t + 32) % 2 == 0 ? t + 33 : -(t + 33)) : 0.0f;
+      EXPECT_EQ(sums[static_cast<size_t>(t)], first + second) << "lane " << t;
+    }
+  }
+}
+
+// Every lane executes a warp operation whose mask names only half of them: `divergent-warp-sync`, saying
+// which lanes the mask leaves out and what a mask must name.
+TEST_F(SimOrderTest, AWarpOperationByLanesItsMaskDoesNotNameIsDivergentWarpSync) {
+  for (const auto& [entry, marker, what] : {std::tuple{"half_mask_shfl", "half_mask", "__shfl_down_sync"},
+                                            std::tuple{"half_mask_syncwarp", "half_syncwarp", "__syncwarp"}}) {
+    SCOPED_TRACE(entry);
+    const Observations out = run(entry, 32, 32, 1);
+    const std::vector<const Finding*> found = of_kind(out, FindingKind::kDivergentWarpSync);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0]->line, line_of(marker));
+    EXPECT_EQ(found[0]->message,
+              std::string(what) +
+                  " with mask 0x0000ffff is executed by 16 lanes of warp 0 of block (0,0,0) that the mask does not "
+                  "name (lane 16 first), so on a GPU its result is undefined (a lane that executes a warp operation "
+                  "must be in its mask: 0xffffffff when the whole warp executes it, or the lanes that take the "
+                  "branch, from __ballot_sync before it)");
+  }
 }
 
 // ---- The same run twice (issue 12 item 6). ----

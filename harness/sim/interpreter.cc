@@ -168,6 +168,13 @@ struct Warp {
   uint32_t lanes = 0;              // threads the warp has: 32, fewer in a block's last partial warp
   uint32_t live = 0;               // lanes that have not exited
   uint32_t waiting = 0;            // lanes at a block barrier
+  // Lanes at a .sync warp operation (shfl, vote, redux, match, bar.warp.sync) waiting for other lanes it
+  // names, which run elsewhere: a GPU executes the operation once they all arrive (park_at_warp_operation).
+  uint32_t parked = 0;
+  uint32_t live_at_park = 0;       // the live lanes when lanes parked (while any are parked)
+  // For the warp operation executing now, after its lanes parked: named lanes that were live then and have
+  // exited since (they took another branch), which check_warp_sync counts as live. 0 otherwise.
+  uint32_t left_while_parked = 0;
   uint32_t upc = 0;                // the common pc while `uniform`
   // Every live lane is at upc (pc[] is stale). Lanes may wait while uniform only when all of them arrived
   // at one barrier together, the one just before upc; then none can run until it opens.
@@ -350,6 +357,9 @@ struct BlockRunner::Impl {
       w.lanes = lanes;
       w.live = lanes == 32 ? kFullMask : (uint32_t{1} << lanes) - 1;
       w.waiting = 0;
+      w.parked = 0;
+      w.live_at_park = 0;
+      w.left_while_parked = 0;
       w.upc = 0;
       w.uniform = true;
       w.clock = 0;
@@ -1693,7 +1703,14 @@ struct BlockRunner::Impl {
   // ---- warp-wide instructions ----
 
   void shuffle(Warp& w, const Inst& in, uint32_t on) {
-    if (on == kFullMask && uniform_shuffle(w, in)) return;
+    if (on == kFullMask && uniform_shuffle(w, in)) {
+      // Every lane executes: the one thing left to find is a lane its own mask does not name.
+      const uint64_t* masks = reg(w, in.src[3]);
+      uint64_t unnamed = 0;
+      for (uint32_t lane = 0; lane < 32; ++lane) unnamed |= ~(masks[lane] >> lane) & 1;
+      if (unnamed != 0) check_warp_sync(w, in, on, masks, 0);
+      return;
+    }
     const uint64_t* a = reg(w, in.src[0]);
     const uint64_t* b = reg(w, in.src[1]);
     const uint64_t* c = reg(w, in.src[2]);
@@ -1728,13 +1745,13 @@ struct BlockRunner::Impl {
     for_lanes(on, [&](uint32_t lane) {
       if (valid[lane]) sources |= uint32_t{1} << (source_lane[lane] & 31);
     });
-    check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[3])[std::countr_zero(on)]), sources);
+    check_warp_sync(w, in, on, reg(w, in.src[3]), sources);
   }
 
   // A shuffle of the whole warp whose lane operand and clamp value are the same in every lane (nvcc's
   // __shfl_*_sync with a constant offset, as in every warp reduction): each lane's source is then a
   // branch-free formula of its lane number, chosen once per mode. With every lane executing, no lane can
-  // take another branch or read one that does not execute, so check_warp_sync has nothing to find.
+  // take another branch or read one that does not execute; shuffle() checks only the masks.
   // Returns false, having changed nothing, when the operands differ between lanes.
   [[gnu::target_clones("avx2", "default")]] bool uniform_shuffle(Warp& w, const Inst& in) {
     const uint64_t* b = reg(w, in.src[1]);
@@ -1848,16 +1865,28 @@ struct BlockRunner::Impl {
   // A .sync warp operation must be executed together by every lane its mask names that has not exited;
   // on a GPU a named lane that took another branch makes the result undefined, and so does a shuffle
   // reading a lane that does not execute it (exited, or outside the block). One finding per line and block.
-  void check_warp_sync(const Warp& w, const Inst& in, uint32_t on, uint32_t mask, uint32_t sources) {
-    const uint32_t elsewhere = mask & w.live & ~on;
+  // `masks`: the member mask operand's register, per lane (a tile's lanes name their own tile).
+  void check_warp_sync(const Warp& w, const Inst& in, uint32_t on, const uint64_t* masks, uint32_t sources) {
+    const uint32_t mask = static_cast<uint32_t>(masks[std::countr_zero(on)]);
+    const uint32_t elsewhere = mask & (w.live | w.left_while_parked) & ~on;
     const uint32_t unread = sources & ~on;
-    if ((elsewhere | unread) == 0) return;
+    // A lane that executes the operation must be named in its own mask.
+    const uint32_t unnamed = lanes_where(on, [masks](uint32_t lane) { return (masks[lane] >> lane & 1) == 0; });
+    if ((elsewhere | unread | unnamed) == 0) return;
     if (std::find(warp_sync_lines.begin(), warp_sync_lines.end(), in.line) != warp_sync_lines.end()) return;
     warp_sync_lines.push_back(in.line);
     const std::string_view what = warp_operation(in);
     const uint32_t named = static_cast<uint32_t>(std::popcount(mask));
     std::string message;
-    if (elsewhere != 0) {
+    if (unnamed != 0) {
+      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(unnamed));
+      message = fmt::format("{} with mask 0x{:08x} is executed by {} lanes of warp {} of block {} that the mask does "
+                            "not name (lane {} first), so on a GPU its result is undefined (a lane that executes a "
+                            "warp operation must be in its mask: 0xffffffff when the whole warp executes it, or the "
+                            "lanes that take the branch, from __ballot_sync before it)",
+                            what, static_cast<uint32_t>(masks[lane]), std::popcount(unnamed), w.index,
+                            dim(block_index), lane);
+    } else if (elsewhere != 0) {
       message = fmt::format("{} with mask 0x{:08x} executed by {} of the {} lanes it names in warp {} of block {}; the "
                             "other {} are live but took another branch, so on a GPU its result is undefined (a warp "
                             "operation inside `if (i < n)`: call it where every named lane gets to it, or name only "
@@ -1896,7 +1925,7 @@ struct BlockRunner::Impl {
       }
     }
     if (static_cast<ptx::VoteMode>(in.mode) != ptx::VoteMode::kBallot) set_pred(w, in.dst[0], on, holds ? kFullMask : 0);
-    check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[1])[std::countr_zero(on)]), 0);
+    check_warp_sync(w, in, on, reg(w, in.src[1]), 0);
   }
 
   // Extended-precision integer arithmetic (nvcc's 128-bit products in double-precision trigonometry):
@@ -2074,14 +2103,14 @@ struct BlockRunner::Impl {
       }
     });
     for_lanes(on, [&](uint32_t lane) { d[lane] = (lanes >> lane & 1) != 0 ? result : 0; });
-    check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[1])[std::countr_zero(on)]), 0);
+    check_warp_sync(w, in, on, reg(w, in.src[1]), 0);
   }
 
   // match.any: each member lane gets the members holding its value; match.all: every member gets the
   // members when they all hold one value (and p = 1), else 0 (and p = 0).
   void match(Warp& w, const Inst& in, uint32_t on) {
     const uint32_t lanes = members(w, in, on, 1);
-    check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[1])[std::countr_zero(on)]), 0);
+    check_warp_sync(w, in, on, reg(w, in.src[1]), 0);
     const uint64_t* a = reg(w, in.src[0]);
     const uint64_t key_mask = low_mask(ptx::type_bits(in.type));
     uint64_t* d = reg(w, in.dst[0]);
@@ -2103,6 +2132,40 @@ struct BlockRunner::Impl {
   }
 
   // ---- control ----
+
+  // A .sync warp operation at `pc` reached by the lanes `mask` (`on` where its guard holds), whose member mask
+  // is source operand `mask_source`: on a GPU it executes once every lane it names has arrived, so while a
+  // named lane can still run elsewhere (a loop whose latch nvcc placed before its header sends the lanes
+  // that skip the body round to the operation first) the arrivals park, and returns true. When the others
+  // arrive, the parked lanes join them in `mask` and `on`. After `unpark` (no other lane could run) they go
+  // on alone, as when a named lane never comes.
+  bool park_at_warp_operation(Warp& w, const Inst& in, uint32_t pc, uint32_t mask_source, bool& unpark,
+                              uint32_t& mask, uint32_t& on) {
+    bool parked_before = unpark;
+    if (!unpark) {
+      const uint32_t here = w.parked & lanes_where(w.parked, [&w, pc](uint32_t lane) { return w.pc[lane] == pc; });
+      if (here != 0) {
+        parked_before = true;
+        w.parked &= ~here;
+        mask |= here;
+        on = mask;
+        if (in.guard != kNoGuard) {
+          const uint32_t bits = pred(w, in.guard);
+          on = in.guard_negate ? mask & ~bits : mask & bits;
+        }
+      }
+      const uint32_t named = on == 0 ? 0 : static_cast<uint32_t>(reg(w, in.src[mask_source])[std::countr_zero(on)]);
+      if ((named & w.live & ~w.waiting & ~w.parked & ~mask) != 0) {
+        w.parked |= mask;
+        w.live_at_park |= w.live;
+        return true;
+      }
+    }
+    unpark = false;
+    w.left_while_parked = parked_before ? w.live_at_park & ~w.live : 0;
+    if (w.parked == 0) w.live_at_park = 0;
+    return false;
+  }
 
   // Leaves the uniform fast path: every live lane gets its own pc.
   static void diverge(Warp& w) {
@@ -2137,9 +2200,17 @@ struct BlockRunner::Impl {
   [[gnu::always_inline]] Stop run_warp_until_stop(Warp& w, uint64_t& done, uint32_t& clock_left) {
     const Inst* code = kernel.code.data();
     const uint64_t budget = limit;
+    bool unpark = false;  // parked lanes released because no other lane could run: they go on without waiting
     for (;;) {
-      uint32_t runnable = w.live & ~w.waiting;
-      if (runnable == 0) return Stop::kBlocked;
+      uint32_t runnable = w.live & ~w.waiting & ~w.parked;
+      if (runnable == 0) {
+        if (w.parked == 0) return Stop::kBlocked;
+        // The lanes a warp operation waits for cannot come (they wait at a block barrier or at another warp
+        // operation): its lanes run on without them, and check_warp_sync names the divergence.
+        runnable = w.parked;
+        w.parked = 0;
+        unpark = true;
+      }
       uint32_t pc, mask;
       if (w.uniform) {
         pc = w.upc;
@@ -2151,8 +2222,9 @@ struct BlockRunner::Impl {
         // By value: a pc captured by reference would live in memory for the whole loop.
         mask = runnable & lanes_where(kFullMask, [&w, lowest](uint32_t lane) { return w.pc[lane] == lowest; });
         pc = lowest;
-        // Not while some lanes wait at a barrier: their pc[] must survive until it opens.
-        if (mask == runnable && w.waiting == 0) {
+        // Not while some lanes wait at a barrier or a warp operation: their pc[] must survive.
+        if (mask == runnable && w.waiting == 0 && w.parked == 0 && !unpark) {
+          w.left_while_parked = 0;
           w.uniform = true;
           w.upc = pc;
         }
@@ -2286,7 +2358,8 @@ struct BlockRunner::Impl {
           advance(w, mask, pc + 1);
           continue;
         case Handler::kWarpSync:
-          if (on != 0) check_warp_sync(w, in, on, static_cast<uint32_t>(reg(w, in.src[0])[std::countr_zero(on)]), 0);
+          if (!w.uniform && park_at_warp_operation(w, in, pc, 0, unpark, mask, on)) continue;
+          if (on != 0) check_warp_sync(w, in, on, reg(w, in.src[0]), 0);
           if (on != 0 && observer != nullptr) {
             observer->on_warp_sync(w.index, static_cast<uint32_t>(reg(w, in.src[0])[std::countr_zero(on)]) & w.live);
           }
@@ -2296,9 +2369,11 @@ struct BlockRunner::Impl {
             observer->on_fence(w.index, on);
           break;
         case Handler::kRedux:
+          if (!w.uniform && park_at_warp_operation(w, in, pc, 1, unpark, mask, on)) continue;
           if (on != 0) redux(w, in, on);
           break;
         case Handler::kMatch:
+          if (!w.uniform && park_at_warp_operation(w, in, pc, 1, unpark, mask, on)) continue;
           if (on != 0) match(w, in, on);
           break;
         case Handler::kYield:
@@ -2317,9 +2392,11 @@ struct BlockRunner::Impl {
           if (on != 0 && !atomic(w, in, on)) return Stop::kFault;
           break;
         case Handler::kShuffle:
+          if (!w.uniform && park_at_warp_operation(w, in, pc, 3, unpark, mask, on)) continue;
           if (on != 0) shuffle(w, in, on);
           break;
         case Handler::kVote:
+          if (!w.uniform && park_at_warp_operation(w, in, pc, 1, unpark, mask, on)) continue;
           if (on != 0) vote(w, in, on);
           break;
         case Handler::kSystemCall:
