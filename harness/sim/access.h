@@ -21,6 +21,11 @@ enum class AccessKind : uint8_t { kRead, kWrite, kAtomic };
 // one synchronizes through a device fence (a fence before a strong write releases; a strong read, then a
 // fence, acquires); .acquire and .release carry that fence themselves.
 enum class Ordering : uint8_t { kWeak, kStrong, kAcquire, kRelease };
+// A shared load whose value a selp may throw away (nvcc hoists `c ? tile[i] : 0` into an unconditional
+// load and a select): the load shows its cost when it runs (kCostOnly) and, for the lanes whose select
+// keeps the value, is checked for races and uninitialized reads there (kCheckOnly). A read whose value no
+// lane uses is harmless on a GPU.
+enum class Speculation : uint8_t { kNone, kCostOnly, kCheckOnly };
 
 // A request's addresses in summary: the lowest and highest address of its active lanes and the OR of all
 // of them (for alignment); and whether it is a full warp at one stride (lane l at address[0] + l * stride:
@@ -56,6 +61,7 @@ struct WarpAccess {
   Space space = Space::kGlobal;
   AccessKind kind = AccessKind::kRead;
   Ordering ordering = Ordering::kWeak;  // global accesses only; an atomic is at least kStrong
+  Speculation speculation = Speculation::kNone;
   uint32_t bytes_per_lane = 4;          // 1, 2, 4, 8, 16 (a .v4.f32 is 16)
   uint32_t warp = 0;                    // warp index within the block
   uint32_t active_mask = 0;

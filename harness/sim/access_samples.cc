@@ -126,7 +126,8 @@ class SampleObserver : public AccessObserver {
   void begin_block(const BlockContext& block) override { block_ = block; }
 
   void on_access(const WarpAccess& access) override {
-    if (access.active_mask == 0 || access.line <= 0) return;
+    // A speculative load's check comes after its cost, which this sampled already.
+    if (access.active_mask == 0 || access.line <= 0 || access.speculation == Speculation::kCheckOnly) return;
     const std::pair<int, int> key{access.file, access.line};
     const Position at{run_, block_.block_index.z, block_.block_index.y, block_.block_index.x, access.warp};
     if (access.space == Space::kShared) {

@@ -103,4 +103,50 @@ std::vector<uint8_t> data_path_bits(const Kernel& kernel) {
   return bits;
 }
 
+void mark_speculative_loads(Kernel* kernel) {
+  std::vector<Inst>& code = kernel->code;
+  const uint32_t first = kernel->first_register_slot, slots = kernel->slots;
+  const auto is_register = [&](uint32_t slot) { return slot >= first && slot < slots; };
+  // Per register: its definitions, and whether anything but a selp's value operands reads it.
+  std::vector<uint32_t> definitions(slots, 0);
+  std::vector<bool> read_otherwise(slots, false);
+  for (const Inst& in : code) {
+    for (uint32_t d = 0; d < in.ndst; ++d)
+      if (is_register(in.dst[d])) ++definitions[in.dst[d]];
+    if (in.guard != kNoGuard && is_register(in.guard)) read_otherwise[in.guard] = true;
+    for (uint32_t i = 0; i < in.nsrc; ++i) {
+      const bool selp_value = in.op == ptx::Op::kSelp && i < 2;
+      if (!selp_value && is_register(in.src[i])) read_otherwise[in.src[i]] = true;
+    }
+  }
+  const auto speculative = [&](uint32_t slot) {
+    return is_register(slot) && definitions[slot] == 1 && !read_otherwise[slot];
+  };
+  // A selp's register counts as speculative only when a speculative load or selp feeds it: repeat until
+  // nothing changes (chains of nested `?:` are short).
+  std::vector<bool> holds(slots, false);  // a speculative register some speculative load reaches
+  for (const Inst& in : code) {
+    if (in.op == ptx::Op::kLd && in.ndst == 1 && in.vec == 1 &&
+        (in.space == ptx::Space::kShared || in.space == ptx::Space::kGeneric) && speculative(in.dst[0]))
+      holds[in.dst[0]] = true;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Inst& in : code) {
+      if (in.op != ptx::Op::kSelp || !speculative(in.dst[0]) || holds[in.dst[0]]) continue;
+      if ((is_register(in.src[0]) && holds[in.src[0]]) || (is_register(in.src[1]) && holds[in.src[1]]))
+        changed = holds[in.dst[0]] = true;
+    }
+  }
+  for (Inst& in : code) {
+    if (in.op == ptx::Op::kLd && in.ndst == 1 && holds[in.dst[0]]) {
+      in.speculation = kSpeculativeLoad;
+    } else if (in.op == ptx::Op::kSelp &&
+               ((is_register(in.src[0]) && holds[in.src[0]]) || (is_register(in.src[1]) && holds[in.src[1]]))) {
+      in.speculation = holds[in.dst[0]] ? kForwardingSelp : kConsumingSelp;
+      in.handler = Handler::kSelpSpeculative;
+    }
+  }
+}
+
 }  // namespace gpugrade::sim

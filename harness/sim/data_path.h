@@ -29,4 +29,11 @@ enum DataPath : uint8_t {
 // a predicate guard or a branch condition does not count as carried.
 std::vector<uint8_t> data_path_bits(const Kernel& kernel);
 
+// Sets Inst::speculation: a shared (or generic) load with one destination register, written nowhere else,
+// that only selps read as a value (not as the predicate) is kSpeculativeLoad; a selp that reads such a
+// register is kForwardingSelp when its own register is one too, else kConsumingSelp (and gets
+// Handler::kSelpSpeculative). The checkers then judge the load's read only for the lanes whose selps keep
+// the value. Before share_register_slots: the analysis needs each register apart.
+void mark_speculative_loads(Kernel* kernel);
+
 }  // namespace gpugrade::sim

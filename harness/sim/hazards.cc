@@ -1148,7 +1148,11 @@ void HazardObserver::on_access(const WarpAccess& access) {
   if (access.active_mask == 0) return;
   const Span request = access.span_known ? access.span : span(access);
   if (access.space == Space::kShared) {
-    if (checks_.bank_conflicts && access.kind == AccessKind::kAtomic) {
+    // A speculative load (access.h): its cost where it ran, its checks for the lanes that kept the value.
+    const bool costed = access.speculation != Speculation::kCheckOnly;
+    const bool check = access.speculation != Speculation::kCostOnly;
+    if (!costed) {
+    } else if (checks_.bank_conflicts && access.kind == AccessKind::kAtomic) {
       uint8_t* hits = request.high / 4 < atomic_hits_.size() ? atomic_hits_.data() : nullptr;
       const AtomicCost cost = atomic_cost(access, hits);
       SharedCounters& line = shared_lines_.at(access.file, access.line);
@@ -1166,8 +1170,8 @@ void HazardObserver::on_access(const WarpAccess& access) {
         line.worst = {access.address, access.active_mask, access.bytes_per_lane, access.warp, block_};
       line.worst_ways = std::max(line.worst_ways, cost.ways);
     }
-    if (checks_.races || checks_.uninitialized_shared) check_shared(access, request);
-    if (access.kind != AccessKind::kWrite && on_path(access, kFeedsGlobalStore)) shared_fed_ = true;
+    if (check && (checks_.races || checks_.uninitialized_shared)) check_shared(access, request);
+    if (check && access.kind != AccessKind::kWrite && on_path(access, kFeedsGlobalStore)) shared_fed_ = true;
   } else if (access.space == Space::kGlobal) {
     if (checks_.coalescing && access.kind != AccessKind::kAtomic) {
       const SectorCost cost = sector_cost(access, request);

@@ -249,6 +249,13 @@ struct BlockRunner::Impl {
   std::vector<Finding>* findings = nullptr;
   size_t last_allocation = 0;
   WarpAccess access;
+  // Per warp, the speculative loads (Inst::speculation) whose values some lanes hold in a register that only
+  // selps read: the reads are checked for those lanes whose selps keep the value (speculative_selp).
+  struct PendingRead {
+    uint32_t slot = 0;                  // the register holding the loaded value
+    std::vector<WarpAccess> reads;      // by load; active_mask: the lanes whose register still holds it
+  };
+  std::vector<std::vector<PendingRead>> pending_reads;
   std::vector<DeviceOutputLine> printed;  // this block's device printf lines, at most kDeviceOutputLines
   uint64_t printed_dropped = 0;
   std::vector<uint32_t> warp_sync_lines;  // lines with a divergent-warp-sync finding in this block
@@ -351,6 +358,7 @@ struct BlockRunner::Impl {
     if (launch.reserved_shared_offset != 0)
       std::fill(shared.begin() + static_cast<std::ptrdiff_t>(launch.reserved_shared_offset), shared.end(), std::byte{0});
     std::fill(local.begin(), local.end(), std::byte{0});
+    pending_reads.assign(warps.size(), {});
     for (Warp& w : warps) {
       uint32_t first = w.index * 32;
       uint32_t lanes = std::min<uint32_t>(32, threads - first);
@@ -818,7 +826,58 @@ struct BlockRunner::Impl {
       access.instruction = static_cast<uint32_t>(&in - kernel.code.data());
       access.span_known = span != nullptr;
       if (span != nullptr) access.span = *span;
+      const bool speculative = in.speculation == kSpeculativeLoad && space == ptx::Space::kShared;
+      access.speculation = speculative ? Speculation::kCostOnly : Speculation::kNone;
       observer->on_access(access);
+      if (speculative) hold_read(w.index, in.dst[0], access);
+    }
+  }
+
+  // The lanes of `read` now hold its value in register `slot`, replacing what they held there before.
+  void hold_read(uint32_t warp, uint32_t slot, const WarpAccess& read) {
+    PendingRead* held = nullptr;
+    for (PendingRead& p : pending_reads[warp]) {
+      if (p.slot == slot) held = &p;
+    }
+    if (held == nullptr) held = &pending_reads[warp].emplace_back(PendingRead{slot, {}});
+    for (WarpAccess& r : held->reads) r.active_mask &= ~read.active_mask;
+    std::erase_if(held->reads, [](const WarpAccess& r) { return r.active_mask == 0; });
+    for (WarpAccess& r : held->reads) {
+      if (r.instruction != read.instruction) continue;
+      for_lanes(read.active_mask, [&](uint32_t lane) { r.address[lane] = read.address[lane]; });
+      r.active_mask |= read.active_mask;
+      return;
+    }
+    held->reads.push_back(read);
+    held->reads.back().span_known = false;
+  }
+
+  // A selp of a speculative value: the lanes that keep operand a (predicate true) or b take its pending
+  // reads with it, into the selp's register when that is speculative too (kForwardingSelp), or have them
+  // checked now (kConsumingSelp); the other lanes' reads of it are forgotten by the register's next load.
+  void speculative_selp(const Warp& w, const Inst& in, uint32_t on, uint32_t pick) {
+    std::vector<PendingRead>& pending = pending_reads[w.index];
+    std::vector<WarpAccess> kept;
+    for (int operand = 0; operand < 2; ++operand) {
+      const uint32_t lanes = on & (operand == 0 ? pick : ~pick);
+      for (PendingRead& p : pending) {
+        if (p.slot != in.src[operand]) continue;
+        for (WarpAccess& r : p.reads) {
+          const uint32_t taken = r.active_mask & lanes;
+          if (taken == 0) continue;
+          kept.push_back(r);
+          kept.back().active_mask = taken;
+          if (in.speculation == kConsumingSelp) r.active_mask &= ~taken;  // checked once
+        }
+      }
+    }
+    if (in.speculation == kForwardingSelp) {
+      for (const WarpAccess& r : kept) hold_read(w.index, in.dst[0], r);
+      return;
+    }
+    for (WarpAccess& r : kept) {
+      r.speculation = Speculation::kCheckOnly;
+      observer->on_access(r);
     }
   }
 
@@ -2308,11 +2367,13 @@ struct BlockRunner::Impl {
         case Handler::kPredLogic: predicate_logic(w, in, on); break;
         case Handler::kSetpSigned: set_predicates(w, in, on, compare_signed(w, in, on)); break;
         case Handler::kSetpUnsigned: set_predicates(w, in, on, compare_unsigned(w, in, on)); break;
-        case Handler::kSelp: {
+        case Handler::kSelp:
+        case Handler::kSelpSpeculative: {
           uint64_t* d = reg(w, in.dst[0]);
           const uint64_t *a = reg(w, in.src[0]), *b = reg(w, in.src[1]);
           const uint64_t m = in.mask;
           const uint32_t pick = pred_source(w, in, 2);
+          if (in.handler == Handler::kSelpSpeculative && observer != nullptr && on != 0) speculative_selp(w, in, on, pick);
           for_lanes(on, [&](uint32_t l) { d[l] = ((pick >> l) & 1 ? a[l] : b[l]) & m; });
           break;
         }

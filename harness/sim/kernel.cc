@@ -632,6 +632,7 @@ bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, Link
   Linker linker(module, entry, kernel);
   if (!linker.run(error)) return false;
   kernel->data_path = data_path_bits(*kernel);
+  mark_speculative_loads(kernel);
   for (const Inst& inst : kernel->code) kernel->max_line = std::max(kernel->max_line, inst.line);
   linker.share_register_slots();
   return true;

@@ -42,6 +42,7 @@ enum class Handler : uint8_t {
   kSetpSigned,    // setp.cmp.s* p[|q], a, b without .and/.or/.xor
   kSetpUnsigned,  // setp.cmp.u*/b* p[|q], a, b without .and/.or/.xor
   kSelp,          // selp.type d, a, b, p on integers and floats (bits are copied)
+  kSelpSpeculative,  // a selp one of whose values comes from a speculative load (Inst::speculation)
   kPredLogic,     // and/or/xor/not/cnot/mov.pred: on the predicates' lane masks
   kAddF32,        // add.f32 / add.rn.f32 without .ftz/.sat
   kMulF32,        // mul.f32 / mul.rn.f32 without .ftz/.sat
@@ -89,7 +90,12 @@ struct Inst {
   int ptx_line = 0;
   Handler handler = Handler::kGeneral;
   uint64_t mask = 0;             // the integer handlers' result mask: the low `bits of the type` bits
+  uint8_t speculation = 0;       // SpeculationRole (mark_speculative_loads)
 };
+
+// A shared load whose register only selps read (a load nvcc hoisted out of `c ? tile[i] : x`), and the
+// selps that pass its value on to another such register or to a register that counts (data_path.h).
+enum SpeculationRole : uint8_t { kNotSpeculative, kSpeculativeLoad, kForwardingSelp, kConsumingSelp };
 
 // Chooses `inst`'s handler from its opcode, type, modifiers and operands (decode.cc).
 void choose_handler(Inst* inst);
