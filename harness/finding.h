@@ -46,6 +46,8 @@ enum class FindingNeeds : uint8_t {
   X(kRace, "race", false, kAccessChecksOrSanitizer)                                                        \
   /* a read of shared bytes no thread of the block wrote */                                                \
   X(kUninitializedSharedRead, "uninitialized-shared-read", false, kAccessChecks)                           \
+  /* (simulator) a thread computed with a variable it had not given a value (a register read before written) */ \
+  X(kUninitializedVariable, "uninitialized-variable", false, kNothing)                                     \
   /* a barrier some live threads of the block never reach */                                               \
   X(kBarrierDivergence, "barrier-divergence", false, kBarrierTrackingOrSanitizer)                          \
   /* the instruction budget or the wall-clock limit ran out */                                             \

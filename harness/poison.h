@@ -31,6 +31,12 @@ constexpr uint64_t poison_block(uint32_t word) { return (word & 0xFFFFu) - 1; }
 inline constexpr uint32_t kOutputPoisonWord = 0x7FA5A5A5u;
 static_assert(!is_poison_word(kOutputPoisonWord));
 
+// What the simulator starts a register with when the kernel may read it before writing it (a variable
+// used before it is given a value; a GPU leaves it undefined): a NaN as a float or double (0x7FBADBAD in the
+// low word, no other poison), a huge integer, an address outside every allocation.
+inline constexpr uint64_t kRegisterPoison = 0x7FF8BADD7FBADBADull;
+static_assert(!is_poison_word(static_cast<uint32_t>(kRegisterPoison)));
+
 // Fills bytes that start at `address` (a shared-window offset or a buffer offset) so that every aligned
 // 4-byte word reads as `word`, whatever the start's alignment.
 inline void fill_poison(std::span<std::byte> bytes, uint64_t address, uint32_t word) {

@@ -184,6 +184,7 @@ TEST(SimInstructionsTest, UnsupportedTypeAtRunTimeIsAFinding) {
 {
   .reg .b32 %r<3>;
   .loc 1 4 0
+  mov.b32 %r2, 3;
   fma.rn.s32 %r1, %r2, %r2, %r2;
   ret;
 }
@@ -200,7 +201,7 @@ TEST(SimInstructionsTest, UnsupportedTypeAtRunTimeIsAFinding) {
   EXPECT_FALSE(result.completed);
   ASSERT_EQ(result.findings.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kRuntimeError);
-  EXPECT_EQ(result.findings[0].message, "unsupported instruction fma.s32 for this type (PTX line 9)");
+  EXPECT_EQ(result.findings[0].message, "unsupported instruction fma.s32 for this type (PTX line 10)");
   EXPECT_EQ(result.findings[0].file, "k.cu");
   EXPECT_EQ(result.findings[0].line, 4);
 }

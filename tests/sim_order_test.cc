@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -293,6 +294,12 @@ TEST_F(SimOrderTest, FullMaskShuffleInAPartialWarpReadsLanesThatAreNotThere) {
             "is not in the block), so on a GPU the value it gets is undefined (a full-mask shuffle after an early "
             "return or in a partial last warp: keep every lane until the shuffles are done, giving idle lanes a "
             "neutral value)");
+  // A warning: a lane may never use what it read. This kernel stores it, and the output shows the poison
+  // the simulator gives for the undefined value.
+  EXPECT_EQ(found[0]->severity, Severity::kWarning);
+  const std::vector<float> got = gpugrade::testing::read_buffer<float>(out.buffers[0]);
+  EXPECT_TRUE(std::isnan(got[32])) << got[32];  // thread 32 added lane 16's undefined value
+  EXPECT_EQ(got[48], 0.0f);  // the extra element nobody writes
 }
 
 TEST_F(SimOrderTest, ReduxAndMatchInsideABranchAreDivergentWarpSync) {

@@ -332,6 +332,24 @@ bool explain_same_statement(Finding& f) {
   return true;
 }
 
+// Two threads store to one shared element, at one line or at two with no barrier between them (a `+=` on
+// one line is a lost update, above): a barrier would only choose which store survives. Mostly the indices overlap (a halo stored one past the
+// end of its row lands on the next row's first element), so the message sends the learner to the indices.
+bool explain_overlapping_writes(Finding& f, const SourceView& source) {
+  const nlohmann::json& d = f.details;
+  const int line = f.line, other = detail_int(d, "other_line");
+  if (detail_text(d, "hazard") != "write-after-write" || d.contains("other_block") || line <= 0 || other <= 0 ||
+      (line != other && source.barrier_between(std::min(line, other), std::max(line, other))))
+    return false;
+  f.message = fmt::format("{} writes {} at line {}, and {} writes the same element at line {}{}: two stores to one "
+                          "element, and a barrier between them would only choose which one survives; unless one is "
+                          "meant to replace the other, their indices overlap: check each index against the array's "
+                          "shape (an index one past the end of a row is the next row's first element)",
+                          this_who(d), detail_text(d, "index"), line, other_who(d), other, line == other ? " too" : "");
+  f.details["cause"] = "overlapping-writes";
+  return true;
+}
+
 // What nvcc's warnings about a kernel usually mean for a learner's bug.
 std::string warning_meaning(std::string_view message) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kMeanings = {{
@@ -613,7 +631,7 @@ void explain_findings(std::vector<Finding>& findings, std::string_view source, c
       case FindingKind::kRace:
         if (!f.details.contains("other_line")) break;
         explain_lost_update(f, view) || explain_next_trip(f, view) || explain_read_ran_ahead(f, view) ||
-            explain_same_statement(f);
+            explain_same_statement(f) || explain_overlapping_writes(f, view);
         break;
       case FindingKind::kBankConflict:
         explain_bank_conflict(f, view);

@@ -139,6 +139,7 @@ int cause_rank(FindingKind kind) {
     case FindingKind::kResourceLimit: return 3;
     case FindingKind::kMissingRequirement: return 4;
     case FindingKind::kBarrierDivergence: return 5;
+    case FindingKind::kUninitializedVariable: return 5;
     case FindingKind::kDivergentWarpSync: return 5;
     case FindingKind::kRace: return 6;
     case FindingKind::kOrderDependent: return 6;
@@ -201,7 +202,8 @@ std::string other_verb(const Finding& race) {
 
 bool shown(const Finding& finding, const Result& result, bool verbose) {
   return finding.severity == Severity::kError || verbose ||
-         (finding.kind == FindingKind::kCompileWarning && result.verdict == Verdict::kFail);
+         ((finding.kind == FindingKind::kCompileWarning || finding.kind == FindingKind::kUninitializedVariable) &&
+          result.verdict == Verdict::kFail);
 }
 
 std::vector<Problem> problems(const Result& result, bool warnings) {

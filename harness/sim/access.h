@@ -62,6 +62,12 @@ struct WarpAccess {
   AccessKind kind = AccessKind::kRead;
   Ordering ordering = Ordering::kWeak;  // global accesses only; an atomic is at least kStrong
   Speculation speculation = Speculation::kNone;
+  // A shared read that atomic updates beside it cannot make wrong: a strong load (.volatile, .relaxed or
+  // .acquire; shared memory's scope is the block), or the first guess of a compare-and-swap loop, which the
+  // atomicCAS checks (the programming guide's float atomicMax). Against plain writes it races as any read.
+  bool tolerates_atomics = false;
+  // A scalar store's data per lane (its low bytes_per_lane bytes), valid during on_access; null otherwise.
+  const uint64_t* values = nullptr;
   uint32_t bytes_per_lane = 4;          // 1, 2, 4, 8, 16 (a .v4.f32 is 16)
   uint32_t warp = 0;                    // warp index within the block
   uint32_t active_mask = 0;
@@ -104,6 +110,8 @@ struct BlockContext {
   const std::vector<uint8_t>* data_path = nullptr;
   // The highest WarpAccess::line any access of the launch can have; 0: unknown, any line.
   uint32_t max_line = 0;
+  // The block's shared window, as it is before each access (a store's checkers see what it replaces).
+  const std::byte* shared_memory = nullptr;
 };
 
 class AccessObserver {

@@ -103,6 +103,36 @@ std::vector<uint8_t> data_path_bits(const Kernel& kernel) {
   return bits;
 }
 
+void mark_cas_guesses(Kernel* kernel) {
+  std::vector<Inst>& code = kernel->code;
+  const uint32_t slots = kernel->slots;
+  std::vector<uint32_t> compares;  // the compare operands of the kernel's compare-and-swaps
+  for (const Inst& in : code)
+    if (in.op == ptx::Op::kAtom && static_cast<ptx::AtomOp>(in.mode) == ptx::AtomOp::kCas && in.nsrc > 1)
+      compares.push_back(in.src[1]);
+  if (compares.empty() || code.size() > 20000) return;
+  const auto copies = [](const Inst& in) {
+    return in.op == ptx::Op::kMov || in.op == ptx::Op::kCvt || in.op == ptx::Op::kSelp;
+  };
+  std::vector<bool> reached(slots, false);
+  for (Inst& load : code) {
+    if (load.op != ptx::Op::kLd || load.ndst != 1 || load.dst[0] >= slots ||
+        (load.space != ptx::Space::kShared && load.space != ptx::Space::kGeneric))
+      continue;
+    std::fill(reached.begin(), reached.end(), false);
+    reached[load.dst[0]] = true;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Inst& in : code) {
+        if (!copies(in) || in.ndst != 1 || in.dst[0] >= slots || reached[in.dst[0]]) continue;
+        for (uint32_t i = 0; i < in.nsrc && i < 2; ++i)
+          if (in.src[i] < slots && reached[in.src[i]]) changed = reached[in.dst[0]] = true;
+      }
+    }
+    load.cas_guess = std::any_of(compares.begin(), compares.end(), [&](uint32_t slot) { return slot < slots && reached[slot]; });
+  }
+}
+
 void mark_speculative_loads(Kernel* kernel) {
   std::vector<Inst>& code = kernel->code;
   const uint32_t first = kernel->first_register_slot, slots = kernel->slots;

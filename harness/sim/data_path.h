@@ -36,4 +36,8 @@ std::vector<uint8_t> data_path_bits(const Kernel& kernel);
 // the value. Before share_register_slots: the analysis needs each register apart.
 void mark_speculative_loads(Kernel* kernel);
 
+// Sets Inst::cas_guess on each load whose value reaches, through copies (mov, cvt, selp), the compare operand
+// of an atom.cas: the first guess of a compare-and-swap loop. Before share_register_slots.
+void mark_cas_guesses(Kernel* kernel);
+
 }  // namespace gpugrade::sim

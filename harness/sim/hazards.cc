@@ -630,6 +630,10 @@ struct Contested {
 };
 
 constexpr uint64_t kUnorderedWrites = uint64_t{1} << 63;
+
+// In a shared cell's reader sync count (HotCell readers' read_sync): the read tolerates atomics beside it
+// (WarpAccess::tolerates_atomics). Warp-sync counts never reach it.
+constexpr uint32_t kToleratesAtomics = uint32_t{1} << 31;
 // The latest write was strong (.volatile, .relaxed or .release at device scope): two strong writes are not
 // a data race in the PTX memory model (a flag several blocks set in turn), only a weak write and another.
 constexpr uint64_t kStrongWrite = uint64_t{1} << 62;
@@ -927,10 +931,29 @@ class HazardObserver final : public AccessObserver {
   }
   // Whether an access by `other` earlier in this epoch is unordered with one by `thread` now: a different
   // thread, and not a lane of the same warp with a __syncwarp() since.
+  // Whether lane `lane` of the store `access` writes, into the `size` bytes of the cell at `offset`, what
+  // `writer` (its last writer) left there: the bytes in memory, or, when the writer is a lane of this same
+  // store (which has not happened yet), the bytes that lane stores.
+  bool stores_what_is_there(const WarpAccess& access, uint32_t lane, uint32_t writer, uint64_t offset,
+                            uint64_t size) const {
+    if (access.values == nullptr || shared_memory_ == nullptr) return false;
+    const uint32_t other = writer % kWarpSize;
+    const bool same_store = writer / kWarpSize == access.warp && (access.active_mask >> other & 1) != 0 &&
+                            access.address[other] <= offset && offset < access.address[other] + access.bytes_per_lane;
+    const uint64_t start = access.address[lane], end = start + access.bytes_per_lane;
+    for (uint64_t b = std::max(offset, start); b < std::min(offset + size, end); ++b) {
+      const auto stored = static_cast<uint8_t>(access.values[lane] >> (8 * (b - start)));
+      const auto there = same_store ? static_cast<uint8_t>(access.values[other] >> (8 * (b - access.address[other])))
+                                    : static_cast<uint8_t>(shared_memory_[b]);
+      if (there != stored) return false;
+    }
+    return true;
+  }
+  // `other_sync` may carry kToleratesAtomics (a reader's), which is no part of the count.
   bool unordered(uint32_t other, uint32_t other_sync, uint32_t thread) const {
     if (other == thread) return false;
     const uint32_t warp = thread / kWarpSize;
-    return other / kWarpSize != warp || warp_sync_[warp] == other_sync;
+    return other / kWarpSize != warp || warp_sync_[warp] == (other_sync & ~kToleratesAtomics);
   }
   bool on_path(const WarpAccess& access, uint8_t bit) const {
     return data_path_ != nullptr && access.instruction < data_path_->size() &&
@@ -993,6 +1016,7 @@ class HazardObserver final : public AccessObserver {
   std::vector<GlobalCounters> global_instructions_;
   // What shared memory did for the result (SharedUse), as this worker's blocks showed it.
   const std::vector<uint8_t>* data_path_ = nullptr;
+  const std::byte* shared_memory_ = nullptr;  // the block's shared window (BlockContext::shared_memory)
   bool shared_fed_ = false;  // a shared load with kFeedsGlobalStore ran
   bool carried_ = false;     // a global store with kCarriesSharedValue ran
   bool barrier_orders_shared_ = false;
@@ -1008,6 +1032,7 @@ void HazardObserver::begin_block(const BlockContext& context) {
   }
   block_ = linear(context.block_index, state_.grid);
   data_path_ = context.data_path;
+  shared_memory_ = context.shared_memory;
   follow_order_ = state_.follow_order && alone_;
   if (state_.follow_order && !alone_) state_.order_unfollowed = true;
   if (follow_order_) {
@@ -1212,7 +1237,7 @@ void HazardObserver::on_access(const WarpAccess& access) {
 void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   if (access.warp >= warp_sync_.size()) warp_sync_.resize(access.warp + 1);
-  LaneState lane_state{.sync = warp_sync_[access.warp]};
+  LaneState lane_state{.sync = warp_sync_[access.warp] | (access.tolerates_atomics ? kToleratesAtomics : 0)};
   const bool words =
       bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4;
   if (words && access.kind == AccessKind::kRead) {
@@ -1274,14 +1299,22 @@ void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& la
   if (!lane.race_done) {
     GroupKey key{.file = access.file, .line = access.line, .access = access.kind};
     uint32_t other = thread;
-    if (cell.hot.write_epoch == epoch_ && unordered(cell.hot.writer, cell.cold.write_sync, thread) &&
-        !(access.kind == AccessKind::kAtomic && cell.cold.write_kind == AccessKind::kAtomic)) {
+    // Atomics beside atomics, and beside reads that tolerate them, are no race; nor is a store of the value
+    // another thread's store left there (a flag several threads set: whichever lands last, it holds that).
+    const bool beside_atomic = cell.cold.write_kind == AccessKind::kAtomic &&
+                               (access.kind == AccessKind::kAtomic || access.tolerates_atomics);
+    const bool same_value = access.kind == AccessKind::kWrite && cell.cold.write_kind == AccessKind::kWrite &&
+                            stores_what_is_there(access, thread % kWarpSize, cell.hot.writer, offset,
+                                                 word_index(cell) >= 0 ? 4 : 1);
+    if (cell.hot.write_epoch == epoch_ && unordered(cell.hot.writer, cell.cold.write_sync, thread) && !beside_atomic &&
+        !same_value) {
       other = cell.hot.writer;
       key.other_line = cell.cold.write_line;
       key.other_access = cell.cold.write_kind;
     } else if (access.kind != AccessKind::kRead && cell.hot.read_epoch == epoch_) {
       for (uint32_t r = 0; r < cell.hot.readers && other == thread; ++r) {
         if (!unordered(cell.hot.reader[r], cell.cold.read_sync[r], thread)) continue;
+        if (access.kind == AccessKind::kAtomic && (cell.cold.read_sync[r] & kToleratesAtomics) != 0) continue;
         other = cell.hot.reader[r];
         key.other_line = cell.cold.read_line[r];
         key.other_access = AccessKind::kRead;

@@ -256,6 +256,9 @@ struct BlockRunner::Impl {
     std::vector<WarpAccess> reads;      // by load; active_mask: the lanes whose register still holds it
   };
   std::vector<std::vector<PendingRead>> pending_reads;
+  // Per warp and Kernel::poisoned register, the lanes that have written it; lines already reported.
+  std::vector<uint32_t> poison_written;
+  std::vector<uint32_t> uninitialized_lines;
   std::vector<DeviceOutputLine> printed;  // this block's device printf lines, at most kDeviceOutputLines
   uint64_t printed_dropped = 0;
   std::vector<uint32_t> warp_sync_lines;  // lines with a divergent-warp-sync finding in this block
@@ -359,6 +362,8 @@ struct BlockRunner::Impl {
       std::fill(shared.begin() + static_cast<std::ptrdiff_t>(launch.reserved_shared_offset), shared.end(), std::byte{0});
     std::fill(local.begin(), local.end(), std::byte{0});
     pending_reads.assign(warps.size(), {});
+    poison_written.assign(warps.size() * kernel.poisoned.size(), 0);
+    uninitialized_lines.clear();
     for (Warp& w : warps) {
       uint32_t first = w.index * 32;
       uint32_t lanes = std::min<uint32_t>(32, threads - first);
@@ -375,6 +380,7 @@ struct BlockRunner::Impl {
       w.copies.clear();
       std::fill(std::begin(w.commits), std::end(w.commits), 0u);
       for (uint32_t slot : kernel.read_before_written) fill_slot(w.regs + static_cast<size_t>(slot) * 32, 0);
+      for (uint32_t slot : kernel.poisoned) fill_slot(w.regs + static_cast<size_t>(slot) * 32, kRegisterPoison);
       auto set_ctaid = [&](ptx::Special special, uint64_t value) {
         if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) fill_slot(w.regs + static_cast<size_t>(special) * 32, value);
       };
@@ -828,6 +834,10 @@ struct BlockRunner::Impl {
       if (span != nullptr) access.span = *span;
       const bool speculative = in.speculation == kSpeculativeLoad && space == ptx::Space::kShared;
       access.speculation = speculative ? Speculation::kCostOnly : Speculation::kNone;
+      access.tolerates_atomics = kind == AccessKind::kRead && space == ptx::Space::kShared &&
+                                 ((in.flags & ptx::kFlagStrong) != 0 || in.cas_guess);
+      access.values =
+          kind == AccessKind::kWrite && in.op == Op::kSt && in.vec == 1 ? w.regs + static_cast<size_t>(in.src[1]) * 32 : nullptr;
       observer->on_access(access);
       if (speculative) hold_read(w.index, in.dst[0], access);
     }
@@ -1794,7 +1804,9 @@ struct BlockRunner::Impl {
         default: j = min_lane | (bval & ~segmask); ok = j <= max_lane; break;
       }
       if (!ok) j = self;
-      result[lane] = a[j & 31] & 0xFFFFFFFFu;
+      // A lane that does not execute the shuffle (exited, elsewhere, or not in the block) gives an undefined
+      // value on a GPU: the poison, so that where it is used the output shows it.
+      result[lane] = (on >> (j & 31) & 1) != 0 ? a[j & 31] & 0xFFFFFFFFu : kRegisterPoison & 0xFFFFFFFFu;
       valid[lane] = ok;
       source_lane[lane] = static_cast<uint32_t>(j);
     });
@@ -1961,6 +1973,9 @@ struct BlockRunner::Impl {
                             (w.live >> lane & 1) != 0 ? "does not execute it" : "has exited (or is not in the block)");
     }
     Finding finding = located(FindingKind::kDivergentWarpSync, in, std::move(message));
+    // Reading a lane that does not execute gives the reader an undefined value, which it may never use (a
+    // tree whose last lanes' sums nobody reads): a warning, and the poison it got shows where it is used.
+    if ((elsewhere | unnamed) == 0) finding.severity = Severity::kWarning;
     finding.details = {{"block", dim_json(block_index)},
                        {"warp", w.index},
                        {"mask", mask},
@@ -2226,6 +2241,42 @@ struct BlockRunner::Impl {
     return false;
   }
 
+  // A register the kernel may read before writing it (Kernel::poisoned): lanes that compute with it before
+  // writing it are `uninitialized-variable` at the line, once per line and block (a warning: the poison it
+  // holds shows in the output when it matters). Copies (mov, selp, cvt) pass the value on rather than use it:
+  // nvcc's own copies of a variable set on one path only are no learner's bug.
+  void track_poisoned(const Warp& w, const Inst& in, uint32_t on) {
+    if (on == 0) return;
+    uint32_t* written = poison_written.data() + static_cast<size_t>(w.index) * kernel.poisoned.size();
+    const bool copy = in.op == Op::kMov || in.op == Op::kSelp || in.op == Op::kCvt;
+    if ((in.poison & kReadsPoisoned) != 0 && !copy) {
+      for (uint32_t i = 0; i < in.nsrc; ++i) {
+        const int32_t index = kernel.poison_index[in.src[i]];
+        if (index < 0) continue;
+        const uint32_t unset = on & ~written[index];
+        if (unset == 0 || std::find(uninitialized_lines.begin(), uninitialized_lines.end(), in.line) != uninitialized_lines.end())
+          continue;
+        uninitialized_lines.push_back(in.line);
+        const uint32_t lane = static_cast<uint32_t>(std::countr_zero(unset));
+        Finding finding = located(
+            FindingKind::kUninitializedVariable, in,
+            fmt::format("thread {} of block {} computes with a variable it has not given a value yet (a local declared "
+                        "without one, as in `float sum;` then `sum += ...`); a GPU leaves it undefined, so give it its "
+                        "first value where it is declared (`float sum = 0.0f;`)",
+                        dim(thread_of(w, lane)), dim(block_index)));
+        finding.severity = Severity::kWarning;
+        finding.details = {{"block", dim_json(block_index)}, {"thread", dim_json(thread_of(w, lane))}};
+        findings->push_back(std::move(finding));
+      }
+    }
+    if ((in.poison & kWritesPoisoned) != 0) {
+      for (uint32_t d = 0; d < in.ndst; ++d) {
+        const int32_t index = kernel.poison_index[in.dst[d]];
+        if (index >= 0) written[index] |= on;
+      }
+    }
+  }
+
   // Leaves the uniform fast path: every live lane gets its own pc.
   static void diverge(Warp& w) {
     if (!w.uniform) return;
@@ -2310,6 +2361,7 @@ struct BlockRunner::Impl {
         const uint32_t bits = pred(w, in.guard);
         on = in.guard_negate ? mask & ~bits : mask & bits;
       }
+      if (in.poison != 0) [[unlikely]] track_poisoned(w, in, on);
       switch (in.handler) {
         case Handler::kIntAdd: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x + y) & m; }); break;
         case Handler::kIntSub: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x - y) & m; }); break;
@@ -2731,6 +2783,7 @@ struct BlockRunner::Impl {
       context.global_ranges = &launch.global_ranges;
       context.data_path = &kernel.data_path;
       context.max_line = kernel.max_line;
+      context.shared_memory = shared.data();
       observer->begin_block(context);
     }
   }

@@ -141,11 +141,14 @@ class Linker {
       }
     }
     std::vector<uint64_t> needed(words, 0);
+    std::vector<uint64_t> own(words, 0);  // read by the thread itself, not only as another lane's shuffle source
     for (size_t pc = 0; pc < code.size(); ++pc) {
       const Inst& in = code[pc];
       auto note = [&](uint32_t slot) {
-        if (slot >= first && slot < kernel_->slots && !bit(written[pc], slot))
+        if (slot >= first && slot < kernel_->slots && !bit(written[pc], slot)) {
           needed[(slot - first) / 64] |= uint64_t{1} << ((slot - first) % 64);
+          own[(slot - first) / 64] |= uint64_t{1} << ((slot - first) % 64);
+        }
       };
       if (in.guard != kNoGuard) note(in.guard);
       if (in.op == ptx::Op::kBra) continue;
@@ -154,8 +157,10 @@ class Linker {
       if (in.op == ptx::Op::kShfl && in.src[0] >= first)
         needed[(in.src[0] - first) / 64] |= uint64_t{1} << ((in.src[0] - first) % 64);
     }
-    for (uint32_t slot = first; slot < kernel_->slots; ++slot)
+    for (uint32_t slot = first; slot < kernel_->slots; ++slot) {
       if (bit(needed, slot)) kernel_->read_before_written.push_back(slot);
+      if (bit(own, slot) && predicate_slots_.count(slot) == 0) kernel_->poisoned.push_back(slot);
+    }
   }
 
   // Renumbers the slots so that the constants sit together below the registers (see Kernel::constants),
@@ -307,10 +312,11 @@ class Linker {
       if (in.op == ptx::Op::kBra) continue;
       for (int i = 0; i < in.nsrc; ++i) renumber(in.src[i]);
     }
-    std::vector<uint32_t>& zeroed = kernel_->read_before_written;
-    for (uint32_t& slot : zeroed) renumber(slot);
-    std::sort(zeroed.begin(), zeroed.end());
-    zeroed.erase(std::unique(zeroed.begin(), zeroed.end()), zeroed.end());
+    for (std::vector<uint32_t>* slots : {&kernel_->read_before_written, &kernel_->poisoned}) {
+      for (uint32_t& slot : *slots) renumber(slot);
+      std::sort(slots->begin(), slots->end());
+      slots->erase(std::unique(slots->begin(), slots->end()), slots->end());
+    }
     kernel_->slots = first + static_cast<uint32_t>(members.size());
   }
 
@@ -633,8 +639,20 @@ bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, Link
   if (!linker.run(error)) return false;
   kernel->data_path = data_path_bits(*kernel);
   mark_speculative_loads(kernel);
+  mark_cas_guesses(kernel);
   for (const Inst& inst : kernel->code) kernel->max_line = std::max(kernel->max_line, inst.line);
   linker.share_register_slots();
+  // Which instructions read or write a poisoned register, in the slots as shared.
+  kernel->poison_index.assign(kernel->slots, -1);
+  for (size_t i = 0; i < kernel->poisoned.size(); ++i) kernel->poison_index[kernel->poisoned[i]] = static_cast<int32_t>(i);
+  for (Inst& in : kernel->code) {
+    const auto poisoned = [&](uint32_t slot) { return slot < kernel->slots && kernel->poison_index[slot] >= 0; };
+    for (uint32_t d = 0; d < in.ndst; ++d)
+      if (poisoned(in.dst[d])) in.poison |= kWritesPoisoned;
+    if (in.op == ptx::Op::kBra) continue;
+    for (uint32_t i = 0; i < in.nsrc; ++i)
+      if (poisoned(in.src[i])) in.poison |= kReadsPoisoned;
+  }
   return true;
 }
 

@@ -91,7 +91,11 @@ struct Inst {
   Handler handler = Handler::kGeneral;
   uint64_t mask = 0;             // the integer handlers' result mask: the low `bits of the type` bits
   uint8_t speculation = 0;       // SpeculationRole (mark_speculative_loads)
+  uint8_t poison = 0;            // PoisonRole: whether it reads or writes a Kernel::poisoned register
+  bool cas_guess = false;        // a load whose value reaches an atom.cas's compare operand (mark_cas_guesses)
 };
+
+enum PoisonRole : uint8_t { kReadsPoisoned = 1, kWritesPoisoned = 2 };
 
 // A shared load whose register only selps read (a load nvcc hoisted out of `c ? tile[i] : x`), and the
 // selps that pass its value on to another such register or to a register that counts (data_path.h).
@@ -128,6 +132,12 @@ struct Kernel {
   // Registers some path may read before writing them: only these are zeroed when a block starts (as the
   // simulator promises: registers start at zero), not the hundreds nvcc's code always writes first.
   std::vector<uint32_t> read_before_written;
+  // Of those, the non-predicate registers some path has a thread read before writing them itself (a
+  // variable used before it is given a value: `float sum; sum += x;`), not only as another lane's shuffle
+  // source: a block starts them at kRegisterPoison rather than zero, as a GPU leaves them undefined, so that
+  // the bug shows in the output instead of zero hiding it.
+  std::vector<uint32_t> poisoned;
+  std::vector<int32_t> poison_index;  // per slot: its place in `poisoned`, or -1
   std::vector<SharedRange> shared;                       // static first; the .extern window last, bytes 0
   uint64_t static_shared_bytes = 0;
   uint64_t dynamic_shared_offset = 0;                    // where the dynamic window starts
