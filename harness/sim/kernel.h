@@ -89,10 +89,12 @@ struct Inst {
   uint32_t file = 0, line = 0;   // source position from .loc
   int ptx_line = 0;
   Handler handler = Handler::kGeneral;
-  uint64_t mask = 0;             // the integer handlers' result mask: the low `bits of the type` bits
+  // Beside the handler, in what would be padding before `mask`: the decoded instruction stays as small as
+  // it was (the interpreter reads one per warp-instruction).
   uint8_t speculation = 0;       // SpeculationRole (mark_speculative_loads)
   uint8_t poison = 0;            // PoisonRole: whether it reads or writes a Kernel::poisoned register
   bool cas_guess = false;        // a load whose value reaches an atom.cas's compare operand (mark_cas_guesses)
+  uint64_t mask = 0;             // the integer handlers' result mask: the low `bits of the type` bits
 };
 
 enum PoisonRole : uint8_t { kReadsPoisoned = 1, kWritesPoisoned = 2 };
