@@ -160,6 +160,32 @@ TEST(KernelLookup, WrongConstnessShowsBothSignatures) {
             "const float* in, int rows, int cols): parameter 2 (in) is float*, not const float*");
 }
 
+// An integer parameter of another signedness or spelling but the same width takes the exercise's value as a
+// host launch would (`unsigned rows` for `int rows`, `unsigned long long` for `size_t`); other types do not:
+// a float for an int, a pointer to unsigned for a pointer to int, a long long for an int.
+TEST(KernelLookup, AnIntegerOfTheSameWidthTakesTheValueAsALaunchWould) {
+  for (const char* mangled : {"_Z4copyPfPKfjj", "_Z4copyPfPKfij"}) {
+    SCOPED_TRACE(mangled);
+    std::vector<KernelTraits> kernels = {traits(mangled, {".u64", ".u64", ".u32", ".u32"})};
+    KernelMatch match = find_kernel(kernels, kCopy, kPath);
+    EXPECT_TRUE(match.findings.empty());
+    EXPECT_NE(match.kernel, nullptr);
+  }
+  const ExpectedKernel sized = {"sum", {{"out", "float*"}, {"n", "size_t"}}};
+  EXPECT_NE(find_kernel({traits("_Z3sumPfy", {".u64", ".u64"})}, sized, kPath).kernel, nullptr);
+  const std::vector<std::pair<std::string, std::string>> others = {
+      {"_Z4copyPfPKffi", "parameter 3 (rows) is float, not int"},
+      {"_Z4copyPfPKjii", "parameter 2 (in) is const unsigned int*, not const float*"},
+      {"_Z4copyPfPKfxi", "parameter 3 (rows) is long long, not int"}};
+  for (const auto& [mangled, why] : others) {
+    SCOPED_TRACE(mangled);
+    KernelMatch match = find_kernel({traits(mangled, {".u64", ".u64", ".u32", ".u32"})}, kCopy, kPath);
+    EXPECT_EQ(match.kernel, nullptr);
+    ASSERT_EQ(match.findings.size(), 1u);
+    EXPECT_NE(match.findings[0].message.find(why), std::string::npos) << match.findings[0].message;
+  }
+}
+
 // transpose as a course file may hold it: a plain kernel, a template of it (float and double instantiated),
 // one in a namespace and one in an anonymous namespace with another parameter.
 const ExpectedKernel kTranspose = {"transpose", {{"out", "float*"}, {"in", "const float*"}, {"w", "int"}, {"h", "int"}}};

@@ -50,6 +50,21 @@ uint32_t size_of_canonical(std::string_view type) {
   return 0;
 }
 
+// Whether a kernel parameter of type `have` takes the exercise's `want` as a host launch would: the same
+// type, or integers of one width (`unsigned count` for the exercise's `int count`, `unsigned long long n`
+// for `size_t n`), whose bits the grader passes unchanged, as a launch converts the argument.
+bool takes_as_launch_would(std::string_view have, std::string_view want) {
+  if (have == want) return true;
+  static constexpr std::array<std::string_view, 10> kIntegers = {
+      "char", "signed char", "unsigned char", "short", "unsigned short",
+      "int", "unsigned int", "long", "unsigned long", "long long"};
+  const auto integer = [](std::string_view type) {
+    if (type.starts_with("const ")) type.remove_prefix(6);
+    return type == "unsigned long long" || std::find(kIntegers.begin(), kIntegers.end(), type) != kIntegers.end();
+  };
+  return integer(have) && integer(want) && size_of_canonical(have) == size_of_canonical(want);
+}
+
 uint32_t size_of_ptx_param(const ParamInfo& param) {
   if (param.bytes != 0) return param.bytes;
   std::string_view type = param.ptx_type;
@@ -194,7 +209,7 @@ std::string mismatch(const CppKernel& kernel, const ExpectedKernel& expected) {
   for (size_t i = 0; i < count; ++i) {
     const ExpectedParam& want = expected.params[i];
     std::string want_type = canonical_type(want.type);
-    if (kernel.mangled && kernel.params[i] != want_type)
+    if (kernel.mangled && !takes_as_launch_would(kernel.params[i], want_type))
       return fmt::format("parameter {} ({}) is {}, not {}", i + 1, want.name, kernel.params[i], want_type);
     uint32_t want_bytes = want.struct_bytes != 0 ? want.struct_bytes : size_of_canonical(want_type);
     uint32_t have_bytes = size_of_ptx_param(kernel.traits->params[i]);
