@@ -250,9 +250,10 @@ TEST_F(SimOrderTest, FullMaskShuffleInsideABranchIsDivergentWarpSync) {
   EXPECT_EQ(found[0]->severity, Severity::kError);
   EXPECT_EQ(found[0]->message,
             "__shfl_down_sync with mask 0xffffffff executed by 8 of the 32 lanes it names in warp 1 of block "
-            "(0,0,0); the other 24 are live but took another branch, so on a GPU its result is undefined (a warp "
-            "operation inside `if (i < n)`: call it where every named lane gets to it, or name only the lanes "
-            "that do, e.g. with __ballot_sync before the branch)");
+            "(0,0,0); the other 24 took another branch or returned before it, so on a GPU its result is undefined "
+            "(call a warp operation where every lane its mask names gets to it, outside branches some lanes skip "
+            "and before any early return, or name only the lanes that get there, e.g. with __ballot_sync before "
+            "the branch)");
   EXPECT_EQ(found[0]->details["blocks_affected"], 1);
 }
 
@@ -278,7 +279,7 @@ TEST_F(SimOrderTest, ShuffleAfterAnEarlyReturnIsDivergentWarpSync) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0]->line, line_of("shfl_exited"));
   EXPECT_EQ(found[0]->message.rfind("__shfl_down_sync with mask 0xffffffff executed by 8 of the 32 lanes it names "
-                                    "in warp 1 of block (0,0,0); the other 24 are live but took another branch",
+                                    "in warp 1 of block (0,0,0); the other 24 took another branch or returned before it",
                                     0),
             0u)
       << found[0]->message;
@@ -310,9 +311,10 @@ TEST_F(SimOrderTest, ReduxAndMatchInsideABranchAreDivergentWarpSync) {
   EXPECT_EQ(found[0]->severity, Severity::kError);
   EXPECT_EQ(found[0]->message,
             "__reduce_add_sync with mask 0xffffffff executed by 8 of the 32 lanes it names in warp 1 of block "
-            "(0,0,0); the other 24 are live but took another branch, so on a GPU its result is undefined (a warp "
-            "operation inside `if (i < n)`: call it where every named lane gets to it, or name only the lanes "
-            "that do, e.g. with __ballot_sync before the branch)");
+            "(0,0,0); the other 24 took another branch or returned before it, so on a GPU its result is undefined "
+            "(call a warp operation where every lane its mask names gets to it, outside branches some lanes skip "
+            "and before any early return, or name only the lanes that get there, e.g. with __ballot_sync before "
+            "the branch)");
   const Observations match = run("match_in_branch", 40, 64, 1);
   found = of_kind(match, FindingKind::kDivergentWarpSync);
   ASSERT_EQ(found.size(), 1u);

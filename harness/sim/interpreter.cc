@@ -1959,9 +1959,10 @@ struct BlockRunner::Impl {
                             dim(block_index), lane);
     } else if (elsewhere != 0) {
       message = fmt::format("{} with mask 0x{:08x} executed by {} of the {} lanes it names in warp {} of block {}; the "
-                            "other {} are live but took another branch, so on a GPU its result is undefined (a warp "
-                            "operation inside `if (i < n)`: call it where every named lane gets to it, or name only "
-                            "the lanes that do, e.g. with __ballot_sync before the branch)",
+                            "other {} took another branch or returned before it, so on a GPU its result is undefined "
+                            "(call a warp operation where every lane its mask names gets to it, outside branches some "
+                            "lanes skip and before any early return, or name only the lanes that get there, e.g. with "
+                            "__ballot_sync before the branch)",
                             what, mask, std::popcount(mask & on), named, w.index, dim(block_index),
                             std::popcount(elsewhere));
     } else {
