@@ -23,6 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::Grading;
+using testing::expect_passes;
 using testing::findings_of;
 using testing::line_of;
 using testing::read_file;
@@ -46,16 +47,7 @@ std::vector<fs::path> kernels_in(const fs::path& dir) {
   return files;
 }
 
-void expect_passes(const Result& result) {
-  EXPECT_EQ(result.verdict, Verdict::kPass);
-  for (const Finding& f : result.findings)
-    if (f.severity == Severity::kError) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
-}
-
-Grading& grading() {
-  static Grading g({}, true, true);
-  return g;
-}
+Grading& grading() { return testing::graded_as_the_cli_grades(); }
 
 // Every style of the tile sums passes with no error finding: static and dynamic tiled partitions (of a
 // warp, of half a block, of a size known only at run time, which reads the cluster registers), a tile's

@@ -16,6 +16,7 @@ namespace gpugrade {
 namespace {
 
 using testing::Grading;
+using testing::expect_passes;
 using testing::findings_of;
 using testing::read_file;
 using testing::source_dir;
@@ -32,17 +33,8 @@ std::string kernel_of(const std::string& id, const std::string& file) {
   return read_file(source_dir() / "tests/data/exercises/foreign" / id / file);
 }
 
-void expect_passes(const Result& result) {
-  EXPECT_EQ(result.verdict, Verdict::kPass);
-  for (const Finding& f : result.findings)
-    if (f.severity == Severity::kError) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
-}
-
 // As `gpugrade grade` runs them: the checkers inside the sampler that feeds the access pictures.
-Grading& grading() {
-  static Grading g({}, true, true);
-  return g;
-}
+Grading& grading() { return testing::graded_as_the_cli_grades(); }
 
 // The threadfence-reduction pattern: the fence, the ticket and the block barrier order block 0's write
 // of its partial before the last block's write of the total. The grader's checkers once never saw the

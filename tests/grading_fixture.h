@@ -103,6 +103,20 @@ class Grading {
   std::unique_ptr<Toolchain> toolchain_;
 };
 
+// One Grading for every suite of the test binary that grades as `gpugrade grade` does: the checkers run
+// inside the access sampler. Compiles are cached across the suites that share it.
+inline Grading& graded_as_the_cli_grades() {
+  static Grading g({}, true, true);
+  return g;
+}
+
+// The verdict PASS and no error finding; each error finding fails the test with its kind, line and message.
+inline void expect_passes(const Result& result) {
+  EXPECT_EQ(result.verdict, Verdict::kPass);
+  for (const Finding& f : result.findings)
+    if (f.severity == Severity::kError) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
+}
+
 // A suite that grades exercises its tests write: one Grading for the suite (compiles cached across its
 // tests), a fresh scratch folder per test with the exercises under exercises/<id>/.
 class ScratchExercises : public ::testing::Test {

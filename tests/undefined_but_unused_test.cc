@@ -18,17 +18,11 @@ using testing::Grading;
 using testing::findings_of;
 using testing::line_of;
 
-Grading& grading() {
-  static Grading g({}, true, true);
-  return g;
-}
+Grading& grading() { return testing::graded_as_the_cli_grades(); }
 
 void expect_clean_pass(const char* exercise, const std::string& text) {
   SCOPED_TRACE(exercise);
-  const Result result = grading().grade_text(exercise, text);
-  EXPECT_EQ(result.verdict, Verdict::kPass);
-  for (const Finding& f : result.findings)
-    if (f.severity == Severity::kError) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
+  testing::expect_passes(grading().grade_text(exercise, text));
 }
 
 // softmax's row max by the programming guide's atomicCAS loop, its first read a plain guess (`volatile` in
