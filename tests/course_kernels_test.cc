@@ -32,6 +32,11 @@
 namespace gpugrade {
 namespace {
 
+// What an uninitialized-read finding adds when a barrier came before the read.
+constexpr const char* kAfterBarrier =
+    ", though a barrier came before this read: the block's threads wrote other elements, so check this index "
+    "against the ones they write (the elements of a partial tile or a halo must be written too, or not read)";
+
 using testing::make_buffer;
 using testing::read_buffer;
 
@@ -1286,7 +1291,7 @@ TEST(CourseKernels, BarrierInABranchIsBarrierDivergence) {
                     "reaching it (__syncthreads() inside a branch or after an early return)",
                 // The second bug of the kernel: thread 99 reads s[100], which thread 100 (past n) never wrote.
                 "uninitialized-shared-read error " + std::to_string(barrier + 1) +
-                    ": thread (99,0,0) reads s[100], which no thread of block (0,0,0) wrote"}));
+                    ": thread (99,0,0) reads s[100], which no thread of block (0,0,0) wrote" + std::string(kAfterBarrier)}));
 }
 
 TEST(CourseKernels, HalfLoadedTileReadsUninitializedShared) {
@@ -1295,7 +1300,7 @@ TEST(CourseKernels, HalfLoadedTileReadsUninitializedShared) {
       .buffer("in", std::vector<float>(128, 1.0f)).buffer("out", std::vector<float>(128, 0.0f)).run();
   EXPECT_EQ(findings_of(out), (std::vector<std::string>{
                                   "uninitialized-shared-read error " + std::to_string(line_of("bugs", "uninitialized")) +
-                                  ": thread (0,0,0) reads tile[63], which no thread of block (0,0,0) wrote"}));
+                                  ": thread (0,0,0) reads tile[63], which no thread of block (0,0,0) wrote" + std::string(kAfterBarrier)}));
 }
 
 }  // namespace

@@ -415,6 +415,7 @@ struct GroupKey {
   AccessKind other_access = AccessKind::kWrite;
   int variable = -1;  // index into the launch's shared variables or buffers; -1: none
   bool same_warp = false;
+  bool after_barrier = false;  // an uninitialized read after the block's first barrier
   auto operator<=>(const GroupKey&) const = default;
 };
 
@@ -1293,7 +1294,8 @@ void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& la
     report({.kind = FindingKind::kUninitializedSharedRead,
             .file = access.file,
             .line = access.line,
-            .access = access.kind},
+            .access = access.kind,
+            .after_barrier = epoch_ != block_epoch_},
            thread, thread, offset);
   }
   if (!lane.race_done) {
@@ -1817,8 +1819,15 @@ Finding HazardLaunch::State::shared_finding(const Group& group) const {
                      {"index", index},
                      {"hazards", group.count}};
   if (key.kind == FindingKind::kUninitializedSharedRead) {
-    finding.message = fmt::format("thread {} {} {}, which no thread of block {} wrote", text(thread),
-                                  verb(key.access), index, text(block_index));
+    // After a barrier, a later write would not help this read: the block writes other elements.
+    finding.message = fmt::format(
+        "thread {} {} {}, which no thread of block {} wrote{}", text(thread), verb(key.access), index,
+        text(block_index),
+        key.after_barrier ? ", though a barrier came before this read: the block's threads wrote other elements, "
+                            "so check this index against the ones they write (the elements of a partial tile or "
+                            "a halo must be written too, or not read)"
+                          : "");
+    finding.details["after_barrier"] = key.after_barrier;
     return finding;
   }
   const Dim3 other = coordinates(example.other_thread, block);
