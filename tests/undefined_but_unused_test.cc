@@ -4,6 +4,7 @@
 // they got (a tree over fewer lanes than a warp); and a shared flag that several threads set to one value.
 // Correct kernels in those styles pass; the same reads in a kernel that uses them, and stores of different
 // values, still fail, at their line. Graded against the shipped exercises.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -174,6 +175,46 @@ TEST(UndefinedButUnused, AFlagThreadsSetToDifferentValuesIsARace) {
   EXPECT_EQ(races[0].line, line_of(text, "// @flag"));
   EXPECT_NE(races[0].message.find("a barrier between them would only choose which one survives"), std::string::npos)
       << races[0].message;
+}
+
+// histogram's flush before the other warps finished counting (no barrier after the atomics), the bins read
+// through a volatile pointer: a race whatever the read's semantics, at the atomic or the read, and the cause
+// is a missing barrier. And the bins zeroed with no barrier before the counting: a store beside atomics,
+// which a barrier fixes, not overlapping indices.
+TEST(UndefinedButUnused, ReadsAndStoresBesideAtomicsStillUpdatingThemRace) {
+  const std::string flush = R"(__global__ void histogram(unsigned* bins, const unsigned* in, int n, int count) {
+  __shared__ unsigned local[BINS];
+  int t = threadIdx.x;
+  for (int b = t; b < BINS; b += BLOCK) local[b] = 0;
+  __syncthreads();
+  for (int i = blockIdx.x * BLOCK + t; i < n; i += gridDim.x * BLOCK) atomicAdd(&local[in[i] % count], 1u);  // @count
+  volatile unsigned* v = local;
+  for (int b = t; b < BINS; b += BLOCK) {
+    unsigned c = v[b];  // @flush
+    if (c != 0) atomicAdd(&bins[b], c);
+  }
+}
+)";
+  Result result = grading().grade_text("histogram", flush);
+  EXPECT_EQ(result.verdict, Verdict::kFail);
+  std::vector<Finding> races;
+  for (const Finding& f : findings_of(result, FindingKind::kRace))
+    if (f.severity == Severity::kError) races.push_back(f);
+  ASSERT_FALSE(races.empty());
+  const std::set<int> lines = {line_of(flush, "// @count"), line_of(flush, "// @flush")};
+  EXPECT_EQ(lines.count(races[0].line), 1u) << races[0].message;
+  EXPECT_NE(races[0].message.find("__syncthreads()"), std::string::npos) << races[0].message;
+
+  std::string zeroing = flush;
+  const std::string barrier = "  __syncthreads();\n";
+  zeroing.erase(zeroing.find(barrier), barrier.size());
+  zeroing.replace(zeroing.find("volatile unsigned* v = local;"), 29, "__syncthreads();\n  volatile unsigned* v = local;");
+  result = grading().grade_text("histogram", zeroing);
+  EXPECT_EQ(result.verdict, Verdict::kFail);
+  races = findings_of(result, FindingKind::kRace);
+  ASSERT_FALSE(races.empty());
+  EXPECT_NE(races[0].message.find("atomically updated"), std::string::npos) << races[0].message;
+  EXPECT_EQ(races[0].message.find("would only choose"), std::string::npos) << races[0].message;
 }
 
 }  // namespace

@@ -65,5 +65,31 @@ TEST(UninitializedVariable, AVariableSetAndReadUnderOneConditionIsNoFinding) {
   for (const Finding& f : result.findings) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
 }
 
+// Values set under a condition and used under the same one, which nvcc computes on every path and then
+// selects (if-conversion: the multiply-add with the unset values runs, a selp throws it away): no finding.
+TEST(UninitializedVariable, ArithmeticASelectThrowsAwayIsNoFinding) {
+  const std::string text = R"(__global__ void dot(float* out, const float* a, const float* b, int n) {
+  __shared__ float partial[BLOCK];
+  int t = threadIdx.x;
+  float x, y;
+  bool has = t < n;
+  if (has) { x = a[t]; y = b[t]; }
+  float sum = 0.0f;
+  for (int i = t + BLOCK; i < n; i += BLOCK) sum += a[i] * b[i];
+  if (has) sum += x * y;
+  partial[t] = sum;
+  __syncthreads();
+  for (int s = BLOCK / 2; s > 0; s /= 2) {
+    if (t < s) partial[t] += partial[t + s];
+    __syncthreads();
+  }
+  if (t == 0) out[0] = partial[0];
+}
+)";
+  const Result result = grading().grade_text("dot", text);
+  EXPECT_EQ(result.verdict, Verdict::kPass);
+  for (const Finding& f : result.findings) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
+}
+
 }  // namespace
 }  // namespace gpugrade

@@ -338,6 +338,9 @@ bool explain_same_statement(Finding& f) {
 bool explain_overlapping_writes(Finding& f, const SourceView& source) {
   const nlohmann::json& d = f.details;
   const int line = f.line, other = detail_int(d, "other_line");
+  // Two plain stores: an atomic beside a store (bins zeroed with no barrier before the counting) is a barrier's
+  // matter. Findings without the access kinds (older results) are taken as they read.
+  if (detail_text(d, "access") == "atomic" || detail_text(d, "other_access") == "atomic") return false;
   if (detail_text(d, "hazard") != "write-after-write" || d.contains("other_block") || line <= 0 || other <= 0 ||
       (line != other && source.barrier_between(std::min(line, other), std::max(line, other))))
     return false;

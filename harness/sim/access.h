@@ -62,9 +62,10 @@ struct WarpAccess {
   AccessKind kind = AccessKind::kRead;
   Ordering ordering = Ordering::kWeak;  // global accesses only; an atomic is at least kStrong
   Speculation speculation = Speculation::kNone;
-  // A shared read that atomic updates beside it cannot make wrong: a strong load (.volatile, .relaxed or
-  // .acquire; shared memory's scope is the block), or the first guess of a compare-and-swap loop, which the
-  // atomicCAS checks (the programming guide's float atomicMax). Against plain writes it races as any read.
+  // A shared read that atomic updates beside it cannot make wrong: the first guess of a compare-and-swap
+  // loop, which the atomicCAS checks (the programming guide's float atomicMax; cuda::atomic_ref's
+  // compare_exchange loop). Any other read of what atomics are still updating (a histogram flushed before
+  // the other warps finished counting) is a race, volatile or not. Against plain writes it races as any read.
   bool tolerates_atomics = false;
   // A scalar store's data per lane (its low bytes_per_lane bytes), valid during on_access; null otherwise.
   const uint64_t* values = nullptr;

@@ -169,6 +169,8 @@ void mark_speculative_loads(Kernel* kernel) {
     }
   }
   for (Inst& in : code) {
+    if (in.ndst == 1 && in.op != ptx::Op::kLd && in.op != ptx::Op::kAtom && speculative(in.dst[0]))
+      in.poison |= kResultOnlySelected;
     if (in.op == ptx::Op::kLd && in.ndst == 1 && holds[in.dst[0]]) {
       in.speculation = kSpeculativeLoad;
     } else if (in.op == ptx::Op::kSelp &&

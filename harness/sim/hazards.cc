@@ -394,6 +394,10 @@ std::string_view participle(AccessKind kind) {
   return "accessed";
 }
 
+std::string_view access_name(AccessKind access) {
+  return access == AccessKind::kRead ? "read" : access == AccessKind::kWrite ? "write" : "atomic";
+}
+
 std::string_view hazard_name(AccessKind access, AccessKind other) {
   if (access == AccessKind::kRead) return "read-after-write";
   return other == AccessKind::kRead ? "write-after-read" : "write-after-write";
@@ -1838,6 +1842,8 @@ Finding HazardLaunch::State::shared_finding(const Group& group) const {
                   verb(key.access), index, participle(key.other_access), text(other), key.other_line,
                   key.same_warp ? "__syncwarp()" : "__syncthreads()");
   finding.details["hazard"] = std::string(hazard_name(key.access, key.other_access));
+  finding.details["access"] = std::string(access_name(key.access));
+  finding.details["other_access"] = std::string(access_name(key.other_access));
   finding.details["barrier"] = key.same_warp ? "__syncwarp()" : "__syncthreads()";
   finding.details["other_thread"] = json_array(other);
   finding.details["other_line"] = key.other_line;

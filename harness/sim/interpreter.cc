@@ -834,8 +834,7 @@ struct BlockRunner::Impl {
       if (span != nullptr) access.span = *span;
       const bool speculative = in.speculation == kSpeculativeLoad && space == ptx::Space::kShared;
       access.speculation = speculative ? Speculation::kCostOnly : Speculation::kNone;
-      access.tolerates_atomics = kind == AccessKind::kRead && space == ptx::Space::kShared &&
-                                 ((in.flags & ptx::kFlagStrong) != 0 || in.cas_guess);
+      access.tolerates_atomics = kind == AccessKind::kRead && space == ptx::Space::kShared && in.cas_guess;
       access.values =
           kind == AccessKind::kWrite && in.op == Op::kSt && in.vec == 1 ? w.regs + static_cast<size_t>(in.src[1]) * 32 : nullptr;
       observer->on_access(access);
@@ -2249,7 +2248,7 @@ struct BlockRunner::Impl {
   void track_poisoned(const Warp& w, const Inst& in, uint32_t on) {
     if (on == 0) return;
     uint32_t* written = poison_written.data() + static_cast<size_t>(w.index) * kernel.poisoned.size();
-    const bool copy = in.op == Op::kMov || in.op == Op::kSelp || in.op == Op::kCvt;
+    const bool copy = in.op == Op::kMov || in.op == Op::kSelp || in.op == Op::kCvt || (in.poison & kResultOnlySelected) != 0;
     if ((in.poison & kReadsPoisoned) != 0 && !copy) {
       for (uint32_t i = 0; i < in.nsrc; ++i) {
         const int32_t index = kernel.poison_index[in.src[i]];
@@ -2362,7 +2361,7 @@ struct BlockRunner::Impl {
         const uint32_t bits = pred(w, in.guard);
         on = in.guard_negate ? mask & ~bits : mask & bits;
       }
-      if (in.poison != 0) [[unlikely]] track_poisoned(w, in, on);
+      if ((in.poison & (kReadsPoisoned | kWritesPoisoned)) != 0) [[unlikely]] track_poisoned(w, in, on);
       switch (in.handler) {
         case Handler::kIntAdd: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x + y) & m; }); break;
         case Handler::kIntSub: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x - y) & m; }); break;

@@ -97,7 +97,9 @@ struct Inst {
   uint64_t mask = 0;             // the integer handlers' result mask: the low `bits of the type` bits
 };
 
-enum PoisonRole : uint8_t { kReadsPoisoned = 1, kWritesPoisoned = 2 };
+// kResultOnlySelected: its result only selps read (nvcc's if-conversion computes `if (has) sum += x * y` on
+// every path and selects): computing with an unset value there is not using it (mark_speculative_loads).
+enum PoisonRole : uint8_t { kReadsPoisoned = 1, kWritesPoisoned = 2, kResultOnlySelected = 4 };
 
 // A shared load whose register only selps read (a load nvcc hoisted out of `c ? tile[i] : x`), and the
 // selps that pass its value on to another such register or to a register that counts (data_path.h).
