@@ -256,6 +256,7 @@ struct BlockRunner::Impl {
     std::vector<WarpAccess> reads;      // by load; active_mask: the lanes whose register still holds it
   };
   std::vector<std::vector<PendingRead>> pending_reads;
+  std::vector<WarpAccess> kept_reads;  // speculative_selp's scratch
   // Per warp and Kernel::poisoned register, the lanes that have written it; lines already reported.
   std::vector<uint32_t> poison_written;
   std::vector<uint32_t> uninitialized_lines;
@@ -866,7 +867,8 @@ struct BlockRunner::Impl {
   // checked now (kConsumingSelp); the other lanes' reads of it are forgotten by the register's next load.
   void speculative_selp(const Warp& w, const Inst& in, uint32_t on, uint32_t pick) {
     std::vector<PendingRead>& pending = pending_reads[w.index];
-    std::vector<WarpAccess> kept;
+    std::vector<WarpAccess>& kept = kept_reads;  // reused: a selp in a loop allocates nothing
+    kept.clear();
     for (int operand = 0; operand < 2; ++operand) {
       const uint32_t lanes = on & (operand == 0 ? pick : ~pick);
       for (PendingRead& p : pending) {
