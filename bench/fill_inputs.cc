@@ -49,8 +49,8 @@ Figure measure(const std::function<Buffer()>& fill) {
 }
 
 void print(const char* what, const Figure& figure) {
-  fmt::print("{:<44} {:>9.1f} ms wall {:>9.1f} ms cpu {:>8.1f} M elements/s\n", what, figure.wall_ms, figure.cpu_ms,
-             static_cast<double>(kCount) / (figure.cpu_ms * 1e3));
+  fmt::print("{:<44} {:>9.1f} ms wall {:>9.1f} ms cpu {:>8.1f} M elements/s\n", what, figure.wall_ms,
+             figure.cpu_ms, static_cast<double>(kCount) / (figure.cpu_ms * 1e3));
 }
 
 }  // namespace
@@ -61,14 +61,16 @@ int main() {
   spec.type = gpugrade::ElementType::kFloat;
   gpugrade::Fill random;
   random.init = gpugrade::BufferInit::kRandom;
-  // A hot value at a fraction of 0 changes no value but takes make_buffer's general path (draw() per element).
+  // A hot value at a fraction of 0 changes no value but takes make_buffer's general path (draw() per
+  // element).
   gpugrade::Fill random_general = random;
   random_general.random.hot_value = 0.0;
   random_general.random.hot_fraction = 0;
   gpugrade::Fill poison;
   poison.init = gpugrade::BufferInit::kPoison;
 
-  fmt::print("make_buffer, {} x {} floats ({:.1f} MB), median of {}\n", kRows, kCols, kCount * 4 / 1e6, kRepeats);
+  fmt::print("make_buffer, {} x {} floats ({:.1f} MB), median of {}\n", kRows, kCols, kCount * 4 / 1e6,
+             kRepeats);
   const Figure fast = measure([&] { return gpugrade::make_buffer(spec, random, kCount, 1, 0); });
   print("random input (the path grading takes)", fast);
   const Figure general = measure([&] { return gpugrade::make_buffer(spec, random_general, kCount, 1, 0); });
@@ -82,7 +84,8 @@ int main() {
     return buffer;
   });
   print("poisoned output, per element (poison_element)", per_element);
-  const bool same = fast.buffer.bytes == general.buffer.bytes && poisoned.buffer.bytes == per_element.buffer.bytes;
+  const bool same =
+      fast.buffer.bytes == general.buffer.bytes && poisoned.buffer.bytes == per_element.buffer.bytes;
   fmt::print("fast and general paths give the same bytes: {}\n", same ? "yes" : "NO");
   return same ? 0 : 1;
 }

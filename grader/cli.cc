@@ -2,11 +2,11 @@
 // return exit codes; nothing below main() ever ends the process.
 #include "grader/cli.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -16,29 +16,29 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <thread>
 #include <sstream>
+#include <thread>
 
 #include "grader/class/batch.h"
+#include "grader/class/pr.h"
+#include "grader/class/slurm.h"
 #include "grader/compile/cache.h"
-#include "grader/judge/calibrate.h"
-#include "grader/judge/check.h"
 #include "grader/compile/compiler.h"
 #include "grader/compile/compiler_nvrtc.h"
 #include "grader/deploy/deploy.h"
 #include "grader/exercise/course.h"
 #include "grader/exercise/exercise.h"
 #include "grader/exercise/yaml_fields.h"
-#include "grader/source/git_source.h"
+#include "grader/judge/calibrate.h"
+#include "grader/judge/check.h"
 #include "grader/judge/grade.h"
-#include "grader/report/picture_facts.h"
-#include "grader/class/pr.h"
 #include "grader/progress/progress.h"
+#include "grader/report/picture_facts.h"
 #include "grader/report/report_lines.h"
 #include "grader/report/reporters.h"
-#include "grader/class/slurm.h"
-#include "grader/source/submission_file.h"
 #include "grader/result/text_escape.h"
+#include "grader/source/git_source.h"
+#include "grader/source/submission_file.h"
 #include "harness/backends.h"
 #include "os/file.h"
 #include "os/interrupt.h"
@@ -115,11 +115,13 @@ fs::path find_root(const Invocation& inv) {
     if (fs::is_directory(dir / "exercises", ec)) return dir;
     if (dir == dir.root_path()) break;
   }
-  throw UsageError{"no exercises/ folder here or in any folder above; run gpugrade inside a course checkout, "
-                   "or pass --root DIR"};
+  throw UsageError{
+      "no exercises/ folder here or in any folder above; run gpugrade inside a course checkout, "
+      "or pass --root DIR"};
 }
 
-// The exercise in `dir` (exercises/<id>), with the points the course (course.yaml beside exercises/) gives it.
+// The exercise in `dir` (exercises/<id>), with the points the course (course.yaml beside exercises/) gives
+// it.
 Exercise load_or_throw(const fs::path& dir) {
   std::vector<std::string> errors;
   std::optional<Exercise> exercise = load_exercise(dir, &errors, display(dir));
@@ -139,9 +141,10 @@ fs::path exercise_dir(const fs::path& root, const std::string& id) {
     for (const fs::path& p : list_exercises(root / "exercises")) known.push_back(p.filename().string());
     // A typo gets the one id it was meant to be; anything else gets the whole list.
     const std::string guess = did_you_mean(id, known);
-    throw UsageError{guess.empty() ? fmt::format("no exercise '{}' in {} (exercises: {})", id,
-                                                 display(root / "exercises"), fmt::join(known, ", "))
-                                   : fmt::format("no exercise '{}' in {}{}", id, display(root / "exercises"), guess)};
+    throw UsageError{guess.empty()
+                         ? fmt::format("no exercise '{}' in {} (exercises: {})", id,
+                                       display(root / "exercises"), fmt::join(known, ", "))
+                         : fmt::format("no exercise '{}' in {}{}", id, display(root / "exercises"), guess)};
   }
   return dir;
 }
@@ -167,7 +170,8 @@ class Tools {
     nvcc_ = std::make_unique<NvccCompiler>(std::move(*nvcc));
     Compiler* compiler = nvcc_.get();
     if (compiler_choice_ == "nvrtc") {
-      nvrtc_ = std::make_unique<NvrtcCompiler>(find_compile_worker(), *nvcc_, cuda_include_dir_of(find_nvcc()));
+      nvrtc_ =
+          std::make_unique<NvrtcCompiler>(find_compile_worker(), *nvcc_, cuda_include_dir_of(find_nvcc()));
       if (!nvrtc_->start(&error)) throw UsageError{error + " (--compiler nvcc compiles without the worker)"};
       compiler = nvrtc_.get();
     }
@@ -222,11 +226,12 @@ class Tools {
 // The device whose throughput a grade without a GPU predicts: --device, else the exercise's
 // performance.gpu.device; none for an exercise without a speed bar (under --all, --device applies to
 // those with one).
-std::optional<DeviceProfile> device_for(const Exercise& exercise, const fs::path& root, const Invocation& inv) {
+std::optional<DeviceProfile> device_for(const Exercise& exercise, const fs::path& root,
+                                        const Invocation& inv) {
   if (!exercise.performance.gpu) {
     if (!inv.device.empty() && !inv.all)
-      throw UsageError{fmt::format("--device: exercise '{}' has no speed bar (performance.gpu) to predict against",
-                                   exercise.id)};
+      throw UsageError{fmt::format(
+          "--device: exercise '{}' has no speed bar (performance.gpu) to predict against", exercise.id)};
     return std::nullopt;
   }
   const std::string& name = inv.device.empty() ? exercise.performance.gpu->device : inv.device;
@@ -237,8 +242,8 @@ std::optional<DeviceProfile> device_for(const Exercise& exercise, const fs::path
   return device;
 }
 
-Result grade_or_throw(const Exercise& exercise, const Submission& submission, Tools& tools, const fs::path& root,
-                      const Invocation& inv) {
+Result grade_or_throw(const Exercise& exercise, const Submission& submission, Tools& tools,
+                      const fs::path& root, const Invocation& inv) {
   GradeOptions options;
   options.seed = inv.seed;
   options.solutions_dir = root / "solutions";
@@ -328,7 +333,8 @@ void write_report(const std::vector<Result>& results, const std::string& format,
     write_junit(results, out, options);
   } else if (format == "github") {
     write_github(results, out, options);
-    if (std::string e = append_github_step_summary(results, options); !e.empty()) err << "gpugrade: warning: " << e << '\n';
+    if (std::string e = append_github_step_summary(results, options); !e.empty())
+      err << "gpugrade: warning: " << e << '\n';
   } else if (format == "gradescope") {
     write_gradescope(results, out, options);
   } else if (format == "markdown") {
@@ -342,14 +348,16 @@ void write_report(const std::vector<Result>& results, const std::string& format,
   }
 }
 
-const std::vector<std::string> kFormats = {"text", "json", "junit", "github", "gradescope", "markdown", "html"};
+const std::vector<std::string> kFormats = {"text",       "json",     "junit", "github",
+                                           "gradescope", "markdown", "html"};
 
 // The last grading, kept so that `gpugrade report` can draw it: <course root>/.gpugrade/last-grade.json.
 fs::path last_grade_file(const fs::path& root) { return root / ".gpugrade" / "last-grade.json"; }
 
 void save_last_grade(const fs::path& root, const std::vector<Result>& results, std::ostream& err) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  for (const Result& result : results) all.push_back({{"result", to_json(result)}, {"source", result.source}});
+  for (const Result& result : results)
+    all.push_back({{"result", to_json(result)}, {"source", result.source}});
   std::error_code code;
   fs::create_directories(last_grade_file(root).parent_path(), code);
   // Written aside and renamed into place: a `report` running meanwhile reads the old grade or the new one.
@@ -362,7 +370,8 @@ void save_last_grade(const fs::path& root, const std::vector<Result>& results, s
   if (!code) fs::rename(aside, last_grade_file(root), code);
   if (code) {
     fs::remove(aside, code);
-    err << "gpugrade: warning: cannot write " << display(last_grade_file(root)) << "; `gpugrade report` will not have this grade\n";
+    err << "gpugrade: warning: cannot write " << display(last_grade_file(root))
+        << "; `gpugrade report` will not have this grade\n";
   }
 }
 
@@ -370,7 +379,9 @@ void save_last_grade(const fs::path& root, const std::vector<Result>& results, s
 // `state` counts the kinds only for the learner's own file (`record`).
 std::string offer_hint(const Exercise& exercise, const Result& result, ProgressState& state, bool record) {
   const std::vector<Problem> found = problems(result, false);
-  const std::string kind = result.verdict == Verdict::kFail && !found.empty() ? std::string(to_string(found.front().finding->kind)) : "";
+  const std::string kind = result.verdict == Verdict::kFail && !found.empty()
+                               ? std::string(to_string(found.front().finding->kind))
+                               : "";
   const int in_a_row = record ? state.record_failure_kind(exercise.id, kind) : kind.empty() ? 0 : 1;
   return kind.empty() ? "" : hint_offer(course_exercise(exercise), state, kind, in_a_row);
 }
@@ -386,8 +397,8 @@ int cmd_list(const Invocation& inv, std::ostream& out, std::ostream& err) {
       out << fmt::format("\n{}\n", chapter.empty() ? "Not in any chapter" : chapter);
     }
     if (!entry.exercise) {
-      out << fmt::format("{:<20} {:>3}         (its exercise.yaml has errors: gpugrade check {})\n", entry.id, "-",
-                         entry.id);
+      out << fmt::format("{:<20} {:>3}         (its exercise.yaml has errors: gpugrade check {})\n", entry.id,
+                         "-", entry.id);
       continue;
     }
     const Exercise& e = *entry.exercise;
@@ -411,7 +422,9 @@ std::string exercise_here(const fs::path& root) {
   const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
   const fs::path inside = here.lexically_relative(fs::weakly_canonical(root / "exercises", ec));
   if (inside.empty() || *inside.begin() == ".." || *inside.begin() == ".") return "";
-  return fs::is_regular_file(root / "exercises" / *inside.begin() / "exercise.yaml", ec) ? inside.begin()->string() : "";
+  return fs::is_regular_file(root / "exercises" / *inside.begin() / "exercise.yaml", ec)
+             ? inside.begin()->string()
+             : "";
 }
 
 int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
@@ -453,7 +466,8 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
       continue;
     }
     // Progress follows the learner's own file, not submissions graded from elsewhere.
-    if (inv.submission.empty()) state.record_grade(exercise.id, git_blob_id(submission->text), results.back().verdict);
+    if (inv.submission.empty())
+      state.record_grade(exercise.id, git_blob_id(submission->text), results.back().verdict);
     if (!inv.all) hints = offer_hint(exercise, results.back(), state, inv.submission.empty());
   }
   if (inv.submission.empty()) save_progress(state, err);
@@ -479,7 +493,8 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
   // A check of a course takes minutes (on a GPU, several): a terminal sees each row as it is decided.
   if (isatty(STDERR_FILENO)) {
     report.on_row = [&err](const CheckRow& row) {
-      err << fmt::format("{} {}: {}{}\n", row.exercise, row.submission, row.got, row.ok ? "" : "  <-- " + row.why);
+      err << fmt::format("{} {}: {}{}\n", row.exercise, row.submission, row.got,
+                         row.ok ? "" : "  <-- " + row.why);
     };
   }
   for (const fs::path& dir : dirs) {
@@ -511,8 +526,9 @@ int cmd_calibrate(const Invocation& inv, std::ostream& out, std::ostream& err) {
   Invocation backend = inv;
   const bool predicted = !inv.device.empty();
   if (!predicted && parse_backend_choice(inv.backend) == BackendChoice::kSim)
-    throw UsageError{"calibrate times kernels on a GPU; the simulator cannot (drop --backend sim, or predict a "
-                     "device's bars without one with --device NAME)"};
+    throw UsageError{
+        "calibrate times kernels on a GPU; the simulator cannot (drop --backend sim, or predict a "
+        "device's bars without one with --device NAME)"};
   backend.backend = to_string(predicted ? BackendChoice::kSim : BackendChoice::kGpu);
   Tools tools(backend);
   Exercise exercise = load_or_throw(exercise_dir(root, inv.exercise));
@@ -543,7 +559,8 @@ int cmd_new(const Invocation& inv, std::ostream& out, std::ostream&) {
 int cmd_pr(const Invocation& inv, std::ostream& out, std::ostream& err) {
   PrRequest request{inv.repo, inv.base, inv.head, inv.exercises_dir};
   std::string error;
-  ReadExerciseFacts read_facts = [](const fs::path& folder, std::string* why) -> std::optional<ExerciseFacts> {
+  ReadExerciseFacts read_facts = [](const fs::path& folder,
+                                    std::string* why) -> std::optional<ExerciseFacts> {
     std::vector<std::string> errors;
     std::optional<Exercise> e = load_exercise(folder, &errors);
     if (!e) {
@@ -623,7 +640,7 @@ int cmd_watch(const Invocation& inv, std::ostream& out, std::ostream& err) {
                    },
                    [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); },
                    [] { return true; },  // Ctrl-C ends gpugrade (os/interrupt.h), watching included
-                   &out == &std::cout && isatty(STDOUT_FILENO)};
+                   &out == &std::cout&& isatty(STDOUT_FILENO)};
   std::string error;
   if (!watch(course(root, err), inv.exercise, state, hooks, out, &error)) throw UsageError{error};
   return kExitPass;
@@ -650,7 +667,8 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
     size_t comma = std::min(inv.gpus.find(',', at), inv.gpus.size());
     std::string id = inv.gpus.substr(at, comma - at);
     if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-      throw UsageError{fmt::format("--gpus {}: give device ids separated by commas, e.g. --gpus 0,1", inv.gpus)};
+      throw UsageError{
+          fmt::format("--gpus {}: give device ids separated by commas, e.g. --gpus 0,1", inv.gpus)};
     options.gpus.push_back(id);
     at = comma + 1;
   }
@@ -667,23 +685,26 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   options.shard = inv.shard;
   options.shards = inv.shards;
   if (inv.shards < 1 || inv.shard < 0 || inv.shard >= inv.shards)
-    throw UsageError{fmt::format("--shard {} of --shards {}: the shard must be 0 to {}", inv.shard, inv.shards,
-                                 inv.shards - 1)};
+    throw UsageError{fmt::format("--shard {} of --shards {}: the shard must be 0 to {}", inv.shard,
+                                 inv.shards, inv.shards - 1)};
   std::string error;
   if (inv.slurm) {
     if (inv.slurm_options.tasks < 1) throw UsageError{"--tasks must be at least 1"};
     SlurmOptions slurm = inv.slurm_options;
-    if (backend == BackendChoice::kGpu && slurm.gres.empty()) slurm.gres = "gpu:1";  // a GPU grade needs a GPU per task
+    if (backend == BackendChoice::kGpu && slurm.gres.empty())
+      slurm.gres = "gpu:1";  // a GPU grade needs a GPU per task
     std::optional<SlurmJobs> jobs = submit_to_slurm(options, slurm, &error);
     if (!jobs) throw UsageError{error};
-    out << fmt::format("submitted job array {} ({} tasks) and collect job {}; the gradebook will be {}\n", jobs->grade,
-                       inv.slurm_options.tasks, jobs->collect, display(options.out / "gradebook.csv"));
+    out << fmt::format("submitted job array {} ({} tasks) and collect job {}; the gradebook will be {}\n",
+                       jobs->grade, inv.slurm_options.tasks, jobs->collect,
+                       display(options.out / "gradebook.csv"));
     return kExitPass;
   }
   if (inv.collect) {
     size_t rows_with_problems = 0;
     if (!collect_batch(options, &error, &rows_with_problems)) throw UsageError{error};
-    out << fmt::format("wrote {} and {}\n", display(options.out / "gradebook.csv"), display(options.out / "summary.md"));
+    out << fmt::format("wrote {} and {}\n", display(options.out / "gradebook.csv"),
+                       display(options.out / "summary.md"));
     return rows_with_problems > 0 ? kExitRowProblems : kExitPass;
   }
   const bool tty = isatty(STDERR_FILENO);
@@ -700,19 +721,20 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   if (tty) err << '\n';
   if (!ok) throw UsageError{error};
   // The figures add up to the submissions: each is graded, unchanged, or the same bytes as another's.
-  out << fmt::format("{} students, {} submissions: {} graded, {} unchanged since an earlier run{}; wrote {}, {} and "
-                     "{}\n",
-                     report.students, report.grades, report.graded, report.reused,
-                     report.shared > 0 ? fmt::format(", {} the same as another student's (graded once)", report.shared)
-                                       : "",
-                     display(options.out / "gradebook.csv"), display(options.out / "students"),
-                     display(options.out / "summary.md"));
+  out << fmt::format(
+      "{} students, {} submissions: {} graded, {} unchanged since an earlier run{}; wrote {}, {} and "
+      "{}\n",
+      report.students, report.grades, report.graded, report.reused,
+      report.shared > 0 ? fmt::format(", {} the same as another student's (graded once)", report.shared) : "",
+      display(options.out / "gradebook.csv"), display(options.out / "students"),
+      display(options.out / "summary.md"));
   // A Slurm array task is one shard: it exits 0 so that the collect job (afterok) still runs, and the
   // collect says whether rows had problems.
   if (report.rows_with_problems > 0 && options.shards == 1) {
-    err << fmt::format("gpugrade: {} roster row{} could not be graded; the gradebook's problem column and {} say why\n",
-                       report.rows_with_problems, report.rows_with_problems == 1 ? "" : "s",
-                       display(options.out / "summary.md"));
+    err << fmt::format(
+        "gpugrade: {} roster row{} could not be graded; the gradebook's problem column and {} say why\n",
+        report.rows_with_problems, report.rows_with_problems == 1 ? "" : "s",
+        display(options.out / "summary.md"));
     return kExitRowProblems;
   }
   return kExitPass;
@@ -723,19 +745,21 @@ int cmd_export(const Invocation& inv, std::ostream& out, std::ostream&) {
   ExportRequest request;
   request.platform = parse_platform(inv.platform).value_or(Platform::kGradescope);
   request.course = root;
-  for (const std::string& id : inv.exercises) request.exercises.push_back(load_or_throw(exercise_dir(root, id)));
+  for (const std::string& id : inv.exercises)
+    request.exercises.push_back(load_or_throw(exercise_dir(root, id)));
   request.out = inv.out_dir;
   request.image = inv.image;
   std::error_code ec;
   request.program = fs::read_symlink("/proc/self/exe", ec);
   std::string error;
   std::optional<std::string> release = cuda_release(find_nvcc(), &error);
-  if (!release) throw UsageError{error + " (export asks the grader's machine for the same CUDA release; set CUDACXX)"};
+  if (!release)
+    throw UsageError{error + " (export asks the grader's machine for the same CUDA release; set CUDACXX)"};
   request.cuda_release = *release;
   std::vector<std::string> written;
   if (!export_grader(request, &written, &error)) throw UsageError{error};
-  out << fmt::format("wrote {} files under {}\nnext: {} (docs/deploy.md)\n", written.size(), display(request.out),
-                     next_steps(request.platform, display(request.out)));
+  out << fmt::format("wrote {} files under {}\nnext: {} (docs/deploy.md)\n", written.size(),
+                     display(request.out), next_steps(request.platform, display(request.out)));
   return kExitPass;
 }
 
@@ -796,8 +820,9 @@ void add_backend(CLI::App& app, Invocation& inv) {
 void add_sanitize(CLI::App& app, Invocation& inv) {
   app.add_flag("--sanitize", inv.sanitize,
                "GPU only: also run each launch under compute-sanitizer (racecheck, synccheck)");
-  app.add_flag("--gpu-only", inv.gpu_only,
-               "GPU only: skip the simulator's pass, for kernels it cannot run (hazards are then not checked)");
+  app.add_flag(
+      "--gpu-only", inv.gpu_only,
+      "GPU only: skip the simulator's pass, for kernels it cannot run (hazards are then not checked)");
 }
 
 // One figure for every command that grades: batch stops the grading process at it, grade, pr and check
@@ -818,9 +843,12 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"list", "", "list the exercises", [](CLI::App&, Invocation&) {}, cmd_list},
       {"show", "EXERCISE", "print an exercise's lesson",
-       [](CLI::App& app, Invocation& inv) { app.add_option("exercise", inv.exercise, "exercise id")->required(); },
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("exercise", inv.exercise, "exercise id")->required();
+       },
        cmd_show},
-      {"grade", "EXERCISE | --all [--submission FILE] [--backend B] [--device NAME] [--sanitize] [--format F]",
+      {"grade",
+       "EXERCISE | --all [--submission FILE] [--backend B] [--device NAME] [--sanitize] [--format F]",
        "grade a submission (by default the exercise's own file, which you edit in place)",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercise", inv.exercise, "exercise id");
@@ -831,13 +859,15 @@ const std::vector<Command>& commands() {
          add_backend(app, inv);
          add_sanitize(app, inv);
          add_format(app, inv);
-         app.add_option("--device", inv.device,
-                        "on the simulator: predict the throughput on this device (devices/NAME.yaml) and judge it "
-                        "against the device's bar");
+         app.add_option(
+             "--device", inv.device,
+             "on the simulator: predict the throughput on this device (devices/NAME.yaml) and judge it "
+             "against the device's bar");
        },
        cmd_grade},
       {"check", "[EXERCISE...] [--time-limit S]",
-       "for instructors: validate exercises; the solution must pass, the stub fail, each mutant get its verdict",
+       "for instructors: validate exercises; the solution must pass, the stub fail, each mutant get its "
+       "verdict",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercises", inv.exercises, "exercise ids (default: all)");
          app.add_option("--format", inv.format, "text or json")->check(CLI::IsMember({"text", "json"}));
@@ -847,19 +877,25 @@ const std::vector<Command>& commands() {
        },
        cmd_check},
       {"calibrate", "EXERCISE [--repeats N] [--gpu-only] [--device NAME]",
-       "for instructors: time the solution, alternatives and too-slow mutants on this GPU and propose a speed bar",
+       "for instructors: time the solution, alternatives and too-slow mutants on this GPU and propose a "
+       "speed bar",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercise", inv.exercise, "exercise id")->required();
          app.add_option("--repeats", inv.repeats, "timed launches per kernel (default 100)")
              ->check(CLI::Range(5, 10000));
-         app.add_flag("--gpu-only", inv.gpu_only, "skip the simulator's pass (faster; correctness on the GPU only)");
-         app.add_option("--backend", inv.backend, "gpu (the default here)")->check(CLI::IsMember(backend_choice_names()));
-         app.add_option("--device", inv.device,
-                        "no GPU: propose bars from the simulator's predictions for this device (devices/NAME.yaml)");
+         app.add_flag("--gpu-only", inv.gpu_only,
+                      "skip the simulator's pass (faster; correctness on the GPU only)");
+         app.add_option("--backend", inv.backend, "gpu (the default here)")
+             ->check(CLI::IsMember(backend_choice_names()));
+         app.add_option(
+             "--device", inv.device,
+             "no GPU: propose bars from the simulator's predictions for this device (devices/NAME.yaml)");
        },
        cmd_calibrate},
       {"new", "ID", "for instructors: scaffold a new exercise that passes `gpugrade check` as generated",
-       [](CLI::App& app, Invocation& inv) { app.add_option("id", inv.exercise, "the new exercise's id")->required(); },
+       [](CLI::App& app, Invocation& inv) {
+         app.add_option("id", inv.exercise, "the new exercise's id")->required();
+       },
        cmd_new},
       {"pr", "--base REV --head REV [--repo PATH] [--exercises DIR] [--format F]",
        "grade the exercises a pull request changed, with the base revision's definitions",
@@ -867,7 +903,8 @@ const std::vector<Command>& commands() {
          app.add_option("--base", inv.base, "the revision the pull request goes into")->required();
          app.add_option("--head", inv.head, "the pull request's revision")->required();
          app.add_option("--repo", inv.repo, "the repository (default: the current folder)");
-         app.add_option("--exercises", inv.exercises_dir, "trusted exercise definitions instead of the base's");
+         app.add_option("--exercises", inv.exercises_dir,
+                        "trusted exercise definitions instead of the base's");
          add_time_limit(app, inv);
          add_backend(app, inv);
          add_sanitize(app, inv);
@@ -881,7 +918,8 @@ const std::vector<Command>& commands() {
                         "a folder of student folders, a CSV (student,path or student,repository,revision), a "
                         "Gradescope export or GitHub Classroom's clones")
              ->required();
-         app.add_option("--out", inv.out_dir, "the results folder (default gpugrade-batch); re-runs reuse it");
+         app.add_option("--out", inv.out_dir,
+                        "the results folder (default gpugrade-batch); re-runs reuse it");
          app.add_option("-j,--jobs", inv.jobs, "grading processes at once (default: the core count)");
          app.add_option("--exercise", inv.exercises, "grade only these exercises (repeat it)");
          add_time_limit(app, inv);
@@ -891,18 +929,23 @@ const std::vector<Command>& commands() {
                       "--backend gpu: every grade starts its own GPU launcher (and CUDA context) instead of "
                       "borrowing its worker's");
          app.add_flag("--collect", inv.collect, "only merge the students' reports into the gradebook");
-         app.add_flag("--slurm", inv.slurm, "submit a Slurm job array (sbatch) and a job that collects after it");
-         app.add_option("--tasks", inv.slurm_options.tasks, "--slurm: array tasks, each a share of the roster (8)");
+         app.add_flag("--slurm", inv.slurm,
+                      "submit a Slurm job array (sbatch) and a job that collects after it");
+         app.add_option("--tasks", inv.slurm_options.tasks,
+                        "--slurm: array tasks, each a share of the roster (8)");
          app.add_option("--partition", inv.slurm_options.partition, "--slurm: the partition to run in");
          app.add_option("--gres", inv.slurm_options.gres, "--slurm: generic resources per task, e.g. gpu:1");
-         app.add_option("--slurm-time", inv.slurm_options.time_limit, "--slurm: time limit per task (02:00:00)");
+         app.add_option("--slurm-time", inv.slurm_options.time_limit,
+                        "--slurm: time limit per task (02:00:00)");
          app.add_option("--shard", inv.shard, "grade only the students whose roster index % shards is this");
-         app.add_option("--shards", inv.shards, "how many shards the roster is split into (what --slurm uses)");
+         app.add_option("--shards", inv.shards,
+                        "how many shards the roster is split into (what --slurm uses)");
          add_backend(app, inv);
        },
        cmd_batch},
       {"export", "PLATFORM EXERCISE... --out DIR [--image NAME]",
-       "for instructors: write a Gradescope autograder, PrairieLearn questions or a GitHub Classroom template",
+       "for instructors: write a Gradescope autograder, PrairieLearn questions or a GitHub Classroom "
+       "template",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("platform", inv.platform, "gradescope, prairielearn or github-classroom")
              ->required()
@@ -913,19 +956,21 @@ const std::vector<Command>& commands() {
        },
        cmd_export},
       {"autograde", "PLATFORM [EXERCISE...] [--submission DIR] [--results FILE]",
-       "what an exported grader runs on its platform: grade the learner's files, write the platform's results",
+       "what an exported grader runs on its platform: grade the learner's files, write the platform's "
+       "results",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("platform", inv.platform, "gradescope, prairielearn or github-classroom")
              ->required()
              ->check(CLI::IsMember(platform_names()));
          app.add_option("exercises", inv.exercises, "exercise ids (default: every exercise of --root)");
-         app.add_option("--submission", inv.submission, "the learner's files instead of the platform's folder");
+         app.add_option("--submission", inv.submission,
+                        "the learner's files instead of the platform's folder");
          app.add_option("--results", inv.results, "write the results here instead of the platform's file");
          add_backend(app, inv);
        },
        cmd_autograde},
-      {"status", "", "your progress: every exercise passed, failed or not started", [](CLI::App&, Invocation&) {},
-       cmd_status},
+      {"status", "", "your progress: every exercise passed, failed or not started",
+       [](CLI::App&, Invocation&) {}, cmd_status},
       {"report", "[--output FILE]", "the last grade as an HTML page with pictures (.gpugrade/report.html)",
        [](CLI::App& app, Invocation& inv) {
          app.add_option("--output", inv.output, "write the page here instead");
@@ -948,7 +993,8 @@ const std::vector<Command>& commands() {
 }
 
 void print_help(std::ostream& out) {
-  out << "gpugrade: grades CUDA exercises on a PTX simulator or a GPU\n\nusage: gpugrade [--root DIR] COMMAND ...\n\n";
+  out << "gpugrade: grades CUDA exercises on a PTX simulator or a GPU\n\nusage: gpugrade [--root DIR] "
+         "COMMAND ...\n\n";
   for (const Command& c : commands()) {
     std::string usage = fmt::format("{} {}", c.name, c.synopsis);
     out << fmt::format("  {:<10} {}\n  {:<10}   usage: gpugrade {}\n", c.name, c.help, "", usage);
@@ -967,7 +1013,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CLI::App app("gpugrade: grades CUDA exercises on a PTX simulator or a GPU", "gpugrade");
   app.require_subcommand(1);
   Invocation inv;
-  app.add_option("--root", inv.root, "the course folder holding exercises/ (default: found upward from here)");
+  app.add_option("--root", inv.root,
+                 "the course folder holding exercises/ (default: found upward from here)");
   std::vector<std::pair<CLI::App*, const Command*>> subcommands;
   for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);

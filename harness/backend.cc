@@ -9,13 +9,13 @@
 namespace gpugrade {
 
 bool struct_argument_bytes(const KernelArg& arg, size_t buffer_count,
-                           const std::function<uint64_t(size_t buffer)>& address, std::vector<std::byte>* bytes,
-                           std::string* error) {
+                           const std::function<uint64_t(size_t buffer)>& address,
+                           std::vector<std::byte>* bytes, std::string* error) {
   *bytes = arg.bytes;
   for (const KernelArg::Pointer& pointer : arg.pointers) {
     if (pointer.buffer >= buffer_count) {
-      *error = "a struct's pointer field names buffer " + std::to_string(pointer.buffer) + ", but the launch has " +
-               std::to_string(buffer_count);
+      *error = "a struct's pointer field names buffer " + std::to_string(pointer.buffer) +
+               ", but the launch has " + std::to_string(buffer_count);
       return false;
     }
     if (pointer.at > bytes->size() || bytes->size() - pointer.at < sizeof(uint64_t)) {

@@ -24,15 +24,15 @@ struct Dim3 {
 
 // One kernel parameter as the PTX declares it (`.param .u64 _Z4copyPfPKfii_param_0`).
 struct ParamInfo {
-  std::string name;       // the PTX parameter name
-  std::string ptx_type;   // ".u64", ".u32", ".f32", ".b8" (for aggregates)...
-  uint32_t bytes = 0;     // size of the parameter
+  std::string name;      // the PTX parameter name
+  std::string ptx_type;  // ".u64", ".u32", ".f32", ".b8" (for aggregates)...
+  uint32_t bytes = 0;    // size of the parameter
 };
 
 // A shared variable a kernel can reach: static (`.shared .align 4 .b8 name[4224]`) or dynamic (`.extern`).
 struct SharedVariable {
-  std::string name;       // the PTX name, mangled (`_ZZ9transposePfPKfiiE4tile`)
-  uint64_t bytes = 0;     // 0 for the dynamic window
+  std::string name;    // the PTX name, mangled (`_ZZ9transposePfPKfiiE4tile`)
+  uint64_t bytes = 0;  // 0 for the dynamic window
   uint32_t align = 1;
   bool dynamic = false;
   // False for a variable declared in the body of a function the kernel calls: nvcc moves a __shared__
@@ -48,24 +48,24 @@ std::string shared_source_name(std::string_view ptx_name);
 // A module-scope __constant__ variable (`.const .align 4 .b8 mask[28]`): a host program fills it with
 // cudaMemcpyToSymbol, and every kernel of the module reads it through the constant cache.
 struct ConstVariable {
-  std::string name;       // the PTX name: the C++ name for a variable at namespace scope (`mask`)
+  std::string name;  // the PTX name: the C++ name for a variable at namespace scope (`mask`)
   uint64_t bytes = 0;
 };
 
 // What the grader needs to know of one .entry without knowing PTX: its name, parameters, and the facts
 // that exercise requirements are checked against.
 struct KernelTraits {
-  std::string entry;                    // the .entry name as in the PTX (mangled unless extern "C")
+  std::string entry;  // the .entry name as in the PTX (mangled unless extern "C")
   std::vector<ParamInfo> params;
-  std::vector<SharedVariable> shared;   // every shared variable the kernel's code references
+  std::vector<SharedVariable> shared;  // every shared variable the kernel's code references
   uint64_t static_shared_bytes = 0;
-  bool uses_barrier = false;            // bar.sync / barrier.sync / bar.red... reachable from the entry
-  bool uses_dynamic_shared = false;     // references an .extern .shared variable
-  int line = 0;                         // the source line of the entry's first .loc, 0 if none
+  bool uses_barrier = false;         // bar.sync / barrier.sync / bar.red... reachable from the entry
+  bool uses_dynamic_shared = false;  // references an .extern .shared variable
+  int line = 0;                      // the source line of the entry's first .loc, 0 if none
   // Where the entry syncs the whole grid (cooperative groups' grid.sync(), which only a cooperative launch
   // may run): the learner's line; 0 if it never does.
   int grid_sync_line = 0;
-  std::vector<ConstVariable> constants; // the module's __constant__ variables (the same for every entry)
+  std::vector<ConstVariable> constants;  // the module's __constant__ variables (the same for every entry)
   // The module's __device__ variables (module-scope `.global`, not `.extern`; the same for every entry):
   // what a run starts from is their initial values (LaunchRequest::keep_device_variables).
   std::vector<std::string> device_variables;
@@ -73,8 +73,8 @@ struct KernelTraits {
 
 // A global allocation. The launch gets the initial bytes and hands back the bytes after the kernel.
 struct Buffer {
-  std::string name;                     // as the exercise names it: "in", "out"
-  uint32_t element_size = 4;            // for messages: element index = byte offset / element_size
+  std::string name;           // as the exercise names it: "in", "out"
+  uint32_t element_size = 4;  // for messages: element index = byte offset / element_size
   std::vector<std::byte> bytes;
   // Timing runs only, where contents do not matter and generating and copying gigabytes would cost more
   // than the timing: when bytes is empty, a buffer of this many bytes that the backend fills itself.
@@ -85,7 +85,7 @@ struct Buffer {
 struct KernelArg {
   enum class Kind { kBuffer, kScalar, kStruct };
   Kind kind = Kind::kScalar;
-  size_t buffer = 0;                    // index into LaunchRequest::buffers, for kBuffer
+  size_t buffer = 0;  // index into LaunchRequest::buffers, for kBuffer
   // The scalar's value, little-endian in its parameter's bytes; for kBuffer, the byte offset into the buffer
   // the pointer points at (`stencil(d_in + RADIUS, ...)`), whose bounds stay the whole buffer's.
   uint64_t bits = 0;
@@ -106,15 +106,15 @@ struct KernelArg {
 // *error when a pointer names a buffer that does not exist or does not fit in the bytes. Both backends'
 // one way of filling a struct parameter.
 bool struct_argument_bytes(const KernelArg& arg, size_t buffer_count,
-                           const std::function<uint64_t(size_t buffer)>& address, std::vector<std::byte>* bytes,
-                           std::string* error);
+                           const std::function<uint64_t(size_t buffer)>& address,
+                           std::vector<std::byte>* bytes, std::string* error);
 
 // The shape of a shared array as the learner declared it (`float tile[32][33]`), so that findings can
 // name `tile[5][0]` rather than a byte offset. The grader derives it from the source; it may be absent.
 struct SharedShape {
-  std::string variable;                 // the source name: "tile"
+  std::string variable;  // the source name: "tile"
   uint32_t element_size = 4;
-  std::vector<uint64_t> dims;           // outermost first: {32, 33}
+  std::vector<uint64_t> dims;  // outermost first: {32, 33}
 };
 
 // Which simulator checkers run. A backend ignores the ones it cannot do.
@@ -137,20 +137,20 @@ enum class Schedule : uint8_t {
 // program's cudaMemcpyToSymbol would: the kernel reads them through the constant cache, not a pointer.
 // The buffer stays in the request's list (its bytes come back unchanged); no argument points to it.
 struct ConstantCopy {
-  std::string symbol;                   // a ConstVariable's name
-  size_t buffer = 0;                    // index into LaunchRequest::buffers; at most the variable's bytes
+  std::string symbol;  // a ConstVariable's name
+  size_t buffer = 0;   // index into LaunchRequest::buffers; at most the variable's bytes
 };
 
 struct LaunchRequest {
-  std::string entry;                    // the .entry to launch
+  std::string entry;  // the .entry to launch
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
-  std::vector<KernelArg> args;          // one per PTX parameter, in order
+  std::vector<KernelArg> args;  // one per PTX parameter, in order
   std::vector<Buffer> buffers;
   std::vector<ConstantCopy> constants;  // __constant__ variables filled before the launch
   std::vector<SharedShape> shared_shapes;
-  uint64_t instruction_budget = 0;      // thread-instructions for the launch; 0 = the backend's default
-  double wall_seconds = 0;              // wall-clock limit for the launch; 0 = the backend's default
+  uint64_t instruction_budget = 0;  // thread-instructions for the launch; 0 = the backend's default
+  double wall_seconds = 0;          // wall-clock limit for the launch; 0 = the backend's default
   Checks checks;
   Schedule schedule = Schedule::kLaunchOrder;
   // The module's __device__ variables: false, they start from the module's initial values (its
@@ -166,12 +166,12 @@ struct LaunchRequest {
 // One warp's shared-memory request as the simulator saw it: the line's worst bank conflict, kept so that
 // advice can be computed from the addresses rather than guessed from the source.
 struct SharedRequest {
-  std::string variable;                 // the array the first active lane hit, by its source name ("tile")
+  std::string variable;  // the array the first active lane hit, by its source name ("tile")
   uint32_t bytes_per_lane = 4;
-  std::vector<int64_t> offsets;         // per lane (32), its byte offset from the array's start; -1: idle
-  std::vector<uint64_t> dims;           // the array's shape (SharedShape) when the grader gave it, else empty
-  uint32_t element_size = 4;            // with dims
-  Dim3 block;                           // the block, and the warp within it, that made the request
+  std::vector<int64_t> offsets;  // per lane (32), its byte offset from the array's start; -1: idle
+  std::vector<uint64_t> dims;    // the array's shape (SharedShape) when the grader gave it, else empty
+  uint32_t element_size = 4;     // with dims
+  Dim3 block;                    // the block, and the warp within it, that made the request
   uint32_t warp = 0;
 };
 
@@ -179,18 +179,19 @@ struct SharedRequest {
 struct SharedLineStats {
   std::string file;
   int line = 0;
-  uint64_t requests = 0;                // warp-level shared loads and stores
-  uint64_t wavefronts = 0;              // serialized passes through the 32 banks
-  uint32_t worst_ways = 0;              // the worst request's wavefronts (1 = conflict-free)
+  uint64_t requests = 0;    // warp-level shared loads and stores
+  uint64_t wavefronts = 0;  // serialized passes through the 32 banks
+  uint32_t worst_ways = 0;  // the worst request's wavefronts (1 = conflict-free)
   // Shared atomics, apart from loads and stores: lanes on one address serialize rather than broadcast.
-  uint64_t atomic_requests = 0;         // warp-level shared atomics
-  uint64_t atomic_passes = 0;           // summed: each request's most lanes on one bank
-  uint32_t worst_atomic_passes = 0;     // the worst request's (1 = every lane on its own bank)
-  uint32_t worst_same_address = 0;      // the most lanes of one request on one address
+  uint64_t atomic_requests = 0;      // warp-level shared atomics
+  uint64_t atomic_passes = 0;        // summed: each request's most lanes on one bank
+  uint32_t worst_atomic_passes = 0;  // the worst request's (1 = every lane on its own bank)
+  uint32_t worst_same_address = 0;   // the most lanes of one request on one address
   // The fewest wavefronts the requests' widths allow, summed: one per 128-byte phase with an active lane
   // (8-byte accesses run in two phases, 16-byte ones in four). Conflict-free when equal to wavefronts.
   uint64_t min_wavefronts = 0;
-  // The request whose ways are worst_ways (the first block's, at equal ways): the simulator's; unset on a GPU.
+  // The request whose ways are worst_ways (the first block's, at equal ways): the simulator's; unset on a
+  // GPU.
   std::optional<SharedRequest> worst_request;
 };
 
@@ -198,9 +199,9 @@ struct SharedLineStats {
 struct GlobalLineStats {
   std::string file;
   int line = 0;
-  uint64_t requests = 0;                // warp-level global loads and stores
-  uint64_t sectors = 0;                 // distinct 32-byte sectors touched, summed over requests
-  uint64_t min_sectors = 0;             // the fewest sectors that could hold the bytes asked for, summed
+  uint64_t requests = 0;     // warp-level global loads and stores
+  uint64_t sectors = 0;      // distinct 32-byte sectors touched, summed over requests
+  uint64_t min_sectors = 0;  // the fewest sectors that could hold the bytes asked for, summed
 };
 
 // Per source line, how full its warps were when its instructions issued (the simulator's branch-divergence
@@ -208,15 +209,15 @@ struct GlobalLineStats {
 struct LineActivity {
   std::string file;
   int line = 0;
-  uint64_t issues = 0;                  // warp-instructions issued from the line
-  uint64_t active_lanes = 0;            // lanes that ran them, summed over issues
-  uint64_t warp_lanes = 0;              // threads the issuing warps have (32, fewer in a partial warp), summed
+  uint64_t issues = 0;        // warp-instructions issued from the line
+  uint64_t active_lanes = 0;  // lanes that ran them, summed over issues
+  uint64_t warp_lanes = 0;    // threads the issuing warps have (32, fewer in a partial warp), summed
 };
 
 // One line a kernel printed with device printf, and the thread that printed it.
 struct DeviceOutputLine {
   Dim3 block, thread;
-  std::string text;                     // without its newline; a printf of several lines gives several
+  std::string text;  // without its newline; a printf of several lines gives several
 };
 
 // Device output kept per launch (and per grade): the first lines in launch order, then only a count.
@@ -229,12 +230,12 @@ inline constexpr size_t kDeviceOutputLines = 100;
 struct GlobalInstructionStats {
   std::string file;
   int line = 0;
-  bool store = false;                   // a store; a line's loads and stores are counted apart
-  uint32_t instruction = 0;             // the instruction's index in the kernel: tells a line's apart
+  bool store = false;        // a store; a line's loads and stores are counted apart
+  uint32_t instruction = 0;  // the instruction's index in the kernel: tells a line's apart
   uint64_t requests = 0;
   uint64_t sectors = 0;
   uint64_t min_sectors = 0;
-  uint64_t full_requests = 0;           // the requests with all 32 lanes active, and their figures
+  uint64_t full_requests = 0;  // the requests with all 32 lanes active, and their figures
   uint64_t full_sectors = 0;
   uint64_t full_min_sectors = 0;
 };
@@ -276,20 +277,20 @@ class WriteRecord {
 };
 
 struct Observations {
-  std::vector<Buffer> buffers;          // contents after the launch, same order as the request
+  std::vector<Buffer> buffers;                  // contents after the launch, same order as the request
   std::vector<DeviceOutputLine> device_output;  // the first kDeviceOutputLines lines printed, in launch order
-  uint64_t device_output_dropped = 0;   // lines printed after those
-  std::vector<Finding> findings;        // file is the path in the PTX's .file; the grader maps it
+  uint64_t device_output_dropped = 0;           // lines printed after those
+  std::vector<Finding> findings;                // file is the path in the PTX's .file; the grader maps it
   std::vector<SharedLineStats> shared_lines;
   std::vector<GlobalLineStats> global_lines;
   std::vector<GlobalInstructionStats> global_instructions;
   std::vector<LineActivity> line_activity;  // per line, by file and line (the simulator's; empty on a GPU)
-  std::optional<SharedUse> shared_use;  // unset where the backend cannot see it (a GPU)
-  uint64_t thread_instructions = 0;     // executed, summed over active lanes
-  uint64_t warp_instructions = 0;       // issued, one per warp per instruction (the simulator's; 0 on a GPU):
-                                        // thread_instructions / (32 x this) is the warps' mean occupancy
-  double seconds = 0;                   // wall time of the launch as the backend measured it
-  bool completed = true;                // false when the launch stopped early (timeout, fault)
+  std::optional<SharedUse> shared_use;      // unset where the backend cannot see it (a GPU)
+  uint64_t thread_instructions = 0;         // executed, summed over active lanes
+  uint64_t warp_instructions = 0;  // issued, one per warp per instruction (the simulator's; 0 on a GPU):
+                                   // thread_instructions / (32 x this) is the warps' mean occupancy
+  double seconds = 0;              // wall time of the launch as the backend measured it
+  bool completed = true;           // false when the launch stopped early (timeout, fault)
   // The simulator's checkers saw two blocks write one global element: a run on several CPU threads may
   // have interleaved them by chance, so the simulator runs such a launch again on one.
   bool blocks_interacted = false;
@@ -307,8 +308,8 @@ class Program {
 };
 
 struct Loaded {
-  std::unique_ptr<Program> program;     // null when the module could not be loaded
-  std::vector<Finding> findings;        // why not, or warnings
+  std::unique_ptr<Program> program;  // null when the module could not be loaded
+  std::vector<Finding> findings;     // why not, or warnings
 };
 
 // Throughput measurement (GPU only): the subject and a baseline timed in one process on equal buffers.
@@ -317,7 +318,7 @@ struct TimingRequest {
   LaunchRequest subject_launch;
   Program* baseline = nullptr;
   LaunchRequest baseline_launch;
-  uint64_t bytes_moved = 0;             // per launch, for GB/s
+  uint64_t bytes_moved = 0;  // per launch, for GB/s
   int warmup_launches = 3;
   int timed_launches = 20;
 };
@@ -325,19 +326,19 @@ struct TimingRequest {
 struct Timing {
   double median_ms = 0;
   double gb_per_s = 0;
-  double spread = 0;                    // (max - min) / median
+  double spread = 0;  // (max - min) / median
 };
 
 struct TimingResult {
   Timing subject, baseline, memcpy_dtod;
-  double ratio = 0;                     // subject GB/s over baseline GB/s
-  std::string device;                   // the device's name as its driver says it ("NVIDIA H200")
-  std::vector<Finding> findings;        // launch failures while timing
+  double ratio = 0;               // subject GB/s over baseline GB/s
+  std::string device;             // the device's name as its driver says it ("NVIDIA H200")
+  std::vector<Finding> findings;  // launch failures while timing
 };
 
 // What an external checker found when launches were re-run under it (compute-sanitizer on the GPU).
 struct SanitizerOutcome {
-  bool ran = false;                     // false: the checker is missing, or did not finish; why_not says
+  bool ran = false;  // false: the checker is missing, or did not finish; why_not says
   std::string why_not;
   std::vector<std::vector<Finding>> findings;  // per launch, in the order asked: races, diverged barriers
 };

@@ -25,7 +25,8 @@ ObserverFactory checkers(const BackendOptions& options) {
 }
 
 // make_backends, where `strict` says whether a GPU gets strict grading's simulator beside it.
-std::optional<Backends> make(BackendChoice choice, const BackendOptions& options, bool strict, std::string* error);
+std::optional<Backends> make(BackendChoice choice, const BackendOptions& options, bool strict,
+                             std::string* error);
 
 }  // namespace
 
@@ -44,11 +45,13 @@ std::string_view to_string(BackendChoice choice) {
   return backend_choice_names()[static_cast<size_t>(choice)];
 }
 
-std::optional<Backends> make_backends(BackendChoice choice, const BackendOptions& options, std::string* error) {
+std::optional<Backends> make_backends(BackendChoice choice, const BackendOptions& options,
+                                      std::string* error) {
   return make(choice, options, !options.gpu_only, error);
 }
 
-std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions& options, std::string* error) {
+std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions& options,
+                                      std::string* error) {
   BackendOptions alone = options;
   alone.sample_accesses = false;
   std::optional<Backends> made = make(choice, alone, false, error);
@@ -58,14 +61,16 @@ std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions
 
 void claim_lent_gpu_launcher() { claim_lent_launcher(); }
 
-std::unique_ptr<GradeLender> make_gpu_launcher_lender(std::string output_path, std::vector<std::string> environment) {
+std::unique_ptr<GradeLender> make_gpu_launcher_lender(std::string output_path,
+                                                      std::vector<std::string> environment) {
   return gpu::make_launcher_lender({gpu_launcher_path(), "--serve", "{heartbeat}"}, std::move(output_path),
                                    std::move(environment));
 }
 
 namespace {
 
-std::optional<Backends> make(BackendChoice choice, const BackendOptions& options, bool strict, std::string* error) {
+std::optional<Backends> make(BackendChoice choice, const BackendOptions& options, bool strict,
+                             std::string* error) {
   Backends made;
   bool gpu = false;
   if (choice != BackendChoice::kSim) {
@@ -85,8 +90,9 @@ std::optional<Backends> make(BackendChoice choice, const BackendOptions& options
     }
   }
   if (options.sanitize && !gpu) {
-    *error = "--sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers on every run "
-             "without it: drop --sanitize, or use --backend gpu";
+    *error =
+        "--sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers on every run "
+        "without it: drop --sanitize, or use --backend gpu";
     return std::nullopt;
   }
   if (std::string why_not; options.sanitize && !sanitizer_available(&why_not)) {
@@ -94,8 +100,9 @@ std::optional<Backends> make(BackendChoice choice, const BackendOptions& options
     return std::nullopt;
   }
   if (options.gpu_only && !gpu) {
-    *error = "--gpu-only grades on a GPU without the simulator's pass, and this run uses the simulator: drop "
-             "--gpu-only, or use --backend gpu on a machine with a GPU";
+    *error =
+        "--gpu-only grades on a GPU without the simulator's pass, and this run uses the simulator: drop "
+        "--gpu-only, or use --backend gpu on a machine with a GPU";
     return std::nullopt;
   }
   if (gpu) {

@@ -35,7 +35,7 @@ struct BackendOptions {
 
 // What one command grades with.
 struct Backends {
-  std::unique_ptr<Backend> backend;           // the backend results name
+  std::unique_ptr<Backend> backend;  // the backend results name
   // Strict GPU grading: on a GPU (unless gpu_only) the simulator with its checkers, whose pass runs beside
   // the device's (grader/judge/grade.h's Toolchain::simulator); null otherwise.
   std::unique_ptr<Backend> strict_simulator;
@@ -48,17 +48,20 @@ struct Backends {
 // The backends `choice` asks for. nullopt with *error set, in a sentence that says what to do, when the
 // choice cannot be met here: no usable GPU, `sanitize` on a backend without an external sanitizer (or with
 // one that is not installed), or `gpu_only` off a GPU.
-std::optional<Backends> make_backends(BackendChoice choice, const BackendOptions& options, std::string* error);
+std::optional<Backends> make_backends(BackendChoice choice, const BackendOptions& options,
+                                      std::string* error);
 
 // For `batch --backend gpu`: what each worker lends its grade processes, a serving GPU launcher kept across
 // them (harness/gpu/launcher_lender.h), its output in `output_path`, `environment` added to its own.
-std::unique_ptr<GradeLender> make_gpu_launcher_lender(std::string output_path, std::vector<std::string> environment);
+std::unique_ptr<GradeLender> make_gpu_launcher_lender(std::string output_path,
+                                                      std::vector<std::string> environment);
 
 // What a grade process does first: claims the GPU launcher its batch worker lent it, if any, before it
 // starts any other program (which would otherwise inherit the lent descriptors); make_backends uses it.
 void claim_lent_gpu_launcher();
 
 // make_backends' backend alone (no strict simulator, no samples), for tests and benches.
-std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions& options, std::string* error);
+std::unique_ptr<Backend> make_backend(BackendChoice choice, const BackendOptions& options,
+                                      std::string* error);
 
 }  // namespace gpugrade

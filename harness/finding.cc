@@ -43,8 +43,6 @@ bool decided_before_runs(FindingKind kind) { return facts(kind).before_runs; }
 
 FindingNeeds needs(FindingKind kind) { return facts(kind).needs; }
 
-std::string_view to_string(Severity severity) {
-  return severity == Severity::kError ? "error" : "warning";
-}
+std::string_view to_string(Severity severity) { return severity == Severity::kError ? "error" : "warning"; }
 
 }  // namespace gpugrade

@@ -24,8 +24,10 @@ inline std::FILE* trace_file() {
 inline void trace(std::string_view what) {
   std::FILE* file = trace_file();
   if (file == nullptr) return;
-  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  std::fprintf(file, "%.6f %d %.*s\n", now, static_cast<int>(getpid()), static_cast<int>(what.size()), what.data());
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::fprintf(file, "%.6f %d %.*s\n", now, static_cast<int>(getpid()), static_cast<int>(what.size()),
+               what.data());
   std::fflush(file);
 }
 

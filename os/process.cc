@@ -3,6 +3,7 @@
 #include "os/process.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -19,8 +20,6 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "os/interrupt.h"
 
@@ -123,7 +122,8 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
   }
   if (pid == 0) {
     // A parent that ended before the request took effect would leave the child running on its own.
-    if (options.dies_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)) _exit(127);
+    if (options.dies_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
+      _exit(127);
     // Its own process group, so that a timeout also kills what the program started (cicc, ptxas, cc1plus).
     setpgid(0, 0);
     // gpugrade takes SIGINT and SIGTERM on a thread of its own (os/interrupt.h); the program gets them.
@@ -234,8 +234,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   while (!result.timed_out) {
     pid_t done = reap_child(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
-    if (Clock::now() >= deadline) result.timed_out = true;
-    else usleep(2000);
+    if (Clock::now() >= deadline)
+      result.timed_out = true;
+    else
+      usleep(2000);
   }
   if (result.timed_out) kill_process_group(pid, &status);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);

@@ -5,12 +5,13 @@
 // backend's heartbeat-watched launcher (harness/gpu/child_process.h) is spawned here too.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace gpugrade {
@@ -18,20 +19,20 @@ namespace gpugrade {
 struct ProcessOptions {
   std::filesystem::path working_directory;  // empty: the caller's
   double time_limit_seconds = 60;           // the whole process group is killed when it runs out
-  uint64_t memory_limit_bytes = 0;          // soft RLIMIT_AS of the child (inherited by its children); 0: none
-  std::vector<std::string> extra_environment;  // "NAME=value", added to (and overriding) the caller's
+  uint64_t memory_limit_bytes = 0;  // soft RLIMIT_AS of the child (inherited by its children); 0: none
+  std::vector<std::string> extra_environment;   // "NAME=value", added to (and overriding) the caller's
   size_t output_limit_bytes = size_t{4} << 20;  // per stream; anything beyond is dropped, not buffered
   std::vector<int> inherited_fds = {};  // descriptors the child keeps under their own numbers (SpawnOptions)
 };
 
 struct ProcessResult {
-  bool started = false;      // false: fork/exec failed; error says why
-  bool timed_out = false;    // killed because time_limit_seconds ran out
-  int exit_code = -1;        // the exit status when the child exited normally, else -1
-  int signal = 0;            // the signal that ended the child, 0 if none
-  std::string out;           // captured stdout
-  std::string err;           // captured stderr
-  std::string error;         // why the program could not be started
+  bool started = false;    // false: fork/exec failed; error says why
+  bool timed_out = false;  // killed because time_limit_seconds ran out
+  int exit_code = -1;      // the exit status when the child exited normally, else -1
+  int signal = 0;          // the signal that ended the child, 0 if none
+  std::string out;         // captured stdout
+  std::string err;         // captured stderr
+  std::string error;       // why the program could not be started
   bool succeeded() const { return started && !timed_out && exit_code == 0; }
 };
 
@@ -45,7 +46,7 @@ struct SpawnOptions {
   // Descriptors the child keeps under their own numbers (all others are close-on-exec in this program): a
   // heartbeat pipe, or a batch worker's launcher lent to a grade process.
   std::vector<int> inherited_fds;
-  bool dies_with_parent = false;               // SIGKILL when the caller's process ends (a long-lived helper)
+  bool dies_with_parent = false;  // SIGKILL when the caller's process ends (a long-lived helper)
 };
 
 // Starts argv[0] (a path: no PATH search) with argv in a new process group whose id is the returned pid.

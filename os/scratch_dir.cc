@@ -1,14 +1,14 @@
 // ScratchDir: mkdtemp makes the folder atomically with a unique name, so two graders never share one.
 #include "os/scratch_dir.h"
 
-#include "os/interrupt.h"
-
 #include <stdlib.h>
 
 #include <cerrno>
 #include <cstring>
 #include <utility>
 #include <vector>
+
+#include "os/interrupt.h"
 
 namespace gpugrade {
 

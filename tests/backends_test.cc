@@ -35,17 +35,20 @@ TEST(Backends, SampledAccessesStartEmpty) {
   std::optional<Backends> made = make_backends(BackendChoice::kSim, {.sample_accesses = true}, &error);
   ASSERT_TRUE(made) << error;
   const nlohmann::json samples = made->take_samples();
-  EXPECT_EQ(samples, nlohmann::json({{"shared", nlohmann::json::array()}, {"global", nlohmann::json::array()}}));
+  EXPECT_EQ(samples,
+            nlohmann::json({{"shared", nlohmann::json::array()}, {"global", nlohmann::json::array()}}));
 }
 
 TEST(Backends, OptionsForAGpuAreRefusedOnTheSimulator) {
   std::string error;
   EXPECT_FALSE(make_backends(BackendChoice::kSim, {.sanitize = true}, &error));
-  EXPECT_EQ(error, "--sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers on every "
-                   "run without it: drop --sanitize, or use --backend gpu");
+  EXPECT_EQ(error,
+            "--sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers on every "
+            "run without it: drop --sanitize, or use --backend gpu");
   EXPECT_FALSE(make_backends(BackendChoice::kSim, {.gpu_only = true}, &error));
-  EXPECT_EQ(error, "--gpu-only grades on a GPU without the simulator's pass, and this run uses the simulator: "
-                   "drop --gpu-only, or use --backend gpu on a machine with a GPU");
+  EXPECT_EQ(error,
+            "--gpu-only grades on a GPU without the simulator's pass, and this run uses the simulator: "
+            "drop --gpu-only, or use --backend gpu on a machine with a GPU");
 }
 
 // On a machine with a GPU: the device, with strict grading's simulator beside it unless --gpu-only. Without

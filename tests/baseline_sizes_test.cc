@@ -35,7 +35,8 @@ constexpr const char* kReference = R"(void transpose(float* out, const float* in
 }
 )";
 
-constexpr const char* kSolution = R"(__global__ void transpose(float* out, const float* in, int width, int height) {
+constexpr const char* kSolution =
+    R"(__global__ void transpose(float* out, const float* in, int width, int height) {
   int col = blockIdx.x * TILE + threadIdx.x;
   for (int row = blockIdx.y * TILE + threadIdx.y; row < min(height, (int)(blockIdx.y + 1) * TILE); row += ROWS)
     if (col < width) out[col * height + row] = in[row * width + col];
@@ -51,7 +52,8 @@ class BaselineSizes : public ::testing::Test {
     scratch_ = ScratchDir::create("baseline-sizes-test", &error);
     ASSERT_TRUE(scratch_) << error;
     fs::create_directories(scratch_->path() / "exercises/copy");
-    fs::copy(testing::source_dir() / "exercises/copy", scratch_->path() / "exercises/copy", fs::copy_options::recursive);
+    fs::copy(testing::source_dir() / "exercises/copy", scratch_->path() / "exercises/copy",
+             fs::copy_options::recursive);
     fs::create_directories(dir());
     std::ofstream(dir() / "reference.cpp") << kReference;
     std::ofstream(dir() / "transpose.cu") << "";
@@ -79,25 +81,30 @@ class BaselineSizes : public ::testing::Test {
 };
 
 TEST_F(BaselineSizes, WhatCannotBeMappedIsAnErrorAtTheBaselinesLine) {
-  const std::string mapping = R"(baseline: {exercise: copy, size: {rows: height, cols: width}, variant: "32x8"})";
-  EXPECT_EQ(error_with(mapping, "baseline: copy"),
-            "exercises/transpose-wh/exercise.yaml:23:19: the baseline 'copy' is sized by cols, rows, and this "
-            "exercise's sizes do not name cols, rows (they name height, width): say how they map onto the "
-            "baseline's, `baseline: {exercise: copy, size: {cols: ..., rows: ...}}` with expressions over height, "
-            "width");
-  EXPECT_EQ(error_with("rows: height, cols: width", "rows: height, colz: width"),
-            "exercises/transpose-wh/exercise.yaml:23:57: the baseline 'copy' has no size variable 'colz' (it has "
-            "cols, rows) (did you mean 'cols'?)");
+  const std::string mapping =
+      R"(baseline: {exercise: copy, size: {rows: height, cols: width}, variant: "32x8"})";
+  EXPECT_EQ(
+      error_with(mapping, "baseline: copy"),
+      "exercises/transpose-wh/exercise.yaml:23:19: the baseline 'copy' is sized by cols, rows, and this "
+      "exercise's sizes do not name cols, rows (they name height, width): say how they map onto the "
+      "baseline's, `baseline: {exercise: copy, size: {cols: ..., rows: ...}}` with expressions over height, "
+      "width");
+  EXPECT_EQ(
+      error_with("rows: height, cols: width", "rows: height, colz: width"),
+      "exercises/transpose-wh/exercise.yaml:23:57: the baseline 'copy' has no size variable 'colz' (it has "
+      "cols, rows) (did you mean 'cols'?)");
   EXPECT_EQ(error_with("rows: height, cols: width", "rows: height"),
             "exercises/transpose-wh/exercise.yaml:23:19: 'performance.gpu.baseline.size' does not give the "
             "baseline's size variable 'cols': the baseline 'copy' is sized by cols, rows");
-  EXPECT_EQ(error_with("variant: \"32x8\"}", "variant: \"8x8\"}"),
-            "exercises/transpose-wh/exercise.yaml:23:19: the baseline 'copy' has no variant labelled '8x8' (it has "
-            "32x8, 32x32, 16x16, 32x1)");
+  EXPECT_EQ(
+      error_with("variant: \"32x8\"}", "variant: \"8x8\"}"),
+      "exercises/transpose-wh/exercise.yaml:23:19: the baseline 'copy' has no variant labelled '8x8' (it has "
+      "32x8, 32x32, 16x16, 32x1)");
   // Without its own variant the baseline runs the exercise's, whose defines (TILE, ROWS) are not copy's.
   const std::string without = error_with(", variant: \"32x8\"}", "}");
-  EXPECT_TRUE(without.starts_with("exercises/transpose-wh/exercise.yaml:23:19: the baseline 'copy' cannot run at "
-                                  "rows=4096 cols=8192 (this exercise's width=8192 height=4096) in variant 32x8: "))
+  EXPECT_TRUE(
+      without.starts_with("exercises/transpose-wh/exercise.yaml:23:19: the baseline 'copy' cannot run at "
+                          "rows=4096 cols=8192 (this exercise's width=8192 height=4096) in variant 32x8: "))
       << without;
   EXPECT_NE(without.find("TILE_DIM"), std::string::npos) << without;
   EXPECT_EQ(error_with("rows: height,", "rows: height / zero,"),
@@ -108,13 +115,15 @@ TEST_F(BaselineSizes, WhatCannotBeMappedIsAnErrorAtTheBaselinesLine) {
 // The baseline is an exercise beside this one, by its id: a path, in either form, is an error at its
 // line, not a file read from wherever it points.
 TEST_F(BaselineSizes, ABaselineIsAnExerciseNotAPath) {
-  EXPECT_EQ(error_with("{exercise: copy,", "{exercise: \"../../etc\","),
-            "exercises/transpose-wh/exercise.yaml:23:30: 'performance.gpu.baseline.exercise' must name an exercise "
-            "beside this one by its id (copy), not a path");
-  EXPECT_EQ(error_with("baseline: {exercise: copy, size: {rows: height, cols: width}, variant: \"32x8\"}",
-                       "baseline: /etc/passwd"),
-            "exercises/transpose-wh/exercise.yaml:23:19: 'performance.gpu.baseline' must name an exercise beside "
-            "this one by its id (copy), not a path");
+  EXPECT_EQ(
+      error_with("{exercise: copy,", "{exercise: \"../../etc\","),
+      "exercises/transpose-wh/exercise.yaml:23:30: 'performance.gpu.baseline.exercise' must name an exercise "
+      "beside this one by its id (copy), not a path");
+  EXPECT_EQ(
+      error_with("baseline: {exercise: copy, size: {rows: height, cols: width}, variant: \"32x8\"}",
+                 "baseline: /etc/passwd"),
+      "exercises/transpose-wh/exercise.yaml:23:19: 'performance.gpu.baseline' must name an exercise beside "
+      "this one by its id (copy), not a path");
 }
 
 TEST_F(BaselineSizes, TheMappingIsReadAndCopysOwnFileStillLoads) {
@@ -130,7 +139,8 @@ TEST_F(BaselineSizes, TheMappingIsReadAndCopysOwnFileStillLoads) {
   EXPECT_EQ(mapped->label(), "rows=4096 cols=8192");
   // copy times against itself, by name, as before.
   errors.clear();
-  EXPECT_TRUE(load_exercise(scratch_->path() / "exercises/copy", &errors)) << ::testing::PrintToString(errors);
+  EXPECT_TRUE(load_exercise(scratch_->path() / "exercises/copy", &errors))
+      << ::testing::PrintToString(errors);
 }
 
 // Without a GPU: the simulator counts the baseline at the mapped size of the exercise's largest size, so
@@ -139,7 +149,8 @@ TEST_F(BaselineSizes, ThePredictionCountsTheBaselineAtTheMappedSize) {
   std::vector<std::string> errors;
   std::optional<Exercise> exercise = load(transpose_yaml(), &errors);
   ASSERT_TRUE(exercise) << ::testing::PrintToString(errors);
-  std::optional<DeviceProfile> device = find_device_profile(testing::source_dir() / "devices", "h200", &errors);
+  std::optional<DeviceProfile> device =
+      find_device_profile(testing::source_dir() / "devices", "h200", &errors);
   ASSERT_TRUE(device) << ::testing::PrintToString(errors);
   testing::Grading grading;
   GradeOptions options;
@@ -161,7 +172,9 @@ class RecordedTiming : public Backend {
   std::string_view name() const override { return "gpu"; }
   const Capabilities& capabilities() const override { return gpu_capabilities(); }
   Loaded load(std::string_view ptx) override { return sim_->load(ptx); }
-  Observations launch(Program& program, const LaunchRequest& request) override { return sim_->launch(program, request); }
+  Observations launch(Program& program, const LaunchRequest& request) override {
+    return sim_->launch(program, request);
+  }
   std::optional<TimingResult> time(const TimingRequest& request) override {
     timed.push_back(request);
     TimingResult result;
@@ -215,7 +228,8 @@ TEST_F(BaselineSizes, GpuTimesTheBaselineAtTheMappedSize) {
   Result result = grading.grade_exercise(*exercise, kSolution);
   EXPECT_TRUE(findings_of(result, FindingKind::kRuntimeError).empty())
       << findings_of(result, FindingKind::kRuntimeError)[0].message;
-  ASSERT_TRUE(result.metrics.contains("throughput")) << (result.findings.empty() ? "" : result.findings[0].message);
+  ASSERT_TRUE(result.metrics.contains("throughput"))
+      << (result.findings.empty() ? "" : result.findings[0].message);
   EXPECT_EQ(result.metrics["throughput"]["baseline_exercise"], "copy");
   EXPECT_GT(result.metrics["throughput"]["ratio"].get<double>(), 0);
 }

@@ -3,22 +3,20 @@
 #include "grader/class/batch.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <stdio.h>
 
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
-#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <set>
-
-#include <gtest/gtest.h>
-
-#include <fmt/format.h>
+#include <sstream>
+#include <thread>
 
 #include "harness/gpu/launcher_lender.h"
 #include "os/file.h"
@@ -37,7 +35,9 @@ void write(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-std::string shipped(const std::string& relative) { return testing::read_file(testing::source_dir() / relative); }
+std::string shipped(const std::string& relative) {
+  return testing::read_file(testing::source_dir() / relative);
+}
 
 class BatchTest : public ::testing::Test {
  protected:
@@ -71,7 +71,8 @@ class BatchTest : public ::testing::Test {
 
 TEST_F(BatchTest, GradebookMatchesEachStudentsGrade) {
   write(student("alice") / "copy/copy.cu", shipped("solutions/copy/copy.cu"));
-  write(student("alice") / "transpose-naive/transpose.cu", shipped("solutions/transpose-naive/mutants/skips_last_row.cu"));
+  write(student("alice") / "transpose-naive/transpose.cu",
+        shipped("solutions/transpose-naive/mutants/skips_last_row.cu"));
   write(student("bob") / "copy/copy.cu", shipped("exercises/copy/copy.cu"));
   fs::create_directories(student("bob") / "transpose-naive");
   fs::create_symlink("/etc/passwd", student("bob") / "transpose-naive/transpose.cu");
@@ -103,25 +104,33 @@ TEST_F(BatchTest, GradebookMatchesEachStudentsGrade) {
   EXPECT_EQ(bob_copy, 0);
   EXPECT_EQ(carol_naive, 5);
   EXPECT_EQ(read_file_bytes(options_.out / "gradebook.csv").value_or(""),
-            fmt::format("student,copy,transpose-naive,total\nalice,{},{},{}\nbob,{},0,{}\ncarol,0,{},{}\n", alice_copy,
-                        alice_naive, alice_copy + alice_naive, bob_copy, bob_copy, carol_naive, carol_naive));
+            fmt::format("student,copy,transpose-naive,total\nalice,{},{},{}\nbob,{},0,{}\ncarol,0,{},{}\n",
+                        alice_copy, alice_naive, alice_copy + alice_naive, bob_copy, bob_copy, carol_naive,
+                        carol_naive));
 
-  nlohmann::json bob = nlohmann::json::parse(read_file_bytes(options_.out / "students/bob.json").value_or(""));
+  nlohmann::json bob =
+      nlohmann::json::parse(read_file_bytes(options_.out / "students/bob.json").value_or(""));
   const nlohmann::json& link = bob["results"][1];
   EXPECT_EQ(link["verdict"], "fail");
   EXPECT_EQ(link["findings"][0]["kind"], "rejected-source");
-  EXPECT_EQ(link["findings"][0]["message"],
-            "exercises/transpose-naive/transpose.cu is (or lies behind) a symbolic link; submit the file itself");
-  nlohmann::json carol = nlohmann::json::parse(read_file_bytes(options_.out / "students/carol.json").value_or(""));
-  EXPECT_EQ(carol["results"][0]["note"], "Not submitted: no exercises/copy/copy.cu among the student's files.");
+  EXPECT_EQ(
+      link["findings"][0]["message"],
+      "exercises/transpose-naive/transpose.cu is (or lies behind) a symbolic link; submit the file itself");
+  nlohmann::json carol =
+      nlohmann::json::parse(read_file_bytes(options_.out / "students/carol.json").value_or(""));
+  EXPECT_EQ(carol["results"][0]["note"],
+            "Not submitted: no exercises/copy/copy.cu among the student's files.");
   EXPECT_EQ(carol["points"], 5);
   EXPECT_EQ(carol["max_points"], 10);
   std::string markdown = read_file_bytes(options_.out / "students/alice.md").value_or("");
   EXPECT_EQ(markdown.rfind("# alice: 5 of 10 points\n", 0), 0u) << markdown;
   // The header counts every row the table shows: carol's copy was not submitted, not failed.
   markdown = read_file_bytes(options_.out / "students/carol.md").value_or("");
-  EXPECT_EQ(markdown.rfind("# carol: 5 of 10 points\n\n### gpugrade: 1/2 exercises passed (1 not submitted), 5/10 points\n", 0),
-            0u)
+  EXPECT_EQ(
+      markdown.rfind(
+          "# carol: 5 of 10 points\n\n### gpugrade: 1/2 exercises passed (1 not submitted), 5/10 points\n",
+          0),
+      0u)
       << markdown;
   EXPECT_NE(markdown.find("| `copy` | ➖ not submitted | 0/5 |\n| `transpose-naive` | ✅ pass | 5/5 |\n"),
             std::string::npos)
@@ -142,16 +151,18 @@ TEST_F(BatchTest, GradebookMatchesEachStudentsGrade) {
   report = BatchReport{};
   ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
   EXPECT_EQ(report.graded, 1u);
-  EXPECT_NE(read_file_bytes(options_.out / "gradebook.csv").value_or("").find("\nbob,5,0,5\n"), std::string::npos);
+  EXPECT_NE(read_file_bytes(options_.out / "gradebook.csv").value_or("").find("\nbob,5,0,5\n"),
+            std::string::npos);
 }
 
 // --gpus: each worker's grade processes see one device of the list (CUDA_VISIBLE_DEVICES), in turn. The
 // grading program here is a stand-in script that reports the device it was given as its note.
 TEST_F(BatchTest, EachWorkerGradesOnItsOwnGpu) {
   const fs::path program = scratch_->path() / "grade-on-device.sh";
-  write(program, "#!/bin/sh\nsleep 0.5\nprintf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", "
-                 "\"backend\": \"gpu\", \"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], "
-                 "\"runs\": [], \"note\": \"device %s\"}' \"$CUDA_VISIBLE_DEVICES\"\n");
+  write(program,
+        "#!/bin/sh\nsleep 0.5\nprintf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", "
+        "\"backend\": \"gpu\", \"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], "
+        "\"runs\": [], \"note\": \"device %s\"}' \"$CUDA_VISIBLE_DEVICES\"\n");
   fs::permissions(program, fs::perms::owner_all);
   for (const char* id : {"ann", "ben", "cid", "dee"})
     write(student(id) / "copy/copy.cu", shipped("solutions/copy/copy.cu") + "// " + id + "\n");
@@ -165,8 +176,8 @@ TEST_F(BatchTest, EachWorkerGradesOnItsOwnGpu) {
   EXPECT_EQ(report.graded, 4u);
   std::set<std::string> devices;
   for (const char* id : {"ann", "ben", "cid", "dee"}) {
-    nlohmann::json json =
-        nlohmann::json::parse(read_file_bytes(options_.out / "students" / (std::string(id) + ".json")).value_or("{}"));
+    nlohmann::json json = nlohmann::json::parse(
+        read_file_bytes(options_.out / "students" / (std::string(id) + ".json")).value_or("{}"));
     const std::string note = json["results"][0].value("note", "");
     EXPECT_TRUE(note == "device 3" || note == "device 5") << id << ": " << note;
     devices.insert(note);
@@ -180,13 +191,16 @@ TEST_F(BatchTest, EachWorkerGradesOnItsOwnGpu) {
 // scripts: dash redirects only one-digit descriptors).
 TEST_F(BatchTest, EachWorkerLendsOneLauncherToAllItsGrades) {
   const fs::path launcher = scratch_->path() / "launcher.sh";
-  write(launcher, "#!/bin/bash\nwhile read line; do echo \"$$ $CUDA_VISIBLE_DEVICES\"; printf D >&$1; done\n");
+  write(launcher,
+        "#!/bin/bash\nwhile read line; do echo \"$$ $CUDA_VISIBLE_DEVICES\"; printf D >&$1; done\n");
   const fs::path program = scratch_->path() / "grade-with-launcher.sh";
-  write(program, "#!/bin/bash\nset -- $GPUGRADE_LENT_LAUNCHER\nprintf 'job\\n' >&$2\ndd bs=1 count=1 status=none <&$3 >/dev/null\n"
-                 "answer=$(tail -n 1 \"$4\")\nsleep 0.3\n"
-                 "printf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", \"backend\": \"gpu\", "
-                 "\"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], \"runs\": [], "
-                 "\"note\": \"%s %s\"}' \"$answer\" \"$CUDA_VISIBLE_DEVICES\"\n");
+  write(program,
+        "#!/bin/bash\nset -- $GPUGRADE_LENT_LAUNCHER\nprintf 'job\\n' >&$2\ndd bs=1 count=1 status=none <&$3 "
+        ">/dev/null\n"
+        "answer=$(tail -n 1 \"$4\")\nsleep 0.3\n"
+        "printf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", \"backend\": \"gpu\", "
+        "\"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], \"runs\": [], "
+        "\"note\": \"%s %s\"}' \"$answer\" \"$CUDA_VISIBLE_DEVICES\"\n");
   for (const fs::path& script : {launcher, program}) fs::permissions(script, fs::perms::owner_all);
   for (const char* id : {"ann", "ben", "cid", "dee"})
     write(student(id) / "copy/copy.cu", shipped("solutions/copy/copy.cu") + "// " + id + "\n");
@@ -204,12 +218,13 @@ TEST_F(BatchTest, EachWorkerLendsOneLauncherToAllItsGrades) {
   std::map<std::string, std::string> device_of_launcher;
   int grades = 0;
   for (const char* id : {"ann", "ben", "cid", "dee"}) {
-    nlohmann::json json =
-        nlohmann::json::parse(read_file_bytes(options_.out / "students" / (std::string(id) + ".json")).value_or("{}"));
+    nlohmann::json json = nlohmann::json::parse(
+        read_file_bytes(options_.out / "students" / (std::string(id) + ".json")).value_or("{}"));
     std::istringstream note(json["results"][0].value("note", ""));
     std::string pid, launcher_device, grade_device;
     ASSERT_TRUE(note >> pid >> launcher_device >> grade_device) << id << ": " << json.dump();
-    EXPECT_EQ(launcher_device, grade_device) << id << ": the launcher lent is the one of the grade's own worker";
+    EXPECT_EQ(launcher_device, grade_device)
+        << id << ": the launcher lent is the one of the grade's own worker";
     EXPECT_EQ(device_of_launcher.emplace(pid, launcher_device).first->second, launcher_device);
     ++grades;
   }
@@ -235,7 +250,8 @@ TEST_F(BatchTest, ShardsWriteReportsAndCollectMergesThem) {
   report = BatchReport{};
   ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
   ASSERT_TRUE(collect_batch(options_, &error)) << error;
-  EXPECT_EQ(read_file_bytes(options_.out / "gradebook.csv").value_or(""), "student,copy,total\nalice,5,5\nbob,0,0\n");
+  EXPECT_EQ(read_file_bytes(options_.out / "gradebook.csv").value_or(""),
+            "student,copy,total\nalice,5,5\nbob,0,0\n");
 }
 
 TEST(Roster, CsvRowsNameFoldersOrRepositoriesAndErrorsNameTheLine) {
@@ -254,13 +270,15 @@ TEST(Roster, CsvRowsNameFoldersOrRepositoriesAndErrorsNameTheLine) {
   EXPECT_EQ(roster->students.at(1).id, "alice (again, line 3)");
   EXPECT_EQ(roster->students.at(1).problem, (dir->path() / "twice.csv").string() +
                                                 ":3: student 'alice' appears twice (first at " +
-                                                (dir->path() / "twice.csv").string() + ":2); give each student one "
+                                                (dir->path() / "twice.csv").string() +
+                                                ":2); give each student one "
                                                 "row, then grade again");
   write(dir->path() / "bad.csv", "name,file\n");
   EXPECT_FALSE(read_roster(dir->path() / "bad.csv", &error));
-  EXPECT_EQ(error, (dir->path() / "bad.csv").string() +
-                       ":1: the header must name the columns student and path, or student, repository and revision "
-                       "(it reads: name,file)");
+  EXPECT_EQ(error,
+            (dir->path() / "bad.csv").string() +
+                ":1: the header must name the columns student and path, or student, repository and revision "
+                "(it reads: name,file)");
 }
 
 TEST(Roster, GradescopeExportsAndClassroomClonesNameStudentsAsThoseToolsDo) {
@@ -323,31 +341,35 @@ TEST(Roster, SubmissionsOverTheSizeLimitAreRefusedUnread) {
   std::string error;
   SubmittedFile file = find_submission(s, {"copy", "copy.cu", true}, &error);
   EXPECT_EQ(file.status, SubmittedFile::Status::kRefused);
-  EXPECT_EQ(file.refusal, "exercises/copy/copy.cu is 1048577 bytes; a submission may be at most 1048576 bytes");
+  EXPECT_EQ(file.refusal,
+            "exercises/copy/copy.cu is 1048577 bytes; a submission may be at most 1048576 bytes");
 }
 
 // A stand-in grading program: its result's note is the submission's text, so each student's report shows
 // whose bytes were graded (a real grade takes seconds; what is tested here is the roster and the reports).
 fs::path echo_program(const fs::path& dir) {
   const fs::path program = dir / "grade-echo.sh";
-  write(program, "#!/bin/sh\nprintf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", \"backend\": "
-                 "\"sim\", \"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], \"runs\": [], "
-                 "\"note\": \"%s\"}' \"$(cat exercises/copy/copy.cu)\"\n");
+  write(
+      program,
+      "#!/bin/sh\nprintf '{\"exercise\": \"copy\", \"submission\": \"exercises/copy/copy.cu\", \"backend\": "
+      "\"sim\", \"verdict\": \"pass\", \"points\": 5, \"max_points\": 5, \"findings\": [], \"runs\": [], "
+      "\"note\": \"%s\"}' \"$(cat exercises/copy/copy.cu)\"\n");
   fs::permissions(program, fs::perms::owner_all);
   return program;
 }
 
 nlohmann::json report_of(const fs::path& out, const Student& student) {
-  return nlohmann::json::parse(read_file_bytes(out / "students" / (student.file_name + ".json")).value_or("{}"), nullptr,
-                               false);
+  return nlohmann::json::parse(
+      read_file_bytes(out / "students" / (student.file_name + ".json")).value_or("{}"), nullptr, false);
 }
 
 // Class 4: ids that a lossy file name would merge (a space and an underscore, accents written precomposed
 // and decomposed, case on a file system that ignores it) each keep their own report and row; look-alike ids,
 // bidi controls, links and dot-named folders are said, never silently merged or dropped.
 TEST_F(BatchTest, DistinctIdsNeverShareAReportAndLookAlikesAreFlagged) {
-  const std::vector<std::string> ids = {"ann lee", "ann_lee", "Zo\xC3\xAB", "Zoe\xCC\x88", "Ann", "ann",
-                                        "mallory\xE2\x80\xAEuc.exe", ".dotted"};
+  const std::vector<std::string> ids = {
+      "ann lee", "ann_lee", "Zo\xC3\xAB", "Zoe\xCC\x88", "Ann", "ann", "mallory\xE2\x80\xAEuc.exe",
+      ".dotted"};
   for (const std::string& id : ids) write(student(id) / "copy/copy.cu", "by " + id);
   fs::create_directories(scratch_->path() / "elsewhere/exercises/copy");
   write(scratch_->path() / "elsewhere/exercises/copy/copy.cu", "not in the roster");
@@ -377,15 +399,17 @@ TEST_F(BatchTest, DistinctIdsNeverShareAReportAndLookAlikesAreFlagged) {
   }
   const auto warned = [&](const std::string& id, const std::string& words) {
     const std::vector<std::string>& w = by_id.at(id)->warnings;
-    return std::any_of(w.begin(), w.end(), [&](const std::string& x) { return x.find(words) != std::string::npos; });
+    return std::any_of(w.begin(), w.end(),
+                       [&](const std::string& x) { return x.find(words) != std::string::npos; });
   };
   EXPECT_TRUE(warned("Zo\xC3\xAB", "the id looks like 'Zoe\xCC\x88'"));
   EXPECT_TRUE(warned("ann", "the id looks like 'Ann'"));
   EXPECT_FALSE(warned("ann lee", "looks like"));  // a space and an underscore are told apart by anyone
   EXPECT_TRUE(warned("mallory\xE2\x80\xAEuc.exe", "bidirectional control character U+202E"));
   const Student& linked = *by_id.at("linked");
-  EXPECT_NE(linked.problem.find("is a symbolic link; a student's folder must be a folder of the roster itself"),
-            std::string::npos)
+  EXPECT_NE(
+      linked.problem.find("is a symbolic link; a student's folder must be a folder of the roster itself"),
+      std::string::npos)
       << linked.problem;
   EXPECT_EQ(report_of(options_.out, linked)["points"], 0);
 
@@ -396,7 +420,8 @@ TEST_F(BatchTest, DistinctIdsNeverShareAReportAndLookAlikesAreFlagged) {
   EXPECT_NE(csv.find("\nlinked,0,0,"), std::string::npos) << csv;
   const std::string summary = read_file_bytes(options_.out / "summary.md").value_or("");
   EXPECT_NE(summary.find("## Roster: 1 row not graded"), std::string::npos) << summary;
-  // Markdown, with the learner-chosen words escaped (escape_markdown): GitHub shows "the id looks like 'ann'".
+  // Markdown, with the learner-chosen words escaped (escape_markdown): GitHub shows "the id looks like
+  // 'ann'".
   EXPECT_NE(summary.find("- `Ann`: check: the id looks like 'ann'"), std::string::npos) << summary;
 }
 
@@ -410,10 +435,12 @@ TEST_F(BatchTest, OneBadRowNeverStopsTheClass) {
   const std::string commit = repo.commit("work");
   const std::string long_id(300, 'x');
   const fs::path csv = scratch_->path() / "roster.csv";
-  write(csv, fmt::format("student,path,repository,revision\ngood,class/good,,\ntwice,class/twice,,\ntwice,class/good,,\n"
-                         ",class/good,,\n{},class/good,,\ngit,,{},{}\nlost,,{},no-such-revision\nnorepo,,{},HEAD\n",
-                         long_id, repo.work_tree().string(), commit, repo.work_tree().string(),
-                         scratch_->path().string()));
+  write(
+      csv,
+      fmt::format(
+          "student,path,repository,revision\ngood,class/good,,\ntwice,class/twice,,\ntwice,class/good,,\n"
+          ",class/good,,\n{},class/good,,\ngit,,{},{}\nlost,,{},no-such-revision\nnorepo,,{},HEAD\n",
+          long_id, repo.work_tree().string(), commit, repo.work_tree().string(), scratch_->path().string()));
   options_.roster = csv;
   options_.program = echo_program(scratch_->path()).string();
   options_.exercises = {"copy"};
@@ -424,7 +451,9 @@ TEST_F(BatchTest, OneBadRowNeverStopsTheClass) {
   EXPECT_EQ(report.rows_with_problems, 4u);  // twice again, no id, lost, norepo
   std::optional<Roster> roster = read_roster(csv, &error);
   ASSERT_TRUE(roster) << error;
-  const auto note = [&](size_t row) { return report_of(options_.out, roster->students[row])["results"][0]["note"]; };
+  const auto note = [&](size_t row) {
+    return report_of(options_.out, roster->students[row])["results"][0]["note"];
+  };
   EXPECT_EQ(note(0), "good's work");
   EXPECT_EQ(note(1), "twice's work");
   EXPECT_EQ(note(4), "good's work");  // the long id is graded, shown cut
@@ -436,7 +465,8 @@ TEST_F(BatchTest, OneBadRowNeverStopsTheClass) {
                            ":4: student 'twice' appears twice (first at " + csv.string() + ":3)"),
             std::string::npos)
       << gradebook;
-  EXPECT_NE(gradebook.find("\n\"(no id, line 5)\",0,0," + csv.string() + ":5: the student has no id; give the row one\n"),
+  EXPECT_NE(gradebook.find("\n\"(no id, line 5)\",0,0," + csv.string() +
+                           ":5: the student has no id; give the row one\n"),
             std::string::npos)
       << gradebook;
   EXPECT_NE(gradebook.find("\n" + std::string(64, 'x') + "...~"), std::string::npos) << gradebook;
@@ -458,7 +488,8 @@ TEST_F(BatchTest, TheCommandExitsThreeWhenSomeRowsCouldNotBeGraded) {
   EXPECT_NE(run.err.find("gpugrade: 1 roster row could not be graded; the gradebook's problem column and "),
             std::string::npos)
       << run.err;
-  EXPECT_NE(read_file_bytes(options_.out / "gradebook.csv").value_or("").find("\nalice,5,5,\n"), std::string::npos);
+  EXPECT_NE(read_file_bytes(options_.out / "gradebook.csv").value_or("").find("\nalice,5,5,\n"),
+            std::string::npos);
 }
 
 // The command's last line adds up to the submissions it counts: two students who handed in the same bytes
@@ -467,18 +498,23 @@ TEST_F(BatchTest, TheSummaryLineAccountsForEverySubmission) {
   write(student("alice") / "copy/copy.cu", shipped("solutions/copy/copy.cu"));
   write(student("bob") / "copy/copy.cu", shipped("solutions/copy/copy.cu"));
   write(student("carol") / "copy/copy.cu", shipped("exercises/copy/copy.cu"));
-  ProcessResult run = gpugrade({"--root", testing::source_dir().string(), "batch", options_.roster.string(), "--out",
-                                options_.out.string(), "--exercise", "copy", "--backend", "sim", "-j", "1"});
+  ProcessResult run =
+      gpugrade({"--root", testing::source_dir().string(), "batch", options_.roster.string(), "--out",
+                options_.out.string(), "--exercise", "copy", "--backend", "sim", "-j", "1"});
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_EQ(run.out.rfind("3 students, 3 submissions: 2 graded, 0 unchanged since an earlier run, 1 the same as "
-                          "another student's (graded once); wrote ", 0),
-            0u)
+  EXPECT_EQ(
+      run.out.rfind("3 students, 3 submissions: 2 graded, 0 unchanged since an earlier run, 1 the same as "
+                    "another student's (graded once); wrote ",
+                    0),
+      0u)
       << run.out;
   run = gpugrade({"--root", testing::source_dir().string(), "batch", options_.roster.string(), "--out",
                   options_.out.string(), "--exercise", "copy", "--backend", "sim", "-j", "1"});
-  EXPECT_EQ(run.out.rfind("3 students, 3 submissions: 0 graded, 2 unchanged since an earlier run, 1 the same as "
-                          "another student's (graded once); wrote ", 0),
-            0u)
+  EXPECT_EQ(
+      run.out.rfind("3 students, 3 submissions: 0 graded, 2 unchanged since an earlier run, 1 the same as "
+                    "another student's (graded once); wrote ",
+                    0),
+      0u)
       << run.out;
 }
 
@@ -487,17 +523,20 @@ TEST_F(BatchTest, TheSummaryLineAccountsForEverySubmission) {
 TEST_F(BatchTest, AGradeCutAtTheOutputLimitSaysSo) {
   write(student("ann") / "copy/copy.cu", "ann's work");
   const fs::path program = scratch_->path() / "grade-flood.sh";
-  write(program, "#!/bin/sh\nprintf '{\"exercise\": \"copy\", \"note\": \"'\nhead -c 5000000 /dev/zero | tr '\\0' x\n"
-                 "printf '\"}'\n");
+  write(program,
+        "#!/bin/sh\nprintf '{\"exercise\": \"copy\", \"note\": \"'\nhead -c 5000000 /dev/zero | tr '\\0' x\n"
+        "printf '\"}'\n");
   fs::permissions(program, fs::perms::owner_all);
   options_.program = program.string();
   options_.exercises = {"copy"};
   BatchReport report;
   std::string error;
   ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
-  nlohmann::json ann = nlohmann::json::parse(read_file_bytes(options_.out / "students/ann.json").value_or("{}"));
+  nlohmann::json ann =
+      nlohmann::json::parse(read_file_bytes(options_.out / "students/ann.json").value_or("{}"));
   EXPECT_EQ(ann["results"][0]["findings"][0]["message"],
-            "grading stopped: its JSON result passed the 4194304 bytes batch reads of a grade and was cut (exit code 0)");
+            "grading stopped: its JSON result passed the 4194304 bytes batch reads of a grade and was cut "
+            "(exit code 0)");
 }
 
 // Class 8: batch opens a student's file once and reads that descriptor. A thread swaps the file for a link
@@ -546,7 +585,8 @@ TEST(Roster, AFiveGibibyteBlobIsRefusedByItsHeaderUnread) {
   SubmittedFile file = find_submission(s, {"copy", "copy.cu", true}, &error);
   EXPECT_EQ(error, "");
   EXPECT_EQ(file.status, SubmittedFile::Status::kRefused);
-  EXPECT_EQ(file.refusal, "exercises/copy/copy.cu is 5368709120 bytes; a submission may be at most 1048576 bytes");
+  EXPECT_EQ(file.refusal,
+            "exercises/copy/copy.cu is 5368709120 bytes; a submission may be at most 1048576 bytes");
 }
 
 }  // namespace

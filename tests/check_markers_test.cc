@@ -49,12 +49,14 @@ TEST(CheckMarkersTest, AFindingOnAnotherLineFailsTheRow) {
   ASSERT_TRUE(scaffold_exercise(root->path(), "marked", &created, &error)) << error;
   const fs::path mutants = root->path() / "solutions/marked/mutants";
   fs::remove(mutants / "guard-off-by-one.cu");
-  const std::string kernel = "__global__ void scale(float* out, const float* in, float a, int n) {\n"
-                             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
-  std::ofstream(mutants / "right-line.cu") << "// expect: fail out-of-bounds\n" << kernel
-                                           << "  if (i <= n) out[i] = a * in[i];  // expect here: out-of-bounds\n}\n";
-  std::ofstream(mutants / "wrong-line.cu") << "// expect: fail out-of-bounds\n" << kernel
-                                           << "  // expect here: out-of-bounds\n"
+  const std::string kernel =
+      "__global__ void scale(float* out, const float* in, float a, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
+  std::ofstream(mutants / "right-line.cu")
+      << "// expect: fail out-of-bounds\n"
+      << kernel << "  if (i <= n) out[i] = a * in[i];  // expect here: out-of-bounds\n}\n";
+  std::ofstream(mutants / "wrong-line.cu") << "// expect: fail out-of-bounds\n"
+                                           << kernel << "  // expect here: out-of-bounds\n"
                                            << "  float x = a;\n  if (i <= n) out[i] = x * in[i];\n}\n";
   std::vector<std::string> errors;
   std::optional<Exercise> exercise = load_exercise(root->path() / "exercises/marked", &errors);

@@ -2,9 +2,9 @@
 // generated, and the exact errors for a mutant that does not say what it must get.
 #include "grader/judge/check.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
@@ -35,7 +35,8 @@ TEST(CheckTest, ScaffoldPassesCheckAsGenerated) {
   EXPECT_EQ(told, (std::vector<std::string>{"solution: pass", "stub: fail: unwritten-output",
                                             "mutants/guard-off-by-one.cu: fail: out-of-bounds"}));
   ASSERT_EQ(report.rows.size(), 3u);  // solution, stub, one mutant
-  for (const CheckRow& row : report.rows) EXPECT_TRUE(row.ok) << row.submission << ": " << row.got << " " << row.why;
+  for (const CheckRow& row : report.rows)
+    EXPECT_TRUE(row.ok) << row.submission << ": " << row.got << " " << row.why;
   EXPECT_EQ(report.rows[2].submission, "mutants/guard-off-by-one.cu");
   EXPECT_EQ(report.rows[2].expected, "fail out-of-bounds");
   EXPECT_TRUE(report.warnings.empty()) << report.warnings.front();
@@ -43,19 +44,22 @@ TEST(CheckTest, ScaffoldPassesCheckAsGenerated) {
   // A hint that holds a line of the solution gives the answer away: check says which hint and which line.
   exercise->hints.push_back({"Guard and scale: if (i < n) out[i] = a * in[i];", {}});
   CheckReport spoiled;
-  ASSERT_TRUE(check_exercise(*exercise, root->path(), grading.toolchain(), options, spoiled, &error)) << error;
+  ASSERT_TRUE(check_exercise(*exercise, root->path(), grading.toolchain(), options, spoiled, &error))
+      << error;
   ASSERT_EQ(spoiled.warnings.size(), 1u);
-  EXPECT_NE(spoiled.warnings[0].find("exercises/scale-vector/exercise.yaml: warning: hint 2 quotes line 4 of "
-                                     "solutions/scale-vector/scale-vector.cu (`if (i < n) out[i] = a * in[i]`): a "
-                                     "hint that holds the answer teaches nothing; say what to do instead"),
-            std::string::npos)
+  EXPECT_NE(
+      spoiled.warnings[0].find("exercises/scale-vector/exercise.yaml: warning: hint 2 quotes line 4 of "
+                               "solutions/scale-vector/scale-vector.cu (`if (i < n) out[i] = a * in[i]`): a "
+                               "hint that holds the answer teaches nothing; say what to do instead"),
+      std::string::npos)
       << spoiled.warnings[0];
   EXPECT_TRUE(spoiled.ok());
 
   EXPECT_FALSE(scaffold_exercise(root->path(), "scale-vector", &created, &error));
   EXPECT_NE(error.find("already exists"), std::string::npos) << error;
   EXPECT_FALSE(scaffold_exercise(root->path(), "Bad_Id", &created, &error));
-  EXPECT_EQ(error, "'Bad_Id' is not an exercise id: use lowercase letters, digits and '-', starting with a letter");
+  EXPECT_EQ(error,
+            "'Bad_Id' is not an exercise id: use lowercase letters, digits and '-', starting with a letter");
 }
 
 TEST(CheckTest, MutantWithoutExpectLineOrWithUnknownKindIsRefused) {
@@ -65,12 +69,15 @@ TEST(CheckTest, MutantWithoutExpectLineOrWithUnknownKindIsRefused) {
   fs::path file = dir->path() / "m.cu";
   std::ofstream(file) << "// mutant: forgets the guard\n__global__ void k() {}\n";
   EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
-  EXPECT_EQ(error, "solutions/x/mutants/m.cu:1: a mutant declares what it must get in its leading comment: "
-                   "`// expect: fail KIND...`");
+  EXPECT_EQ(error,
+            "solutions/x/mutants/m.cu:1: a mutant declares what it must get in its leading comment: "
+            "`// expect: fail KIND...`");
   std::ofstream(file) << "// mutant: forgets the guard\n// expect: fail racy\n";
   EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
-  EXPECT_EQ(error, "solutions/x/mutants/m.cu:2: 'racy' is not a finding kind (docs/result-contract.md lists them)");
-  std::ofstream(file) << "// mutant: forgets the guard\n// expect: fail race out-of-bounds\n__global__ void k() {}\n";
+  EXPECT_EQ(error,
+            "solutions/x/mutants/m.cu:2: 'racy' is not a finding kind (docs/result-contract.md lists them)");
+  std::ofstream(file)
+      << "// mutant: forgets the guard\n// expect: fail race out-of-bounds\n__global__ void k() {}\n";
   std::optional<MutantSpec> spec = read_mutant_spec(file, "solutions/x/mutants/m.cu", &error);
   ASSERT_TRUE(spec) << error;
   EXPECT_EQ(spec->expect.verdict, Verdict::kFail);
@@ -84,7 +91,8 @@ TEST(CheckTest, ExpectOnGpuIsReadBesideExpect) {
   std::optional<ScratchDir> dir = ScratchDir::create("check-test", &error);
   ASSERT_TRUE(dir) << error;
   fs::path file = dir->path() / "m.cu";
-  std::ofstream(file) << "// mutant: unpadded\n// expect: fail bank-conflict\n// expect on gpu: fail too-slow\n";
+  std::ofstream(file)
+      << "// mutant: unpadded\n// expect: fail bank-conflict\n// expect on gpu: fail too-slow\n";
   std::optional<MutantSpec> spec = read_mutant_spec(file, "solutions/x/mutants/m.cu", &error);
   ASSERT_TRUE(spec) << error;
   EXPECT_EQ(spec->expect.kinds, std::vector<FindingKind>{FindingKind::kBankConflict});
@@ -101,11 +109,13 @@ TEST(CheckTest, ExpectOnGpuIsReadBesideExpect) {
   EXPECT_EQ(spec->expect_on_gpu_sanitized->kinds, std::vector<FindingKind>{FindingKind::kBarrierDivergence});
   std::ofstream(file) << "// mutant: unpadded\n// expect on gpu: fail too-slow\n";
   EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
-  EXPECT_EQ(error, "solutions/x/mutants/m.cu:1: a mutant declares what it must get in its leading comment: "
-                   "`// expect: fail KIND...`");
+  EXPECT_EQ(error,
+            "solutions/x/mutants/m.cu:1: a mutant declares what it must get in its leading comment: "
+            "`// expect: fail KIND...`");
   std::ofstream(file) << "// mutant: unpadded\n// expect: fail\n// expect on gpu: slow\n";
   EXPECT_FALSE(read_mutant_spec(file, "solutions/x/mutants/m.cu", &error));
-  EXPECT_EQ(error, "solutions/x/mutants/m.cu:3: expected `// expect on gpu: pass|fail KIND...`, got verdict 'slow'");
+  EXPECT_EQ(error,
+            "solutions/x/mutants/m.cu:3: expected `// expect on gpu: pass|fail KIND...`, got verdict 'slow'");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The gpugrade executable as a user meets it: the command table, exit codes, and the first lines of what
 // it prints for a pass, a failure, a malformed exercise and a usage mistake.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -12,12 +13,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "os/process.h"
 #include "os/scratch_dir.h"
@@ -42,8 +41,9 @@ class CliTest : public ::testing::Test {
     ProcessOptions options;
     options.working_directory = cwd;
     options.time_limit_seconds = 300;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(),
-                                 "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), "NO_COLOR=1"};
+    options.extra_environment = {
+        "GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(),
+        "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), "NO_COLOR=1"};
     return run_process(args, options);
   }
 
@@ -51,7 +51,8 @@ class CliTest : public ::testing::Test {
   fs::path course_with(const std::string& id, const std::string& yaml) {
     fs::path root = scratch_->path() / "course";
     fs::create_directories(root / "exercises" / id);
-    fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/copy", root / "exercises/copy", fs::copy_options::recursive);
+    fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/copy", root / "exercises/copy",
+             fs::copy_options::recursive);
     std::ofstream(root / "exercises" / id / "exercise.yaml") << yaml;
     return root;
   }
@@ -90,22 +91,27 @@ TEST_F(CliTest, UnknownExerciseNamesTheOnesThatExist) {
 TEST_F(CliTest, AMisspelledExerciseGetsTheOneItWasMeantToBe) {
   ProcessResult r = run_gpugrade({"grade", "transpose-tiles"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("no exercise 'transpose-tiles' in exercises (did you mean 'transpose-tiled'?)"), std::string::npos)
+  EXPECT_NE(r.err.find("no exercise 'transpose-tiles' in exercises (did you mean 'transpose-tiled'?)"),
+            std::string::npos)
       << r.err;
 }
 
 TEST_F(CliTest, GradeWithNoExerciseInAnExercisesFolderGradesThatExercise) {
-  ProcessResult r = run_gpugrade({"grade", "--submission", "../../solutions/copy/copy.cu", "--backend", "sim"},
-                                 fs::path(GPUGRADE_SOURCE_DIR) / "exercises" / "copy");
+  ProcessResult r =
+      run_gpugrade({"grade", "--submission", "../../solutions/copy/copy.cu", "--backend", "sim"},
+                   fs::path(GPUGRADE_SOURCE_DIR) / "exercises" / "copy");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("copy: PASS"), std::string::npos) << r.out << r.err;
   r = run_gpugrade({"grade"});  // at the root there is no exercise to guess
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("grade takes an EXERCISE or --all (or run it in an exercise's folder)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("grade takes an EXERCISE or --all (or run it in an exercise's folder)"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(CliTest, SolutionPassesWithExitCodeZero) {
-  ProcessResult r = run_gpugrade({"grade", "copy", "--submission", "solutions/copy/copy.cu", "--backend", "sim"});
+  ProcessResult r =
+      run_gpugrade({"grade", "copy", "--submission", "solutions/copy/copy.cu", "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("copy: PASS (5/5 points, 16 runs on sim)"), std::string::npos) << r.out;
 }
@@ -118,7 +124,8 @@ TEST_F(CliTest, SyntaxErrorFailsWithTheLearnersFileAndLine) {
   ProcessResult r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   // The compiler's column, and the learner's line quoted with a caret under it, as compilers print it.
-  EXPECT_EQ(r.out.rfind(file.string() + ":2:11: error: compile-error: expected an expression", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind(file.string() + ":2:11: error: compile-error: expected an expression", 0), 0u)
+      << r.out;
   EXPECT_NE(r.out.find("\n    int x = ;\n            ^\n"), std::string::npos) << r.out;
   r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim", "--format", "json"});
   const nlohmann::json json = nlohmann::json::parse(r.out, nullptr, false);
@@ -126,8 +133,10 @@ TEST_F(CliTest, SyntaxErrorFailsWithTheLearnersFileAndLine) {
   EXPECT_EQ(json["findings"][0]["line"], 2);
   EXPECT_EQ(json["findings"][0]["details"], (nlohmann::json{{"line", 2}, {"column", 11}})) << r.out;
   // nvcc shows the line preprocessed; the column is the same.
-  r = run_gpugrade({"grade", "copy", "--submission", file.string(), "--backend", "sim", "--compiler", "nvcc"});
-  EXPECT_EQ(r.out.rfind(file.string() + ":2:11: error: compile-error: expected an expression", 0), 0u) << r.out;
+  r = run_gpugrade(
+      {"grade", "copy", "--submission", file.string(), "--backend", "sim", "--compiler", "nvcc"});
+  EXPECT_EQ(r.out.rfind(file.string() + ":2:11: error: compile-error: expected an expression", 0), 0u)
+      << r.out;
 }
 
 TEST_F(CliTest, CheckTakesATimeLimitPerGradeAsGradeDoes) {
@@ -148,7 +157,8 @@ std::vector<pid_t> marked_processes(const std::string& mark) {
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(entry.path() / "environ", std::ios::binary);
     const std::string environ((std::istreambuf_iterator<char>(in)), {});
-    if (environ.find(std::string(1, '\0') + mark + '\0') != std::string::npos || environ.rfind(mark + '\0', 0) == 0)
+    if (environ.find(std::string(1, '\0') + mark + '\0') != std::string::npos ||
+        environ.rfind(mark + '\0', 0) == 0)
       found.push_back(std::stoi(name));
   }
   return found;
@@ -170,9 +180,10 @@ TEST_F(CliTest, InterruptingAGradeLeavesNoFolderAndNoProcessBehind) {
     SpawnOptions options;
     options.working_directory = GPUGRADE_SOURCE_DIR;
     // A cache of its own, empty: the grade compiles, so that children are running when the signal comes.
-    options.extra_environment = {"TMPDIR=" + tmp.string(),
-                                 "GPUGRADE_CACHE_DIR=" + (scratch_->path() / ("cache-" + std::to_string(signal))).string(),
-                                 "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), mark};
+    options.extra_environment = {
+        "TMPDIR=" + tmp.string(),
+        "GPUGRADE_CACHE_DIR=" + (scratch_->path() / ("cache-" + std::to_string(signal))).string(),
+        "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), mark};
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     options.stdout_fd = options.stderr_fd = null;
     std::string error;
@@ -197,7 +208,8 @@ TEST_F(CliTest, InterruptingAGradeLeavesNoFolderAndNoProcessBehind) {
     }
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << "status " << status;
     std::vector<std::string> left;
-    for (const fs::directory_entry& entry : fs::directory_iterator(tmp)) left.push_back(entry.path().string());
+    for (const fs::directory_entry& entry : fs::directory_iterator(tmp))
+      left.push_back(entry.path().string());
     EXPECT_EQ(left, std::vector<std::string>{}) << strsignal(signal);
     // A child killed at the end may take a moment to go.
     std::vector<pid_t> running = marked_processes(mark);
@@ -246,9 +258,10 @@ TEST_F(CliTest, GpuBackendWithoutADeviceIsAConfigurationError) {
 TEST_F(CliTest, SanitizeOnTheSimulatorIsAUsageErrorThatSaysWhy) {
   ProcessResult r = run_gpugrade({"grade", "copy", "--backend", "sim", "--sanitize"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err,
-            "gpugrade: error: --sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers "
-            "on every run without it: drop --sanitize, or use --backend gpu\n");
+  EXPECT_EQ(
+      r.err,
+      "gpugrade: error: --sanitize runs compute-sanitizer on a GPU; the simulator checks races and barriers "
+      "on every run without it: drop --sanitize, or use --backend gpu\n");
 }
 
 TEST_F(CliTest, SanitizeWithoutADeviceIsAUsageError) {

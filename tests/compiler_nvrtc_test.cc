@@ -3,11 +3,11 @@
 // the time and memory limits, and the worker's protocol.
 #include "grader/compile/compiler_nvrtc.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
-
-#include <gtest/gtest.h>
 
 #include "grader/result/result.h"
 #include "harness/backends.h"
@@ -63,7 +63,8 @@ std::string describe(const std::vector<Finding>& findings) {
 }
 
 TEST(CompileWorkerProtocol, RequestsAndRepliesCarryAnyBytes) {
-  WorkerRequest request{{"k.cu", std::string("// caf\xE9 \xFF\x00 end", 15)}, {{"h.h", "#pragma once"}}, {"-DX=1"}};
+  WorkerRequest request{
+      {"k.cu", std::string("// caf\xE9 \xFF\x00 end", 15)}, {{"h.h", "#pragma once"}}, {"-DX=1"}};
   std::optional<WorkerRequest> back = decode_request(encode_request(request));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->source.bytes, request.source.bytes);
@@ -82,7 +83,8 @@ TEST(Nvrtc, CompilesToPtxNamingTheLearnersFile) {
   ASSERT_TRUE(output.ok()) << describe(output.findings);
   EXPECT_EQ(c.fallback.calls, 0);
   EXPECT_NE(output.ptx.find(".entry _Z9transposePfPKfii("), std::string::npos);
-  EXPECT_NE(output.ptx.find(".file\t1 \"exercises/transpose-tiled/transpose.cu\""), std::string::npos) << output.ptx;
+  EXPECT_NE(output.ptx.find(".file\t1 \"exercises/transpose-tiled/transpose.cu\""), std::string::npos)
+      << output.ptx;
   EXPECT_NE(output.ptx.find(".target sm_90"), std::string::npos);
 }
 
@@ -100,7 +102,8 @@ TEST(Nvrtc, FolderHeadersComeFromTheRequest) {
 
 TEST(Nvrtc, CompileErrorsAreNvccsFindingsAtTheLearnersLine) {
   Compilers c;
-  const std::string text = "__global__ void k(float* out) {\n  out[0] = 1.0f;\n  out[1] = undefined_name;\n}\n";
+  const std::string text =
+      "__global__ void k(float* out) {\n  out[0] = 1.0f;\n  out[1] = undefined_name;\n}\n";
   CompileRequest request = request_of("k.cu", text, "exercises/demo/k.cu");
   CompileOutput by_nvrtc = c.nvrtc.compile(request);
   CompileOutput by_nvcc = c.nvcc.compile(request);
@@ -136,7 +139,8 @@ TEST(Nvrtc, ATimeoutStopsThatRequestOnlyAndIsNotCached) {
   EXPECT_TRUE(output.timed_out);
   ASSERT_EQ(output.findings.size(), 1u);
   EXPECT_EQ(output.findings[0].message,
-            "NVRTC did not finish within 0.001 s; look for loops unrolled without bound or deep template recursion");
+            "NVRTC did not finish within 0.001 s; look for loops unrolled without bound or deep template "
+            "recursion");
   EXPECT_EQ(output.findings[0].file, "exercises/demo/k.cu");
   request.time_limit_seconds = 60;  // the next request gets a fresh worker
   EXPECT_TRUE(c.nvrtc.compile(request).ok());
@@ -172,14 +176,16 @@ TEST(Nvrtc, NvccGetsWhatNvrtcLeftOfTheCompileBudget) {
 TEST(Nvrtc, ASourceWithANulByteGoesToNvcc) {
   RecordingCompiler nvcc;
   NvrtcCompiler nvrtc{GPUGRADE_COMPILE_WORKER, nvcc, cuda_include_dir_of(GPUGRADE_NVCC)};
-  nvrtc.compile(request_of("k.cu", std::string("// \0\n__global__ void k(float* out) { out[0] = 1.0f; }\n", 54),
+  nvrtc.compile(request_of("k.cu",
+                           std::string("// \0\n__global__ void k(float* out) { out[0] = 1.0f; }\n", 54),
                            "exercises/demo/k.cu"));
   EXPECT_EQ(nvcc.limits.size(), 1u);
 }
 
 TEST(Nvrtc, TheMemoryLimitHoldsTheWorker) {
   Compilers c;
-  CompileRequest request = request_of("k.cu", "__global__ void k(float* o) { o[0] = 1.0f; }\n", "exercises/demo/k.cu");
+  CompileRequest request =
+      request_of("k.cu", "__global__ void k(float* o) { o[0] = 1.0f; }\n", "exercises/demo/k.cu");
   request.memory_limit_bytes = uint64_t{32} << 20;  // too little to load NVRTC at all
   CompileOutput output = c.nvrtc.compile(request);
   EXPECT_FALSE(output.ok());
@@ -258,12 +264,13 @@ TEST(Nvrtc, TheIncludeScreenStandsBeforeNvrtcAsBeforeNvcc) {
   Cache cache(scratch->path());
   Compilers c;
   std::string made_error;
-  std::unique_ptr<Backend> sim = make_backend(BackendChoice::kSim, {.worker_threads = 1, .checks = false}, &made_error);
+  std::unique_ptr<Backend> sim =
+      make_backend(BackendChoice::kSim, {.worker_threads = 1, .checks = false}, &made_error);
   ASSERT_TRUE(sim) << made_error;
   Toolchain by_nvrtc{c.nvrtc, cache, *sim};
   testing::Grading loader;
-  const std::string text = "#include \"/etc/passwd\"\n" +
-                           testing::read_file(testing::source_dir() / "solutions/copy/copy.cu");
+  const std::string text =
+      "#include \"/etc/passwd\"\n" + testing::read_file(testing::source_dir() / "solutions/copy/copy.cu");
   std::string error;
   std::optional<Result> result =
       grade(loader.exercise("copy"), {text, "exercises/copy/copy.cu"}, by_nvrtc, {}, &error);

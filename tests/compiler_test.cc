@@ -1,12 +1,12 @@
 // The compile step: nvcc's diagnostics in the learner's terms, defines and headers reaching the code, the
 // cache in front of any compiler.
 #include "grader/compile/compiler.h"
-#include "grader/result/result.h"
-
-#include <fstream>
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "grader/result/result.h"
 #include "os/file.h"
 #include "os/scratch_dir.h"
 #include "tests/fake_compiler.h"
@@ -99,14 +99,17 @@ TEST(Nvcc, ATimeoutIsACompileErrorSayingSo) {
   CompileOutput output = nvcc().compile(request);
   EXPECT_TRUE(output.timed_out);
   ASSERT_EQ(output.findings.size(), 1u);
-  EXPECT_EQ(output.findings[0].message,
-            "nvcc did not finish within 0.001 s; look for loops unrolled without bound or deep template recursion");
+  EXPECT_EQ(
+      output.findings[0].message,
+      "nvcc did not finish within 0.001 s; look for loops unrolled without bound or deep template recursion");
 }
 
 TEST(Nvcc, MissingNvccIsAnError) {
   std::string error;
   EXPECT_FALSE(NvccCompiler::create("/nonexistent/nvcc", &error));
-  EXPECT_EQ(error, "cannot run /nonexistent/nvcc --version: cannot run /nonexistent/nvcc: No such file or directory");
+  EXPECT_EQ(
+      error,
+      "cannot run /nonexistent/nvcc --version: cannot run /nonexistent/nvcc: No such file or directory");
 }
 
 TEST(Cache, SecondIdenticalCompileDoesNotRunNvcc) {
@@ -215,8 +218,8 @@ TEST(Diagnostics, ReadsNvccAndGccLinesAndMapsTheirPaths) {
 }
 
 TEST(Diagnostics, AFileNameMayHoldParenthesesAndColons) {
-  std::vector<Finding> findings = parse_diagnostics("a(1)/b:2:3/k.cu(12): error: x\na(1)/b:2:3/k.cu:7:1: error: y\n",
-                                                    FindingKind::kCompileError, {});
+  std::vector<Finding> findings = parse_diagnostics(
+      "a(1)/b:2:3/k.cu(12): error: x\na(1)/b:2:3/k.cu:7:1: error: y\n", FindingKind::kCompileError, {});
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].file, "a(1)/b:2:3/k.cu");
   EXPECT_EQ(findings[0].line, 12);
@@ -227,7 +230,8 @@ TEST(Diagnostics, AFileNameMayHoldParenthesesAndColons) {
 TEST(Diagnostics, AnUnboundedLineIsReadInLinearTimeWithoutRecursion) {
   std::string echo(2000000, '(');  // a source line echoed under an error: no pattern fits it
   std::string error = "k.cu(3): error: " + std::string(1000000, 'x');
-  std::vector<Finding> findings = parse_diagnostics(echo + "\n" + error + "\n", FindingKind::kCompileError, {});
+  std::vector<Finding> findings =
+      parse_diagnostics(echo + "\n" + error + "\n", FindingKind::kCompileError, {});
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].line, 3);
   EXPECT_EQ(findings[0].message.size(), 1000000u);
@@ -286,8 +290,8 @@ TEST(Diagnostics, TheCaretUnderTheShownLineGivesTheColumnOnTheLearnersLine) {
 }
 
 TEST(Diagnostics, InvalidUtf8InAMessageIsEscaped) {
-  std::vector<Finding> findings =
-      parse_diagnostics("k.cu(3): error: identifier \"caf\xE9\" is undefined\n", FindingKind::kCompileError, {});
+  std::vector<Finding> findings = parse_diagnostics("k.cu(3): error: identifier \"caf\xE9\" is undefined\n",
+                                                    FindingKind::kCompileError, {});
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].message, "identifier \"caf\\xE9\" is undefined");
 }

@@ -509,7 +509,8 @@ TEST(ConformanceByHand, WarpReductionsCombineEveryMemberLane) {
       parity ^= x;
       if (lane % 2 == 1) odd_add += x;
     }
-    const uint32_t values[] = {add, static_cast<uint32_t>(s_min), static_cast<uint32_t>(s_max), u_min, u_max, all, any, parity};
+    const uint32_t values[] = {
+        add, static_cast<uint32_t>(s_min), static_cast<uint32_t>(s_max), u_min, u_max, all, any, parity};
     for (int lane = 0; lane < 32; ++lane) {
       const int i = warp * 32 + lane;
       for (int op = 0; op < 8; ++op) d["out"][op * 64 + i] = values[op];

@@ -2,13 +2,13 @@
 // graded as `gpugrade grade` grades them: tiles and clusters of one block on the simulator, grid-wide sync
 // under a cooperative launch that the exercise declares, and what the simulator cannot run refused at the
 // learner's line. The fixtures are under tests/data/exercises/cooperative/.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "harness/gpu/entry_scan.h"
 #include "harness/gpu/gpu_backend.h"
@@ -22,9 +22,9 @@ namespace gpugrade {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::Grading;
 using testing::expect_passes;
 using testing::findings_of;
+using testing::Grading;
 using testing::line_of;
 using testing::read_file;
 using testing::source_dir;
@@ -67,7 +67,8 @@ TEST(CooperativeGroups, EveryStyleOfTileSumPasses) {
 // The two-phase sum: every block's partial, a grid-wide sync, then block 0 adds them, on the simulator
 // with every block resident and taking turns while they wait at the sync.
 TEST(CooperativeGroups, AGridSyncUnderACooperativeLaunchPasses) {
-  expect_passes(grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/grid_sum.cu")));
+  expect_passes(
+      grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/grid_sum.cu")));
 }
 
 TEST(CooperativeGroups, WithoutTheGridSyncBlockZeroAddsUnwrittenPartials) {
@@ -154,7 +155,8 @@ TEST(CooperativeGroups, ACooperativeGridTooLargeToBeResidentIsRefused) {
   EXPECT_EQ(result.verdict, Verdict::kFail);
   const std::vector<Finding> limits = findings_of(result, FindingKind::kResourceLimit);
   ASSERT_FALSE(limits.empty());
-  EXPECT_NE(limits[0].message.find("grid of 300 blocks of 1024 threads"), std::string::npos) << limits[0].message;
+  EXPECT_NE(limits[0].message.find("grid of 300 blocks of 1024 threads"), std::string::npos)
+      << limits[0].message;
   EXPECT_NE(limits[0].message.find("launch at most 264 blocks"), std::string::npos) << limits[0].message;
 }
 
@@ -191,7 +193,8 @@ TEST(CooperativeGroups, ExerciseDeclaresACooperativeLaunch) {
   const fs::path dir = root / "grid-sum";
   fs::remove_all(root);
   fs::create_directories(dir);
-  for (const char* name : {"grid_sum.cu", "reference.cpp"}) fs::copy_file(fixtures() / "grid-sum" / name, dir / name);
+  for (const char* name : {"grid_sum.cu", "reference.cpp"})
+    fs::copy_file(fixtures() / "grid-sum" / name, dir / name);
   std::string yaml = read_file(fixtures() / "grid-sum/exercise.yaml");
   const std::string field = "cooperative: true\n";
   ASSERT_NE(yaml.find(field), std::string::npos);
@@ -199,9 +202,11 @@ TEST(CooperativeGroups, ExerciseDeclaresACooperativeLaunch) {
   std::ofstream(dir / "exercise.yaml") << yaml;
   std::vector<std::string> errors;
   EXPECT_FALSE(load_exercise(dir, &errors, "exercises/grid-sum"));
-  EXPECT_EQ(errors, std::vector<std::string>{fmt::format(
-                        "exercises/grid-sum/exercise.yaml:{}:14: 'cooperative' must be true or false, got \"sometimes\"",
-                        line_of(yaml, "cooperative:"))});
+  EXPECT_EQ(
+      errors,
+      std::vector<std::string>{fmt::format(
+          "exercises/grid-sum/exercise.yaml:{}:14: 'cooperative' must be true or false, got \"sometimes\"",
+          line_of(yaml, "cooperative:"))});
   fs::remove_all(root);
 }
 
@@ -241,7 +246,8 @@ TEST(CooperativeGroups, BothBackendsFindTheGridSyncAtItsLine) {
 TEST(CooperativeGroups, TheGpuJobCarriesTheCooperativeLaunch) {
   gpu::Job job;
   job.subject.launch.cooperative = true;
-  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_cooperative_job_{}", getpid())).string();
+  const std::string path =
+      (fs::temp_directory_path() / fmt::format("gpugrade_cooperative_job_{}", getpid())).string();
   std::string error;
   ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
   gpu::Job back;
@@ -255,11 +261,14 @@ TEST(CooperativeGroups, TheGpuRefusesACooperativeGridItCannotHold) {
   std::optional<Finding> refused = gpu::explain_cooperative_grid(300, 1024, 2, 132);
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->kind, FindingKind::kResourceLimit);
-  EXPECT_EQ(refused->message,
-            "a cooperative launch needs all its blocks resident at once, and its grid of 300 blocks of 1024 threads is "
-            "more than the 264 this device holds (2 per multiprocessor, 132 multiprocessors, for this kernel's "
-            "registers and shared memory); launch at most 264 blocks (a grid-stride loop lets fewer blocks cover the "
-            "data)");
+  EXPECT_EQ(
+      refused->message,
+      "a cooperative launch needs all its blocks resident at once, and its grid of 300 blocks of 1024 "
+      "threads is "
+      "more than the 264 this device holds (2 per multiprocessor, 132 multiprocessors, for this kernel's "
+      "registers and shared memory); launch at most 264 blocks (a grid-stride loop lets fewer blocks cover "
+      "the "
+      "data)");
 }
 
 // ---- On a device (skipped without one) ----
@@ -275,10 +284,11 @@ Grading& gpu_grading() {
 // simulator's run beside the GPU's, the mutant fails every time.
 TEST(GpuCooperativeGroups, AGridSyncUnderACooperativeLaunchPasses) {
   REQUIRE_GPU();
-  expect_passes(gpu_grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/grid_sum.cu")));
+  expect_passes(
+      gpu_grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/grid_sum.cu")));
   gpu_grading().strict(true);
-  const Result no_sync =
-      gpu_grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/mutants/no_sync.cu"));
+  const Result no_sync = gpu_grading().grade_exercise(fixture("grid-sum"),
+                                                      read_file(fixtures() / "grid-sum/mutants/no_sync.cu"));
   gpu_grading().strict(false);
   EXPECT_EQ(no_sync.verdict, Verdict::kFail);
   EXPECT_FALSE(findings_of(no_sync, FindingKind::kWrongOutput).empty());
@@ -295,7 +305,8 @@ TEST(GpuCooperativeGroups, ACooperativeGridTheDeviceCannotHoldIsRefused) {
   EXPECT_EQ(result.verdict, Verdict::kFail);
   const std::vector<Finding> limits = findings_of(result, FindingKind::kResourceLimit);
   ASSERT_FALSE(limits.empty());
-  EXPECT_NE(limits[0].message.find("a cooperative launch needs all its blocks resident at once"), std::string::npos)
+  EXPECT_NE(limits[0].message.find("a cooperative launch needs all its blocks resident at once"),
+            std::string::npos)
       << limits[0].message;
 }
 

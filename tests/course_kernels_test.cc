@@ -7,6 +7,8 @@
 // With GPUGRADE_COURSE_BACKEND=gpu in the environment the same kernels run on a GPU through the GPU
 // backend and are checked against the same references; the tests of what only the simulator reports
 // (findings, refusals, printed lines, bytes equal from run to run) are skipped there.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,8 +22,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "grader/exercise/shared_shapes.h"
 #include "harness/gpu/gpu_backend.h"
@@ -58,7 +58,8 @@ class Numbers {
   // Whole numbers as floats, so that sums are exact in any order.
   std::vector<float> whole_floats(size_t n, int lo, int hi) {
     std::vector<float> v(n);
-    for (float& x : v) x = static_cast<float>(lo + static_cast<int>(next() % static_cast<uint32_t>(hi - lo + 1)));
+    for (float& x : v)
+      x = static_cast<float>(lo + static_cast<int>(next() % static_cast<uint32_t>(hi - lo + 1)));
     return v;
   }
   std::vector<float> floats(size_t n, float lo, float hi) {
@@ -74,7 +75,8 @@ class Numbers {
 // ---- One family file, compiled once per process and loaded once. ----
 
 std::string family_source(const std::string& family) {
-  std::ifstream in(std::filesystem::path(GPUGRADE_SOURCE_DIR) / "tests" / "course_kernels" / (family + ".cu"));
+  std::ifstream in(std::filesystem::path(GPUGRADE_SOURCE_DIR) / "tests" / "course_kernels" /
+                   (family + ".cu"));
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -178,14 +180,15 @@ class Launch {
   Observations run() const {
     Family& f = family(family_);
     if (f.loaded.program == nullptr) {
-      ADD_FAILURE() << family_ << " did not load: "
-                    << (f.loaded.findings.empty() ? "" : describe(f.loaded.findings[0]));
+      ADD_FAILURE() << family_
+                    << " did not load: " << (f.loaded.findings.empty() ? "" : describe(f.loaded.findings[0]));
       return not_run(request_);
     }
     const std::string prefix = "_Z" + std::to_string(kernel_.size()) + kernel_;
     std::vector<std::string> matches;
     for (const KernelTraits& k : f.loaded.program->kernels())
-      if (k.entry.starts_with(prefix) && k.entry.find(instantiation_) != std::string::npos) matches.push_back(k.entry);
+      if (k.entry.starts_with(prefix) && k.entry.find(instantiation_) != std::string::npos)
+        matches.push_back(k.entry);
     if (matches.size() != 1) {
       ADD_FAILURE() << kernel_ << instantiation_ << " matches " << matches.size() << " kernels";
       return not_run(request_);
@@ -238,8 +241,14 @@ TEST(CourseKernels, VectorAdd) {
   const std::vector<float> a = gen.floats(n, -10, 10), b = gen.floats(n, -10, 10);
   std::vector<float> c(n);
   for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
-  const Observations out = Launch("elementwise", "vector_add").grid(blocks_for(n, 128)).block(128)
-      .buffer("a", a).buffer("b", b).buffer("c", std::vector<float>(n, 0.0f)).scalar(n).run();
+  const Observations out = Launch("elementwise", "vector_add")
+                               .grid(blocks_for(n, 128))
+                               .block(128)
+                               .buffer("a", a)
+                               .buffer("b", b)
+                               .buffer("c", std::vector<float>(n, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[2], c);
 }
@@ -252,8 +261,14 @@ TEST(CourseKernels, SaxpyGridStride) {
   std::vector<float> expected(n);
   for (int i = 0; i < n; ++i) expected[i] = std::fma(a, x[i], y[i]);
   // 4 blocks of 64 threads: each thread takes about 12 elements.
-  const Observations out = Launch("elementwise", "saxpy_grid_stride").grid(4).block(64)
-      .scalar(n).scalar(a).buffer("x", x).buffer("y", y).run();
+  const Observations out = Launch("elementwise", "saxpy_grid_stride")
+                               .grid(4)
+                               .block(64)
+                               .scalar(n)
+                               .scalar(a)
+                               .buffer("x", x)
+                               .buffer("y", y)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[1], expected, 1e-6, 1e-7);
 }
@@ -264,8 +279,14 @@ TEST(CourseKernels, ScaleFloat4) {
   const std::vector<float> in = gen.floats(4 * n4, -5, 5);
   std::vector<float> expected(in.size());
   for (size_t i = 0; i < in.size(); ++i) expected[i] = in[i] * 0.75f;
-  const Observations out = Launch("elementwise", "scale_float4").grid(2).block(64)
-      .buffer("in", in).buffer("out", std::vector<float>(in.size(), 0.0f)).scalar(0.75f).scalar(n4).run();
+  const Observations out = Launch("elementwise", "scale_float4")
+                               .grid(2)
+                               .block(64)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(in.size(), 0.0f))
+                               .scalar(0.75f)
+                               .scalar(n4)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -280,8 +301,15 @@ TEST(CourseKernels, PolynomialLdg) {
     for (int k = degree; k >= 0; --k) acc = std::fma(acc, x[i], c[k]);
     expected[i] = acc;
   }
-  const Observations out = Launch("elementwise", "polynomial_ldg").grid(blocks_for(n, 128)).block(128)
-      .buffer("x", x).buffer("y", std::vector<float>(n, 0.0f)).buffer("c", c).scalar(degree).scalar(n).run();
+  const Observations out = Launch("elementwise", "polynomial_ldg")
+                               .grid(blocks_for(n, 128))
+                               .block(128)
+                               .buffer("x", x)
+                               .buffer("y", std::vector<float>(n, 0.0f))
+                               .buffer("c", c)
+                               .scalar(degree)
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[1], expected, 1e-5, 1e-5);
 }
@@ -295,8 +323,14 @@ void check_axpy(const std::string& instantiation, T a) {
     y[i] = static_cast<T>(i % 5);
     expected[i] = y[i] + a * x[i];
   }
-  const Observations out = Launch("elementwise", "axpy", instantiation).grid(blocks_for(n, 64)).block(64)
-      .scalar(a).buffer("x", x).buffer("y", y).scalar(n).run();
+  const Observations out = Launch("elementwise", "axpy", instantiation)
+                               .grid(blocks_for(n, 64))
+                               .block(64)
+                               .scalar(a)
+                               .buffer("x", x)
+                               .buffer("y", y)
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -317,9 +351,14 @@ TEST(CourseKernels, RoundThroughHalf) {
     std::memcpy(&halves[i], &h, sizeof h);
     back[i] = static_cast<float>(h);
   }
-  const Observations out = Launch("elementwise", "round_through_half").grid(2).block(128)
-      .buffer("in", in).buffer("h", std::vector<uint16_t>(n, 0)).buffer("out", std::vector<float>(n, 0.0f))
-      .scalar(n).run();
+  const Observations out = Launch("elementwise", "round_through_half")
+                               .grid(2)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("h", std::vector<uint16_t>(n, 0))
+                               .buffer("out", std::vector<float>(n, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], halves);
   expect_equal(out.buffers[2], back);
@@ -329,9 +368,14 @@ TEST(CourseKernels, RoundThroughHalf) {
 TEST(CourseKernels, HalfAxpyIsRefusedAtTheLearnersLine) {
   SIMULATOR_ONLY();
   const int n = 64;
-  const Observations out = Launch("elementwise", "half_axpy").grid(1).block(64)
-      .scalar(uint16_t{0x3c00}).buffer("x", std::vector<uint16_t>(n, 0x4000)).buffer("y", std::vector<uint16_t>(n, 0))
-      .scalar(n).run();
+  const Observations out = Launch("elementwise", "half_axpy")
+                               .grid(1)
+                               .block(64)
+                               .scalar(uint16_t{0x3c00})
+                               .buffer("x", std::vector<uint16_t>(n, 0x4000))
+                               .buffer("y", std::vector<uint16_t>(n, 0))
+                               .scalar(n)
+                               .run();
   EXPECT_FALSE(out.completed);
   ASSERT_EQ(out.findings.size(), 1u);
   EXPECT_EQ(out.findings[0].kind, FindingKind::kRuntimeError);
@@ -348,8 +392,13 @@ TEST(CourseKernels, LaneAndWarpFromWarpSize) {
     lane[i] = (i % 96) % 32;
     warp[i] = (i % 96) / 32;
   }
-  const Observations out = Launch("elementwise", "lane_and_warp").grid(blocks_for(n, 96)).block(96)
-      .buffer("lane", std::vector<int>(n, -1)).buffer("warp", std::vector<int>(n, -1)).scalar(n).run();
+  const Observations out = Launch("elementwise", "lane_and_warp")
+                               .grid(blocks_for(n, 96))
+                               .block(96)
+                               .buffer("lane", std::vector<int>(n, -1))
+                               .buffer("warp", std::vector<int>(n, -1))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[0], lane);
   expect_equal(out.buffers[1], warp);
@@ -361,8 +410,14 @@ TEST(CourseKernels, Index3d) {
   for (int z = 0; z < nz; ++z)
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) expected[(z * ny + y) * nx + x] = x + 100 * y + 10000 * z;
-  const Observations out = Launch("elementwise", "index_3d").grid(3, 2, 2).block(4, 4, 2)
-      .buffer("out", std::vector<int>(expected.size(), -1)).scalar(nx).scalar(ny).scalar(nz).run();
+  const Observations out = Launch("elementwise", "index_3d")
+                               .grid(3, 2, 2)
+                               .block(4, 4, 2)
+                               .buffer("out", std::vector<int>(expected.size(), -1))
+                               .scalar(nx)
+                               .scalar(ny)
+                               .scalar(nz)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[0], expected);
 }
@@ -381,8 +436,14 @@ TEST(CourseKernels, ClampWithPrintfShowsEachThreadsLine) {
       lines.push_back(text);
     }
   }
-  const Observations out = Launch("elementwise", "clamp_with_printf").grid(2).block(32)
-      .buffer("data", data).scalar(n).scalar(0.0f).scalar(5.0f).run();
+  const Observations out = Launch("elementwise", "clamp_with_printf")
+                               .grid(2)
+                               .block(32)
+                               .buffer("data", data)
+                               .scalar(n)
+                               .scalar(0.0f)
+                               .scalar(5.0f)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[0], expected);
   if (on_gpu()) return;  // the GPU backend does not capture device printf
@@ -407,8 +468,14 @@ void check_int_tree(const std::string& kernel) {
   Numbers gen(10);
   const int n = 1000;
   const std::vector<int> in = gen.ints(n, -50, 50);
-  const Observations out = Launch("reductions", kernel).grid(blocks_for(n, 128)).block(128).shared(128 * 4)
-      .buffer("in", in).buffer("out", std::vector<int>(8, 0)).scalar(n).run();
+  const Observations out = Launch("reductions", kernel)
+                               .grid(blocks_for(n, 128))
+                               .block(128)
+                               .shared(128 * 4)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<int>(8, 0))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], block_sums(in, 128));
 }
@@ -420,8 +487,13 @@ TEST(CourseKernels, ReduceSequential) {
   Numbers gen(11);
   const int n = 2000;
   const std::vector<float> in = gen.whole_floats(n, -20, 20);
-  const Observations out = Launch("reductions", "reduce_sequential").grid(blocks_for(n, 256)).block(256)
-      .buffer("in", in).buffer("out", std::vector<float>(8, 0.0f)).scalar(n).run();
+  const Observations out = Launch("reductions", "reduce_sequential")
+                               .grid(blocks_for(n, 256))
+                               .block(256)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(8, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], block_sums(in, 256));
 }
@@ -430,8 +502,13 @@ TEST(CourseKernels, ReduceAddOnLoad) {
   Numbers gen(12);
   const int n = 2000;
   const std::vector<float> in = gen.whole_floats(n, -20, 20);
-  const Observations out = Launch("reductions", "reduce_add_on_load").grid(blocks_for(n, 512)).block(256)
-      .buffer("in", in).buffer("out", std::vector<float>(4, 0.0f)).scalar(n).run();
+  const Observations out = Launch("reductions", "reduce_add_on_load")
+                               .grid(blocks_for(n, 512))
+                               .block(256)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(4, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], block_sums(in, 512));
 }
@@ -442,8 +519,13 @@ TEST(CourseKernels, ReduceUnrolledLastWarpWarnsOfIntraWarpRaces) {
   Numbers gen(13);
   const int n = 2000;
   const std::vector<float> in = gen.whole_floats(n, -20, 20);
-  const Observations out = Launch("reductions", "reduce_unrolled_last_warp").grid(blocks_for(n, 256)).block(256)
-      .buffer("in", in).buffer("out", std::vector<float>(8, 0.0f)).scalar(n).run();
+  const Observations out = Launch("reductions", "reduce_unrolled_last_warp")
+                               .grid(blocks_for(n, 256))
+                               .block(256)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(8, 0.0f))
+                               .scalar(n)
+                               .run();
   EXPECT_TRUE(out.completed);
   expect_equal(out.buffers[1], block_sums(in, 256));
   if (on_gpu()) return;  // the sums, as a GPU runs the idiom today
@@ -455,7 +537,8 @@ TEST(CourseKernels, ReduceUnrolledLastWarpWarnsOfIntraWarpRaces) {
     seen.push_back(std::to_string(f.line - first) + ": " + f.message);
   }
   ASSERT_FALSE(seen.empty());
-  // `sdata` has three shapes in this file (a course's file of reduce0 ... reduce6): the kernel's own names it.
+  // `sdata` has three shapes in this file (a course's file of reduce0 ... reduce6): the kernel's own names
+  // it.
   EXPECT_EQ(seen[0], "1: thread (0,0,0) reads sdata[16] written by thread (16,0,0) at line " +
                          std::to_string(first) + " with no __syncwarp() between them");
   EXPECT_EQ(seen.size(), 10u);
@@ -465,8 +548,13 @@ TEST(CourseKernels, ReduceWarpShuffleWithAtomicAdd) {
   Numbers gen(14);
   const int n = 5000;
   const std::vector<float> in = gen.whole_floats(n, -9, 9);
-  const Observations out = Launch("reductions", "reduce_warp_shuffle").grid(4).block(128)
-      .buffer("in", in).buffer("out", std::vector<float>{0.0f}).scalar(n).run();
+  const Observations out = Launch("reductions", "reduce_warp_shuffle")
+                               .grid(4)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>{0.0f})
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], std::vector<float>{std::accumulate(in.begin(), in.end(), 0.0f)});
 }
@@ -475,8 +563,13 @@ TEST(CourseKernels, ReduceCooperativeGroupsTile) {
   Numbers gen(15);
   const int n = 3000;
   const std::vector<int> in = gen.ints(n, -1000, 1000);
-  const Observations out = Launch("reductions", "reduce_cg_tile").grid(4).block(128)
-      .buffer("in", in).buffer("out", std::vector<int>{0}).scalar(n).run();
+  const Observations out = Launch("reductions", "reduce_cg_tile")
+                               .grid(4)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<int>{0})
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], std::vector<int>{std::accumulate(in.begin(), in.end(), 0)});
 }
@@ -485,8 +578,13 @@ TEST(CourseKernels, ReduceCooperativeGroupsShfl16) {
   Numbers gen(16);
   const int n = 250;  // the last tile is partly past n
   const std::vector<float> in = gen.whole_floats(n, -9, 9);
-  const Observations out = Launch("reductions", "reduce_cg_shfl16").grid(4).block(64)
-      .buffer("in", in).buffer("out", std::vector<float>(16, 0.0f)).scalar(n).run();
+  const Observations out = Launch("reductions", "reduce_cg_shfl16")
+                               .grid(4)
+                               .block(64)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(16, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], block_sums(in, 16));
 }
@@ -499,8 +597,13 @@ void check_templated(const std::string& instantiation, unsigned block, unsigned 
   const std::vector<float> in = gen.whole_floats(n, -9, 9);
   std::vector<float> expected(blocks, 0.0f);
   for (unsigned i = 0; i < n; ++i) expected[(i / (2 * block)) % blocks] += in[i];
-  const Observations out = Launch("reductions", "reduce_templated", instantiation).grid(blocks).block(block)
-      .buffer("in", in).buffer("out", std::vector<float>(blocks, 0.0f)).scalar(n).run();
+  const Observations out = Launch("reductions", "reduce_templated", instantiation)
+                               .grid(blocks)
+                               .block(block)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(blocks, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -512,8 +615,13 @@ TEST(CourseKernels, MaxWithAtomicCasLoop) {
   Numbers gen(20);
   const int n = 1000;
   const std::vector<float> in = gen.floats(n, -100, 100);
-  const Observations out = Launch("reductions", "max_with_cas").grid(blocks_for(n, 128)).block(128)
-      .buffer("in", in).buffer("out", std::vector<float>{-1e30f}).scalar(n).run();
+  const Observations out = Launch("reductions", "max_with_cas")
+                               .grid(blocks_for(n, 128))
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>{-1e30f})
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], std::vector<float>{*std::max_element(in.begin(), in.end())});
 }
@@ -522,8 +630,13 @@ TEST(CourseKernels, SumDoublesWithAtomicCasLoop) {
   const int n = 500;
   std::vector<double> in(n);
   for (int i = 0; i < n; ++i) in[i] = (i % 13) * 0.5 - 3.0;  // halves: exact in any order
-  const Observations out = Launch("reductions", "sum_double_cas").grid(blocks_for(n, 128)).block(128)
-      .buffer("in", in).buffer("out", std::vector<double>{0.0}).scalar(n).run();
+  const Observations out = Launch("reductions", "sum_double_cas")
+                               .grid(blocks_for(n, 128))
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<double>{0.0})
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], std::vector<double>{std::accumulate(in.begin(), in.end(), 0.0)});
 }
@@ -534,8 +647,14 @@ TEST(CourseKernels, DotProductPartialsPerBlock) {
   const std::vector<float> a = gen.whole_floats(n, -4, 4), b = gen.whole_floats(n, -4, 4);
   std::vector<float> expected(blocks, 0.0f);
   for (int i = 0; i < n; ++i) expected[(i / threads) % blocks] += a[i] * b[i];
-  const Observations out = Launch("reductions", "dot_product").grid(blocks).block(threads)
-      .buffer("a", a).buffer("b", b).buffer("partial", std::vector<float>(blocks, 0.0f)).scalar(n).run();
+  const Observations out = Launch("reductions", "dot_product")
+                               .grid(blocks)
+                               .block(threads)
+                               .buffer("a", a)
+                               .buffer("b", b)
+                               .buffer("partial", std::vector<float>(blocks, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[2], expected);
 }
@@ -548,8 +667,14 @@ TEST(CourseKernels, ScanHillisSteeleInclusive) {
   const std::vector<float> in = gen.whole_floats(n, -9, 9);
   std::vector<float> expected(n);
   std::partial_sum(in.begin(), in.end(), expected.begin());
-  const Observations out = Launch("scans", "scan_hillis_steele").grid(1).block(n).shared(2 * n * 4)
-      .buffer("in", in).buffer("out", std::vector<float>(n, 0.0f)).scalar(n).run();
+  const Observations out = Launch("scans", "scan_hillis_steele")
+                               .grid(1)
+                               .block(n)
+                               .shared(2 * n * 4)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(n, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -560,8 +685,14 @@ TEST(CourseKernels, ScanBlellochExclusive) {
   const std::vector<int> in = gen.ints(n, -100, 100);
   std::vector<int> expected(n, 0);
   for (int i = 1; i < n; ++i) expected[i] = expected[i - 1] + in[i - 1];
-  const Observations out = Launch("scans", "scan_blelloch").grid(1).block(n / 2).shared(n * 4)
-      .buffer("in", in).buffer("out", std::vector<int>(n, 0)).scalar(n).run();
+  const Observations out = Launch("scans", "scan_blelloch")
+                               .grid(1)
+                               .block(n / 2)
+                               .shared(n * 4)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<int>(n, 0))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -575,9 +706,14 @@ TEST(CourseKernels, ScanWarpShufflePerBlock) {
     expected[i] = (i % block == 0 ? 0 : expected[i - 1]) + in[i];
     totals[i / block] = expected[i];
   }
-  const Observations out = Launch("scans", "scan_warp_shuffle").grid(blocks_for(n, block)).block(block)
-      .buffer("in", in).buffer("out", std::vector<int>(n, 0)).buffer("block_totals", std::vector<int>(4, 0))
-      .scalar(n).run();
+  const Observations out = Launch("scans", "scan_warp_shuffle")
+                               .grid(blocks_for(n, block))
+                               .block(block)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<int>(n, 0))
+                               .buffer("block_totals", std::vector<int>(4, 0))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
   expect_equal(out.buffers[2], totals);
@@ -593,8 +729,13 @@ TEST(CourseKernels, ScanAddBlockOffsets) {
     per_block[i] = (i % block == 0 ? 0 : per_block[i - 1]) + in[i];
     scanned_totals[i / block] = expected[i];
   }
-  const Observations out = Launch("scans", "add_block_offsets").grid(blocks_for(n, block)).block(block)
-      .buffer("data", per_block).buffer("scanned_totals", scanned_totals).scalar(n).run();
+  const Observations out = Launch("scans", "add_block_offsets")
+                               .grid(blocks_for(n, block))
+                               .block(block)
+                               .buffer("data", per_block)
+                               .buffer("scanned_totals", scanned_totals)
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[0], expected);
 }
@@ -617,8 +758,12 @@ void check_byte_histogram(const std::string& kernel) {
   const int n = 4000;
   std::vector<unsigned char> data = bytes_of(gen.ints(n, 0, 255));
   for (int i = 0; i < n; i += 3) data[i] = 42;  // one hot bin, as real data has
-  const Launch launch = Launch("histograms", kernel).grid(4).block(128)
-      .buffer("data", data).buffer("bins", std::vector<unsigned>(256, 0)).scalar(n);
+  const Launch launch = Launch("histograms", kernel)
+                            .grid(4)
+                            .block(128)
+                            .buffer("data", data)
+                            .buffer("bins", std::vector<unsigned>(256, 0))
+                            .scalar(n);
   const Observations out = launch.run();
   expect_clean(out);
   expect_equal(out.buffers[1], byte_histogram(data));
@@ -642,8 +787,14 @@ TEST(CourseKernels, LetterHistogramCoarsened) {
     if (r < 26) ++expected[r / 4];
   }
   const Observations out = Launch("histograms", "letter_histogram_coarsened")
-      .grid(blocks_for(n, 64 * per_thread)).block(64).shared(7 * 4)
-      .buffer("text", text).buffer("bins", std::vector<unsigned>(7, 0)).scalar(n).scalar(per_thread).run();
+                               .grid(blocks_for(n, 64 * per_thread))
+                               .block(64)
+                               .shared(7 * 4)
+                               .buffer("text", text)
+                               .buffer("bins", std::vector<unsigned>(7, 0))
+                               .scalar(n)
+                               .scalar(per_thread)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -654,21 +805,27 @@ TEST(CourseKernels, HistogramWithoutAtomicsIsARace) {
   Numbers gen(42);
   const int n = 256;
   const std::vector<unsigned char> data = bytes_of(gen.ints(n, 0, 255));
-  const Observations out = Launch("histograms", "histogram_without_atomics").grid(2).block(128)
-      .buffer("data", data).buffer("bins", std::vector<unsigned>(16, 0)).scalar(n).run();
+  const Observations out = Launch("histograms", "histogram_without_atomics")
+                               .grid(2)
+                               .block(128)
+                               .buffer("data", data)
+                               .buffer("bins", std::vector<unsigned>(16, 0))
+                               .scalar(n)
+                               .run();
   ASSERT_FALSE(out.findings.empty());
   EXPECT_EQ(out.findings[0].kind, FindingKind::kRace) << describe(out.findings[0]);
   EXPECT_EQ(out.findings[0].line, line_of("histograms", "racy_increment"));
   EXPECT_EQ(out.findings[0].severity, Severity::kError);
   // `local` has another shape in histogram_shared_private: this kernel's own declaration names it.
-  EXPECT_EQ(out.findings[0].message,
-            "thread (33,0,0) reads local[2] written by thread (29,0,0) at line " +
-                std::to_string(line_of("histograms", "racy_increment")) + " with no __syncthreads() between them");
+  EXPECT_EQ(out.findings[0].message, "thread (33,0,0) reads local[2] written by thread (29,0,0) at line " +
+                                         std::to_string(line_of("histograms", "racy_increment")) +
+                                         " with no __syncthreads() between them");
 }
 
 // ========================================== matmul.cu ==========================================
 
-std::vector<float> matmul_reference(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K) {
+std::vector<float> matmul_reference(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
+                                    int K) {
   std::vector<float> C(static_cast<size_t>(M) * N, 0.0f);
   for (int r = 0; r < M; ++r)
     for (int c = 0; c < N; ++c) {
@@ -683,9 +840,16 @@ void check_matmul(const std::string& kernel, int M, int N, int K) {
   Numbers gen(50);
   const std::vector<float> A = gen.floats(static_cast<size_t>(M) * K, -1, 1);
   const std::vector<float> B = gen.floats(static_cast<size_t>(K) * N, -1, 1);
-  const Observations out = Launch("matmul", kernel).grid(blocks_for(N, 16), blocks_for(M, 16)).block(16, 16)
-      .buffer("A", A).buffer("B", B).buffer("C", std::vector<float>(static_cast<size_t>(M) * N, 0.0f))
-      .scalar(M).scalar(N).scalar(K).run();
+  const Observations out = Launch("matmul", kernel)
+                               .grid(blocks_for(N, 16), blocks_for(M, 16))
+                               .block(16, 16)
+                               .buffer("A", A)
+                               .buffer("B", B)
+                               .buffer("C", std::vector<float>(static_cast<size_t>(M) * N, 0.0f))
+                               .scalar(M)
+                               .scalar(N)
+                               .scalar(K)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[2], matmul_reference(A, B, M, N, K), 1e-4, 1e-5);
 }
@@ -697,8 +861,15 @@ TEST(CourseKernels, MatvecWarpPerRow) {
   Numbers gen(51);
   const int rows = 10, cols = 100;
   const std::vector<float> A = gen.floats(rows * cols, -1, 1), x = gen.floats(cols, -1, 1);
-  const Observations out = Launch("matmul", "matvec_warp_per_row").grid(3).block(128)
-      .buffer("A", A).buffer("x", x).buffer("y", std::vector<float>(rows, 0.0f)).scalar(rows).scalar(cols).run();
+  const Observations out = Launch("matmul", "matvec_warp_per_row")
+                               .grid(3)
+                               .block(128)
+                               .buffer("A", A)
+                               .buffer("x", x)
+                               .buffer("y", std::vector<float>(rows, 0.0f))
+                               .scalar(rows)
+                               .scalar(cols)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[2], matmul_reference(A, x, rows, 1, cols), 1e-4, 1e-5);
 }
@@ -715,9 +886,14 @@ void check_transpose(const std::string& kernel, uint32_t block_y, uint32_t rows_
       in[r * cols + c] = static_cast<float>(r * 1000 + c);
       expected[c * rows + r] = in[r * cols + c];
     }
-  const Observations out = Launch("transpose", kernel).grid(blocks_for(cols, 32), blocks_for(rows, rows_per_block))
-      .block(32, block_y).buffer("in", in).buffer("out", std::vector<float>(in.size(), -1.0f))
-      .scalar(rows).scalar(cols).run();
+  const Observations out = Launch("transpose", kernel)
+                               .grid(blocks_for(cols, 32), blocks_for(rows, rows_per_block))
+                               .block(32, block_y)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(in.size(), -1.0f))
+                               .scalar(rows)
+                               .scalar(cols)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -745,8 +921,13 @@ TEST(CourseKernels, Conv1dConstantMask) {
   Numbers gen(60);
   const int n = 300;
   const std::vector<float> in = gen.floats(n, -1, 1);
-  const Observations out = Launch("stencils", "conv1d_constant_mask").grid(blocks_for(n, 128)).block(128)
-      .buffer("in", in).buffer("out", std::vector<float>(n, 0.0f)).scalar(n).run();
+  const Observations out = Launch("stencils", "conv1d_constant_mask")
+                               .grid(blocks_for(n, 128))
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(n, 0.0f))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[1], conv1d_reference(in, {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f}), 1e-5, 1e-6);
 }
@@ -759,8 +940,13 @@ TEST(CourseKernels, Stencil1dHaloLoads) {
   for (int i = 0; i < n; ++i)
     for (int k = i - radius; k <= i + radius; ++k)
       if (k >= 0 && k < n) expected[i] += in[k];
-  const Observations out = Launch("stencils", "stencil1d_halo").grid(blocks_for(n, 64)).block(64)
-      .buffer("in", in).buffer("out", std::vector<int>(n, 0)).scalar(n).run();
+  const Observations out = Launch("stencils", "stencil1d_halo")
+                               .grid(blocks_for(n, 64))
+                               .block(64)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<int>(n, 0))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -769,9 +955,16 @@ TEST(CourseKernels, Conv1dTiledHalo) {
   Numbers gen(62);
   const int n = 250, width = 5, block = 64;
   const std::vector<float> in = gen.floats(n, -1, 1), mask = {0.1f, -0.2f, 0.5f, 0.3f, -0.1f};
-  const Observations out = Launch("stencils", "conv1d_tiled_halo").grid(blocks_for(n, block - 4)).block(block)
-      .shared(block * 4).buffer("in", in).buffer("mask", mask).buffer("out", std::vector<float>(n, 0.0f))
-      .scalar(n).scalar(width).run();
+  const Observations out = Launch("stencils", "conv1d_tiled_halo")
+                               .grid(blocks_for(n, block - 4))
+                               .block(block)
+                               .shared(block * 4)
+                               .buffer("in", in)
+                               .buffer("mask", mask)
+                               .buffer("out", std::vector<float>(n, 0.0f))
+                               .scalar(n)
+                               .scalar(width)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[2], conv1d_reference(in, mask), 1e-5, 1e-6);
 }
@@ -788,9 +981,15 @@ TEST(CourseKernels, Conv2dTiledHalo) {
         for (int dc = -1; dc <= 1; ++dc)
           if (r + dr >= 0 && r + dr < height && c + dc >= 0 && c + dc < width)
             expected[r * width + c] += mask[(dr + 1) * 3 + dc + 1] * in[(r + dr) * width + c + dc];
-  const Observations out = Launch("stencils", "conv2d_tiled_halo").grid(blocks_for(width, 14), blocks_for(height, 14))
-      .block(16, 16).buffer("in", in).buffer("mask3x3", mask).buffer("out", std::vector<float>(in.size(), 0.0f))
-      .scalar(height).scalar(width).run();
+  const Observations out = Launch("stencils", "conv2d_tiled_halo")
+                               .grid(blocks_for(width, 14), blocks_for(height, 14))
+                               .block(16, 16)
+                               .buffer("in", in)
+                               .buffer("mask3x3", mask)
+                               .buffer("out", std::vector<float>(in.size(), 0.0f))
+                               .scalar(height)
+                               .scalar(width)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[2], expected, 1e-5, 1e-5);
 }
@@ -805,8 +1004,14 @@ TEST(CourseKernels, Jacobi5PointSweep) {
       const int i = y * nx + x;
       expected[i] = 0.25f * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx]);
     }
-  const Observations out = Launch("stencils", "jacobi_5point").grid(2, 2).block(16, 8)
-      .buffer("u", u).buffer("u_next", std::vector<float>(u.size(), -1.0f)).scalar(nx).scalar(ny).run();
+  const Observations out = Launch("stencils", "jacobi_5point")
+                               .grid(2, 2)
+                               .block(16, 8)
+                               .buffer("u", u)
+                               .buffer("u_next", std::vector<float>(u.size(), -1.0f))
+                               .scalar(nx)
+                               .scalar(ny)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[1], expected, 1e-6, 1e-7);
 }
@@ -825,8 +1030,13 @@ TEST(CourseKernels, SoftmaxRows) {
     for (int c = 0; c < cols; ++c) sum += std::exp(x[c] - m);
     for (int c = 0; c < cols; ++c) expected[r * cols + c] = static_cast<float>(std::exp(x[c] - m) / sum);
   }
-  const Observations out = Launch("rows", "softmax_rows").grid(rows).block(128)
-      .buffer("in", in).buffer("out", std::vector<float>(in.size(), 0.0f)).scalar(cols).run();
+  const Observations out = Launch("rows", "softmax_rows")
+                               .grid(rows)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>(in.size(), 0.0f))
+                               .scalar(cols)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[1], expected, 1e-5, 1e-9);
 }
@@ -847,9 +1057,17 @@ TEST(CourseKernels, LayernormRows) {
     for (int c = 0; c < cols; ++c)
       expected[r * cols + c] = static_cast<float>((in[r * cols + c] - mean) * inv_std * gamma[c] + beta[c]);
   }
-  const Observations out = Launch("rows", "layernorm_rows").grid(3).block(64)
-      .buffer("in", in).buffer("gamma", gamma).buffer("beta", beta).buffer("out", std::vector<float>(in.size(), 0.0f))
-      .scalar(rows).scalar(cols).scalar(eps).run();
+  const Observations out = Launch("rows", "layernorm_rows")
+                               .grid(3)
+                               .block(64)
+                               .buffer("in", in)
+                               .buffer("gamma", gamma)
+                               .buffer("beta", beta)
+                               .buffer("out", std::vector<float>(in.size(), 0.0f))
+                               .scalar(rows)
+                               .scalar(cols)
+                               .scalar(eps)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[3], expected, 1e-4, 1e-5);
 }
@@ -863,8 +1081,8 @@ TEST(CourseKernels, BitonicSortInSharedMemory) {
   std::vector<int> expected = data;
   std::sort(expected.begin(), expected.begin() + n);
   std::sort(expected.begin() + n, expected.end());
-  const Observations out = Launch("sorting", "bitonic_sort_shared").grid(2).block(n).shared(n * 4)
-      .buffer("data", data).run();
+  const Observations out =
+      Launch("sorting", "bitonic_sort_shared").grid(2).block(n).shared(n * 4).buffer("data", data).run();
   expect_clean(out);
   expect_equal(out.buffers[0], expected);
 }
@@ -878,8 +1096,14 @@ TEST(CourseKernels, BitonicStepPerLaunch) {
   Buffer current = make_buffer("data", data);
   for (int k = 2; k <= n; k <<= 1)
     for (int j = k >> 1; j > 0; j >>= 1) {
-      const Observations out = Launch("sorting", "bitonic_step").grid(n / 128).block(128)
-          .buffer("data", data).refill(0, current).scalar(j).scalar(k).run();
+      const Observations out = Launch("sorting", "bitonic_step")
+                                   .grid(n / 128)
+                                   .block(128)
+                                   .buffer("data", data)
+                                   .refill(0, current)
+                                   .scalar(j)
+                                   .scalar(k)
+                                   .run();
       expect_clean(out);
       if (!out.completed || !out.findings.empty()) return;
       current = out.buffers[0];
@@ -893,8 +1117,13 @@ TEST(CourseKernels, OddEvenTranspositionSort) {
   const std::vector<int> data = gen.ints(n, -50, 50);
   std::vector<int> expected = data;
   std::sort(expected.begin(), expected.end());
-  const Observations out = Launch("sorting", "odd_even_transposition").grid(1).block(n / 2).shared(n * 4)
-      .buffer("data", data).scalar(n).run();
+  const Observations out = Launch("sorting", "odd_even_transposition")
+                               .grid(1)
+                               .block(n / 2)
+                               .shared(n * 4)
+                               .buffer("data", data)
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[0], expected);
 }
@@ -905,8 +1134,8 @@ TEST(CourseKernels, OddEvenMergeSort) {
   const std::vector<float> data = gen.floats(n, -1, 1);
   std::vector<float> expected = data;
   std::sort(expected.begin(), expected.end());
-  const Observations out = Launch("sorting", "odd_even_merge_sort").grid(1).block(n).shared(n * 4)
-      .buffer("data", data).run();
+  const Observations out =
+      Launch("sorting", "odd_even_merge_sort").grid(1).block(n).shared(n * 4).buffer("data", data).run();
   expect_clean(out);
   expect_equal(out.buffers[0], expected);
 }
@@ -923,8 +1152,13 @@ void check_compaction(const std::string& kernel) {
   for (int v : in)
     if (v > 0) kept.push_back(v);
   std::sort(kept.begin(), kept.end());
-  Launch launch = Launch("compaction", kernel).grid(blocks_for(n, 128)).block(128)
-      .buffer("in", in).buffer("out", std::vector<int>(n, 0)).buffer("count", std::vector<int>{0}).scalar(n);
+  Launch launch = Launch("compaction", kernel)
+                      .grid(blocks_for(n, 128))
+                      .block(128)
+                      .buffer("in", in)
+                      .buffer("out", std::vector<int>(n, 0))
+                      .buffer("count", std::vector<int>{0})
+                      .scalar(n);
   const Observations out = launch.run();
   expect_clean(out);
   const std::vector<int> count = read_buffer<int>(out.buffers[2]);
@@ -956,8 +1190,8 @@ void check_reverse(const std::string& kernel, uint32_t dynamic_bytes) {
     d[i] = i * 3 + 1;
     expected[n - 1 - i] = d[i];
   }
-  const Observations out = Launch("shared_memory", kernel).grid(1).block(n).shared(dynamic_bytes)
-      .buffer("d", d).scalar(n).run();
+  const Observations out =
+      Launch("shared_memory", kernel).grid(1).block(n).shared(dynamic_bytes).buffer("d", d).scalar(n).run();
   expect_clean(out);
   expect_equal(out.buffers[0], expected);
 }
@@ -978,9 +1212,14 @@ TEST(CourseKernels, CarveDynamicSharedIntoTwoArrays) {
       above[b] += in[b * block + t] > first ? 1 : 0;
     }
   }
-  const Observations out = Launch("shared_memory", "carve_dynamic_shared").grid(blocks).block(block)
-      .shared(block * 4 + block * 4).buffer("in", in).buffer("scaled", std::vector<float>(in.size(), 0.0f))
-      .buffer("above_first", std::vector<int>(blocks, -1)).run();
+  const Observations out = Launch("shared_memory", "carve_dynamic_shared")
+                               .grid(blocks)
+                               .block(block)
+                               .shared(block * 4 + block * 4)
+                               .buffer("in", in)
+                               .buffer("scaled", std::vector<float>(in.size(), 0.0f))
+                               .buffer("above_first", std::vector<int>(blocks, -1))
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[1], scaled, 1e-6, 1e-7);
   expect_equal(out.buffers[2], above);
@@ -992,8 +1231,8 @@ TEST(CourseKernels, WarpVotes) {
   Numbers gen(110);
   const int n = 200, warps = 8;
   std::vector<int> in = gen.ints(n, -3, 20);
-  for (int i = 32; i < 64; ++i) in[i] = 5;    // a warp where all vote yes
-  for (int i = 64; i < 96; ++i) in[i] = -5;   // and one where none does
+  for (int i = 32; i < 64; ++i) in[i] = 5;   // a warp where all vote yes
+  for (int i = 64; i < 96; ++i) in[i] = -5;  // and one where none does
   std::vector<int> all(warps, 1), any(warps, 0), count(warps, 0);
   for (int i = 0; i < warps * 32; ++i) {
     const bool positive = i < n && in[i] > 0;
@@ -1001,9 +1240,15 @@ TEST(CourseKernels, WarpVotes) {
     any[i / 32] |= positive ? 1 : 0;
     count[i / 32] += positive ? 1 : 0;
   }
-  const Observations out = Launch("warp_level", "warp_votes").grid(4).block(64).buffer("in", in)
-      .buffer("all", std::vector<int>(warps, -1)).buffer("any", std::vector<int>(warps, -1))
-      .buffer("count", std::vector<int>(warps, -1)).scalar(n).run();
+  const Observations out = Launch("warp_level", "warp_votes")
+                               .grid(4)
+                               .block(64)
+                               .buffer("in", in)
+                               .buffer("all", std::vector<int>(warps, -1))
+                               .buffer("any", std::vector<int>(warps, -1))
+                               .buffer("count", std::vector<int>(warps, -1))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   // __all_sync and __any_sync return non-zero for true: compare as booleans.
   std::vector<int> got_all = read_buffer<int>(out.buffers[1]), got_any = read_buffer<int>(out.buffers[2]);
@@ -1024,8 +1269,13 @@ TEST(CourseKernels, WarpReduceIntrinsic) {
     sums[i / 32] += in[i];
     maxima[i / 32] = std::max(maxima[i / 32], values[i] - 500);
   }
-  const Observations out = Launch("warp_level", "warp_reduce_intrinsic").grid(1).block(128)
-      .buffer("in", in).buffer("sums", std::vector<unsigned>(4, 0)).buffer("maxima", std::vector<int>(4, 0)).run();
+  const Observations out = Launch("warp_level", "warp_reduce_intrinsic")
+                               .grid(1)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("sums", std::vector<unsigned>(4, 0))
+                               .buffer("maxima", std::vector<int>(4, 0))
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], sums);
   expect_equal(out.buffers[2], maxima);
@@ -1037,8 +1287,13 @@ TEST(CourseKernels, HistogramMatchAnyAggregation) {
   const std::vector<int> keys = gen.ints(n, 0, 7);
   std::vector<unsigned> bins(8, 0);
   for (int k : keys) ++bins[k];
-  const Observations out = Launch("warp_level", "histogram_match_any").grid(3).block(128)
-      .buffer("keys", keys).buffer("bins", std::vector<unsigned>(8, 0)).scalar(n).run();
+  const Observations out = Launch("warp_level", "histogram_match_any")
+                               .grid(3)
+                               .block(128)
+                               .buffer("keys", keys)
+                               .buffer("bins", std::vector<unsigned>(8, 0))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], bins);
 }
@@ -1054,8 +1309,12 @@ TEST(CourseKernels, ActiveMaskInABranch) {
     for (int l = 0; l < 32; ++l)
       if (in[w * 32 + l] % 2 == 0) masks[w * 32 + l] = even;
   }
-  const Observations out = Launch("warp_level", "active_lanes").grid(1).block(64)
-      .buffer("in", in).buffer("masks", std::vector<unsigned>(64, 7)).run();
+  const Observations out = Launch("warp_level", "active_lanes")
+                               .grid(1)
+                               .block(64)
+                               .buffer("in", in)
+                               .buffer("masks", std::vector<unsigned>(64, 7))
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], masks);
 }
@@ -1080,9 +1339,16 @@ TEST(CourseKernels, BitIntrinsics) {
     for (int b = 0; b < 32; ++b) r |= ((w >> b) & 1u) << (31 - b);
     rev[i] = r;
   }
-  const Observations out = Launch("warp_level", "bit_tricks").grid(1).block(128).buffer("in", in)
-      .buffer("pop", std::vector<int>(n, -1)).buffer("lead", std::vector<int>(n, -1))
-      .buffer("rev", std::vector<unsigned>(n, 0)).buffer("first", std::vector<int>(n, -1)).scalar(n).run();
+  const Observations out = Launch("warp_level", "bit_tricks")
+                               .grid(1)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("pop", std::vector<int>(n, -1))
+                               .buffer("lead", std::vector<int>(n, -1))
+                               .buffer("rev", std::vector<unsigned>(n, 0))
+                               .buffer("first", std::vector<int>(n, -1))
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], pop);
   expect_equal(out.buffers[2], lead);
@@ -1100,8 +1366,14 @@ TEST(CourseKernels, RadixSplitWithSyncthreadsCount) {
     if (((v >> bit) & 1u) == 0) expected.push_back(v);
   for (unsigned v : in)
     if (((v >> bit) & 1u) == 1) expected.push_back(v);
-  const Observations out = Launch("warp_level", "split_by_bit").grid(1).block(n).shared(n * 4)
-      .buffer("in", in).buffer("out", std::vector<unsigned>(n, 0)).scalar(bit).run();
+  const Observations out = Launch("warp_level", "split_by_bit")
+                               .grid(1)
+                               .block(n)
+                               .shared(n * 4)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<unsigned>(n, 0))
+                               .scalar(bit)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -1112,8 +1384,13 @@ TEST(CourseKernels, ReduceCooperativeGroupsTile64) {
   Numbers gen(120);
   const int n = 500;
   const std::vector<float> in = gen.whole_floats(n, -9, 9);
-  const Observations out = Launch("extras", "reduce_cg_tile64").grid(4).block(128)
-      .buffer("in", in).buffer("out", std::vector<float>{0.0f}).scalar(n).run();
+  const Observations out = Launch("extras", "reduce_cg_tile64")
+                               .grid(4)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<float>{0.0f})
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], std::vector<float>{std::accumulate(in.begin(), in.end(), 0.0f)});
 }
@@ -1123,8 +1400,12 @@ TEST(CourseKernels, ScanCooperativeGroupsTile) {
   const std::vector<int> in = gen.ints(128, -50, 50);
   std::vector<int> expected(128);
   for (int i = 0; i < 128; ++i) expected[i] = (i % 32 == 0 ? 0 : expected[i - 1]) + in[i];
-  const Observations out = Launch("extras", "scan_cg_tile").grid(2).block(64)
-      .buffer("in", in).buffer("out", std::vector<int>(128, 0)).run();
+  const Observations out = Launch("extras", "scan_cg_tile")
+                               .grid(2)
+                               .block(64)
+                               .buffer("in", in)
+                               .buffer("out", std::vector<int>(128, 0))
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], expected);
 }
@@ -1134,9 +1415,14 @@ TEST(CourseKernels, SinglePassSumWithThreadfence) {
   const int n = 1000, blocks = 8;
   const std::vector<float> in = gen.whole_floats(n, -9, 9);
   const std::vector<float> partials = block_sums(in, 128);
-  const Observations out = Launch("extras", "single_pass_sum").grid(blocks).block(128)
-      .buffer("in", in).buffer("partials", std::vector<float>(blocks, 0.0f)).buffer("total", std::vector<float>{0.0f})
-      .scalar(n).run();
+  const Observations out = Launch("extras", "single_pass_sum")
+                               .grid(blocks)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("partials", std::vector<float>(blocks, 0.0f))
+                               .buffer("total", std::vector<float>{0.0f})
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], partials);
   expect_equal(out.buffers[2], std::vector<float>{std::accumulate(in.begin(), in.end(), 0.0f)});
@@ -1146,9 +1432,14 @@ TEST(CourseKernels, SpinLockPerBlockLeader) {
   Numbers gen(123);
   const int n = 1000, blocks = 8;
   const std::vector<int> in = gen.ints(n, -100, 100);
-  const Observations out = Launch("extras", "locked_update").grid(blocks).block(128)
-      .buffer("in", in).buffer("lock", std::vector<int>{0}).buffer("sum_and_count", std::vector<int>{0, 0})
-      .scalar(n).run();
+  const Observations out = Launch("extras", "locked_update")
+                               .grid(blocks)
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("lock", std::vector<int>{0})
+                               .buffer("sum_and_count", std::vector<int>{0, 0})
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], std::vector<int>{0});
   expect_equal(out.buffers[2], std::vector<int>{std::accumulate(in.begin(), in.end(), 0), blocks});
@@ -1172,8 +1463,14 @@ TEST(CourseKernels, NbodyAccelerations) {
     }
     for (int c = 0; c < 3; ++c) expected[3 * i + c] = static_cast<float>(a[c]);
   }
-  const Observations out = Launch("extras", "nbody_accelerations").grid(2).block(64)
-      .buffer("pos", pos_with_mass).buffer("acc", std::vector<float>(3 * n, 0.0f)).scalar(n).scalar(softening).run();
+  const Observations out = Launch("extras", "nbody_accelerations")
+                               .grid(2)
+                               .block(64)
+                               .buffer("pos", pos_with_mass)
+                               .buffer("acc", std::vector<float>(3 * n, 0.0f))
+                               .scalar(n)
+                               .scalar(softening)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[1], expected, 1e-3, 1e-3);
 }
@@ -1185,10 +1482,16 @@ TEST(CourseKernels, RgbaToGreyOnUchar4) {
   const std::vector<unsigned char> rgba(channels.begin(), channels.end());
   std::vector<unsigned char> grey(width * height);
   for (int p = 0; p < width * height; ++p)
-    grey[p] = static_cast<unsigned char>(0.299f * rgba[4 * p] + 0.587f * rgba[4 * p + 1] + 0.114f * rgba[4 * p + 2] + 0.5f);
-  const Observations out = Launch("extras", "rgba_to_grey").grid(blocks_for(width, 16), blocks_for(height, 16))
-      .block(16, 16).buffer("rgba", rgba).buffer("grey", std::vector<unsigned char>(grey.size(), 0))
-      .scalar(width).scalar(height).run();
+    grey[p] = static_cast<unsigned char>(0.299f * rgba[4 * p] + 0.587f * rgba[4 * p + 1] +
+                                         0.114f * rgba[4 * p + 2] + 0.5f);
+  const Observations out = Launch("extras", "rgba_to_grey")
+                               .grid(blocks_for(width, 16), blocks_for(height, 16))
+                               .block(16, 16)
+                               .buffer("rgba", rgba)
+                               .buffer("grey", std::vector<unsigned char>(grey.size(), 0))
+                               .scalar(width)
+                               .scalar(height)
+                               .run();
   expect_clean(out);
   expect_near(out.buffers[1], grey, 0, 1);  // nvcc's fused multiply-adds may round a .5 the other way
 }
@@ -1202,8 +1505,13 @@ TEST(CourseKernels, ArgminPackedIn64BitAtomicMin) {
   uint64_t key = 0;
   std::memcpy(&key, &in[321], sizeof(float));
   key = key << 32 | 321u;
-  const Observations out = Launch("extras", "argmin_packed").grid(blocks_for(n, 128)).block(128)
-      .buffer("in", in).buffer("best", std::vector<uint64_t>{~uint64_t{0}}).scalar(n).run();
+  const Observations out = Launch("extras", "argmin_packed")
+                               .grid(blocks_for(n, 128))
+                               .block(128)
+                               .buffer("in", in)
+                               .buffer("best", std::vector<uint64_t>{~uint64_t{0}})
+                               .scalar(n)
+                               .run();
   expect_clean(out);
   expect_equal(out.buffers[1], std::vector<uint64_t>{key});
 }
@@ -1213,16 +1521,22 @@ TEST(CourseKernels, ArgminPackedIn64BitAtomicMin) {
 TEST(CourseKernels, TextureFetchIsRefusedAtTheLearnersLine) {
   SIMULATOR_ONLY();
   const int n = 64;
-  const Observations out = Launch("extras", "texture_copy").grid(1).block(64)
-      .scalar(uint64_t{1}).buffer("out", std::vector<float>(n, 0.0f)).scalar(n).run();
+  const Observations out = Launch("extras", "texture_copy")
+                               .grid(1)
+                               .block(64)
+                               .scalar(uint64_t{1})
+                               .buffer("out", std::vector<float>(n, 0.0f))
+                               .scalar(n)
+                               .run();
   EXPECT_FALSE(out.completed);
   ASSERT_EQ(out.findings.size(), 1u);
   const Finding& f = out.findings[0];
   EXPECT_EQ(f.kind, FindingKind::kRuntimeError);
   EXPECT_EQ(f.line, line_of("extras", "tex_fetch"));
   EXPECT_TRUE(f.file.ends_with("kernel.cu")) << f.file;
-  EXPECT_TRUE(f.message.starts_with("the simulator cannot run this kernel: unsupported instruction in "
-                                    "'tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}]' (PTX line "))
+  EXPECT_TRUE(
+      f.message.starts_with("the simulator cannot run this kernel: unsupported instruction in "
+                            "'tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}]' (PTX line "))
       << f.message;
   EXPECT_TRUE(f.message.ends_with("); a GPU can: grade it with --backend gpu")) << f.message;
 }
@@ -1241,38 +1555,54 @@ std::vector<std::string> findings_of(const Observations& out) {
 TEST(CourseKernels, MissingBoundsCheckIsOutOfBounds) {
   SIMULATOR_ONLY();
   const int n = 100;
-  const Observations out = Launch("bugs", "scale_without_guard").grid(2).block(64)
-      .buffer("in", std::vector<float>(n, 1.0f)).buffer("out", std::vector<float>(n, 0.0f)).scalar(n).run();
-  EXPECT_EQ(findings_of(out), (std::vector<std::string>{
-                                  "out-of-bounds error " + std::to_string(line_of("bugs", "no_guard")) +
-                                  ": thread (36,0,0) of block (1,0,0) reads in[100], 1 element past the end of 'in' "
-                                  "(100 elements)"}));
+  const Observations out = Launch("bugs", "scale_without_guard")
+                               .grid(2)
+                               .block(64)
+                               .buffer("in", std::vector<float>(n, 1.0f))
+                               .buffer("out", std::vector<float>(n, 0.0f))
+                               .scalar(n)
+                               .run();
+  EXPECT_EQ(findings_of(out),
+            (std::vector<std::string>{
+                "out-of-bounds error " + std::to_string(line_of("bugs", "no_guard")) +
+                ": thread (36,0,0) of block (1,0,0) reads in[100], 1 element past the end of 'in' "
+                "(100 elements)"}));
 }
 
 TEST(CourseKernels, HaloOffByOneWritesPastTheSharedTile) {
   SIMULATOR_ONLY();
   const int n = 128;
-  const Observations out = Launch("bugs", "stencil_tile_off_by_one").grid(2).block(64)
-      .buffer("in", std::vector<float>(n, 1.0f)).buffer("out", std::vector<float>(n, 0.0f)).scalar(n).run();
-  EXPECT_EQ(findings_of(out), (std::vector<std::string>{
-                                  "out-of-bounds error " + std::to_string(line_of("bugs", "off_by_one")) +
-                                  ": thread (63,0,0) of block (0,0,0) writes tile[66], 1 element past the end of "
-                                  "'tile' (66 elements)"}));
+  const Observations out = Launch("bugs", "stencil_tile_off_by_one")
+                               .grid(2)
+                               .block(64)
+                               .buffer("in", std::vector<float>(n, 1.0f))
+                               .buffer("out", std::vector<float>(n, 0.0f))
+                               .scalar(n)
+                               .run();
+  EXPECT_EQ(findings_of(out),
+            (std::vector<std::string>{
+                "out-of-bounds error " + std::to_string(line_of("bugs", "off_by_one")) +
+                ": thread (63,0,0) of block (0,0,0) writes tile[66], 1 element past the end of "
+                "'tile' (66 elements)"}));
 }
 
 TEST(CourseKernels, MissingBarrierIsARace) {
   SIMULATOR_ONLY();
   std::vector<int> d(256);
   std::iota(d.begin(), d.end(), 0);
-  const Observations out = Launch("bugs", "reverse_without_barrier").grid(1).block(256)
-      .buffer("d", d).scalar(256).run();
+  const Observations out =
+      Launch("bugs", "reverse_without_barrier").grid(1).block(256).buffer("d", d).scalar(256).run();
   const int read = line_of("bugs", "no_barrier"), write = read - 1;
   EXPECT_EQ(findings_of(out),
             (std::vector<std::string>{
-                "race error " + std::to_string(write) + ": thread (128,0,0) writes s[128] read by thread (127,0,0) "
-                "at line " + std::to_string(read) + " with no __syncthreads() between them",
-                "race error " + std::to_string(read) + ": thread (128,0,0) reads s[127] written by thread (127,0,0) "
-                "at line " + std::to_string(write) + " with no __syncthreads() between them",
+                "race error " + std::to_string(write) +
+                    ": thread (128,0,0) writes s[128] read by thread (127,0,0) "
+                    "at line " +
+                    std::to_string(read) + " with no __syncthreads() between them",
+                "race error " + std::to_string(read) +
+                    ": thread (128,0,0) reads s[127] written by thread (127,0,0) "
+                    "at line " +
+                    std::to_string(write) + " with no __syncthreads() between them",
                 // Warp 0 runs ahead of warp 7, as a GPU may: it reads s[255] before anyone wrote it.
                 "uninitialized-shared-read error " + std::to_string(read) +
                     ": thread (0,0,0) reads s[255], which no thread of block (0,0,0) wrote"}));
@@ -1281,26 +1611,38 @@ TEST(CourseKernels, MissingBarrierIsARace) {
 TEST(CourseKernels, BarrierInABranchIsBarrierDivergence) {
   SIMULATOR_ONLY();
   const int n = 100;
-  const Observations out = Launch("bugs", "barrier_in_branch").grid(1).block(128)
-      .buffer("data", std::vector<float>(n, 1.0f)).scalar(n).run();
+  const Observations out = Launch("bugs", "barrier_in_branch")
+                               .grid(1)
+                               .block(128)
+                               .buffer("data", std::vector<float>(n, 1.0f))
+                               .scalar(n)
+                               .run();
   const int barrier = line_of("bugs", "divergent_barrier");
-  EXPECT_EQ(findings_of(out),
-            (std::vector<std::string>{
-                "barrier-divergence error " + std::to_string(barrier) +
-                    ": barrier reached by only 100 of 128 threads of block (0,0,0); the other 28 exited without "
-                    "reaching it (__syncthreads() inside a branch or after an early return)",
-                // The second bug of the kernel: thread 99 reads s[100], which thread 100 (past n) never wrote.
-                "uninitialized-shared-read error " + std::to_string(barrier + 1) +
-                    ": thread (99,0,0) reads s[100], which no thread of block (0,0,0) wrote" + std::string(kAfterBarrier)}));
+  EXPECT_EQ(
+      findings_of(out),
+      (std::vector<std::string>{
+          "barrier-divergence error " + std::to_string(barrier) +
+              ": barrier reached by only 100 of 128 threads of block (0,0,0); the other 28 exited without "
+              "reaching it (__syncthreads() inside a branch or after an early return)",
+          // The second bug of the kernel: thread 99 reads s[100], which thread 100 (past n) never wrote.
+          "uninitialized-shared-read error " + std::to_string(barrier + 1) +
+              ": thread (99,0,0) reads s[100], which no thread of block (0,0,0) wrote" +
+              std::string(kAfterBarrier)}));
 }
 
 TEST(CourseKernels, HalfLoadedTileReadsUninitializedShared) {
   SIMULATOR_ONLY();
-  const Observations out = Launch("bugs", "half_loaded_tile").grid(2).block(64)
-      .buffer("in", std::vector<float>(128, 1.0f)).buffer("out", std::vector<float>(128, 0.0f)).run();
-  EXPECT_EQ(findings_of(out), (std::vector<std::string>{
-                                  "uninitialized-shared-read error " + std::to_string(line_of("bugs", "uninitialized")) +
-                                  ": thread (0,0,0) reads tile[63], which no thread of block (0,0,0) wrote" + std::string(kAfterBarrier)}));
+  const Observations out = Launch("bugs", "half_loaded_tile")
+                               .grid(2)
+                               .block(64)
+                               .buffer("in", std::vector<float>(128, 1.0f))
+                               .buffer("out", std::vector<float>(128, 0.0f))
+                               .run();
+  EXPECT_EQ(findings_of(out),
+            (std::vector<std::string>{
+                "uninitialized-shared-read error " + std::to_string(line_of("bugs", "uninitialized")) +
+                ": thread (0,0,0) reads tile[63], which no thread of block (0,0,0) wrote" +
+                std::string(kAfterBarrier)}));
 }
 
 }  // namespace

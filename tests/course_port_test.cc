@@ -34,7 +34,8 @@ TEST(CoursePort, EverySolutionPassesAndEveryStubFailsAsWritten) {
     EXPECT_EQ(report.rows[0].got, "pass") << report.rows[0].why;
     EXPECT_EQ(report.rows[1].submission, "stub");
     EXPECT_EQ(report.rows[1].got.rfind("fail", 0), 0u) << report.rows[1].got;
-    for (const CheckRow& row : report.rows) EXPECT_TRUE(row.ok) << row.submission << ": " << row.got << " " << row.why;
+    for (const CheckRow& row : report.rows)
+      EXPECT_TRUE(row.ok) << row.submission << ": " << row.got << " " << row.why;
   }
 }
 
@@ -56,10 +57,11 @@ TEST(CoursePort, AFileDefineThatDiffersFromTheExercisesIsRefusedNamingBoth) {
   ASSERT_EQ(result.findings.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kRejectedSource);
   EXPECT_EQ(result.findings[0].line, testing::line_of(text, "#define BLOCK_SIZE 32"));
-  EXPECT_EQ(result.findings[0].message,
-            "this line defines BLOCK_SIZE as 32, but the exercise sets BLOCK_SIZE itself (16 in variant 16 in "
-            "exercises/stencil-1d/exercise.yaml's variants), so the compiler would see both; remove this "
-            "definition, or guard it with `#ifndef BLOCK_SIZE`, so that each variant's value reaches the code");
+  EXPECT_EQ(
+      result.findings[0].message,
+      "this line defines BLOCK_SIZE as 32, but the exercise sets BLOCK_SIZE itself (16 in variant 16 in "
+      "exercises/stencil-1d/exercise.yaml's variants), so the compiler would see both; remove this "
+      "definition, or guard it with `#ifndef BLOCK_SIZE`, so that each variant's value reaches the code");
 }
 
 }  // namespace

@@ -28,7 +28,9 @@ std::vector<std::string> ids_of(const Course& course) {
   return ids;
 }
 
-std::string relative_to(const fs::path& root, const fs::path& path) { return path.lexically_relative(root).string(); }
+std::string relative_to(const fs::path& root, const fs::path& path) {
+  return path.lexically_relative(root).string();
+}
 
 TEST(CourseTest, ShippedCourseFollowsItsLessons) {
   const fs::path root = GPUGRADE_SOURCE_DIR;
@@ -36,7 +38,8 @@ TEST(CourseTest, ShippedCourseFollowsItsLessons) {
   EXPECT_TRUE(course.has_manifest);
   EXPECT_EQ(course.problems, std::vector<std::string>{});
   std::vector<std::string> ids = ids_of(course);
-  // First kernels come first; the seed's transpose ladder follows in its own order, one chapter after another.
+  // First kernels come first; the seed's transpose ladder follows in its own order, one chapter after
+  // another.
   ASSERT_GE(ids.size(), 30u);
   EXPECT_EQ(ids.front(), "map");
   EXPECT_EQ(course.entries.front().chapter, "First kernels");
@@ -83,10 +86,13 @@ class CourseFolderTest : public ::testing::Test {
     root_ = scratch_->path();
     fs::create_directories(root_ / "exercises");
     for (const char* id : {"copy", "transpose-naive"})
-      fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises" / id, root_ / "exercises" / id, fs::copy_options::recursive);
+      fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises" / id, root_ / "exercises" / id,
+               fs::copy_options::recursive);
   }
 
-  Course load() { return load_course(root_, [&](const fs::path& p) { return relative_to(root_, p); }); }
+  Course load() {
+    return load_course(root_, [&](const fs::path& p) { return relative_to(root_, p); });
+  }
 
   void write(const fs::path& name, const std::string& text) {
     fs::create_directories((root_ / name).parent_path());
@@ -99,7 +105,8 @@ class CourseFolderTest : public ::testing::Test {
     ProcessOptions options;
     options.working_directory = root_;
     options.time_limit_seconds = 300;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(root_ / "cache").string(), "NO_COLOR=1"};
+    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(root_ / "cache").string(),
+                                 "NO_COLOR=1"};
     return run_process(args, options);
   }
 
@@ -128,9 +135,10 @@ TEST_F(CourseFolderTest, ManifestMistakesPointAtTheirLine) {
         "      - copy\n");
   Course course = load();
   EXPECT_EQ(course.problems,
-            (std::vector<std::string>{"course.yaml:5:9: 'copy' comes after 'transpose-naive', which needs it first: "
-                                      "move it earlier",
-                                      "course.yaml:6:9: no exercise 'copi' in exercises (did you mean 'copy'?)"}));
+            (std::vector<std::string>{
+                "course.yaml:5:9: 'copy' comes after 'transpose-naive', which needs it first: "
+                "move it earlier",
+                "course.yaml:6:9: no exercise 'copi' in exercises (did you mean 'copy'?)"}));
   // The course stays usable, in the manifest's order.
   EXPECT_EQ(ids_of(course), (std::vector<std::string>{"transpose-naive", "copy"}));
 }
@@ -139,11 +147,13 @@ TEST_F(CourseFolderTest, UnlistedExercisesComeLastWithANote) {
   write("course.yaml", "chapters:\n  - title: One\n    exercises: [transpose-naive]\n");
   Course course = load();
   EXPECT_EQ(ids_of(course), (std::vector<std::string>{"transpose-naive", "copy"}));
-  EXPECT_EQ(course.problems, std::vector<std::string>{"course.yaml: copy not listed in any chapter; it comes last"});
+  EXPECT_EQ(course.problems,
+            std::vector<std::string>{"course.yaml: copy not listed in any chapter; it comes last"});
 }
 
 TEST_F(CourseFolderTest, ManifestPointsReplaceTheExercises) {
-  write("course.yaml", "chapters:\n  - title: One\n    exercises: [{id: copy, points: 12}, transpose-naive]\n");
+  write("course.yaml",
+        "chapters:\n  - title: One\n    exercises: [{id: copy, points: 12}, transpose-naive]\n");
   Course course = load();
   ASSERT_TRUE(course.entries[0].exercise);
   EXPECT_EQ(course.entries[0].exercise->points, 12);
@@ -198,7 +208,8 @@ TEST_F(CourseFolderTest, GradeAllEndsWithATotalThatCountsWhatCouldNotBeGraded) {
   EXPECT_NE(r.err.find("gpugrade: error: transpose-naive was not graded: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("transpose.cu is a symbolic link to "), std::string::npos) << r.err;
   const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
-  EXPECT_EQ(last, "total: 3 exercises, 1 passed, 0 failed, 2 not graded (the errors above say why); 5/5 points\n")
+  EXPECT_EQ(last,
+            "total: 3 exercises, 1 passed, 0 failed, 2 not graded (the errors above say why); 5/5 points\n")
       << r.out;
 
   // Every exercise graded: the total is the verdicts', and the exit code the grades'.
@@ -214,7 +225,8 @@ TEST_F(CourseFolderTest, GradeAllEndsWithATotalThatCountsWhatCouldNotBeGraded) {
 
 TEST_F(CourseFolderTest, AFileRestoredToTheTextThatPassedShowsAsPassed) {
   const fs::path file = root_ / "exercises/copy/copy.cu";
-  fs::copy_file(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu", file, fs::copy_options::overwrite_existing);
+  fs::copy_file(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu", file,
+                fs::copy_options::overwrite_existing);
   std::ifstream in(file);
   const std::string solved((std::istreambuf_iterator<char>(in)), {});
   ProcessResult r = run_gpugrade({"grade", "copy", "--backend", "sim"});

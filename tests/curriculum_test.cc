@@ -146,8 +146,8 @@ INSTANTIATE_TEST_SUITE_P(Course, CurriculumTest,
                                            "blocks-2d", "shared", "pooling", "dot", "prefix-sum",
                                            "scan-multiblock", "axis-sum", "matmul", "reduce-interleaved",
                                            "reduce-sequential", "reduce-first-add", "reduce-unrolled",
-                                           "reduce-shuffle", "histogram", "softmax", "convolution-1d", "stencil-2d",
-                                           "matmul-tiled"),
+                                           "reduce-shuffle", "histogram", "softmax", "convolution-1d",
+                                           "stencil-2d", "matmul-tiled"),
                          test_name);
 
 }  // namespace

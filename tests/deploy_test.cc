@@ -3,22 +3,22 @@
 // results files are checked against the schemas written from the platforms' documentation
 // (docs/deploy/*.schema.json). The learner-file search is also tested alone, with a stand-in grader.
 // tests/deploy/clean_root.sh runs the install steps in a fresh Debian root (opt-in: minutes, network).
+#include "grader/deploy/deploy.h"
+
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
-
-#include "grader/deploy/deploy.h"
 #include "grader/deploy/zip.h"
 #include "grader/exercise/exercise.h"
 #include "grader/source/submission_file.h"
@@ -39,7 +39,9 @@ void put(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-std::string read(const fs::path& path) { return read_file_bytes(path).value_or("<missing " + path.string() + ">"); }
+std::string read(const fs::path& path) {
+  return read_file_bytes(path).value_or("<missing " + path.string() + ">");
+}
 
 nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read(path), nullptr, false); }
 
@@ -71,8 +73,8 @@ class DeployTest : public ::testing::Test {
   // `command` with `binds` ({outside, inside}) in a bubblewrap namespace that sees this machine's folders
   // read only and, on a fresh root, the platform's folders where the platform puts them (a top-level folder
   // of this machine that holds one of them, /opt for /opt/gpugrade, is left out: the image has its own).
-  ProcessResult in_layout(const std::vector<std::pair<fs::path, std::string>>& binds, const std::string& chdir,
-                          const std::vector<std::string>& command) {
+  ProcessResult in_layout(const std::vector<std::pair<fs::path, std::string>>& binds,
+                          const std::string& chdir, const std::vector<std::string>& command) {
     std::vector<std::string> argv = {*bwrap_, "--tmpfs", "/"};
     for (const fs::directory_entry& top : fs::directory_iterator("/")) {
       const std::string path = top.path().string();
@@ -80,8 +82,10 @@ class DeployTest : public ::testing::Test {
         return *std::next(fs::path(bind.second).begin()) == top.path().filename();
       });
       if (replaced || path == "/proc" || path == "/dev" || path == "/tmp" || path == "/sys") continue;
-      if (top.is_symlink()) argv.insert(argv.end(), {"--symlink", fs::read_symlink(top.path()).string(), path});
-      else if (top.is_directory()) argv.insert(argv.end(), {"--ro-bind", path, path});
+      if (top.is_symlink())
+        argv.insert(argv.end(), {"--symlink", fs::read_symlink(top.path()).string(), path});
+      else if (top.is_directory())
+        argv.insert(argv.end(), {"--ro-bind", path, path});
     }
     argv.insert(argv.end(), {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir().string(),
                              dir().string()});
@@ -115,13 +119,14 @@ class DeployTest : public ::testing::Test {
 
 TEST_F(DeployTest, GradescopeAutograderGradesEachExerciseInGradescopesLayout) {
   NEEDS_BWRAP();
-  ProcessResult exported = gpugrade({"export", "gradescope", "copy", "transpose-tiled", "--out", (dir() / "out").string()});
+  ProcessResult exported =
+      gpugrade({"export", "gradescope", "copy", "transpose-tiled", "--out", (dir() / "out").string()});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   // The zip holds setup.sh and run_autograder at its root; /autograder/source is what it unpacks to.
   const fs::path autograder = dir() / "autograder";
   fs::create_directories(autograder);
-  ProcessResult unzip = run_process({*find_program("unzip"), "-q", (dir() / "out/autograder.zip").string(), "-d",
-                                     (autograder / "source").string()});
+  ProcessResult unzip = run_process({*find_program("unzip"), "-q", (dir() / "out/autograder.zip").string(),
+                                     "-d", (autograder / "source").string()});
   ASSERT_EQ(unzip.exit_code, 0) << unzip.out << unzip.err;
   ASSERT_TRUE(fs::is_regular_file(autograder / "source/setup.sh"));
   fs::copy_file(autograder / "source/run_autograder", autograder / "run_autograder");
@@ -141,14 +146,16 @@ TEST_F(DeployTest, GradescopeAutograderGradesEachExerciseInGradescopesLayout) {
   EXPECT_EQ(results["tests"][0]["score"], results["tests"][0]["max_score"]);
   EXPECT_EQ(results["tests"][1]["name"], "transpose-tiled");
   EXPECT_EQ(results["tests"][1]["score"], 0);
-  EXPECT_NE(results["tests"][1]["output"].get<std::string>().find("no transpose.cu was handed in for transpose-tiled"),
+  EXPECT_NE(results["tests"][1]["output"].get<std::string>().find(
+                "no transpose.cu was handed in for transpose-tiled"),
             std::string::npos)
       << results.dump(2);
 
   // The same student re-submits as a folder, with the barrier missing in transpose.cu.
   fs::remove_all(autograder / "submission");
   put(autograder / "submission/hw3/copy.cu", read(kSource / "solutions/copy/copy.cu"));
-  put(autograder / "submission/hw3/transpose.cu", read(kSource / "solutions/transpose-tiled/mutants/no_barrier.cu"));
+  put(autograder / "submission/hw3/transpose.cu",
+      read(kSource / "solutions/transpose-tiled/mutants/no_barrier.cu"));
   run = in_layout({{autograder, "/autograder"}}, "/autograder", {"/autograder/run_autograder"});
   results = read_json(autograder / "results/results.json");
   EXPECT_EQ(schema_problems("gradescope-results.schema.json", autograder / "results/results.json"), "");
@@ -168,9 +175,10 @@ TEST_F(DeployTest, GradescopeGetsAnErrorResultWhenGradingCannotStart) {
   put(autograder.parent_path() / "image/submission/copy.cu", read(kSource / "solutions/copy/copy.cu"));
   fs::create_directories(autograder.parent_path() / "image/results");
   // The image lost its CUDA compiler: the student sees why in results.json, and the status says it too.
-  ProcessResult run = in_layout({{autograder.parent_path() / "image", "/autograder"}, {autograder, "/autograder/source"}},
-                                "/autograder",
-                                {"/usr/bin/env", "-u", "CUDACXX", "CUDA_HOME=/nonexistent", "/autograder/source/run_autograder"});
+  ProcessResult run = in_layout(
+      {{autograder.parent_path() / "image", "/autograder"}, {autograder, "/autograder/source"}},
+      "/autograder",
+      {"/usr/bin/env", "-u", "CUDACXX", "CUDA_HOME=/nonexistent", "/autograder/source/run_autograder"});
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   const fs::path file = autograder.parent_path() / "image/results/results.json";
   EXPECT_EQ(schema_problems("gradescope-results.schema.json", file), "");
@@ -184,18 +192,20 @@ TEST_F(DeployTest, GradescopeGetsAnErrorResultWhenGradingCannotStart) {
 
 TEST_F(DeployTest, PrairieLearnQuestionIsGradedByItsEntrypointInGrade) {
   NEEDS_BWRAP();
-  ProcessResult exported =
-      gpugrade({"export", "prairielearn", "copy", "--image", "course/gpugrade-grader", "--out", (dir() / "out").string()});
+  ProcessResult exported = gpugrade({"export", "prairielearn", "copy", "--image", "course/gpugrade-grader",
+                                     "--out", (dir() / "out").string()});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   const fs::path question = dir() / "out/questions/copy";
   nlohmann::json info = read_json(question / "info.json");
   ASSERT_TRUE(info.is_object()) << read(question / "info.json");
-  EXPECT_TRUE(std::regex_match(info["uuid"].get<std::string>(),
-                               std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")));
+  EXPECT_TRUE(
+      std::regex_match(info["uuid"].get<std::string>(),
+                       std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")));
   EXPECT_EQ(info["gradingMethod"], "External");
   EXPECT_EQ(info["externalGradingOptions"]["image"], "course/gpugrade-grader");
   const std::string entrypoint = info["externalGradingOptions"]["entrypoint"];
-  EXPECT_NE(read(question / "question.html").find("<pl-file-editor file-name=\"copy.cu\""), std::string::npos);
+  EXPECT_NE(read(question / "question.html").find("<pl-file-editor file-name=\"copy.cu\""),
+            std::string::npos);
   EXPECT_EQ(read(question / "clientFilesQuestion/copy.cu"), read(kSource / "exercises/copy/copy.cu"));
   EXPECT_FALSE(fs::exists(question / "tests/course/solutions")) << "a question's tests need no solution";
 
@@ -209,7 +219,8 @@ TEST_F(DeployTest, PrairieLearnQuestionIsGradedByItsEntrypointInGrade) {
     fs::remove_all(grade / "results");
     if (!text.empty()) put(grade / "student/copy.cu", text);
     fs::create_directories(grade / "student");
-    return in_layout({{grade, "/grade"}, {dir() / "out/image/gpugrade", "/opt/gpugrade"}}, "/grade", {entrypoint});
+    return in_layout({{grade, "/grade"}, {dir() / "out/image/gpugrade", "/opt/gpugrade"}}, "/grade",
+                     {entrypoint});
   };
   const fs::path file = grade / "results/results.json";
 
@@ -225,7 +236,8 @@ TEST_F(DeployTest, PrairieLearnQuestionIsGradedByItsEntrypointInGrade) {
   results = read_json(file);
   EXPECT_EQ(schema_problems("prairielearn-results.schema.json", file), "");
   EXPECT_EQ(results["gradable"], false) << results.dump(2);
-  EXPECT_NE(results["format_errors"][0].get<std::string>().find("no copy.cu was handed in for copy"), std::string::npos);
+  EXPECT_NE(results["format_errors"][0].get<std::string>().find("no copy.cu was handed in for copy"),
+            std::string::npos);
 
   run = submit(read(kSource / "exercises/copy/copy.cu"));  // the untouched stub
   results = read_json(file);
@@ -273,7 +285,8 @@ TEST_F(DeployTest, GithubClassroomWorkflowReportsPointsTheWayTheReporterReadsThe
   const std::string runner = reporter["with"]["runners"].as<std::string>();
   std::string variable;
   for (char c : runner) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  EXPECT_EQ(reporter["env"][variable + "_RESULTS"].as<std::string>(), "${{ steps." + runner + ".outputs.result }}");
+  EXPECT_EQ(reporter["env"][variable + "_RESULTS"].as<std::string>(),
+            "${{ steps." + runner + ".outputs.result }}");
   std::string grading_step;
   for (const YAML::Node& step : steps)
     if (step["id"] && step["id"].as<std::string>() == runner) grading_step = step["run"].as<std::string>();
@@ -308,7 +321,8 @@ TEST_F(DeployTest, GithubClassroomWorkflowReportsPointsTheWayTheReporterReadsThe
   result = push(read(kSource / "exercises/copy/copy.cu"));  // the stub as it came
   EXPECT_EQ(result["status"], "fail");
   EXPECT_EQ(result["tests"][0]["score"], 0);
-  EXPECT_NE(result["tests"][0]["message"].get<std::string>().find("exercises/copy/copy.cu: error: unwritten-output"),
+  EXPECT_NE(result["tests"][0]["message"].get<std::string>().find(
+                "exercises/copy/copy.cu: error: unwritten-output"),
             std::string::npos)
       << result.dump(2);
 }
@@ -339,7 +353,9 @@ class LearnerFilesTest : public DeployTest {
     EXPECT_EQ(error, "");
     return grades;
   }
-  void submit(const std::string& path, const std::string& text = "// kernel\n") { put(dir() / "submission" / path, text); }
+  void submit(const std::string& path, const std::string& text = "// kernel\n") {
+    put(dir() / "submission" / path, text);
+  }
 };
 
 TEST_F(LearnerFilesTest, EveryWayAStudentHandsInIsFound) {
@@ -348,11 +364,11 @@ TEST_F(LearnerFilesTest, EveryWayAStudentHandsInIsFound) {
     std::string found;  // the path the grade names
   };
   const std::vector<Case> cases = {
-      {{"copy.cu"}, "copy.cu"},                                      // the file alone
-      {{"mine.cu"}, "mine.cu"},                                      // under a name of the student's own
-      {{"hw/copy.cu", "__MACOSX/hw/._copy.cu"}, "hw/copy.cu"},       // a zipped folder
+      {{"copy.cu"}, "copy.cu"},                                 // the file alone
+      {{"mine.cu"}, "mine.cu"},                                 // under a name of the student's own
+      {{"hw/copy.cu", "__MACOSX/hw/._copy.cu"}, "hw/copy.cu"},  // a zipped folder
       {{"exercises/copy/copy.cu", "README.md"}, "exercises/copy/copy.cu"},  // a clone of the course
-      {{"repo/copy/copy.cu", ".git/HEAD"}, "repo/copy/copy.cu"},     // a clone inside a folder
+      {{"repo/copy/copy.cu", ".git/HEAD"}, "repo/copy/copy.cu"},            // a clone inside a folder
   };
   for (const Case& c : cases) {
     fs::remove_all(dir() / "submission");
@@ -371,7 +387,8 @@ TEST_F(LearnerFilesTest, WhatCannotBeTheKernelIsSaidAndNotGraded) {
   std::vector<Graded> grades = find({"copy"});
   EXPECT_FALSE(grades[0].submitted);
   EXPECT_EQ(grades[0].result.note,
-            "no copy.cu was handed in for copy: gpugrade looked for exercises/copy/copy.cu, copy/copy.cu or copy.cu "
+            "no copy.cu was handed in for copy: gpugrade looked for exercises/copy/copy.cu, copy/copy.cu or "
+            "copy.cu "
             "(also inside the one folder a submission holds); hand in the file under that name");
   // A link is refused, not followed to a file of the grader's machine.
   fs::remove_all(dir() / "submission");
@@ -408,7 +425,8 @@ TEST_F(LearnerFilesTest, WhatCouldReachBeyondTheSubmissionOrStallIsRefused) {
   submit("copy.cu", std::string(kMaxSubmissionBytes + 1, ' '));
   grades = find({"copy"});
   EXPECT_FALSE(grades[0].submitted);
-  EXPECT_NE(grades[0].result.note.find("a submission may be at most"), std::string::npos) << grades[0].result.note;
+  EXPECT_NE(grades[0].result.note.find("a submission may be at most"), std::string::npos)
+      << grades[0].result.note;
 }
 
 TEST_F(DeployTest, ABrokenCourseIsAnErrorInThePlatformsResultsNotAMissingFile) {
@@ -417,16 +435,17 @@ TEST_F(DeployTest, ABrokenCourseIsAnErrorInThePlatformsResultsNotAMissingFile) {
   put(dir() / "course/exercises/copy/exercise.yaml", "id: copy\nkernel: [unclosed\n");
   put(dir() / "student/copy.cu", read(kSource / "solutions/copy/copy.cu"));
   const fs::path file = dir() / "results.json";
-  ProcessResult r = gpugrade({"--root", (dir() / "course").string(), "autograde", "prairielearn", "--submission",
-                              (dir() / "student").string(), "--results", file.string()});
+  ProcessResult r = gpugrade({"--root", (dir() / "course").string(), "autograde", "prairielearn",
+                              "--submission", (dir() / "student").string(), "--results", file.string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("copy/exercise.yaml:3:1: "), std::string::npos) << r.err;
   EXPECT_EQ(schema_problems("prairielearn-results.schema.json", file), "");
   nlohmann::json results = read_json(file);
   EXPECT_EQ(results["gradable"], false);
-  EXPECT_NE(results["format_errors"][0].get<std::string>().find("gpugrade could not grade this submission: the "
-                                                                "exercise definition has errors"),
-            std::string::npos)
+  EXPECT_NE(
+      results["format_errors"][0].get<std::string>().find("gpugrade could not grade this submission: the "
+                                                          "exercise definition has errors"),
+      std::string::npos)
       << results.dump(2);
   // The results file cannot be written: said, with the path.
   r = gpugrade({"--root", (dir() / "course").string(), "autograde", "gradescope", "--submission",
@@ -438,14 +457,16 @@ TEST_F(DeployTest, ABrokenCourseIsAnErrorInThePlatformsResultsNotAMissingFile) {
                 (dir() / "student").string()},
                {"GITHUB_OUTPUT="});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("$GITHUB_OUTPUT is not set, so the results have nowhere to go"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("$GITHUB_OUTPUT is not set, so the results have nowhere to go"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(DeployTest, ExportRefusesAFolderThatHoldsFilesAndUnknownExercises) {
   put(dir() / "out/keep.txt", "mine");
   ProcessResult r = gpugrade({"export", "gradescope", "copy", "--out", (dir() / "out").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("is not empty: export writes into a new or empty folder, never over files"), std::string::npos)
+  EXPECT_NE(r.err.find("is not empty: export writes into a new or empty folder, never over files"),
+            std::string::npos)
       << r.err;
   EXPECT_EQ(read(dir() / "out/keep.txt"), "mine");
   r = gpugrade({"export", "gradescope", "nosuch", "--out", (dir() / "new").string()});
@@ -461,7 +482,8 @@ TEST_F(DeployTest, EveryTemplatePlaceholderIsFilled) {
     const fs::path out = dir() / platform;
     ASSERT_EQ(gpugrade({"export", platform, "copy", "--out", out.string()}).exit_code, 0) << platform;
     for (const fs::directory_entry& e : fs::recursive_directory_iterator(out)) {
-      if (!e.is_regular_file() || e.path().string().find("/lib") != std::string::npos || e.file_size() > 100000)
+      if (!e.is_regular_file() || e.path().string().find("/lib") != std::string::npos ||
+          e.file_size() > 100000)
         continue;
       std::smatch left;
       const std::string text = read(e.path());
@@ -481,7 +503,8 @@ TEST(DeployZip, ArchiveUnpacksWithItsFilesAndModes) {
   ASSERT_TRUE(write_zip(scratch->path() / "in", scratch->path() / "a.zip", &error)) << error;
   std::optional<std::string> unzip = find_program("unzip");
   if (!unzip) GTEST_SKIP() << "unzip is not installed";
-  ProcessResult r = run_process({*unzip, "-q", (scratch->path() / "a.zip").string(), "-d", (scratch->path() / "out").string()});
+  ProcessResult r = run_process(
+      {*unzip, "-q", (scratch->path() / "a.zip").string(), "-d", (scratch->path() / "out").string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(read(scratch->path() / "out/sub/data.txt"), std::string(70000, 'x') + "end");
   EXPECT_EQ(read(scratch->path() / "out/empty"), "");

@@ -2,11 +2,11 @@
 // aligned to its size, floats promoted to double, chars and shorts to int.
 #include "harness/sim/device_printf.h"
 
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <map>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace gpugrade::sim {
 namespace {
@@ -44,7 +44,9 @@ class FakeDevice {
     };
   }
 
-  std::string print(std::string_view format) const { return format_device_printf(format, kArgs, reader()).text; }
+  std::string print(std::string_view format) const {
+    return format_device_printf(format, kArgs, reader()).text;
+  }
 
  private:
   std::vector<unsigned char> args_;
@@ -53,10 +55,19 @@ class FakeDevice {
 
 TEST(DevicePrintf, IntegersWithFlagsWidthsAndLengths) {
   FakeDevice device;
-  device.arg(int32_t{-42}).arg(int32_t{42}).arg(int32_t{255}).arg(int32_t{255}).arg(int32_t{8}).arg(int32_t{7})
-      .arg(int64_t{-5000000000}).arg(uint64_t{18446744073709551615u}).arg(uint32_t{4294967295u}).arg(int32_t{70000});
-  EXPECT_EQ(device.print("[%5d] [%-5d] [%x] [%#X] [%o] [%+03d] [%ld] [%llu] [%u] [%hd]"),
-            "[  -42] [42   ] [ff] [0XFF] [10] [+07] [-5000000000] [18446744073709551615] [4294967295] [4464]");
+  device.arg(int32_t{-42})
+      .arg(int32_t{42})
+      .arg(int32_t{255})
+      .arg(int32_t{255})
+      .arg(int32_t{8})
+      .arg(int32_t{7})
+      .arg(int64_t{-5000000000})
+      .arg(uint64_t{18446744073709551615u})
+      .arg(uint32_t{4294967295u})
+      .arg(int32_t{70000});
+  EXPECT_EQ(
+      device.print("[%5d] [%-5d] [%x] [%#X] [%o] [%+03d] [%ld] [%llu] [%u] [%hd]"),
+      "[  -42] [42   ] [ff] [0XFF] [10] [+07] [-5000000000] [18446744073709551615] [4294967295] [4464]");
 }
 
 TEST(DevicePrintf, FloatsArriveAsDoubles) {
@@ -67,15 +78,22 @@ TEST(DevicePrintf, FloatsArriveAsDoubles) {
 
 TEST(DevicePrintf, StringsCharsPointersAndStars) {
   FakeDevice device;
-  device.string(0x5000, "tile").arg(uint64_t{0x5000}).arg(int32_t{'Q'}).arg(uint64_t{0x7000abcd}).arg(uint64_t{0})
-      .arg(int32_t{6}).arg(int32_t{9}).arg(uint64_t{0x5000});
+  device.string(0x5000, "tile")
+      .arg(uint64_t{0x5000})
+      .arg(int32_t{'Q'})
+      .arg(uint64_t{0x7000abcd})
+      .arg(uint64_t{0})
+      .arg(int32_t{6})
+      .arg(int32_t{9})
+      .arg(uint64_t{0x5000});
   EXPECT_EQ(device.print("%s|%c|%p|%s|%*d|%.2s|100%%"), "tile|Q|0x7000abcd|(null)|     9|ti|100%");
 }
 
 TEST(DevicePrintf, WhatCannotBePrintedIsSaidNotCrashed) {
   FakeDevice device;
   device.arg(int32_t{3}).arg(uint64_t{0x9999});
-  EXPECT_EQ(device.print("%d %s %d %n"), "3 <unreadable string> %d<argument missing> %n<unsupported conversion>");
+  EXPECT_EQ(device.print("%d %s %d %n"),
+            "3 <unreadable string> %d<argument missing> %n<unsupported conversion>");
   EXPECT_EQ(device.print("trailing %"), "trailing %");
   EXPECT_EQ(format_device_printf("no arguments\n", 0, device.reader()).text, "no arguments\n");
   EXPECT_EQ(format_device_printf("%d", 0, device.reader()).text, "%d<argument missing>");
@@ -97,10 +115,17 @@ TEST(DevicePrintf, LongOutputIsCut) {
 // minutes and gigabytes); the conversion still takes its argument, so the next ones read their own.
 TEST(DevicePrintf, AConversionWiderThanTheLimitIsRefusedAndKeepsTheRestInStep) {
   FakeDevice device;
-  device.arg(int32_t{5}).arg(1.5).arg(int32_t{-2147483647 - 1}).arg(int32_t{7}).arg(int32_t{16}).arg(int32_t{8});
-  EXPECT_EQ(device.print("%2147483000d|%.99999999999999999999f|%*d|%*d"),
-            "%2147483000d<width or precision over 4096>|%.99999999999999999999f<width or precision over 4096>|"
-            "%*d<width or precision over 4096>|" + std::string(15, ' ') + "8");
+  device.arg(int32_t{5})
+      .arg(1.5)
+      .arg(int32_t{-2147483647 - 1})
+      .arg(int32_t{7})
+      .arg(int32_t{16})
+      .arg(int32_t{8});
+  EXPECT_EQ(
+      device.print("%2147483000d|%.99999999999999999999f|%*d|%*d"),
+      "%2147483000d<width or precision over 4096>|%.99999999999999999999f<width or precision over 4096>|"
+      "%*d<width or precision over 4096>|" +
+          std::string(15, ' ') + "8");
   EXPECT_EQ(device.print("%4097x"), "%4097x<width or precision over 4096>");
 }
 
@@ -111,7 +136,8 @@ TEST(DevicePrintf, ALaunchFormatsNoMoreThanItsBudget) {
   PrintfBudget budget;
   const uint64_t calls = kPrintfLaunchBytes / 4096;
   for (uint64_t i = 0; i < calls; ++i)
-    ASSERT_EQ(format_device_printf("%4096d", FakeDevice::kArgs, device.reader(), 4096, &budget).text.size(), 4096u);
+    ASSERT_EQ(format_device_printf("%4096d", FakeDevice::kArgs, device.reader(), 4096, &budget).text.size(),
+              4096u);
   EXPECT_TRUE(budget.spent());
   FakeDevice letters;
   std::string format;

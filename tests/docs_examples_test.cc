@@ -32,7 +32,7 @@ const fs::path kSource = GPUGRADE_SOURCE_DIR;
 constexpr int kValidatorSkipped = 77;  // validate_schema.py: a Python module is missing
 
 struct Example {
-  std::string where;          // "docs/exercise-format.md:151", the fence's line
+  std::string where;  // "docs/exercise-format.md:151", the fence's line
   std::string text;
   std::string error_message;  // set for a deliberate error example
 };
@@ -89,7 +89,8 @@ bool contains(const YAML::Node& part, const YAML::Node& whole) {
     return true;
   }
   if (part.IsSequence()) {
-    const bool open_ended = part.size() > 0 && part[part.size() - 1].IsScalar() && part[part.size() - 1].Scalar() == "...";
+    const bool open_ended =
+        part.size() > 0 && part[part.size() - 1].IsScalar() && part[part.size() - 1].Scalar() == "...";
     const size_t fixed = open_ended ? part.size() - 1 : part.size();
     if (open_ended ? whole.size() < fixed : whole.size() != fixed) return false;
     for (size_t i = 0; i < fixed; ++i)
@@ -205,8 +206,9 @@ TEST_F(DocsExamples, EveryYamlExampleIsAcceptedByTheLoaderAndTheSchemaOrIsAMarke
       const fs::path file = write_exercise(fmt::format("error-{}", errors_marked), example.text);
       std::vector<std::string> errors;
       EXPECT_FALSE(load_exercise(file.parent_path(), &errors).has_value()) << "the loader accepts it";
-      EXPECT_TRUE(std::any_of(errors.begin(), errors.end(),
-                              [&](const std::string& e) { return e.find(example.error_message) != std::string::npos; }))
+      EXPECT_TRUE(std::any_of(
+          errors.begin(), errors.end(),
+          [&](const std::string& e) { return e.find(example.error_message) != std::string::npos; }))
           << "no error says \"" << example.error_message << "\": " << ::testing::PrintToString(errors);
       refused_files.push_back(file);
       what[file] = example.where;
@@ -225,10 +227,11 @@ TEST_F(DocsExamples, EveryYamlExampleIsAcceptedByTheLoaderAndTheSchemaOrIsAMarke
     ++fragments;
     const bool found = std::any_of(completions.begin(), completions.end(),
                                    [&](const auto& completion) { return contains(root, completion.second); });
-    EXPECT_TRUE(found) << example.where << ": this fragment is in no tests/data/docs-examples/*.yaml: add a complete "
-                       << "exercise there that contains it (`...` stands for anything), or mark it as an error "
-                       << "example with `<!-- error example: MESSAGE -->` on the line before its fence\n"
-                       << example.text;
+    EXPECT_TRUE(found)
+        << example.where << ": this fragment is in no tests/data/docs-examples/*.yaml: add a complete "
+        << "exercise there that contains it (`...` stands for anything), or mark it as an error "
+        << "example with `<!-- error example: MESSAGE -->` on the line before its fence\n"
+        << example.text;
   }
   EXPECT_GE(complete, 1);
   EXPECT_GE(fragments, 8);
@@ -236,22 +239,27 @@ TEST_F(DocsExamples, EveryYamlExampleIsAcceptedByTheLoaderAndTheSchemaOrIsAMarke
   Validation exercises = validate(kSource / "exercises/schema.json", exercise_files);
   if (!exercises.ran) GTEST_SKIP() << exercises.why_not;
   for (const fs::path& file : exercise_files)
-    EXPECT_FALSE(exercises.refused.contains(file.string())) << what[file] << ": the schema refuses it:\n" << exercises.out;
+    EXPECT_FALSE(exercises.refused.contains(file.string())) << what[file] << ": the schema refuses it:\n"
+                                                            << exercises.out;
   if (!refused_files.empty()) {
     Validation errors = validate(kSource / "exercises/schema.json", refused_files);
     for (const fs::path& file : refused_files)
-      EXPECT_TRUE(errors.refused.contains(file.string())) << what[file] << ": an error example the schema accepts";
+      EXPECT_TRUE(errors.refused.contains(file.string()))
+          << what[file] << ": an error example the schema accepts";
   }
   if (!course_files.empty()) {
     Validation courses = validate(kSource / "exercises/course.schema.json", course_files);
     for (const fs::path& file : course_files)
-      EXPECT_FALSE(courses.refused.contains(file.string())) << what[file] << ": the course schema refuses it:\n" << courses.out;
+      EXPECT_FALSE(courses.refused.contains(file.string()))
+          << what[file] << ": the course schema refuses it:\n"
+          << courses.out;
   }
 }
 
 // The containment a fragment is found by: what it gives must be there, what it leaves out may be anything.
 TEST(DocsExamplesContainment, AFragmentIsInAFileThatHasWhatItGives) {
-  const YAML::Node whole = YAML::Load("kernel: {file: k.cu, params: [{name: a}, {name: b}]}\nsizes: [{n: 1}]\n");
+  const YAML::Node whole =
+      YAML::Load("kernel: {file: k.cu, params: [{name: a}, {name: b}]}\nsizes: [{n: 1}]\n");
   EXPECT_TRUE(contains(YAML::Load("kernel: {file: k.cu}"), whole));
   EXPECT_TRUE(contains(YAML::Load("kernel: {params: [...]}"), whole));
   EXPECT_TRUE(contains(YAML::Load("kernel: {params: [{name: a}, ...]}"), whole));

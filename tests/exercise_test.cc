@@ -1,7 +1,6 @@
 // Tests of exercise.yaml loading: the exact messages an instructor sees for each kind of mistake, and the
 // shipped copy exercise's evaluated launches.
 #include "grader/exercise/exercise.h"
-#include "grader/judge/grade.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +9,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "grader/judge/grade.h"
 
 namespace gpugrade {
 namespace {
@@ -104,15 +105,18 @@ TEST_F(ExerciseTest, KernelNameMayNameAnInstantiation) {
   ASSERT_TRUE(loaded_);
   EXPECT_EQ(loaded_->kernel.name, "scale");
   EXPECT_EQ(loaded_->kernel.template_args, (std::vector<std::string>{"float", "256"}));
-  EXPECT_EQ(errors_of(with_line(6, "  name: \"scale<float, 256\"")),
-            Errors{"exercises/scale/exercise.yaml:6:9: kernel name 'scale<float, 256' has unbalanced or empty "
-                   "template arguments; write them as C++ does: 'scale<float, 256>'"});
-  EXPECT_EQ(errors_of(with_line(6, "  name: \"scale<>\"")),
-            Errors{"exercises/scale/exercise.yaml:6:9: kernel name 'scale<>' has unbalanced or empty template "
-                   "arguments; write them as C++ does: 'scale<float, 256>'"});
-  EXPECT_EQ(errors_of(with_line(6, "  name: \"2scale\"")),
-            Errors{"exercises/scale/exercise.yaml:6:9: kernel name '2scale' is not a C identifier (optionally "
-                   "with template arguments: 'reduce<float, 256>')"});
+  EXPECT_EQ(
+      errors_of(with_line(6, "  name: \"scale<float, 256\"")),
+      Errors{"exercises/scale/exercise.yaml:6:9: kernel name 'scale<float, 256' has unbalanced or empty "
+             "template arguments; write them as C++ does: 'scale<float, 256>'"});
+  EXPECT_EQ(
+      errors_of(with_line(6, "  name: \"scale<>\"")),
+      Errors{"exercises/scale/exercise.yaml:6:9: kernel name 'scale<>' has unbalanced or empty template "
+             "arguments; write them as C++ does: 'scale<float, 256>'"});
+  EXPECT_EQ(
+      errors_of(with_line(6, "  name: \"2scale\"")),
+      Errors{"exercises/scale/exercise.yaml:6:9: kernel name '2scale' is not a C identifier (optionally "
+             "with template arguments: 'reduce<float, 256>')"});
 }
 
 TEST_F(ExerciseTest, YamlSyntaxErrorHasItsPosition) {
@@ -217,9 +221,10 @@ TEST_F(ExerciseTest, GpuSizesLoadAndAreCheckedLikeSizes) {
   EXPECT_EQ(loaded_->sizes.size(), 2u);
   EXPECT_EQ(errors_of(with_line(16, "sizes: [{n: 1}, {n: 100}]\ngpu_sizes: [{m: 5}]")),
             Errors{"exercises/scale/exercise.yaml:17:13: 'gpu_sizes[0]' sets m; the first size sets n"});
-  EXPECT_EQ(errors_of(with_line(16, "sizes: [{n: 1}, {n: 100}]\ngpu_sizes: [{n: 0}]")),
-            Errors{"exercises/scale/exercise.yaml:15:8: 'grid[0]' is 0; it must be between 1 and 2147483647 at "
-                   "variant 32, size n=0"});
+  EXPECT_EQ(
+      errors_of(with_line(16, "sizes: [{n: 1}, {n: 100}]\ngpu_sizes: [{n: 0}]")),
+      Errors{"exercises/scale/exercise.yaml:15:8: 'grid[0]' is 0; it must be between 1 and 2147483647 at "
+             "variant 32, size n=0"});
 }
 
 TEST_F(ExerciseTest, MissingFile) {
@@ -269,12 +274,15 @@ TEST_F(ExerciseTest, BufferInitRules) {
 // A generated or hostile file with thousands of mistakes lists the first fifty and says more follow.
 TEST_F(ExerciseTest, ThousandsOfErrorsListTheFirstFifty) {
   std::string params;
-  for (int i = 0; i < 5000; ++i) params += "    - {name: p" + std::to_string(i) + ", type: \"float*\", buffer: missing}\n";
+  for (int i = 0; i < 5000; ++i)
+    params += "    - {name: p" + std::to_string(i) + ", type: \"float*\", buffer: missing}\n";
   const Errors errors = errors_of(with_line(8, params));
   ASSERT_EQ(errors.size(), 51u);
   EXPECT_EQ(errors[0], "exercises/scale/exercise.yaml:8:42: unknown buffer 'missing'");
   EXPECT_EQ(errors[49], "exercises/scale/exercise.yaml:57:43: unknown buffer 'missing'");
-  EXPECT_EQ(errors[50], "exercises/scale/exercise.yaml: more errors follow; fix these first (only the first 50 are listed)");
+  EXPECT_EQ(
+      errors[50],
+      "exercises/scale/exercise.yaml: more errors follow; fix these first (only the first 50 are listed)");
 }
 
 TEST_F(ExerciseTest, IdMustMatchTheFolder) {
@@ -349,13 +357,17 @@ TEST_F(ExerciseTest, CompareNeedsOneKind) {
 }
 
 TEST_F(ExerciseTest, AHintMayNameTheFindingKindsItHelpsWith) {
-  EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - Mind the tail.\n  - {text: Wait for the tile., for: [race, uninitialized-shared-read]}\n"),
+  EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - Mind the tail.\n  - {text: Wait for the tile., for: "
+                                            "[race, uninitialized-shared-read]}\n"),
             Errors{});
   ASSERT_TRUE(loaded_);
-  EXPECT_EQ(loaded_->hints, (std::vector<Hint>{{"Mind the tail.", {}},
-                                               {"Wait for the tile.", {FindingKind::kRace, FindingKind::kUninitializedSharedRead}}}));
+  EXPECT_EQ(loaded_->hints,
+            (std::vector<Hint>{
+                {"Mind the tail.", {}},
+                {"Wait for the tile.", {FindingKind::kRace, FindingKind::kUninitializedSharedRead}}}));
   EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - {text: Wait., for: [races]}\n"),
-            Errors{"exercises/scale/exercise.yaml:18:25: 'races' is not a finding kind (docs/result-contract.md lists them)"});
+            Errors{"exercises/scale/exercise.yaml:18:25: 'races' is not a finding kind "
+                   "(docs/result-contract.md lists them)"});
   EXPECT_EQ(errors_of(std::string(kValid) + "hints:\n  - {for: [race]}\n").size(), 1u);
 }
 
@@ -364,9 +376,10 @@ TEST_F(ExerciseTest, SchedulesListTheOrdersToRunAgainIn) {
   EXPECT_TRUE(loaded_->schedules.empty());  // launch order only
   EXPECT_EQ(errors_of(std::string(kValid) + "schedules: [launch-order, reversed]\n"), Errors{});
   EXPECT_EQ(loaded_->schedules, std::vector<Schedule>{Schedule::kReversed});
-  EXPECT_EQ(errors_of(std::string(kValid) + "schedules: [backwards]\n"),
-            Errors{"exercises/scale/exercise.yaml:17:13: 'schedules[0]' must be one of launch-order, reversed, got "
-                   "\"backwards\""});
+  EXPECT_EQ(
+      errors_of(std::string(kValid) + "schedules: [backwards]\n"),
+      Errors{"exercises/scale/exercise.yaml:17:13: 'schedules[0]' must be one of launch-order, reversed, got "
+             "\"backwards\""});
 }
 
 TEST_F(ExerciseTest, SeedDefaultsDifferByExercise) {
@@ -406,22 +419,25 @@ TEST_F(ExerciseTest, VariantLabelsAndGpuVariantByLabel) {
 TEST_F(ExerciseTest, SpeedBarsPerDeviceWithADefault) {
   const std::string variants = with_line(14, "  - {defines: {B: 32}, block: [B]}");
   auto with_bar = [&](const std::string& bar) {
-    return variants + "performance:\n  gpu: {variant: 0, size: {n: 4096}, bytes: 4*n, baseline: copy, min_ratio: " +
+    return variants +
+           "performance:\n  gpu: {variant: 0, size: {n: 4096}, bytes: 4*n, baseline: copy, min_ratio: " +
            bar + "}\n";
   };
   ASSERT_EQ(errors_of(with_bar("{default: 0.45, \"NVIDIA H200\": 0.52}")), Errors{});
   ASSERT_TRUE(loaded_->performance.gpu);
   EXPECT_DOUBLE_EQ(loaded_->performance.gpu->min_ratio, 0.45);
-  EXPECT_EQ(loaded_->performance.gpu->min_ratio_by_device, (std::map<std::string, double>{{"NVIDIA H200", 0.52}}));
+  EXPECT_EQ(loaded_->performance.gpu->min_ratio_by_device,
+            (std::map<std::string, double>{{"NVIDIA H200", 0.52}}));
   EXPECT_DOUBLE_EQ(min_ratio_for(*loaded_->performance.gpu, "NVIDIA H200"), 0.52);
   EXPECT_DOUBLE_EQ(min_ratio_for(*loaded_->performance.gpu, "Tesla T4"), 0.45);
   ASSERT_EQ(errors_of(with_bar("0.5")), Errors{});  // a plain number is every device's bar
   EXPECT_TRUE(loaded_->performance.gpu->min_ratio_by_device.empty());
   EXPECT_DOUBLE_EQ(min_ratio_for(*loaded_->performance.gpu, "NVIDIA H200"), 0.5);
 
-  EXPECT_EQ(errors_of(with_bar("{\"NVIDIA H200\": 0.5}")),
-            Errors{"exercises/scale/exercise.yaml:18:77: min_ratio as a map needs a `default` entry: the bar on "
-                   "devices it does not name"});
+  EXPECT_EQ(
+      errors_of(with_bar("{\"NVIDIA H200\": 0.5}")),
+      Errors{"exercises/scale/exercise.yaml:18:77: min_ratio as a map needs a `default` entry: the bar on "
+             "devices it does not name"});
   Errors negative = errors_of(with_bar("{default: 0.4, T4: -1}"));
   ASSERT_EQ(negative.size(), 1u);
   EXPECT_NE(negative[0].find("performance.gpu.min_ratio.T4"), std::string::npos) << negative[0];
@@ -430,7 +446,8 @@ TEST_F(ExerciseTest, SpeedBarsPerDeviceWithADefault) {
 // A bank-conflict limit per variant: conflict-free where the shape allows it, a named variant held to
 // what its shape can do; the map needs a default and names variants that exist.
 TEST_F(ExerciseTest, BankConflictLimitPerVariantWithADefault) {
-  const std::string variants = with_line(14, "  - {defines: {B: 32}, block: [B]}\n  - {defines: {B: 16}, block: [B]}");
+  const std::string variants =
+      with_line(14, "  - {defines: {B: 32}, block: [B]}\n  - {defines: {B: 16}, block: [B]}");
   auto with_limit = [&](const std::string& limit) {
     return variants + "performance:\n  sim: {max_bank_conflict_ways: " + limit + "}\n";
   };
@@ -445,9 +462,11 @@ TEST_F(ExerciseTest, BankConflictLimitPerVariantWithADefault) {
   ASSERT_EQ(errors_of(with_limit("2")), Errors{});  // a plain number is every variant's limit
   EXPECT_EQ(loaded_->performance.sim.for_variant(1).max_bank_conflict_ways, 2.0);
 
-  EXPECT_EQ(errors_of(with_limit("{\"16\": 2}")),
-            Errors{"exercises/scale/exercise.yaml:19:33: max_bank_conflict_ways as a map needs a `default` entry: the "
-                   "limit of the variants it does not name"});
+  EXPECT_EQ(
+      errors_of(with_limit("{\"16\": 2}")),
+      Errors{
+          "exercises/scale/exercise.yaml:19:33: max_bank_conflict_ways as a map needs a `default` entry: the "
+          "limit of the variants it does not name"});
   EXPECT_EQ(errors_of(with_limit("{default: 1, \"8\": 2}")),
             Errors{"exercises/scale/exercise.yaml:19:46: no variant is labelled '8' (there are 32, 16)"});
 }

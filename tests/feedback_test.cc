@@ -1,15 +1,15 @@
 // What a learner reads after a wrong attempt, on every shipped mutant: the whole text fits in eight lines,
 // no grade shows a raw address, and a finding with a second place has a `note:` line for it.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "grader/exercise/exercise.h"
 #include "os/process.h"
@@ -70,9 +70,12 @@ class MutantFeedbackTest : public ::testing::TestWithParam<Mutant> {
     ProcessOptions options;
     options.working_directory = root_;
     options.time_limit_seconds = 300;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(), "NO_COLOR=1"};
-    return run_process({GPUGRADE_BINARY, "grade", mutant.exercise, "--submission", mutant.path, "--backend", "sim"},
-                       options);
+    options.extra_environment = {
+        "GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(),
+        "NO_COLOR=1"};
+    return run_process(
+        {GPUGRADE_BINARY, "grade", mutant.exercise, "--submission", mutant.path, "--backend", "sim"},
+        options);
   }
 
   size_t hint_count(const std::string& exercise) {
@@ -98,17 +101,18 @@ TEST_P(MutantFeedbackTest, FailsInAtMostEightLinesWithNoAddressAndANoteForEachSe
   const std::vector<std::string> lines = lines_of(r.out);
   EXPECT_LE(lines.size(), 8u) << r.out;
   // The verdict, then (the exercise has hints) the way to the next one.
-  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
-                          [&](const std::string& l) { return l.rfind(mutant.exercise + ": FAIL (", 0) == 0; }))
-      << r.out;
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+    return l.rfind(mutant.exercise + ": FAIL (", 0) == 0;
+  })) << r.out;
   // The first hint, or the first written for the failure's kind (`for:` in exercise.yaml).
-  EXPECT_TRUE(std::regex_match(lines.back(), std::regex("hint: `gpugrade hint " + mutant.exercise + "` shows hint (1 of " +
-                                                        std::to_string(hint_count(mutant.exercise)) + "|\\d+ of " +
-                                                        std::to_string(hint_count(mutant.exercise)) +
-                                                        ", written for [a-z-]+)")))
+  EXPECT_TRUE(std::regex_match(
+      lines.back(), std::regex("hint: `gpugrade hint " + mutant.exercise + "` shows hint (1 of " +
+                               std::to_string(hint_count(mutant.exercise)) + "|\\d+ of " +
+                               std::to_string(hint_count(mutant.exercise)) + ", written for [a-z-]+)")))
       << r.out;
   // The first line is a problem in compiler form, `file:line[:col]: error: kind: ...`.
-  EXPECT_TRUE(std::regex_search(lines.front(), std::regex(R"(^[^ ]+(:\d+(:\d+)?)?: error: [a-z-]+: )"))) << r.out;
+  EXPECT_TRUE(std::regex_search(lines.front(), std::regex(R"(^[^ ]+(:\d+(:\d+)?)?: error: [a-z-]+: )")))
+      << r.out;
   EXPECT_FALSE(std::regex_search(r.out, kAddress)) << r.out;
 
   const nlohmann::json result = last_grade();
@@ -122,15 +126,19 @@ TEST_P(MutantFeedbackTest, FailsInAtMostEightLinesWithNoAddressAndANoteForEachSe
     // note is at the other line.
     const std::string file = finding["file"].get<std::string>();
     const int line = finding["line"].get<int>(), other = finding["details"]["other_line"].get<int>();
-    const std::regex note("^" + file + ":(" + std::to_string(other) + "|" + std::to_string(line) + ")(:\\d+)?: note: ");
-    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return std::regex_search(l, note); }))
-        << "no note for the second place of " << finding["message"] << "\n" << r.out;
+    const std::regex note("^" + file + ":(" + std::to_string(other) + "|" + std::to_string(line) +
+                          ")(:\\d+)?: note: ");
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
+                            [&](const std::string& l) { return std::regex_search(l, note); }))
+        << "no note for the second place of " << finding["message"] << "\n"
+        << r.out;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, MutantFeedbackTest, ::testing::ValuesIn(shipped_mutants()),
                          [](const ::testing::TestParamInfo<Mutant>& param_info) {
-                           std::string name = param_info.param.exercise + "_" + fs::path(param_info.param.path).stem().string();
+                           std::string name = param_info.param.exercise + "_" +
+                                              fs::path(param_info.param.path).stem().string();
                            for (char& c : name)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return name;

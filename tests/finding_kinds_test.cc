@@ -1,10 +1,10 @@
 // The finding kinds' table (harness/finding.h) against what users read: docs/result-contract.md lists
 // every kind, in the table's order, with the table's spelling; each spelling reads back as its kind.
+#include <gtest/gtest.h>
+
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "harness/backend.h"
 #include "harness/finding.h"

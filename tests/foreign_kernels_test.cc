@@ -1,13 +1,13 @@
 // Kernels in the patterns of code the team did not write (issue 28), graded as `gpugrade grade` grades
 // them: a correct kernel gets no error finding, and the same kernel with its ordering removed does. The
 // exercises are test fixtures under tests/data/exercises/foreign/; each names the public pattern it follows.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include <cctype>
 #include <iostream>
 #include <map>
 #include <string>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "grader/judge/judging.h"
 #include "tests/grading_fixture.h"
@@ -15,9 +15,9 @@
 namespace gpugrade {
 namespace {
 
-using testing::Grading;
 using testing::expect_passes;
 using testing::findings_of;
+using testing::Grading;
 using testing::read_file;
 using testing::source_dir;
 
@@ -48,8 +48,9 @@ TEST(ForeignKernels, AFenceThenABarrierReleasesTheBlocksWritesToAnotherThreadsTi
   std::string text = kernel_of("fence-sum", "fence_sum.cu");
   const std::string write = "  if (t == 0) out[blockIdx.x] = part[0];\n  __threadfence();\n";
   ASSERT_NE(text.find(write), std::string::npos);
-  text.replace(text.find(write), write.size(),
-               "  if (t == 32) out[blockIdx.x] = part[0];\n  if (t == 32) __threadfence();\n  __syncthreads();\n");
+  text.replace(
+      text.find(write), write.size(),
+      "  if (t == 32) out[blockIdx.x] = part[0];\n  if (t == 32) __threadfence();\n  __syncthreads();\n");
   expect_passes(grading().grade_exercise(foreign("fence-sum"), text));
 }
 
@@ -71,7 +72,8 @@ TEST(ForeignKernels, WithoutTheFenceTheLastBlocksWriteIsARace) {
 // races to the checker, which followed atomics and fences alone.
 TEST(ForeignKernels, EveryStyleOfAChainedScanPasses) {
   const Exercise e = foreign("chained-sum");
-  for (const char* file : {"chained_sum.cu", "styles/atomic_ref.cu", "styles/volatile_fence.cu", "styles/atomic_spin.cu"}) {
+  for (const char* file :
+       {"chained_sum.cu", "styles/atomic_ref.cu", "styles/volatile_fence.cu", "styles/atomic_spin.cu"}) {
     SCOPED_TRACE(file);
     expect_passes(grading().grade_exercise(e, kernel_of("chained-sum", file)));
   }
@@ -82,8 +84,9 @@ TEST(ForeignKernels, EveryStyleOfAChainedScanPasses) {
 // to the block, the flag's writes are not strong to each other either: both race.
 TEST(ForeignKernels, AChainedScanWithoutReleaseAndAcquireRacesOnItsTotal) {
   const Exercise e = foreign("chained-sum");
-  for (const auto& [file, flag_races] : {std::pair{"mutants/no_fences.cu", false}, std::pair{"mutants/relaxed.cu", false},
-                                         std::pair{"mutants/block_scope.cu", true}}) {
+  for (const auto& [file, flag_races] :
+       {std::pair{"mutants/no_fences.cu", false}, std::pair{"mutants/relaxed.cu", false},
+        std::pair{"mutants/block_scope.cu", true}}) {
     SCOPED_TRACE(file);
     const std::string text = kernel_of("chained-sum", file);
     const Result result = grading().grade_exercise(e, text);
@@ -132,8 +135,9 @@ TEST(ForeignKernels, ABarrierNoVariantNeedsIsMissingOnce) {
   EXPECT_EQ(missing[0].variant, "");
   EXPECT_EQ(missing[0].size, "");
   EXPECT_EQ(missing[0].line, 1);
-  EXPECT_NE(missing[0].message.find("no thread read a shared element that another thread wrote before the barrier"),
-            std::string::npos)
+  EXPECT_NE(
+      missing[0].message.find("no thread read a shared element that another thread wrote before the barrier"),
+      std::string::npos)
       << missing[0].message;
 }
 
@@ -179,33 +183,41 @@ TEST(ForeignKernels, ATimeoutNamesTheLoopThatDidNotEnd) {
       "  partial[t] = sum;\n"
       "  __syncthreads();\n";
   const std::vector<Case> cases = {
-      {"for with s / 2", head + load +
-                             "  for (int s = BLOCK / 2; s > 0; s / 2) {\n"
-                             "    if (t < s) partial[t] += partial[t + s];\n"
-                             "    __syncthreads();\n"
-                             "  }\n" + tail,
+      {"for with s / 2",
+       head + load +
+           "  for (int s = BLOCK / 2; s > 0; s / 2) {\n"
+           "    if (t < s) partial[t] += partial[t + s];\n"
+           "    __syncthreads();\n"
+           "  }\n" +
+           tail,
        8},
-      {"while on a value nobody writes", head + load +
-                                             "  volatile float* flag = partial;\n"
-                                             "  while (flag[0] != -12345.0f) {\n"
-                                             "    sum += 1.0f;\n"
-                                             "  }\n"
-                                             "  partial[t] = sum;\n" + tail,
+      {"while on a value nobody writes",
+       head + load +
+           "  volatile float* flag = partial;\n"
+           "  while (flag[0] != -12345.0f) {\n"
+           "    sum += 1.0f;\n"
+           "  }\n"
+           "  partial[t] = sum;\n" +
+           tail,
        9},
-      {"do while", head + load +
-                       "  int s = BLOCK;\n"
-                       "  do {\n"
-                       "    if (t < s / 2) partial[t] += partial[t + s / 2];\n"
-                       "    __syncthreads();\n"
-                       "  } while (s > 1);\n" + tail,
+      {"do while",
+       head + load +
+           "  int s = BLOCK;\n"
+           "  do {\n"
+           "    if (t < s / 2) partial[t] += partial[t + s / 2];\n"
+           "    __syncthreads();\n"
+           "  } while (s > 1);\n" +
+           tail,
        9},
-      {"nested", head + load +
-                     "  for (int round = 0; round < 2; ++round) {\n"
-                     "    for (int s = BLOCK / 2; s > 0; s >> 1) {\n"
-                     "      if (t < s) partial[t] += partial[t + s];\n"
-                     "      __syncthreads();\n"
-                     "    }\n"
-                     "  }\n" + tail,
+      {"nested",
+       head + load +
+           "  for (int round = 0; round < 2; ++round) {\n"
+           "    for (int s = BLOCK / 2; s > 0; s >> 1) {\n"
+           "      if (t < s) partial[t] += partial[t + s];\n"
+           "      __syncthreads();\n"
+           "    }\n"
+           "  }\n" +
+           tail,
        9},
   };
   for (const Case& c : cases) {
@@ -216,7 +228,8 @@ TEST(ForeignKernels, ATimeoutNamesTheLoopThatDidNotEnd) {
     ASSERT_FALSE(timeouts.empty());
     for (const Finding& f : timeouts) {
       EXPECT_EQ(f.line, c.loop) << f.message;
-      EXPECT_NE(f.message.find(fmt::format("in the loop at line {} (", c.loop)), std::string::npos) << f.message;
+      EXPECT_NE(f.message.find(fmt::format("in the loop at line {} (", c.loop)), std::string::npos)
+          << f.message;
     }
     for (const Finding& f : result.findings) EXPECT_NE(f.line, 0) << to_string(f.kind) << ": " << f.message;
   }
@@ -247,7 +260,8 @@ TEST(ForeignKernels, ADoubleColumnsBankConflictSaysWhatItsWidthAllows) {
 // __device__ variables: the two launches of a run (tally, then report) share them, and every run starts
 // from the module's initializers, so each variant, size and schedule reports its own blocks and sum.
 TEST(ForeignKernels, DeviceVariablesAreSharedWithinARunAndFreshForEachRun) {
-  const Result result = grading().grade_exercise(foreign("device-state"), kernel_of("device-state", "device_state.cu"));
+  const Result result =
+      grading().grade_exercise(foreign("device-state"), kernel_of("device-state", "device_state.cu"));
   expect_passes(result);
   EXPECT_EQ(result.runs.size(), 6u);  // 2 variants x 3 sizes, each run again in reverse
 }
@@ -269,23 +283,25 @@ TEST_P(PublicPatterns, ACorrectKernelGetsNoErrorFinding) {
   EXPECT_FALSE(result.runs.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ForeignKernels, PublicPatterns,
-    ::testing::Values(PublicKernel{"samples-transpose", "naive.cu"}, PublicKernel{"samples-transpose", "coalesced.cu"},
-                      PublicKernel{"samples-transpose", "no_bank_conflicts.cu"},
-                      PublicKernel{"samples-transpose", "diagonal.cu"},
-                      PublicKernel{"samples-shfl-scan", "shfl_scan.cu"}, PublicKernel{"samples-reduce", "reduce.cu"},
-                      PublicKernel{"pmpp-kogge-stone", "kogge_stone.cu"},
-                      PublicKernel{"pmpp-brent-kung", "brent_kung.cu"},
-                      PublicKernel{"pmpp-tiled-matmul", "matmul.cu"},
-                      PublicKernel{"pmpp-histogram", "histogram.cu"}, PublicKernel{"fence-sum", "fence_sum.cu"},
-                      PublicKernel{"warp-sums", "warp_sums.cu"}),
-    [](const ::testing::TestParamInfo<PublicKernel>& param) {
-      std::string name = std::string(param.param.exercise) + "_" + param.param.file;
-      for (char& c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(ForeignKernels, PublicPatterns,
+                         ::testing::Values(PublicKernel{"samples-transpose", "naive.cu"},
+                                           PublicKernel{"samples-transpose", "coalesced.cu"},
+                                           PublicKernel{"samples-transpose", "no_bank_conflicts.cu"},
+                                           PublicKernel{"samples-transpose", "diagonal.cu"},
+                                           PublicKernel{"samples-shfl-scan", "shfl_scan.cu"},
+                                           PublicKernel{"samples-reduce", "reduce.cu"},
+                                           PublicKernel{"pmpp-kogge-stone", "kogge_stone.cu"},
+                                           PublicKernel{"pmpp-brent-kung", "brent_kung.cu"},
+                                           PublicKernel{"pmpp-tiled-matmul", "matmul.cu"},
+                                           PublicKernel{"pmpp-histogram", "histogram.cu"},
+                                           PublicKernel{"fence-sum", "fence_sum.cu"},
+                                           PublicKernel{"warp-sums", "warp_sums.cu"}),
+                         [](const ::testing::TestParamInfo<PublicKernel>& param) {
+                           std::string name = std::string(param.param.exercise) + "_" + param.param.file;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
 
 // The padded transpose asks for conflict-free access at 32 wide and what padding by one gives at 16x16
 // (2-way): `tile[32][33]` passes, `tile[32][34]` is a true 2-way conflict on every column read of the
@@ -311,9 +327,10 @@ TEST(ForeignKernels, PaddingATransposeTileByTwoIsATwoWayConflictAt32Wide) {
   EXPECT_EQ(conflicts[0].details.value("runs", 0), 3);  // 32x8, 32x32 and 32x1
   // The advice is measured on the request's own addresses: rows of 34 words put lanes 0 and 16 in one bank,
   // and rows of TILE_DIM + 1 were checked to clear it.
-  EXPECT_NE(conflicts[0].message.find("because a row of tile is 34 words long; declare tile[TILE_DIM][TILE_DIM + 1] so "
-                                      "that the elements of a column fall in different banks (checked: that request "
-                                      "then takes 1 wavefront)"),
+  EXPECT_NE(conflicts[0].message.find(
+                "because a row of tile is 34 words long; declare tile[TILE_DIM][TILE_DIM + 1] so "
+                "that the elements of a column fall in different banks (checked: that request "
+                "then takes 1 wavefront)"),
             std::string::npos)
       << conflicts[0].message;
 }
@@ -330,10 +347,11 @@ TEST(ForeignKernels, ABankConflictOnADoubleTileSaysTheFiguresOfItsWidth) {
   ASSERT_FALSE(conflicts.empty());
   const Finding& f = conflicts[0];
   EXPECT_EQ(f.line, testing::line_of(text, "= tile[threadIdx.x][threadIdx.y + j]"));
-  EXPECT_EQ(f.message.substr(0, f.message.find(" (the limit")),
-            fmt::format("{}-way bank conflict on tile: {} wavefronts per request where {} are possible",
-                        f.details.value("worst_ways", 0), f.details.value("wavefronts_per_request", std::string()),
-                        f.details.value("min_wavefronts_per_request", std::string())));
+  EXPECT_EQ(
+      f.message.substr(0, f.message.find(" (the limit")),
+      fmt::format("{}-way bank conflict on tile: {} wavefronts per request where {} are possible",
+                  f.details.value("worst_ways", 0), f.details.value("wavefronts_per_request", std::string()),
+                  f.details.value("min_wavefronts_per_request", std::string())));
   EXPECT_GT(std::stod(f.details.value("min_wavefronts_per_request", std::string("0"))), 1.5);
 }
 
@@ -352,7 +370,8 @@ TEST(ForeignKernels, TheSamplesPaddedTransposesAreConflictFree) {
   const std::vector<Finding> conflicts = findings_of(result, FindingKind::kBankConflict);
   ASSERT_EQ(conflicts.size(), 1u);
   EXPECT_EQ(conflicts[0].line, testing::line_of(unpadded, "= block_tile[threadIdx.x][threadIdx.y + k]"));
-  EXPECT_EQ(conflicts[0].message.substr(0, conflicts[0].message.find(':')), "32-way bank conflict on block_tile");
+  EXPECT_EQ(conflicts[0].message.substr(0, conflicts[0].message.find(':')),
+            "32-way bank conflict on block_tile");
 }
 
 }  // namespace

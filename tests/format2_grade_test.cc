@@ -53,14 +53,16 @@ grid: ["ceil_div(rows*cols, B)"]
 sizes: [{rows: 3, cols: 5}, {rows: 20, cols: 30}]
 )yaml";
 
-constexpr const char* kSaxpyReference = R"(void saxpy(float* out, const float* x, float a, int rows, int cols) {
+constexpr const char* kSaxpyReference =
+    R"(void saxpy(float* out, const float* x, float a, int rows, int cols) {
   for (int i = 0; i < rows * cols; ++i) out[i] = a * x[i];
 }
 )";
 
 TEST_F(Format2GradeTest, FloatScalarAndShapedOutput) {
   Exercise e = exercise("saxpy", kSaxpyYaml, kSaxpyReference, "saxpy.cu");
-  const std::string right = R"(__global__ void saxpy(float* out, const float* x, float a, int rows, int cols) {
+  const std::string right =
+      R"(__global__ void saxpy(float* out, const float* x, float a, int rows, int cols) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < rows * cols) out[i] = a * x[i];
 }
@@ -69,7 +71,8 @@ TEST_F(Format2GradeTest, FloatScalarAndShapedOutput) {
   EXPECT_EQ(pass.verdict, Verdict::kPass) << ::testing::PrintToString(pass.findings.size());
 
   // a = 2 where the exercise passes 2.5, and the last column is never written.
-  const std::string wrong = R"(__global__ void saxpy(float* out, const float* x, float a, int rows, int cols) {
+  const std::string wrong =
+      R"(__global__ void saxpy(float* out, const float* x, float a, int rows, int cols) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < rows * cols && i % cols != cols - 1) out[i] = 2.0f * x[i];
 }
@@ -78,7 +81,8 @@ TEST_F(Format2GradeTest, FloatScalarAndShapedOutput) {
   EXPECT_EQ(fail.verdict, Verdict::kFail);
   std::vector<Finding> unwritten = findings_of(fail, FindingKind::kUnwrittenOutput);
   ASSERT_FALSE(unwritten.empty());
-  EXPECT_NE(unwritten[0].message.find("the first is out[0][4] (expected"), std::string::npos) << unwritten[0].message;
+  EXPECT_NE(unwritten[0].message.find("the first is out[0][4] (expected"), std::string::npos)
+      << unwritten[0].message;
   std::vector<Finding> wrong_output = findings_of(fail, FindingKind::kWrongOutput);
   ASSERT_FALSE(wrong_output.empty());
   EXPECT_NE(wrong_output[0].message.find("the first is out[0][0]: expected"), std::string::npos)
@@ -207,14 +211,16 @@ grid: ["ceil_div(n, B * 4)"]
 sizes: [{n: 1000}, {n: 5000, init: {in: {random: {values: [3]}}}}]
 )yaml";
 
-constexpr const char* kHistogramReference = R"(void histogram(unsigned* bins, const unsigned char* in, int n) {
+constexpr const char* kHistogramReference =
+    R"(void histogram(unsigned* bins, const unsigned char* in, int n) {
   for (int i = 0; i < n; ++i) ++bins[in[i]];
 }
 )";
 
 TEST_F(Format2GradeTest, HistogramTechniqueAndAccumulator) {
   Exercise e = exercise("histogram", kHistogramYaml, kHistogramReference, "histogram.cu");
-  const std::string privatized = R"(__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {
+  const std::string privatized =
+      R"(__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {
   __shared__ unsigned int local[16];
   if (threadIdx.x < 16) local[threadIdx.x] = 0;
   __syncthreads();
@@ -228,7 +234,8 @@ TEST_F(Format2GradeTest, HistogramTechniqueAndAccumulator) {
   EXPECT_EQ(pass.verdict, Verdict::kPass);
   for (const Finding& f : pass.findings) ADD_FAILURE() << f.message;
 
-  const std::string global = R"(__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {
+  const std::string global =
+      R"(__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {
   __shared__ unsigned int unused[16];
   unused[threadIdx.x % 16] = 0;
   for (int i = blockIdx.x * B * 4 + threadIdx.x; i < min(n, (blockIdx.x + 1) * B * 4); i += B)
@@ -244,7 +251,8 @@ TEST_F(Format2GradeTest, HistogramTechniqueAndAccumulator) {
   EXPECT_EQ(missing[1].line, line_of(global, "atomicAdd(&bins"));
 
   // Nothing added: every bin the reference fills still holds its zero.
-  Result empty = grade(e, "__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {}\n");
+  Result empty =
+      grade(e, "__global__ void histogram(unsigned int* bins, const unsigned char* in, int n) {}\n");
   std::vector<Finding> unwritten = findings_of(empty, FindingKind::kUnwrittenOutput);
   ASSERT_FALSE(unwritten.empty());
   EXPECT_NE(unwritten[0].message.find("still hold the value they started with (zero)"), std::string::npos)
@@ -281,7 +289,8 @@ grid: ["ceil_div(n, BLOCK)"]
 sizes: [{n: 5}, {n: 300}]
 )yaml";
 
-constexpr const char* kWeightedReference = R"(void weighted(float* out, int* seen, const float* in, int n, const float* mask,
+constexpr const char* kWeightedReference =
+    R"(void weighted(float* out, int* seen, const float* in, int n, const float* mask,
               const gpugrade::Launch& launch) {
   for (int i = 0; i < n; ++i) {
     double sum = 0;
@@ -294,15 +303,20 @@ constexpr const char* kWeightedReference = R"(void weighted(float* out, int* see
 }
 )";
 
-std::string weighted_kernel(const std::string& block_line, const std::string& mask_name = "mask", int taps = 3) {
+std::string weighted_kernel(const std::string& block_line, const std::string& mask_name = "mask",
+                            int taps = 3) {
   return block_line + "\n__constant__ float " + mask_name + "[3];\n" +
          "__global__ void weighted(float* out, int* seen, const float* in, int n) {\n"
          "  int i = blockIdx.x * BLOCK + threadIdx.x;\n"
          "  if (i == 0) { seen[0] = blockDim.x; seen[1] = gridDim.x; }\n"
          "  if (i >= n) return;\n"
          "  float sum = 0.0f;\n"
-         "  for (int j = 0; j < " + std::to_string(taps) + "; ++j)\n"
-         "    if (i + j - 1 >= 0 && i + j - 1 < n) sum += " + mask_name + "[j] * in[i + j - 1];  // TAP\n"
+         "  for (int j = 0; j < " +
+         std::to_string(taps) +
+         "; ++j)\n"
+         "    if (i + j - 1 >= 0 && i + j - 1 < n) sum += " +
+         mask_name +
+         "[j] * in[i + j - 1];  // TAP\n"
          "  out[i] = sum;\n"
          "}\n";
 }
@@ -343,8 +357,10 @@ TEST_F(Format2GradeTest, ConstantMaskRenamedOrOverrunIsTheLearnersLine) {
   ASSERT_EQ(mismatch.size(), 1u);
   EXPECT_EQ(mismatch[0].line, 2);
   EXPECT_EQ(mismatch[0].message,
-            "the exercise copies its input 'mask' into a __constant__ variable named 'mask', but the file declares only "
-            "'weights'; declare `__constant__ float mask[...];` at file scope (not in a namespace or function), as the "
+            "the exercise copies its input 'mask' into a __constant__ variable named 'mask', but the file "
+            "declares only "
+            "'weights'; declare `__constant__ float mask[...];` at file scope (not in a namespace or "
+            "function), as the "
             "stub does");
 
   std::string shrunk = weighted_kernel("#define BLOCK 64");
@@ -353,8 +369,9 @@ TEST_F(Format2GradeTest, ConstantMaskRenamedOrOverrunIsTheLearnersLine) {
   mismatch = findings_of(small, FindingKind::kSignatureMismatch);
   ASSERT_EQ(mismatch.size(), 1u);
   EXPECT_EQ(mismatch[0].line, 2);
-  EXPECT_EQ(mismatch[0].message, "__constant__ 'mask' holds 8 bytes, but the exercise copies 3 float elements (12 bytes) "
-                                 "into it at n=5; declare it with at least 3 elements");
+  EXPECT_EQ(mismatch[0].message,
+            "__constant__ 'mask' holds 8 bytes, but the exercise copies 3 float elements (12 bytes) "
+            "into it at n=5; declare it with at least 3 elements");
 
   const std::string overrun = weighted_kernel("#define BLOCK 64", "mask", 4);
   Result past = grade(e, overrun);
@@ -362,7 +379,8 @@ TEST_F(Format2GradeTest, ConstantMaskRenamedOrOverrunIsTheLearnersLine) {
   std::vector<Finding> outside = findings_of(past, FindingKind::kOutOfBounds);
   ASSERT_FALSE(outside.empty());
   EXPECT_EQ(outside[0].line, line_of(overrun, "// TAP"));
-  EXPECT_NE(outside[0].message.find("reads mask[3], 1 element past the end of 'mask' (3 elements)"), std::string::npos)
+  EXPECT_NE(outside[0].message.find("reads mask[3], 1 element past the end of 'mask' (3 elements)"),
+            std::string::npos)
       << outside[0].message;
 }
 
@@ -403,7 +421,9 @@ std::string stencil_kernel(const std::string& last_tap) {
          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
          "  int sum = 0;\n"
          "  for (int k = -RADIUS; k < RADIUS; ++k) sum += in[i + k];\n"
-         "  sum += " + last_tap + "\n"
+         "  sum += " +
+         last_tap +
+         "\n"
          "  out[i] = sum;\n"
          "}\n";
 }
@@ -437,23 +457,29 @@ TEST_F(Format2GradeTest, OffsetsOutsideTheBufferOrWrittenIntoTheNameAreRefusedWi
   std::string yaml = kStencilYaml;
   const std::string in_line = "{name: in, type: \"const int*\", buffer: in, offset: RADIUS}";
   std::string written = yaml;
-  written.replace(written.find(in_line), in_line.size(), "{name: in, type: \"const int*\", buffer: in + RADIUS}");
-  EXPECT_EQ(errors_of(written), std::vector<std::string>{
-                                    "exercises/stencil/exercise.yaml:9:46: unknown buffer 'in + RADIUS': to point "
-                                    "into a buffer, write `buffer: in` and `offset: RADIUS` (in elements)"});
+  written.replace(written.find(in_line), in_line.size(),
+                  "{name: in, type: \"const int*\", buffer: in + RADIUS}");
+  EXPECT_EQ(
+      errors_of(written),
+      std::vector<std::string>{"exercises/stencil/exercise.yaml:9:46: unknown buffer 'in + RADIUS': to point "
+                               "into a buffer, write `buffer: in` and `offset: RADIUS` (in elements)"});
   std::string beyond = yaml;
   beyond.replace(beyond.find(in_line), in_line.size(),
                  "{name: in, type: \"const int*\", buffer: in, offset: n + 2*RADIUS + 1}");
-  EXPECT_EQ(errors_of(beyond),
-            std::vector<std::string>{"exercises/stencil/exercise.yaml:9:58: 'kernel.params[0].offset' is 71; it "
-                                     "must be between 0 and 70 at variant 16, size n=64"});
+  EXPECT_EQ(
+      errors_of(beyond),
+      std::vector<std::string>{"exercises/stencil/exercise.yaml:9:58: 'kernel.params[0].offset' is 71; it "
+                               "must be between 0 and 70 at variant 16, size n=64"});
 }
 
 // A hello-world lesson: the kernel's only output is what it prints, compared with what the reference prints.
 std::string printing_exercise(const std::string& order) {
   return "format: 2\nid: hello\ntitle: Hello\npoints: 1\n"
-         "kernel: {file: hello.cu, name: hello, params: []}\nbuffers: {}\nprinted: " + order + "\n"
-         "reference: {file: reference.cpp, launch: true}\nvariants: [{block: [3]}]\ngrid: [2]\nsizes: [{n: 1}]\n";
+         "kernel: {file: hello.cu, name: hello, params: []}\nbuffers: {}\nprinted: " +
+         order +
+         "\n"
+         "reference: {file: reference.cpp, launch: true}\nvariants: [{block: [3]}]\ngrid: [2]\nsizes: [{n: "
+         "1}]\n";
 }
 
 constexpr const char* kHelloReference = R"(#include <cstdio>
@@ -465,37 +491,42 @@ void hello(const gpugrade::Launch& launch) {
 
 TEST_F(Format2GradeTest, PrintedLinesAreComparedWithTheReferencesInAnyOrder) {
   Exercise e = exercise("hello", printing_exercise("any-order"), kHelloReference, "hello.cu");
-  const std::string right = "#include <cstdio>\n__global__ void hello() {\n"
-                            "  printf(\"block %u thread %u\\n\", blockIdx.x, threadIdx.x);\n}\n";
+  const std::string right =
+      "#include <cstdio>\n__global__ void hello() {\n"
+      "  printf(\"block %u thread %u\\n\", blockIdx.x, threadIdx.x);\n}\n";
   Result pass = grade(e, right);
   EXPECT_EQ(pass.verdict, Verdict::kPass);
   EXPECT_TRUE(pass.findings.empty()) << pass.findings[0].message;
 
-  const std::string swapped = "#include <cstdio>\n__global__ void hello() {\n"
-                              "  printf(\"block %u thread %u\\n\", threadIdx.x, blockIdx.x);\n}\n";
+  const std::string swapped =
+      "#include <cstdio>\n__global__ void hello() {\n"
+      "  printf(\"block %u thread %u\\n\", threadIdx.x, blockIdx.x);\n}\n";
   Result fail = grade(e, swapped);
   EXPECT_EQ(fail.verdict, Verdict::kFail);
   std::vector<Finding> wrong = findings_of(fail, FindingKind::kWrongOutput);
   ASSERT_FALSE(wrong.empty());
-  EXPECT_EQ(wrong[0].message,
-            "the printed lines differ from the reference's, in any order: \"block 2 thread 0\" (thread (2,0,0) of "
-            "block (0,0,0)) is not among the reference's lines, or not that many times; the reference's \"block 0 "
-            "thread 2\" was not printed (the kernel printed 6 lines, the reference 6)");
+  EXPECT_EQ(
+      wrong[0].message,
+      "the printed lines differ from the reference's, in any order: \"block 2 thread 0\" (thread (2,0,0) of "
+      "block (0,0,0)) is not among the reference's lines, or not that many times; the reference's \"block 0 "
+      "thread 2\" was not printed (the kernel printed 6 lines, the reference 6)");
 }
 
 TEST_F(Format2GradeTest, PrintedLinesInOrderNameTheFirstThatDiffers) {
   Exercise e = exercise("hello", printing_exercise("in-order"), kHelloReference, "hello.cu");
   // One thread prints every line, in launch order but for the last block first.
-  const std::string reversed = "#include <cstdio>\n__global__ void hello() {\n"
-                               "  if (threadIdx.x != 0 || blockIdx.x != 0) return;\n"
-                               "  for (int b = 1; b >= 0; --b)\n"
-                               "    for (int t = 0; t < 3; ++t) printf(\"block %d thread %d\\n\", b, t);\n}\n";
+  const std::string reversed =
+      "#include <cstdio>\n__global__ void hello() {\n"
+      "  if (threadIdx.x != 0 || blockIdx.x != 0) return;\n"
+      "  for (int b = 1; b >= 0; --b)\n"
+      "    for (int t = 0; t < 3; ++t) printf(\"block %d thread %d\\n\", b, t);\n}\n";
   Result fail = grade(e, reversed);
   EXPECT_EQ(fail.verdict, Verdict::kFail);
   std::vector<Finding> wrong = findings_of(fail, FindingKind::kWrongOutput);
   ASSERT_FALSE(wrong.empty());
   EXPECT_EQ(wrong[0].message,
-            "printed line 1 is \"block 1 thread 0\" (thread (0,0,0) of block (0,0,0)); the reference prints \"block 0 "
+            "printed line 1 is \"block 1 thread 0\" (thread (0,0,0) of block (0,0,0)); the reference prints "
+            "\"block 0 "
             "thread 0\" there (the kernel printed 6 lines, the reference 6)");
 }
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "grader/exercise/exercise.h"
 #include "grader/judge/buffer_compare.h"
 #include "grader/judge/buffer_fill.h"
-#include "grader/exercise/exercise.h"
 #include "harness/poison.h"
 #include "os/process.h"
 
@@ -48,7 +48,8 @@ class Format2Test : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fs::temp_directory_path() /
-            ("gpugrade_format2_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+            ("gpugrade_format2_test_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "saxpy");
     std::ofstream(root_ / "saxpy" / "saxpy.cu") << "";
@@ -92,13 +93,15 @@ TEST_F(Format2Test, SaxpyLoadsWithAFloatScalar) {
 }
 
 TEST_F(Format2Test, NothingIsSilentlyTruncated) {
-  EXPECT_EQ(errors_of(with("value: 2.5", "value: \"5 / 2\"")),
-            Errors{"exercises/saxpy/exercise.yaml:11:37: 'kernel.params[2].value' divides integers (\"5 / 2\" "
-                   "truncates as C's int division does), but 'a' is float: write the number (2.5) or an "
-                   "expression without '/' and '%'"});
-  EXPECT_EQ(errors_of(with("value: rows*cols", "value: 2.5")),
-            Errors{"exercises/saxpy/exercise.yaml:12:35: 'kernel.params[3].value' is 2.5, but 'n' is int: give "
-                   "an integer expression"});
+  EXPECT_EQ(
+      errors_of(with("value: 2.5", "value: \"5 / 2\"")),
+      Errors{"exercises/saxpy/exercise.yaml:11:37: 'kernel.params[2].value' divides integers (\"5 / 2\" "
+             "truncates as C's int division does), but 'a' is float: write the number (2.5) or an "
+             "expression without '/' and '%'"});
+  EXPECT_EQ(
+      errors_of(with("value: rows*cols", "value: 2.5")),
+      Errors{"exercises/saxpy/exercise.yaml:12:35: 'kernel.params[3].value' is 2.5, but 'n' is int: give "
+             "an integer expression"});
   EXPECT_EQ(errors_of(with("min: 80", "min: 80.5")), Errors{});  // a float buffer's bounds may have fractions
 }
 
@@ -107,8 +110,9 @@ TEST_F(Format2Test, IntegerBuffersTakeWholeValuesInRange) {
                           "x:   {type: uchar, count: rows*cols, init: {random: {min: 0, max: 300}}}");
   const std::string param = "type: \"const float*\", buffer: x";
   yaml.replace(yaml.find(param), param.size(), "type: \"const unsigned char*\", buffer: x");
-  EXPECT_EQ(errors_of(yaml), Errors{"exercises/saxpy/exercise.yaml:14:69: 'buffers.x.init.random.max' is 300, not a "
-                                    "value of uchar (whole, 0 to 255)"});
+  EXPECT_EQ(errors_of(yaml),
+            Errors{"exercises/saxpy/exercise.yaml:14:69: 'buffers.x.init.random.max' is 300, not a "
+                   "value of uchar (whole, 0 to 255)"});
 }
 
 TEST_F(Format2Test, Format2FieldsInAVersion1FileSayWhatTheyNeed) {
@@ -118,11 +122,13 @@ TEST_F(Format2Test, Format2FieldsInAVersion1FileSayWhatTheyNeed) {
   yaml.replace(at, 29, "random");
   at = yaml.find("value: 2.5");
   yaml.replace(at, 10, "value: 2");
-  EXPECT_EQ(errors_of(yaml),
-            (Errors{"exercises/saxpy/exercise.yaml:14:68: field 'shape' in 'buffers.out' is format 2: put `format: 2` "
-                    "at the top of the file",
-                    "exercises/saxpy/exercise.yaml:14:89: field 'compare' in 'buffers.out' is format 2: put `format: "
-                    "2` at the top of the file"}));
+  EXPECT_EQ(
+      errors_of(yaml),
+      (Errors{
+          "exercises/saxpy/exercise.yaml:14:68: field 'shape' in 'buffers.out' is format 2: put `format: 2` "
+          "at the top of the file",
+          "exercises/saxpy/exercise.yaml:14:89: field 'compare' in 'buffers.out' is format 2: put `format: "
+          "2` at the top of the file"}));
 }
 
 TEST_F(Format2Test, ShapeMustHoldTheBuffer) {
@@ -132,16 +138,21 @@ TEST_F(Format2Test, ShapeMustHoldTheBuffer) {
 }
 
 TEST_F(Format2Test, FromNamesAnInputElementOverTheOutputsCoordinates) {
-  ASSERT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: \"i0 * cols + i1\"}}")), Errors{});
+  ASSERT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: \"i0 * cols + i1\"}}")),
+            Errors{});
   ASSERT_EQ(loaded_->buffers[1].from.size(), 1u);
   EXPECT_EQ(loaded_->buffers[1].from[0].first, "x");
   EXPECT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {y: i0}}")),
-            Errors{"exercises/saxpy/exercise.yaml:15:115: 'buffers.out.from.y' names no input buffer (the inputs are x)"});
-  EXPECT_EQ(errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: i2}}")),
-            Errors{"exercises/saxpy/exercise.yaml:15:118: unknown variable 'i2' in 'buffers.out.from.x' (did you mean "
-                   "'i0'?)"});
+            Errors{"exercises/saxpy/exercise.yaml:15:115: 'buffers.out.from.y' names no input buffer (the "
+                   "inputs are x)"});
+  EXPECT_EQ(
+      errors_of(with("compare: {ulp: 2}}", "compare: {ulp: 2}, from: {x: i2}}")),
+      Errors{
+          "exercises/saxpy/exercise.yaml:15:118: unknown variable 'i2' in 'buffers.out.from.x' (did you mean "
+          "'i0'?)"});
   EXPECT_EQ(errors_of(with("max: 100}}}", "max: 100}}, from: {x: i0}}")),
-            Errors{"exercises/saxpy/exercise.yaml:14:77: 'buffers.x' is not an output: 'from' says which input elements "
+            Errors{"exercises/saxpy/exercise.yaml:14:77: 'buffers.x' is not an output: 'from' says which "
+                   "input elements "
                    "an output element is computed from"});
 }
 
@@ -153,8 +164,10 @@ TEST_F(Format2Test, SizeOverrideNamesAKnownBuffer) {
 TEST_F(Format2Test, RandomSpecMistakes) {
   EXPECT_EQ(errors_of(with("{min: 80, max: 100}", "{min: 100, max: 80}")),
             Errors{"exercises/saxpy/exercise.yaml:14:55: 'buffers.x.init.random' has min 100 above max 80"});
-  EXPECT_EQ(errors_of(with("{min: 80, max: 100}", "{mean: 3}")),
-            Errors{"exercises/saxpy/exercise.yaml:14:56: 'buffers.x.init.random.mean' is for 'distribution: normal'"});
+  EXPECT_EQ(
+      errors_of(with("{min: 80, max: 100}", "{mean: 3}")),
+      Errors{
+          "exercises/saxpy/exercise.yaml:14:56: 'buffers.x.init.random.mean' is for 'distribution: normal'"});
   EXPECT_EQ(errors_of(with("{min: 80, max: 100}", "{distribution: gauss}")),
             Errors{"exercises/saxpy/exercise.yaml:14:70: 'buffers.x.init.random.distribution' must be one of "
                    "uniform, normal, got \"gauss\""});
@@ -163,10 +176,13 @@ TEST_F(Format2Test, RandomSpecMistakes) {
 // `constant: mask`: an input with no kernel parameter, copied into the learner's __constant__ variable; the
 // reference takes it after the kernel's parameters.
 TEST_F(Format2Test, ConstantInputGoesToTheReferenceAfterTheKernelsParameters) {
-  ASSERT_EQ(errors_of(with("  out:", "  mask: {type: float, count: 3, init: random, constant: mask}\n  out:")), Errors{});
+  ASSERT_EQ(
+      errors_of(with("  out:", "  mask: {type: float, count: 3, init: random, constant: mask}\n  out:")),
+      Errors{});
   std::vector<std::string> reference;
   for (const ParamSpec* p : reference_params(*loaded_)) reference.push_back(p->name + " " + p->type);
-  EXPECT_EQ(reference, (std::vector<std::string>{"out float*", "x const float*", "a float", "n int", "mask const float*"}));
+  EXPECT_EQ(reference, (std::vector<std::string>{"out float*", "x const float*", "a float", "n int",
+                                                 "mask const float*"}));
   std::string error;
   auto launch = evaluate_launch(*loaded_, loaded_->variants[0], loaded_->sizes[0], &error);
   ASSERT_TRUE(launch) << error;
@@ -178,15 +194,19 @@ TEST_F(Format2Test, ConstantInputGoesToTheReferenceAfterTheKernelsParameters) {
 }
 
 TEST_F(Format2Test, ConstantInputMistakes) {
-  EXPECT_EQ(errors_of(with("shape: [rows, cols]", "constant: result, shape: [rows, cols]")),
-            Errors{"exercises/saxpy/exercise.yaml:15:68: 'buffers.out' is an output, but a __constant__ variable is "
-                   "read-only to kernels: only an input can be copied into one"});
-  EXPECT_EQ(errors_of(with("init: {random: {min: 80", "constant: x, init: {random: {min: 80")),
-            Errors{"exercises/saxpy/exercise.yaml:14:3: buffer 'x' is copied into __constant__ 'x', so no kernel "
-                   "parameter may take it: the kernel reads the variable. Remove the parameter, or the 'constant' "
-                   "field to pass it as a pointer"});
+  EXPECT_EQ(
+      errors_of(with("shape: [rows, cols]", "constant: result, shape: [rows, cols]")),
+      Errors{
+          "exercises/saxpy/exercise.yaml:15:68: 'buffers.out' is an output, but a __constant__ variable is "
+          "read-only to kernels: only an input can be copied into one"});
+  EXPECT_EQ(
+      errors_of(with("init: {random: {min: 80", "constant: x, init: {random: {min: 80")),
+      Errors{"exercises/saxpy/exercise.yaml:14:3: buffer 'x' is copied into __constant__ 'x', so no kernel "
+             "parameter may take it: the kernel reads the variable. Remove the parameter, or the 'constant' "
+             "field to pass it as a pointer"});
   EXPECT_EQ(errors_of(with("init: {random: {min: 80", "constant: \"mask[0]\", init: {random: {min: 80")),
-            Errors{"exercises/saxpy/exercise.yaml:14:50: 'buffers.x.constant' must name the kernel file's __constant__ "
+            Errors{"exercises/saxpy/exercise.yaml:14:50: 'buffers.x.constant' must name the kernel file's "
+                   "__constant__ "
                    "variable, a C identifier; got 'mask[0]'"});
 }
 
@@ -211,20 +231,28 @@ TEST_F(Format2Test, LearnerDefineIsADefineAtItsDefault) {
 
 TEST_F(Format2Test, LearnerDefineMistakes) {
   std::string yaml = with("  - {defines: {B: 32}, block: [B]}", "  - {defines: {B: 32}, block: [B, T]}");
-  EXPECT_EQ(errors_of(yaml + "learner_defines:\n  B: {default: 64}\n"),
-            Errors{"exercises/saxpy/exercise.yaml:18:15: 'variants[0].defines' defines B, which the learner's file "
-                   "chooses (learner_defines); a variant cannot set it"});
-  EXPECT_EQ(errors_of(yaml + "learner_defines:\n  T: {default: 20, multiple_of: 16}\n"),
-            Errors{"exercises/saxpy/exercise.yaml:22:16: 'learner_defines.T.default' is 20, which it does not allow "
-                   "(1 to 1024 in multiples of 16)"});
-  EXPECT_EQ(errors_of(yaml + "learner_defines:\n  T: {default: 2, values: [1, 2, 64]}\n"),
-            Errors{"exercises/saxpy/exercise.yaml:22:6: a block of 32x64 has 2048 threads; CUDA allows at most 1024 "
-                   "(with T = 64, which 'learner_defines.T' allows)"});
-  EXPECT_EQ(errors_of(yaml + "learner_defines:\n  T: {default: 2, values: [2], min: 1}\n"),
-            Errors{"exercises/saxpy/exercise.yaml:22:32: 'learner_defines.T' lists its values; 'min' is for a range "
-                   "instead"});
+  EXPECT_EQ(
+      errors_of(yaml + "learner_defines:\n  B: {default: 64}\n"),
+      Errors{"exercises/saxpy/exercise.yaml:18:15: 'variants[0].defines' defines B, which the learner's file "
+             "chooses (learner_defines); a variant cannot set it"});
+  EXPECT_EQ(
+      errors_of(yaml + "learner_defines:\n  T: {default: 20, multiple_of: 16}\n"),
+      Errors{
+          "exercises/saxpy/exercise.yaml:22:16: 'learner_defines.T.default' is 20, which it does not allow "
+          "(1 to 1024 in multiples of 16)"});
+  EXPECT_EQ(
+      errors_of(yaml + "learner_defines:\n  T: {default: 2, values: [1, 2, 64]}\n"),
+      Errors{
+          "exercises/saxpy/exercise.yaml:22:6: a block of 32x64 has 2048 threads; CUDA allows at most 1024 "
+          "(with T = 64, which 'learner_defines.T' allows)"});
+  EXPECT_EQ(
+      errors_of(yaml + "learner_defines:\n  T: {default: 2, values: [2], min: 1}\n"),
+      Errors{
+          "exercises/saxpy/exercise.yaml:22:32: 'learner_defines.T' lists its values; 'min' is for a range "
+          "instead"});
   EXPECT_EQ(errors_of(with("format: 2\n", "") + "learner_defines:\n  T: {default: 2}\n")[0],
-            "exercises/saxpy/exercise.yaml:20:1: field 'learner_defines' is format 2: put `format: 2` at the top of "
+            "exercises/saxpy/exercise.yaml:20:1: field 'learner_defines' is format 2: put `format: 2` at the "
+            "top of "
             "the file");
 }
 
@@ -236,14 +264,16 @@ TEST_F(Format2Test, PipelineParametersThatShareANameSayToRenameInTheYaml) {
                                 "    params: [{name: x, type: \"float*\", buffer: out}]\n");
   const Errors errors = errors_of(yaml);
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].find("parameter 'x' differs from kernel 'saxpy''s parameter of that name; the reference takes "
-                           "one 'x': rename one of them here in exercise.yaml (the kernels' own parameter names "
-                           "need not change)"),
+  EXPECT_NE(errors[0].find(
+                "parameter 'x' differs from kernel 'saxpy''s parameter of that name; the reference takes "
+                "one 'x': rename one of them here in exercise.yaml (the kernels' own parameter names "
+                "need not change)"),
             std::string::npos)
       << errors[0];
 }
 
-// tests/data/exercises/format2 uses every format 2 field: the loader and exercises/schema.json both accept it.
+// tests/data/exercises/format2 uses every format 2 field: the loader and exercises/schema.json both accept
+// it.
 TEST(Format2SchemaTest, LoaderAndSchemaAcceptEveryField) {
   const fs::path dir = fs::path(GPUGRADE_SOURCE_DIR) / "tests/data/exercises/format2";
   std::vector<std::string> errors;
@@ -254,7 +284,8 @@ TEST(Format2SchemaTest, LoaderAndSchemaAcceptEveryField) {
   EXPECT_EQ(e->nvcc_flags, (std::vector<std::string>{"-use_fast_math", "-maxrregcount=64"}));
   EXPECT_TRUE(e->requirements.warp_shuffle);
   EXPECT_EQ(e->requirements.min_barriers, 1);
-  EXPECT_EQ(e->sizes[1].label(), "rows=8 cols=8 x=random of {1, 2} descending bytes=random [0, 15] with 1 x 3");
+  EXPECT_EQ(e->sizes[1].label(),
+            "rows=8 cols=8 x=random of {1, 2} descending bytes=random [0, 15] with 1 x 3");
   std::vector<std::string> reference;
   for (const ParamSpec* p : reference_params(*e)) reference.push_back(p->name);
   EXPECT_EQ(reference, (std::vector<std::string>{"out", "x", "keys", "bytes", "a", "n", "sum", "weights"}));
@@ -263,9 +294,9 @@ TEST(Format2SchemaTest, LoaderAndSchemaAcceptEveryField) {
 
   std::optional<std::string> python = find_program("python3");
   if (!python) GTEST_SKIP() << "python3 is not on PATH";
-  ProcessResult r = run_process({*python, (fs::path(GPUGRADE_SOURCE_DIR) / "tests/validate_schema.py").string(),
-                                 (fs::path(GPUGRADE_SOURCE_DIR) / "exercises/schema.json").string(),
-                                 (dir / "exercise.yaml").string()});
+  ProcessResult r = run_process(
+      {*python, (fs::path(GPUGRADE_SOURCE_DIR) / "tests/validate_schema.py").string(),
+       (fs::path(GPUGRADE_SOURCE_DIR) / "exercises/schema.json").string(), (dir / "exercise.yaml").string()});
   if (r.exit_code == 77) GTEST_SKIP() << r.out;
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
@@ -405,8 +436,8 @@ TEST(BufferCompareTest, ShapedOutputNamesRowAndColumn) {
   Fill poison;
   poison.init = BufferInit::kPoison;
   Buffer initial = float_buffer(std::vector<float>(12, 0.0f));
-  compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), &initial, poison,
-                 Compare{}, "saxpy.cu", findings);
+  compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), &initial,
+                 poison, Compare{}, "saxpy.cu", findings);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, FindingKind::kWrongOutput);
   EXPECT_EQ(findings[0].message,
@@ -449,25 +480,29 @@ TEST(BufferCompareTest, TheFirstWrongElementsWriterIsNamedAndItsLineIsTheFinding
                  Compare{}, "k.cu", findings, &nobody);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].line, 0);
-  EXPECT_NE(findings[0].message.find("; no thread wrote out[1][3]"), std::string::npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("; no thread wrote out[1][3]"), std::string::npos)
+      << findings[0].message;
   EXPECT_TRUE(findings[0].details["writers"].empty());
 
-  const FixedWrites twice(ElementWrites{{{Dim3{0, 0, 0}, Dim3{3, 0, 0}, 9}, {Dim3{1, 0, 0}, Dim3{3, 0, 0}, 12}}});
+  const FixedWrites twice(
+      ElementWrites{{{Dim3{0, 0, 0}, Dim3{3, 0, 0}, 9}, {Dim3{1, 0, 0}, Dim3{3, 0, 0}, 12}}});
   findings.clear();
   compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
                  Compare{}, "k.cu", findings, &twice);
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_NE(findings[0].message.find("out[1][3] was written more than once, among others by thread (3,0,0) of "
-                                     "block (0,0,0) at line 9 and by thread (3,0,0) of block (1,0,0) at line 12"),
-            std::string::npos)
+  EXPECT_NE(
+      findings[0].message.find("out[1][3] was written more than once, among others by thread (3,0,0) of "
+                               "block (0,0,0) at line 9 and by thread (3,0,0) of block (1,0,0) at line 12"),
+      std::string::npos)
       << findings[0].message;
 
   // A backend that cannot tell (a GPU: no record at all; atomics: no answer) says nothing of writers.
   const FixedWrites cannot_tell(std::nullopt);
-  for (const WriteRecord* unknown : {static_cast<const WriteRecord*>(nullptr), static_cast<const WriteRecord*>(&cannot_tell)}) {
+  for (const WriteRecord* unknown :
+       {static_cast<const WriteRecord*>(nullptr), static_cast<const WriteRecord*>(&cannot_tell)}) {
     findings.clear();
-    compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr, random,
-                   Compare{}, "k.cu", findings, unknown);
+    compare_output({"out", ElementType::kFloat, {3, 4}}, float_buffer(got), float_buffer(want), nullptr,
+                   random, Compare{}, "k.cu", findings, unknown);
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].message.find("wrote"), std::string::npos) << findings[0].message;
     EXPECT_EQ(findings[0].message.find("written"), std::string::npos) << findings[0].message;
@@ -511,8 +546,8 @@ TEST(BufferCompareTest, UlpTolerance) {
   compare_output({"out", ElementType::kFloat, {}}, float_buffer({ulps_above(1.0f, 2), ulps_above(-3.0f, 1)}),
                  float_buffer({1.0f, -3.0f}), nullptr, poison, two_ulps, "k.cu", findings);
   EXPECT_TRUE(findings.empty());
-  compare_output({"out", ElementType::kFloat, {}}, float_buffer({ulps_above(1.0f, 3)}), float_buffer({1.0f}), nullptr,
-                 poison, two_ulps, "k.cu", findings);
+  compare_output({"out", ElementType::kFloat, {}}, float_buffer({ulps_above(1.0f, 3)}), float_buffer({1.0f}),
+                 nullptr, poison, two_ulps, "k.cu", findings);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, FindingKind::kWrongOutput);
 }
@@ -522,13 +557,14 @@ TEST(BufferCompareTest, AccumulatorLeftAtItsInitIsUnwritten) {
   zero.init = BufferInit::kZero;
   Buffer initial = float_buffer({0, 0, 0});
   std::vector<Finding> findings;
-  compare_output({"sums", ElementType::kFloat, {}}, float_buffer({5, 0, 0}), float_buffer({5, 0, 7}), &initial, zero,
-                 Compare{}, "k.cu", findings);
+  compare_output({"sums", ElementType::kFloat, {}}, float_buffer({5, 0, 0}), float_buffer({5, 0, 7}),
+                 &initial, zero, Compare{}, "k.cu", findings);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, FindingKind::kUnwrittenOutput);
-  EXPECT_EQ(findings[0].message,
-            "1 of 3 elements of 'sums' still hold the value they started with (zero) where the reference changed "
-            "them: the kernel never wrote or added to them; the first is sums[2] (expected 7)");
+  EXPECT_EQ(
+      findings[0].message,
+      "1 of 3 elements of 'sums' still hold the value they started with (zero) where the reference changed "
+      "them: the kernel never wrote or added to them; the first is sums[2] (expected 7)");
 }
 
 TEST(BufferCompareTest, VectorLaneIsNamed) {

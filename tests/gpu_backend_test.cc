@@ -19,8 +19,8 @@
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/entry_scan.h"
 #include "harness/gpu/job.h"
-#include "harness/gpu/launcher_lender.h"
 #include "harness/gpu/launch_limits.h"
+#include "harness/gpu/launcher_lender.h"
 #include "harness/gpu/poison_prologue.h"
 #include "harness/gpu/red_zone.h"
 #include "harness/gpu/sanitizer_report.h"
@@ -224,7 +224,8 @@ TEST(GpuLoad, DescribesParametersSharedVariablesAndBarriers) {
   EXPECT_FALSE(traits_of(program, "_Z20transpose_no_barrierPfPKfii").uses_barrier);
   EXPECT_EQ(traits_of(program, "read_unwritten").static_shared_bytes, 256u * 4u + 64u * 4u);
   // The module's __device__ variables, whose initial values each run starts from.
-  EXPECT_EQ(traits_of(program, "count_launch").device_variables, (std::vector<std::string>{"counter", "table"}));
+  EXPECT_EQ(traits_of(program, "count_launch").device_variables,
+            (std::vector<std::string>{"counter", "table"}));
   const KernelTraits& dynamic = traits_of(program, "read_dynamic");
   ASSERT_EQ(dynamic.shared.size(), 1u);
   EXPECT_TRUE(dynamic.shared[0].dynamic);
@@ -274,7 +275,8 @@ TEST(GpuLoad, OutlineAgreesWithTheSimulatorsParser) {
   ASSERT_EQ(scanned.size(), parsed.size());
   auto shared_names = [](const KernelTraits& traits) {
     std::vector<std::string> names;
-    for (const SharedVariable& v : traits.shared) names.push_back(fmt::format("{} {} {} {} {}", v.name, v.bytes, v.align, v.dynamic, v.named_in_entry));
+    for (const SharedVariable& v : traits.shared)
+      names.push_back(fmt::format("{} {} {} {} {}", v.name, v.bytes, v.align, v.dynamic, v.named_in_entry));
     std::sort(names.begin(), names.end());
     return names;
   };
@@ -310,7 +312,8 @@ TEST(GpuLoad, DescribesModulesOnlyTheDriverReads) {
   Loaded simulated = make_sim_backend({})->load(tools.ptx);
   EXPECT_FALSE(simulated.program);
   ASSERT_EQ(simulated.findings.size(), 1u);
-  EXPECT_NE(simulated.findings[0].message.find("unsupported call through a function pointer"), std::string::npos)
+  EXPECT_NE(simulated.findings[0].message.find("unsupported call through a function pointer"),
+            std::string::npos)
       << "the simulator now runs this module: pick another construct it does not, or drop this check";
 
   Loaded loaded = make_gpu_backend()->load(tools.ptx);
@@ -325,7 +328,7 @@ TEST(GpuLoad, DescribesModulesOnlyTheDriverReads) {
   EXPECT_EQ(kernel.shared[0].name, "staged");
   EXPECT_FALSE(kernel.shared[0].named_in_entry);  // nvcc declares it in stage()'s body
   EXPECT_EQ(kernel.static_shared_bytes, 128u * 4);
-  EXPECT_TRUE(kernel.uses_barrier);   // in stage()
+  EXPECT_TRUE(kernel.uses_barrier);  // in stage()
   int line = 1;
   for (size_t i = 0; i < kDriverOnly.find("// SCALE"); ++i) line += kDriverOnly[i] == '\n';
   EXPECT_EQ(kernel.line, line);
@@ -333,9 +336,10 @@ TEST(GpuLoad, DescribesModulesOnlyTheDriverReads) {
 
 // A module whose outline is broken is refused at its line; the driver never sees it.
 TEST(GpuLoad, BrokenOutlinesAreFindingsWithTheirLine) {
-  for (std::string_view ptx : {".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k(\n",
-                               ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n ret;\n",
-                               ".version 8.0\n.target sm_75\n.address_size 64\n.global .u32 t[1] = {0\n"}) {
+  for (std::string_view ptx :
+       {".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k(\n",
+        ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n ret;\n",
+        ".version 8.0\n.target sm_75\n.address_size 64\n.global .u32 t[1] = {0\n"}) {
     Loaded loaded = make_gpu_backend()->load(ptx);
     EXPECT_FALSE(loaded.program);
     ASSERT_EQ(loaded.findings.size(), 1u);
@@ -422,11 +426,15 @@ TEST(GpuMessages, CudaFailureNamesTheApiTheCodeAndTheDriversWords) {
 TEST(GpuMessages, CuInitOutOfMemoryUnderAnAddressSpaceLimitSaysSo) {
   const std::string described = "cuInit failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)";
   EXPECT_EQ(gpu::explain_driver_start("cuInit", "CUDA_ERROR_OUT_OF_MEMORY", described, uint64_t{4} << 30),
-            "cuInit failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): this process may use only 4294967296 bytes of "
-            "address space (a hard `ulimit -v`, RLIMIT_AS), and the CUDA driver reserves more than that as it starts, "
-            "whatever the GPU's free memory; run gpugrade without that limit (`ulimit -v unlimited` in the shell or "
+            "cuInit failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory): this process may use only 4294967296 "
+            "bytes of "
+            "address space (a hard `ulimit -v`, RLIMIT_AS), and the CUDA driver reserves more than that as "
+            "it starts, "
+            "whatever the GPU's free memory; run gpugrade without that limit (`ulimit -v unlimited` in the "
+            "shell or "
             "job script that starts it)");
-  EXPECT_EQ(gpu::explain_driver_start("cuInit", "CUDA_ERROR_OUT_OF_MEMORY", described, std::nullopt), described);
+  EXPECT_EQ(gpu::explain_driver_start("cuInit", "CUDA_ERROR_OUT_OF_MEMORY", described, std::nullopt),
+            described);
   EXPECT_EQ(gpu::explain_driver_start("cuMemAlloc", "CUDA_ERROR_OUT_OF_MEMORY", "x", uint64_t{1} << 30), "x");
 }
 
@@ -536,7 +544,8 @@ TEST(GpuSanitizer, BarrierErrorsOfOneBarrierBecomeOneFinding) {
 TEST(GpuSanitizer, SeriesReportIsSplitByTheLaunchersMarkers) {
   // What the launcher and the sanitizer print for a series of three launches, the second one racy.
   const std::string report = std::string(kSanitizerReport.substr(0, kSanitizerReport.find("=========", 1))) +
-                             std::string(gpu::kSeriesMarker) + "0\n" + std::string(gpu::kSeriesMarker) + "1\n" +
+                             std::string(gpu::kSeriesMarker) + "0\n" + std::string(gpu::kSeriesMarker) +
+                             "1\n" +
                              std::string(kSanitizerReport.substr(kSanitizerReport.find("========= Error"))) +
                              std::string(gpu::kSeriesMarker) + "2\n========= ERROR SUMMARY: 0 errors\n";
   std::vector<std::vector<Finding>> findings = gpu::parse_sanitizer_series(report, 3);
@@ -556,12 +565,17 @@ TEST(GpuSanitizer, SeriesReportIsSplitByTheLaunchersMarkers) {
 TEST(GpuSanitizer, HugeNamesAndNumbersAreReadWithoutACrash) {
   const std::string name(200000, 'k');
   const std::string report =
-      "========= Error: Race reported between Write access at " + name + "(float *)+0xb0 in samples.cu:3\n"
-      "=========     and Read access at " + name + "(float *)+0xc0 in samples.cu:4 [7 hazards]\n"
+      "========= Error: Race reported between Write access at " + name +
+      "(float *)+0xb0 in samples.cu:3\n"
+      "=========     and Read access at " +
+      name +
+      "(float *)+0xc0 in samples.cu:4 [7 hazards]\n"
       "========= Error: Race reported between Write access at k(float *)+0xb0 in samples.cu:99999999999\n"
       "=========     and Read access at k(float *)+0xc0 in samples.cu:4 [1 hazard]\n"
       "========= Barrier error detected. Divergent thread(s) in warp.\n"
-      "=========     at " + name + "(float *)+0xd0 in samples.cu:9\n"
+      "=========     at " +
+      name +
+      "(float *)+0xd0 in samples.cu:9\n"
       "=========     by thread (99999999999,0,0) in block (0,0,0)\n";
   std::vector<Finding> findings = gpu::parse_sanitizer_report(report);
   ASSERT_EQ(findings.size(), 2u);
@@ -678,7 +692,8 @@ TEST(GpuRedZone, AWriteOnePastTheEndNamesTheBufferTheSideAndTheElement) {
   EXPECT_EQ(f->kind, FindingKind::kOutOfBounds);
   EXPECT_EQ(f->severity, Severity::kError);
   EXPECT_EQ(f->message,
-            "the kernel wrote past the end of 'out': out[1000] is 1 element beyond its last one, out[999] (1 element "
+            "the kernel wrote past the end of 'out': out[1000] is 1 element beyond its last one, out[999] (1 "
+            "element "
             "of the guard after it changed); check the guard that keeps threads of the last block inside the "
             "buffer");
   EXPECT_EQ(f->details["buffer"], "out");
@@ -703,9 +718,10 @@ TEST(GpuRedZone, AWriteBeforeTheStartIsANegativeElement) {
   std::optional<Finding> f = gpu::check_red_zones("in", 8, 800, before, guard);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->kind, FindingKind::kOutOfBounds);
-  EXPECT_EQ(f->message,
-            "the kernel wrote before the start of 'in': in[-2] is 2 elements below in[0] (1 element of the guard "
-            "before it changed); an index went negative");
+  EXPECT_EQ(
+      f->message,
+      "the kernel wrote before the start of 'in': in[-2] is 2 elements below in[0] (1 element of the guard "
+      "before it changed); an index went negative");
   EXPECT_EQ(f->details["side"], "before");
   EXPECT_EQ(f->details["element"], -2);
 }
@@ -716,7 +732,8 @@ TEST(GpuJob, TimingBuffersTravelAsSizesAndTheDeviceNameComesBack) {
   Buffer big{"in", 4, {}};
   big.filled_by_backend = uint64_t{1} << 30;
   job.subject.launch.buffers = {big};
-  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_timing_job_{}", getpid())).string();
+  const std::string path =
+      (fs::temp_directory_path() / fmt::format("gpugrade_timing_job_{}", getpid())).string();
   std::string error;
   ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
   EXPECT_LT(fs::file_size(path), 4096u);  // a gigabyte's size, not its bytes
@@ -749,7 +766,8 @@ TEST(GpuJob, PoisonTravelsAsAWordAndUnchangedBuffersDoNotComeBack) {
   gpu::Job job;
   job.mode = gpu::JobMode::kLaunch;
   job.subject.borrowed = &request;
-  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_wire_job_{}", getpid())).string();
+  const std::string path =
+      (fs::temp_directory_path() / fmt::format("gpugrade_wire_job_{}", getpid())).string();
   std::string error;
   ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
   EXPECT_LT(fs::file_size(path), (1u << 20) + 4096u);  // the input's bytes, not the poisoned output's
@@ -842,7 +860,8 @@ TEST(GpuJob, ConstantCopiesTravelToTheLauncher) {
   job.subject.launch.entry = "weigh";
   job.subject.launch.buffers = {float_buffer("out", 4, iota), float_buffer("mask", 4, iota)};
   job.subject.launch.constants = {{"weights", 1}};
-  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_constant_job_{}", getpid())).string();
+  const std::string path =
+      (fs::temp_directory_path() / fmt::format("gpugrade_constant_job_{}", getpid())).string();
   std::string error;
   ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
   gpu::Job back;
@@ -865,7 +884,8 @@ TEST(GpuJob, StructArgumentsTravelWithTheirPointerFields) {
   strided.bytes.assign(32, std::byte{0x5A});
   strided.pointers = {{16, 0, 12}};
   job.subject.launch.args = {strided, buffer_arg(1)};
-  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_struct_job_{}", getpid())).string();
+  const std::string path =
+      (fs::temp_directory_path() / fmt::format("gpugrade_struct_job_{}", getpid())).string();
   std::string error;
   ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
   gpu::Job back;
@@ -886,7 +906,8 @@ TEST(GpuJob, DeviceVariablesAndWhetherToKeepThemTravelToTheLauncher) {
   job.subject.launch.entry = "count_launch";
   job.subject.launch.keep_device_variables = true;
   job.subject.device_variables = {"counter", "table"};
-  const std::string path = (fs::temp_directory_path() / fmt::format("gpugrade_device_job_{}", getpid())).string();
+  const std::string path =
+      (fs::temp_directory_path() / fmt::format("gpugrade_device_job_{}", getpid())).string();
   std::string error;
   ASSERT_TRUE(gpu::write_job(path, job, &error)) << error;
   gpu::Job back;
@@ -943,7 +964,8 @@ TEST_F(GpuDevice, CopyKernelCopies) {
 // many runs of the module came before; a launch that keeps them (a pipeline's later stage) sees what the
 // one before left. The same as the simulator (SimBackendTest.EachRunStartsFromTheModulesInitialDeviceValues).
 TEST_F(GpuDevice, EachRunStartsFromTheModulesInitialDeviceValues) {
-  EXPECT_EQ(traits_of(*program_, "count_launch").device_variables, (std::vector<std::string>{"counter", "table"}));
+  EXPECT_EQ(traits_of(*program_, "count_launch").device_variables,
+            (std::vector<std::string>{"counter", "table"}));
   LaunchRequest request;
   request.entry = "count_launch";
   request.grid = {1, 1, 1};
@@ -952,7 +974,8 @@ TEST_F(GpuDevice, EachRunStartsFromTheModulesInitialDeviceValues) {
   request.args = {buffer_arg(0)};
   const auto ints = [](const Observations& o) {
     std::vector<int> values(5);
-    if (!o.buffers.empty() && o.buffers[0].bytes.size() == 20) std::memcpy(values.data(), o.buffers[0].bytes.data(), 20);
+    if (!o.buffers.empty() && o.buffers[0].bytes.size() == 20)
+      std::memcpy(values.data(), o.buffers[0].bytes.data(), 20);
     return values;
   };
   for (int run = 0; run < 3; ++run) {
@@ -988,7 +1011,8 @@ TEST_F(GpuDevice, ConstantInputIsCopiedBeforeEachLaunch) {
     ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
     ASSERT_EQ(o.buffers.size(), 3u);
     for (size_t i = 0; i < 32; ++i)
-      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], i)), static_cast<float>(i) * scale * static_cast<float>(i % 4 + 1))
+      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], i)),
+                static_cast<float>(i) * scale * static_cast<float>(i % 4 + 1))
           << "element " << i << " with scale " << scale;
     EXPECT_EQ(o.buffers[2].bytes, weights.bytes);
   }
@@ -1015,7 +1039,8 @@ TEST_F(GpuDevice, StructArgumentReachesTheKernelWithItsPointerField) {
   EXPECT_TRUE(o.findings.empty());
   for (size_t r = 0; r < 2; ++r)
     for (size_t c = 0; c < 3; ++c)
-      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[1], r * 3 + c)), static_cast<float>(1 + r * 4 + c) * scale)
+      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[1], r * 3 + c)),
+                static_cast<float>(1 + r * 4 + c) * scale)
           << "row " << r << " column " << c;
 }
 
@@ -1032,12 +1057,14 @@ TEST_F(GpuDevice, ConstantCopyThatDoesNotFitIsAFinding) {
   ASSERT_FALSE(missing.findings.empty());
   EXPECT_NE(missing.findings[0].message.find("no __constant__ variable 'mask'"), std::string::npos)
       << missing.findings[0].message;
-  EXPECT_NE(missing.findings[0].message.find("cuModuleGetGlobal"), std::string::npos) << missing.findings[0].message;
+  EXPECT_NE(missing.findings[0].message.find("cuModuleGetGlobal"), std::string::npos)
+      << missing.findings[0].message;
   request.constants = {{"weights", 2}};
   Observations too_big = backend_->launch(*program_, request);
   EXPECT_FALSE(too_big.completed);
   ASSERT_FALSE(too_big.findings.empty());
-  EXPECT_EQ(too_big.findings[0].message, "__constant__ 'weights' has 16 bytes, fewer than the 32 of buffer 'mask' copied into it");
+  EXPECT_EQ(too_big.findings[0].message,
+            "__constant__ 'weights' has 16 bytes, fewer than the 32 of buffer 'mask' copied into it");
 }
 
 TEST_F(GpuDevice, TiledTransposeIsRightAndWrongWithoutItsBarrier) {
@@ -1278,8 +1305,8 @@ TEST_F(GpuDevice, SanitizerFindsTheRaceAndTheDivergedBarrier) {
   // One sanitizer process per tool for the series; each launch gets its own findings: at 32x8 warps race
   // (errors), at 32x1 only lanes of one warp do (warnings).
   const std::string entry = "_Z20transpose_no_barrierPfPKfii";
-  SanitizerOutcome racy =
-      sanitize_launches(*program_, {transpose(entry, 64, 64, {32, 8, 1}), transpose(entry, 64, 64, {32, 1, 1})});
+  SanitizerOutcome racy = sanitize_launches(
+      *program_, {transpose(entry, 64, 64, {32, 8, 1}), transpose(entry, 64, 64, {32, 1, 1})});
   ASSERT_TRUE(racy.ran) << racy.why_not;
   ASSERT_EQ(racy.findings.size(), 2u);
   ASSERT_FALSE(racy.findings[0].empty());
@@ -1353,7 +1380,8 @@ TEST(GpuDeviceDriverOnly, FunctionPointerTableAndManagedVariableRun) {
     ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
     EXPECT_TRUE(o.findings.empty()) << o.findings[0].message;
     for (size_t t = 0; t < 128; ++t)
-      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], t)), static_cast<float>(127 - t) * static_cast<float>(which + 2));
+      EXPECT_EQ(std::bit_cast<float>(word_at(o.buffers[0], t)),
+                static_cast<float>(127 - t) * static_cast<float>(which + 2));
   }
 }
 

@@ -3,9 +3,9 @@
 // scripted backend stands in for the device: it runs every launch on the simulator without its checkers
 // (a GPU computes but does not watch), so outputs are really checked, and answers time() and sanitize()
 // with the figures a test gives it, so CI covers the judging without a GPU.
-#include <sstream>
-
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #include "grader/judge/calibrate.h"
 #include "grader/judge/check.h"
@@ -136,11 +136,12 @@ TEST_F(GpuJudgingTest, BelowTheRatioIsTooSlowWithTheFiguresThatDecidedIt) {
   EXPECT_EQ(slow[0].line, 0);
   EXPECT_EQ(slow[0].variant, "32x8");
   EXPECT_EQ(slow[0].size, "rows=8192 cols=8192");
-  EXPECT_EQ(slow[0].message,
-            "1000 GB/s is 0.33 of the copy baseline's 3000 GB/s at 32x8 (rows=8192 cols=8192); the exercise asks "
-            "for 0.45: 26% below the bar (cuMemcpyDtoD reached 4100 GB/s). The bar is the share of the baseline's "
-            "throughput, timed in the same process on equal buffers, that correct kernels moving memory the "
-            "intended way reach on this device");
+  EXPECT_EQ(
+      slow[0].message,
+      "1000 GB/s is 0.33 of the copy baseline's 3000 GB/s at 32x8 (rows=8192 cols=8192); the exercise asks "
+      "for 0.45: 26% below the bar (cuMemcpyDtoD reached 4100 GB/s). The bar is the share of the baseline's "
+      "throughput, timed in the same process on equal buffers, that correct kernels moving memory the "
+      "intended way reach on this device");
   EXPECT_DOUBLE_EQ(r.metrics["throughput"]["min_ratio"].get<double>(), 0.45);
 }
 
@@ -202,20 +203,23 @@ TEST_F(GpuJudgingTest, SanitizerRaceIsOneFindingAtTheReadingLine) {
   EXPECT_EQ(races[0].details["runs"], 16);
   EXPECT_EQ(races[0].details["other_file"], "exercises/transpose-tiled/transpose.cu");
   EXPECT_EQ(races[0].variant, "");  // in every run
-  for (const gpugrade::Run& run : r.runs) EXPECT_EQ(run.verdict, Verdict::kFail) << run.variant << " " << run.size;
+  for (const gpugrade::Run& run : r.runs)
+    EXPECT_EQ(run.verdict, Verdict::kFail) << run.variant << " " << run.size;
   EXPECT_EQ(r.metrics["sanitizer"]["checked_runs"], 16);
   std::ostringstream text, verbose;
   write_text({r}, text, {});
-  EXPECT_NE(text.str().find("exercises/transpose-tiled/transpose.cu:16: error: race: a read of shared memory at "
-                            "line 16 races with a write at line 9: no __syncthreads() orders them "
-                            "(compute-sanitizer racecheck) [one of 252 like it]\n"
-                            "exercises/transpose-tiled/transpose.cu:9: note: the other access, by another thread\n"),
+  EXPECT_NE(text.str().find(
+                "exercises/transpose-tiled/transpose.cu:16: error: race: a read of shared memory at "
+                "line 16 races with a write at line 9: no __syncthreads() orders them "
+                "(compute-sanitizer racecheck) [one of 252 like it]\n"
+                "exercises/transpose-tiled/transpose.cu:9: note: the other access, by another thread\n"),
             std::string::npos)
       << text.str();
   EXPECT_NE(text.str().find("(0/10 points, 16 runs on gpu, 16 under compute-sanitizer)"), std::string::npos)
       << text.str();
   write_text({r}, verbose, {false, true});  // the runs' table
-  EXPECT_NE(verbose.str().find(" kernel ms\n"), std::string::npos) << verbose.str();  // a GPU counts no instructions
+  EXPECT_NE(verbose.str().find(" kernel ms\n"), std::string::npos)
+      << verbose.str();  // a GPU counts no instructions
   EXPECT_EQ(verbose.str().find("thread-instructions"), std::string::npos) << verbose.str();
 }
 
@@ -228,9 +232,10 @@ TEST_F(GpuJudgingTest, RunsTheSanitizerCouldNotCheckAreSaidInTheNote) {
   Result r = grade_file("transpose-tiled", "solutions/transpose-tiled/transpose.cu", true);
   EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(r.metrics["sanitizer"]["checked_runs"], 0);
-  EXPECT_EQ(r.note,
-            "--sanitize: 0 runs were checked; others could not be: compute-sanitizer --tool racecheck: it ran "
-            "past its 600 s limit.");
+  EXPECT_EQ(
+      r.note,
+      "--sanitize: 0 runs were checked; others could not be: compute-sanitizer --tool racecheck: it ran "
+      "past its 600 s limit.");
 }
 
 TEST_F(GpuJudgingTest, GpuSizesRunOnlyOnAGpu) {
@@ -282,10 +287,12 @@ TEST_F(GpuJudgingTest, CheckOnAGpuLeavesOutKindsOnlyTheSimulatorSees) {
   EXPECT_EQ(mutant.expected, "fail (not on a gpu: race)");
   EXPECT_TRUE(mutant.ok) << mutant.why;
   EXPECT_EQ(row_of(report, "mutants/load_stops_early.cu").expected, "fail wrong-output");  // expect on gpu
-  EXPECT_TRUE(row_of(report, "mutants/load_stops_early.cu").ok) << row_of(report, "mutants/load_stops_early.cu").why;
+  EXPECT_TRUE(row_of(report, "mutants/load_stops_early.cu").ok)
+      << row_of(report, "mutants/load_stops_early.cu").why;
   report = check_on_gpu("transpose-tiled", /*sanitize=*/true);  // compute-sanitizer reports races
   EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").expected, "fail race");
-  EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").why, "no race finding");  // the scripted sanitizer saw none
+  EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").why,
+            "no race finding");  // the scripted sanitizer saw none
 }
 
 TEST_F(GpuJudgingTest, WithoutSanitizeTheSanitizerIsNotAsked) {
@@ -314,7 +321,7 @@ TEST_F(StrictGpuJudgingTest, TheSimulatorsRaceFailsAKernelTheGpuComputesRight) {
   std::vector<Finding> races = findings_of(r, FindingKind::kRace);
   ASSERT_FALSE(races.empty());
   EXPECT_EQ(races[0].backend, "sim");
-  EXPECT_EQ(races[0].line, 9);  // the simulator names the write the unordered read races with
+  EXPECT_EQ(races[0].line, 9);    // the simulator names the write the unordered read races with
   EXPECT_EQ(r.runs.size(), 16u);  // the GPU's runs; the simulator's are counted in the metrics
   EXPECT_EQ(r.metrics["simulator"]["runs"], 16);
   EXPECT_TRUE(gpu_->timed.empty());  // a kernel with errors is not timed
@@ -364,8 +371,10 @@ TEST_F(StrictGpuJudgingTest, CheckRequiresTheSimulatorsKindsAndTimesWhatItsFigur
   EXPECT_EQ(row_of(report, "mutants/no_barrier.cu").expected, "fail race");  // no `expect on gpu:` excuse
   EXPECT_TRUE(row_of(report, "mutants/no_barrier.cu").ok) << row_of(report, "mutants/no_barrier.cu").why;
   EXPECT_EQ(row_of(report, "mutants/load_stops_early.cu").expected, "fail uninitialized-shared-read");
-  EXPECT_TRUE(row_of(report, "mutants/load_stops_early.cu").ok) << row_of(report, "mutants/load_stops_early.cu").got;
-  for (const char* alternative : {"alternatives/runtime_strides.cu", "alternatives/swizzled.cu", "alternatives/tile_1d.cu"})
+  EXPECT_TRUE(row_of(report, "mutants/load_stops_early.cu").ok)
+      << row_of(report, "mutants/load_stops_early.cu").got;
+  for (const char* alternative :
+       {"alternatives/runtime_strides.cu", "alternatives/swizzled.cu", "alternatives/tile_1d.cu"})
     EXPECT_TRUE(row_of(report, alternative).ok) << alternative << ": " << row_of(report, alternative).got;
 }
 
@@ -375,12 +384,13 @@ TEST_F(GpuJudgingTest, GpuOnlySaysHazardsWereNotChecked) {
   exercise.gpu_sizes.clear();
   GradeOptions options;
   options.gpu_only = true;
-  Result r = grading_->grade_exercise(exercise, testing::read_file(testing::source_dir() / "solutions/copy/copy.cu"),
-                                      options);
+  Result r = grading_->grade_exercise(
+      exercise, testing::read_file(testing::source_dir() / "solutions/copy/copy.cu"), options);
   EXPECT_EQ(r.verdict, Verdict::kPass);
-  EXPECT_EQ(r.note,
-            "--gpu-only: the simulator did not run, so races, uninitialized shared reads, diverged barriers and "
-            "reads outside buffers were not checked.");
+  EXPECT_EQ(
+      r.note,
+      "--gpu-only: the simulator did not run, so races, uninitialized shared reads, diverged barriers and "
+      "reads outside buffers were not checked.");
 }
 
 // ---- Fair bars ----
@@ -394,12 +404,13 @@ TEST_F(GpuJudgingTest, ARatioWithinTheNoiseOfTheBarIsTimedAgainLonger) {
   EXPECT_EQ(r.verdict, Verdict::kFail);
   std::vector<Finding> slow = findings_of(r, FindingKind::kTooSlow);
   ASSERT_EQ(slow.size(), 1u);
-  EXPECT_EQ(slow[0].message,
-            "1290 GB/s is 0.43 of the copy baseline's 3000 GB/s at 32x8 (rows=8192 cols=8192); the exercise asks "
-            "for 0.45: 4% below the bar (cuMemcpyDtoD reached 4100 GB/s). The bar is the share of the baseline's "
-            "throughput, timed in the same process on equal buffers, that correct kernels moving memory the "
-            "intended way reach on this device; timed twice, 20 then 100 launches, since the first ratio (0.452) "
-            "was within the timing's noise of the bar");
+  EXPECT_EQ(
+      slow[0].message,
+      "1290 GB/s is 0.43 of the copy baseline's 3000 GB/s at 32x8 (rows=8192 cols=8192); the exercise asks "
+      "for 0.45: 4% below the bar (cuMemcpyDtoD reached 4100 GB/s). The bar is the share of the baseline's "
+      "throughput, timed in the same process on equal buffers, that correct kernels moving memory the "
+      "intended way reach on this device; timed twice, 20 then 100 launches, since the first ratio (0.452) "
+      "was within the timing's noise of the bar");
   EXPECT_DOUBLE_EQ(r.metrics["throughput"]["first_ratio"].get<double>(), 0.452);
   EXPECT_NEAR(r.metrics["throughput"]["margin"].get<double>(), 0.43 / 0.45 - 1, 1e-9);
 
@@ -415,14 +426,16 @@ TEST_F(GpuJudgingTest, ADeviceWithItsOwnBarIsHeldToIt) {
   Exercise exercise = grading_->exercise("transpose-tiled");
   exercise.gpu_sizes.clear();
   exercise.performance.gpu->min_ratio_by_device = {{"NVIDIA H200", 0.7}};
-  const std::string solution = testing::read_file(testing::source_dir() / "solutions/transpose-tiled/transpose.cu");
+  const std::string solution =
+      testing::read_file(testing::source_dir() / "solutions/transpose-tiled/transpose.cu");
   gpu_->timing = at_ratio(0.6);
   gpu_->timing.device = "NVIDIA H200";
   Result on_h200 = grading_->grade_exercise(exercise, solution);
   EXPECT_EQ(on_h200.verdict, Verdict::kFail);
   ASSERT_EQ(findings_of(on_h200, FindingKind::kTooSlow).size(), 1u);
-  EXPECT_NE(findings_of(on_h200, FindingKind::kTooSlow)[0].message.find("asks for 0.70 on NVIDIA H200: 14% below"),
-            std::string::npos)
+  EXPECT_NE(
+      findings_of(on_h200, FindingKind::kTooSlow)[0].message.find("asks for 0.70 on NVIDIA H200: 14% below"),
+      std::string::npos)
       << findings_of(on_h200, FindingKind::kTooSlow)[0].message;
   gpu_->timing.device = "Tesla T4";
   Result on_t4 = grading_->grade_exercise(exercise, solution);
@@ -441,9 +454,10 @@ TEST(ProposeBar, SitsBetweenTheSlowestCorrectAndTheFastestTooSlowKernel) {
   EXPECT_TRUE(propose_bar({0.45}, {0.449}, 0.01).thin);  // margins within the noise
   BarProposal none = propose_bar({0.45}, {0.50}, 0.01);
   EXPECT_FALSE(none.bar);
-  EXPECT_EQ(none.explanation,
-            "no bar exists: a too-slow mutant (0.500) is as fast as a correct kernel (0.450); make the mutant "
-            "slower or judge it another way");
+  EXPECT_EQ(
+      none.explanation,
+      "no bar exists: a too-slow mutant (0.500) is as fast as a correct kernel (0.450); make the mutant "
+      "slower or judge it another way");
   BarProposal open = propose_bar({1.0, 0.9}, {}, 0.01);
   ASSERT_TRUE(open.bar);
   EXPECT_DOUBLE_EQ(*open.bar, 0.72);
@@ -454,7 +468,8 @@ TEST(ProposeBar, SitsBetweenTheSlowestCorrectAndTheFastestTooSlowKernel) {
 TEST_F(GpuJudgingTest, CalibrateTimesTheSolutionItsAlternativesAndItsTooSlowMutants) {
   // transpose-padded: the solution, alternatives diagonal_skew, runtime_strides, swizzled, tile_1d, then
   // mutants/unpadded.
-  gpu_->timings = {at_ratio(1.15), at_ratio(1.12), at_ratio(1.10), at_ratio(1.16), at_ratio(1.14), at_ratio(0.57)};
+  gpu_->timings = {at_ratio(1.15), at_ratio(1.12), at_ratio(1.10),
+                   at_ratio(1.16), at_ratio(1.14), at_ratio(0.57)};
   for (TimingResult& t : gpu_->timings) t.device = "NVIDIA H200";
   Exercise exercise = grading_->exercise("transpose-padded");
   exercise.gpu_sizes.clear();
@@ -462,7 +477,8 @@ TEST_F(GpuJudgingTest, CalibrateTimesTheSolutionItsAlternativesAndItsTooSlowMuta
   std::string error;
   GradeOptions options;
   options.solutions_dir = testing::source_dir() / "solutions";
-  ASSERT_TRUE(calibrate_exercise(exercise, testing::source_dir(), grading_->toolchain(), options, 100, &c, &error))
+  ASSERT_TRUE(
+      calibrate_exercise(exercise, testing::source_dir(), grading_->toolchain(), options, 100, &c, &error))
       << error;
   ASSERT_EQ(c.samples.size(), 6u);
   for (const TimingRequest& request : gpu_->timed) EXPECT_EQ(request.timed_launches, 100);
@@ -475,12 +491,14 @@ TEST_F(GpuJudgingTest, CalibrateTimesTheSolutionItsAlternativesAndItsTooSlowMuta
   EXPECT_DOUBLE_EQ(*c.proposal.bar, 0.79);  // sqrt(1.10 * 0.57)
   std::ostringstream out;
   write_calibration(c, out);
-  EXPECT_NE(out.str().find("proposed min_ratio 0.79 on NVIDIA H200: between the slowest correct kernel (1.100) and "
-                           "the fastest too-slow one (0.570); correct kernels are at least 39% above it, too-slow "
-                           "ones at least 28% below"),
-            std::string::npos)
+  EXPECT_NE(
+      out.str().find("proposed min_ratio 0.79 on NVIDIA H200: between the slowest correct kernel (1.100) and "
+                     "the fastest too-slow one (0.570); correct kernels are at least 39% above it, too-slow "
+                     "ones at least 28% below"),
+      std::string::npos)
       << out.str();
-  EXPECT_NE(out.str().find("min_ratio: {default: 0.8, \"NVIDIA H200\": 0.79}"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("min_ratio: {default: 0.8, \"NVIDIA H200\": 0.79}"), std::string::npos)
+      << out.str();
 }
 
 }  // namespace

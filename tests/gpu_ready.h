@@ -1,9 +1,9 @@
 // Tests that need a GPU: REQUIRE_GPU() skips the test, saying why, where no usable one is (CI has none).
 #pragma once
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "harness/gpu/gpu_backend.h"
 
@@ -19,8 +19,8 @@ inline bool device_ready(std::string* why_not) {
 
 }  // namespace gpugrade::testing
 
-#define REQUIRE_GPU()                                                                              \
-  do {                                                                                             \
-    std::string why_not;                                                                           \
+#define REQUIRE_GPU()                                                                               \
+  do {                                                                                              \
+    std::string why_not;                                                                            \
     if (!::gpugrade::testing::device_ready(&why_not)) GTEST_SKIP() << "no usable GPU: " << why_not; \
   } while (0)

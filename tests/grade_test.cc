@@ -1,11 +1,11 @@
 // End-to-end grading of the copy exercise on the simulator: what a learner sees for a right kernel, the
 // untouched stub, and each kind of mistake, with its kind, line and message.
-#include <sstream>
-#include <thread>
-#include <chrono>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
 
 #include "grader/report/report_lines.h"
 #include "grader/report/reporters.h"
@@ -38,9 +38,12 @@ std::string copy_kernel(const std::string& body_line = "    out[index] = in[inde
          "  int first_row = blockIdx.y * TILE_DIM + threadIdx.y;\n"
          "  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {\n"
          "    int row = first_row + j;\n"
-         "    " + guard + "\n"
+         "    " +
+         guard +
+         "\n"
          "    int index = row * cols + column;\n" +
-         body_line + "\n"
+         body_line +
+         "\n"
          "  }\n"
          "}\n";
 }
@@ -51,7 +54,8 @@ TEST_F(CopyGradeTest, SolutionPassesEveryVariantAndSize) {
   EXPECT_EQ(r.points, 5);
   EXPECT_EQ(r.runs.size(), 16u);  // 4 variants x 4 sizes
   for (const Finding& f : r.findings) ADD_FAILURE() << to_string(f.kind) << ": " << f.message;
-  for (const gpugrade::Run& run : r.runs) EXPECT_GT(run.thread_instructions, 0u) << run.variant << " " << run.size;
+  for (const gpugrade::Run& run : r.runs)
+    EXPECT_GT(run.thread_instructions, 0u) << run.variant << " " << run.size;
 }
 
 // A compiler that takes `seconds` for every compile and remembers the time each request was given.
@@ -82,10 +86,8 @@ TEST_F(CopyGradeTest, TheCompileBudgetIsTheSubmissionsNotEachVariants) {
   options.compile_seconds = 3;
   options.solutions_dir = testing::source_dir() / "solutions";
   std::string error;
-  const std::optional<Result> r =
-      gpugrade::grade(grading_->exercise("copy"),
-                      {solution, "exercises/copy/copy.cu"},
-                      toolchain, options, &error);
+  const std::optional<Result> r = gpugrade::grade(
+      grading_->exercise("copy"), {solution, "exercises/copy/copy.cu"}, toolchain, options, &error);
   ASSERT_TRUE(r) << error;
   ASSERT_EQ(slow.limits.size(), 3u) << "the fourth variant has less than a second left and is not compiled";
   EXPECT_EQ(slow.limits[0], 3);
@@ -95,10 +97,11 @@ TEST_F(CopyGradeTest, TheCompileBudgetIsTheSubmissionsNotEachVariants) {
   const std::vector<Finding> spent = findings_of(*r, FindingKind::kCompileError);
   ASSERT_EQ(spent.size(), 1u);
   EXPECT_EQ(spent[0].file, "exercises/copy/copy.cu");
-  EXPECT_EQ(spent[0].message,
-            "compiling this submission took the whole 3 s it may spend compiling, all its variants together, "
-            "before variant 32x1 was compiled; look for loops unrolled without bound, deep template recursion or "
-            "macros that expand without end");
+  EXPECT_EQ(
+      spent[0].message,
+      "compiling this submission took the whole 3 s it may spend compiling, all its variants together, "
+      "before variant 32x1 was compiled; look for loops unrolled without bound, deep template recursion or "
+      "macros that expand without end");
   EXPECT_EQ(r->note, "The submission's compile time ran out; what was not compiled did not run.");
 }
 
@@ -112,9 +115,11 @@ TEST_F(CopyGradeTest, UntouchedStubLeavesEveryOutputUnwritten) {
   EXPECT_EQ(unwritten[0].details["runs"], 16);
   EXPECT_EQ(unwritten[0].variant, "");  // seen in every run, so it names none
   EXPECT_EQ(unwritten[0].details["figures_from"], "32x8, rows=1 cols=1");  // but says whose "1 of 1" it is
-  EXPECT_NE(finding_line(unwritten[0]).find("[in all 16 runs; figures from 32x8, rows=1 cols=1]"), std::string::npos)
+  EXPECT_NE(finding_line(unwritten[0]).find("[in all 16 runs; figures from 32x8, rows=1 cols=1]"),
+            std::string::npos)
       << finding_line(unwritten[0]);
-  EXPECT_EQ(unwritten[0].message.rfind("1 of 1 elements of 'out' were never written", 0), 0u) << unwritten[0].message;
+  EXPECT_EQ(unwritten[0].message.rfind("1 of 1 elements of 'out' were never written", 0), 0u)
+      << unwritten[0].message;
 }
 
 TEST_F(CopyGradeTest, SyntaxErrorPointsAtTheLearnersLine) {
@@ -134,15 +139,17 @@ TEST_F(CopyGradeTest, SyntaxErrorPointsAtTheLearnersLine) {
 TEST_F(CopyGradeTest, HalfPrecisionIsRefusedAtTheLearnersLineWithTheWayToRunIt) {
   // Conversions to and from half run on the simulator; arithmetic in half does not.
   std::string text = "#include <cuda_fp16.h>\n" +
-                     copy_kernel("    out[index] = __half2float(__hadd(__float2half(in[index]), __float2half(0.0f)));"
-                                 "  // through a half");
+                     copy_kernel(
+                         "    out[index] = __half2float(__hadd(__float2half(in[index]), __float2half(0.0f)));"
+                         "  // through a half");
   Result r = grade(text);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   std::vector<Finding> refused = findings_of(r, FindingKind::kRuntimeError);
   ASSERT_EQ(refused.size(), 1u);
   EXPECT_EQ(refused[0].file, "exercises/copy/copy.cu");
   EXPECT_EQ(refused[0].line, line_of(text, "through a half"));  // not the header's line, nor the PTX's
-  EXPECT_EQ(refused[0].message.rfind("the simulator cannot run this kernel: unsupported type '.f16' in 'add.f16 ", 0),
+  EXPECT_EQ(refused[0].message.rfind(
+                "the simulator cannot run this kernel: unsupported type '.f16' in 'add.f16 ", 0),
             0u)
       << refused[0].message;
   EXPECT_NE(refused[0].message.find("; a GPU can: grade it with --backend gpu"), std::string::npos)
@@ -274,7 +281,8 @@ TEST_F(CopyGradeTest, OutputThatChangesWithTheScheduleIsOrderDependent) {
   std::string text = copy_kernel(
       "    out[index] = in[index];\n"
       "    if (index == 0) out[0] = 0.0f;\n"
-      "    if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) "
+      "    if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.x == gridDim.x - 1 && blockIdx.y == "
+      "gridDim.y - 1) "
       "out[0] = in[0];  // the last block");
   Result r = grading_->grade_exercise(e, text);
   EXPECT_EQ(r.verdict, Verdict::kFail);
@@ -284,19 +292,22 @@ TEST_F(CopyGradeTest, OutputThatChangesWithTheScheduleIsOrderDependent) {
   EXPECT_EQ(order[0].file, "exercises/copy/copy.cu");
   EXPECT_EQ(order[0].details["schedule"], "reversed");
   EXPECT_EQ(order[0].details["index"], 0);
-  EXPECT_EQ(order[0].message.rfind("the output depends on the order blocks and warps run in: run in reverse (the "
-                                   "last block first, and in each block the last warp first), out[0] is 0 where "
-                                   "launch order gives ",
-                                   0),
-            0u)
+  EXPECT_EQ(
+      order[0].message.rfind("the output depends on the order blocks and warps run in: run in reverse (the "
+                             "last block first, and in each block the last warp first), out[0] is 0 where "
+                             "launch order gives ",
+                             0),
+      0u)
       << order[0].message;
   EXPECT_NE(order[0].message.find("(1 of "), std::string::npos) << order[0].message;
 }
 
 TEST_F(CopyGradeTest, PrintfIsShownAfterTheFindingsAndNeverJudged) {
-  std::string text = "#include <cstdio>\n" + copy_kernel(
-      "    out[index] = in[index];\n"
-      "    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 1 && threadIdx.y == 0 && j == 0) printf(\"rows=%d cols=%d\\n\", rows, cols);");
+  std::string text =
+      "#include <cstdio>\n" + copy_kernel(
+                                  "    out[index] = in[index];\n"
+                                  "    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 1 && "
+                                  "threadIdx.y == 0 && j == 0) printf(\"rows=%d cols=%d\\n\", rows, cols);");
   Result r = grade(text);
   EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_TRUE(r.findings.empty()) << r.findings[0].message;
@@ -309,10 +320,11 @@ TEST_F(CopyGradeTest, PrintfIsShownAfterTheFindingsAndNeverJudged) {
   EXPECT_EQ(r.device_output[0].thread, (std::array<uint32_t, 3>{1, 0, 0}));
   std::ostringstream report;
   write_text({r}, report, {});
-  EXPECT_NE(report.str().find("device output (printf; it changes the verdict only where the exercise compares "
-                              "printed lines):\n"
-                              "  [32x8 rows=33 cols=31] block (0,0,0) thread (1,0,0): rows=33 cols=31\n"),
-            std::string::npos)
+  EXPECT_NE(
+      report.str().find("device output (printf; it changes the verdict only where the exercise compares "
+                        "printed lines):\n"
+                        "  [32x8 rows=33 cols=31] block (0,0,0) thread (1,0,0): rows=33 cols=31\n"),
+      std::string::npos)
       << report.str();
   const nlohmann::ordered_json json = to_json(r);
   EXPECT_EQ(json["device_output"]["lines"][0]["text"], "rows=33 cols=31");
@@ -324,38 +336,42 @@ TEST_F(CopyGradeTest, PrintfIsShownAfterTheFindingsAndNeverJudged) {
 
 TEST_F(CopyGradeTest, PrintfInEveryThreadIsCappedWithACount) {
   std::string text = "#include <cstdio>\n" + copy_kernel(
-      "    out[index] = in[index];\n"
-      "    printf(\"%d\\n\", index);");
+                                                 "    out[index] = in[index];\n"
+                                                 "    printf(\"%d\\n\", index);");
   Result r = grade(text);
   EXPECT_EQ(r.verdict, Verdict::kPass);
   ASSERT_EQ(r.device_output.size(), kDeviceOutputLines);
-  const uint64_t elements = 1 + 33 * 31 + 67 * 97 + 256 * 320;  // the four sizes
+  const uint64_t elements = 1 + 33 * 31 + 67 * 97 + 256 * 320;                // the four sizes
   EXPECT_EQ(r.device_output.size() + r.device_output_dropped, 4 * elements);  // every element, in 4 variants
   std::ostringstream report;
   write_text({r}, report, {});
-  EXPECT_NE(report.str().find(fmt::format("  ... {} more lines\n", with_thousands(4 * elements - kDeviceOutputLines))),
+  EXPECT_NE(report.str().find(
+                fmt::format("  ... {} more lines\n", with_thousands(4 * elements - kDeviceOutputLines))),
             std::string::npos)
       << report.str();
 }
 
 TEST_F(CopyGradeTest, FailedAssertIsAFindingAtTheLearnersLine) {
-  std::string text = "#include <cassert>\n" + copy_kernel(
-      "    assert(in[index] < 0.5f);  // not every input is below a half\n"
-      "    out[index] = in[index];");
+  std::string text =
+      "#include <cassert>\n" + copy_kernel(
+                                   "    assert(in[index] < 0.5f);  // not every input is below a half\n"
+                                   "    out[index] = in[index];");
   Result r = grade(text);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   std::vector<Finding> failed = findings_of(r, FindingKind::kAssertionFailed);
   ASSERT_FALSE(failed.empty());
   EXPECT_EQ(failed[0].file, "exercises/copy/copy.cu");
   EXPECT_EQ(failed[0].line, line_of(text, "not every input"));
-  EXPECT_EQ(failed[0].message.rfind("assertion `in[index] < 0.5f` failed in thread (", 0), 0u) << failed[0].message;
+  EXPECT_EQ(failed[0].message.rfind("assertion `in[index] < 0.5f` failed in thread (", 0), 0u)
+      << failed[0].message;
   EXPECT_TRUE(findings_of(r, FindingKind::kRuntimeError).empty());
 }
 
 TEST_F(CopyGradeTest, AKernelTheSimulatorCannotRunDoesNotRefuseTheGradedOne) {
-  std::string text = "#include <cuda_fp16.h>\n"
-                     "__global__ void halve(__half* x) { x[0] = __hmul(x[0], __float2half(0.5f)); }\n" +
-                     copy_kernel();
+  std::string text =
+      "#include <cuda_fp16.h>\n"
+      "__global__ void halve(__half* x) { x[0] = __hmul(x[0], __float2half(0.5f)); }\n" +
+      copy_kernel();
   Result r = grade(text);
   EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_TRUE(r.findings.empty()) << r.findings[0].message;
@@ -407,12 +423,13 @@ TEST_F(CopyGradeTest, TheGraderInstantiatesATemplateTheFileNeverLaunches) {
   ASSERT_EQ(missing.findings.size(), 1u);
   EXPECT_EQ(missing.findings[0].kind, FindingKind::kSignatureMismatch);
   EXPECT_EQ(missing.findings[0].file, "exercises/map/map.cu");
-  EXPECT_EQ(missing.findings[0].message.rfind(
-                "no kernel named 'map': the compiled code has no kernels; the exercise expects __global__ void "
-                "map<float>(float* out, const float* in, int n, int k); the grader's own `template __global__ void "
-                "map<float>(float*, const float*, int, int);` does not compile against the file: ",
-                0),
-            0u)
+  EXPECT_EQ(
+      missing.findings[0].message.rfind(
+          "no kernel named 'map': the compiled code has no kernels; the exercise expects __global__ void "
+          "map<float>(float* out, const float* in, int n, int k); the grader's own `template __global__ void "
+          "map<float>(float*, const float*, int, int);` does not compile against the file: ",
+          0),
+      0u)
       << missing.findings[0].message;
 }
 
@@ -446,7 +463,8 @@ class LadderGradeTest : public ::testing::Test {
 testing::Grading* LadderGradeTest::grading_ = nullptr;
 
 TEST_F(LadderGradeTest, UnpaddedTileIsABankConflictAtTheColumnRead) {
-  std::string text = testing::read_file(testing::source_dir() / "solutions/transpose-padded/mutants/unpadded.cu");
+  std::string text =
+      testing::read_file(testing::source_dir() / "solutions/transpose-padded/mutants/unpadded.cu");
   Result r = grading_->grade_text("transpose-padded", text);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   std::vector<Finding> conflicts = findings_of(r, FindingKind::kBankConflict);
@@ -454,17 +472,21 @@ TEST_F(LadderGradeTest, UnpaddedTileIsABankConflictAtTheColumnRead) {
   EXPECT_EQ(conflicts[0].file, "exercises/transpose-padded/transpose.cu");
   EXPECT_EQ(conflicts[0].line, line_of(text, "= tile[threadIdx.x][threadIdx.y + j]"));
   EXPECT_EQ(conflicts[0].variant, "32x8");
-  EXPECT_EQ(conflicts[0].message,
-            "32-way bank conflict on tile: 30.7 wavefronts per request where 1 is possible (the limit is 1); lanes 0 "
-            "and 1 of one warp touch tile[0][0] and tile[1][0], 32 words apart: one bank, because a row of tile is 32 "
-            "words long; declare tile[TILE_DIM][TILE_DIM + 1] so that the elements of a column fall in different "
-            "banks (checked: that request then takes 1 wavefront)");
+  EXPECT_EQ(
+      conflicts[0].message,
+      "32-way bank conflict on tile: 30.7 wavefronts per request where 1 is possible (the limit is 1); lanes "
+      "0 "
+      "and 1 of one warp touch tile[0][0] and tile[1][0], 32 words apart: one bank, because a row of tile is "
+      "32 "
+      "words long; declare tile[TILE_DIM][TILE_DIM + 1] so that the elements of a column fall in different "
+      "banks (checked: that request then takes 1 wavefront)");
 }
 
 // A one-letter name the C++ demangler would read as a type (`s` is "short") is shown as written.
 TEST_F(LadderGradeTest, ADynamicTileNamedSIsNamedSInFindings) {
   std::string text = testing::read_file(testing::source_dir() / "solutions/transpose-dynamic/transpose.cu");
-  for (size_t at = text.find("tile["); at != std::string::npos; at = text.find("tile[", at)) text.replace(at, 4, "s");
+  for (size_t at = text.find("tile["); at != std::string::npos; at = text.find("tile[", at))
+    text.replace(at, 4, "s");
   text.replace(text.find("  __syncthreads();\n"), 19, "");
   Result r = grading_->grade_text("transpose-dynamic", text);
   EXPECT_EQ(r.verdict, Verdict::kFail);
@@ -490,11 +512,12 @@ TEST_F(LadderGradeTest, AHotBinIsSerializedAtomicsNotABankConflict) {
   std::vector<Finding> serialized = findings_of(r, FindingKind::kBankConflict);
   ASSERT_EQ(serialized.size(), 1u);
   EXPECT_EQ(serialized[0].line, line_of(text, "atomicAdd(&local[in[i] % count], 1u)"));
-  EXPECT_EQ(serialized[0].message,
-            "32 lanes of a warp atomically update one shared address at once, so the atomic is 32-way serialized "
-            "(the limit is 4); lanes on one address take turns: combine a warp's updates to one address before "
-            "the atomic (__match_any_sync finds the lanes with the same address, __reduce_add_sync sums them) or "
-            "give each warp its own copy of the counters");
+  EXPECT_EQ(
+      serialized[0].message,
+      "32 lanes of a warp atomically update one shared address at once, so the atomic is 32-way serialized "
+      "(the limit is 4); lanes on one address take turns: combine a warp's updates to one address before "
+      "the atomic (__match_any_sync finds the lanes with the same address, __reduce_add_sync sums them) or "
+      "give each warp its own copy of the counters");
   EXPECT_EQ(serialized[0].message.find("pad"), std::string::npos);
   EXPECT_EQ(serialized[0].details["same_address_lanes"], 32);
 }
@@ -515,7 +538,8 @@ TEST_F(LadderGradeTest, InterleavedReductionShowsFewLanesActiveOnItsBranch) {
   e.sizes.erase(e.sizes.begin(), e.sizes.end() - 1);
   const std::string modulo =
       testing::read_file(testing::source_dir() / "solutions/reduce-interleaved/alternatives/modulo.cu");
-  const std::string sequential = testing::read_file(testing::source_dir() / "solutions/reduce-sequential/reduce.cu");
+  const std::string sequential =
+      testing::read_file(testing::source_dir() / "solutions/reduce-sequential/reduce.cu");
   Result divergent = grading_->grade_exercise(e, modulo);
   Result packed = grading_->grade_exercise(e, sequential);
   EXPECT_EQ(divergent.verdict, Verdict::kPass);
@@ -539,12 +563,14 @@ TEST_F(LadderGradeTest, NaiveKernelForTheTiledExerciseMissesItsRequirements) {
   std::vector<Finding> missing = findings_of(r, FindingKind::kMissingRequirement);
   ASSERT_EQ(missing.size(), 2u);
   // The default words fit any exercise that requires these, not only a tiled transpose.
-  EXPECT_EQ(missing[0].message,
-            "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
-            "block share in a __shared__ array");
-  EXPECT_EQ(missing[1].message,
-            "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
-            "another thread of its block wrote must wait for that write");
+  EXPECT_EQ(
+      missing[0].message,
+      "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
+      "block share in a __shared__ array");
+  EXPECT_EQ(
+      missing[1].message,
+      "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
+      "another thread of its block wrote must wait for that write");
   EXPECT_GT(missing[0].line, 0);
 }
 
@@ -563,24 +589,26 @@ std::string dead_tile_transpose(const std::string& store_line) {
          "    int row = first_row + j;\n"
          "    size_t i = static_cast<size_t>(row) * cols + column;\n"
          "    if (column < cols && row < rows)\n" +
-         store_line + "\n"
+         store_line +
+         "\n"
          "  }\n"
          "}\n";
 }
 
 TEST_F(LadderGradeTest, DeadSharedTileAndBarrierDoNotSatisfyTheRequirements) {
-  std::string text = dead_tile_transpose(
-      "      out[static_cast<size_t>(column) * rows + row] = in[i];  // strided store");
+  std::string text =
+      dead_tile_transpose("      out[static_cast<size_t>(column) * rows + row] = in[i];  // strided store");
   Result r = grading_->grade_text("transpose-tiled", text);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(r.points, 0);
   std::vector<Finding> missing = findings_of(r, FindingKind::kMissingRequirement);
   ASSERT_EQ(missing.size(), 2u);
   EXPECT_EQ(missing[0].details["requirement"], "shared_memory");
-  EXPECT_EQ(missing[0].message,
-            "the kernel has a __shared__ array (`tile`), but no value it writes to global memory was loaded from "
-            "it; this exercise stages the data through shared memory: put the values the block shares into "
-            "`tile`, and compute what the kernel stores from what it reads back from `tile`");
+  EXPECT_EQ(
+      missing[0].message,
+      "the kernel has a __shared__ array (`tile`), but no value it writes to global memory was loaded from "
+      "it; this exercise stages the data through shared memory: put the values the block shares into "
+      "`tile`, and compute what the kernel stores from what it reads back from `tile`");
   EXPECT_EQ(missing[1].details["requirement"], "barrier");
   EXPECT_EQ(missing[1].message,
             "the kernel calls __syncthreads(), but no thread read a shared element that another thread wrote "
@@ -596,11 +624,12 @@ TEST_F(LadderGradeTest, DeadSharedTileAndBarrierDoNotSatisfyTheRequirements) {
 // A requirement the code has but does not use is said in the exercise's own words when it gave them
 // (`requires: {barrier: {message: ...}}`), as a requirement the code lacks is.
 TEST_F(LadderGradeTest, ARequirementNotInUseIsSaidInTheExercisesOwnWords) {
-  std::string text = dead_tile_transpose(
-      "      out[static_cast<size_t>(column) * rows + row] = in[i];  // strided store");
+  std::string text =
+      dead_tile_transpose("      out[static_cast<size_t>(column) * rows + row] = in[i];  // strided store");
   Exercise e = grading_->exercise("transpose-tiled");
-  e.requirements.messages = {{"shared_memory", "Read each row of the block into the tile, then write its columns."},
-                             {"barrier", "Wait for the whole tile before reading a column of it."}};
+  e.requirements.messages = {
+      {"shared_memory", "Read each row of the block into the tile, then write its columns."},
+      {"barrier", "Wait for the whole tile before reading a column of it."}};
   Result r = grading_->grade_exercise(e, text);
   std::vector<Finding> missing = findings_of(r, FindingKind::kMissingRequirement);
   ASSERT_EQ(missing.size(), 2u);
@@ -613,7 +642,8 @@ TEST_F(LadderGradeTest, RereadingTheInputOnTheStridedStoresLineDoesNotHideIt) {
   // ((32 + 7 x 4) sectors where 4 + 7 x 4 would do, per warp); the store itself still touches 8 times its
   // sectors, and it is judged on its own.
   std::string text = dead_tile_transpose(
-      "      { const volatile float* v = in; out[static_cast<size_t>(column) * rows + row] = v[i] + 0.0f * (v[i] + "
+      "      { const volatile float* v = in; out[static_cast<size_t>(column) * rows + row] = v[i] + 0.0f * "
+      "(v[i] + "
       "v[i] + v[i] + v[i] + v[i] + v[i]); }  // padded line");
   Result r = grading_->grade_text("transpose-tiled", text);
   EXPECT_EQ(r.verdict, Verdict::kFail);
@@ -621,7 +651,8 @@ TEST_F(LadderGradeTest, RereadingTheInputOnTheStridedStoresLineDoesNotHideIt) {
   ASSERT_EQ(uncoalesced.size(), 1u);
   EXPECT_EQ(uncoalesced[0].line, line_of(text, "// padded line"));
   EXPECT_EQ(uncoalesced[0].details["access"], "store");
-  EXPECT_EQ(uncoalesced[0].message.rfind("global stores touch 8.0 times the 32-byte sectors they need (", 0), 0u)
+  EXPECT_EQ(uncoalesced[0].message.rfind("global stores touch 8.0 times the 32-byte sectors they need (", 0),
+            0u)
       << uncoalesced[0].message;
   EXPECT_NE(uncoalesced[0].message.find("the limit is 2.0"), std::string::npos) << uncoalesced[0].message;
   // The line's loads and stores are counted apart, and the loads alone are coalesced.

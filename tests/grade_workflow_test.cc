@@ -2,12 +2,11 @@
 // (pull_request_target, the base checked out and built, the head fetched as objects only), and replaying its
 // grading step on a pull request that edits the workflow and the grader's sources grades the submission by
 // the base's rules and warns about each of those edits.
+#include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "os/process.h"
 #include "tests/grading_fixture.h"
@@ -51,9 +50,11 @@ TEST(GradeWorkflow, ChecksOutAndBuildsTheBaseAndReadsTheHeadAsDataOnly) {
       EXPECT_EQ(step["with"]["path"].as<std::string>(), "build/release");
     }
     // No step switches the work tree to the pull request, merges it, or runs anything from it.
-    for (const char* forbidden : {"git checkout", "git switch", "git merge", "git pull", "git reset", "git worktree"})
+    for (const char* forbidden :
+         {"git checkout", "git switch", "git merge", "git pull", "git reset", "git worktree"})
       EXPECT_EQ(run.find(forbidden), std::string::npos) << run;
-    EXPECT_EQ(run.find("${{"), std::string::npos) << "expressions go through env:, never into a script: " << run;
+    EXPECT_EQ(run.find("${{"), std::string::npos)
+        << "expressions go through env:, never into a script: " << run;
     if (run.find("git fetch") != std::string::npos) {
       fetched_head = true;
       EXPECT_NE(run.find("refs/pull/${PR_NUMBER}/head:refs/remotes/pull/head"), std::string::npos) << run;
@@ -93,26 +94,29 @@ TEST(GradeWorkflow, APullRequestThatRewritesTheRulesIsGradedByTheBase) {
   repo.write("exercises/copy/copy.cu", testing::read_file(src / "exercises/copy/copy.cu") + "// done!\n");
   const std::string head = repo.commit("pass everything");
 
-  ProcessResult run = run_process(
-      {GPUGRADE_BINARY, "pr", "--repo", repo.work_tree().string(), "--base", base, "--head", head, "--backend", "sim",
-       "--format", "github"},
-      {.working_directory = repo.work_tree(),
-       .time_limit_seconds = 300,
-       .memory_limit_bytes = 0,
-       .extra_environment = {"GPUGRADE_CACHE_DIR=" + (repo.root() / "cache").string()}});
+  ProcessResult run =
+      run_process({GPUGRADE_BINARY, "pr", "--repo", repo.work_tree().string(), "--base", base, "--head", head,
+                   "--backend", "sim", "--format", "github"},
+                  {.working_directory = repo.work_tree(),
+                   .time_limit_seconds = 300,
+                   .memory_limit_bytes = 0,
+                   .extra_environment = {"GPUGRADE_CACHE_DIR=" + (repo.root() / "cache").string()}});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
-  EXPECT_NE(run.out.find("::warning file=.github/workflows/grade.yml,title=gpugrade::.github/workflows/grade.yml "
-                         "changed in this pull request: it is a workflow, not a submission; grading uses the base "
-                         "revision's grader and workflow"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("::warning file=.github/workflows/grade.yml,title=gpugrade::.github/workflows/grade.yml "
+                   "changed in this pull request: it is a workflow, not a submission; grading uses the base "
+                   "revision's grader and workflow"),
+      std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("::warning file=grader/grade.cc,title=gpugrade::grader/grade.cc changed in this pull "
-                         "request: it is the grader's source, not a submission"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("::warning file=grader/grade.cc,title=gpugrade::grader/grade.cc changed in this pull "
+                   "request: it is the grader's source, not a submission"),
+      std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("::warning file=.ci/run,title=gpugrade::.ci/run changed in this pull request: it is a CI "
-                         "script"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("::warning file=.ci/run,title=gpugrade::.ci/run changed in this pull request: it is a CI "
+                   "script"),
+      std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("::error file=exercises/copy/copy.cu"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("gpugrade: 0/1 exercise passed, 0/5 points"), std::string::npos) << run.out;

@@ -2,6 +2,8 @@
 // checkers), as `gpugrade grade` does; the compile cache lives in a scratch folder of the test run.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -9,8 +11,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "grader/compile/cache.h"
 #include "grader/compile/compiler.h"
@@ -114,7 +114,8 @@ inline Grading& graded_as_the_cli_grades() {
 inline void expect_passes(const Result& result) {
   EXPECT_EQ(result.verdict, Verdict::kPass);
   for (const Finding& f : result.findings)
-    if (f.severity == Severity::kError) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
+    if (f.severity == Severity::kError)
+      ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
 }
 
 // A suite that grades exercises its tests write: one Grading for the suite (compiles cached across its
@@ -132,8 +133,9 @@ class ScratchExercises : public ::testing::Test {
 
   // Writes exercises/<id>/ (exercise.yaml, reference.cpp and an empty `kernel_file`) and loads it as
   // `gpugrade` would, with the loader's errors in *errors.
-  std::optional<Exercise> write_exercise(const std::string& id, const std::string& yaml, const std::string& reference,
-                                         const std::string& kernel_file, std::vector<std::string>* errors) {
+  std::optional<Exercise> write_exercise(const std::string& id, const std::string& yaml,
+                                         const std::string& reference, const std::string& kernel_file,
+                                         std::vector<std::string>* errors) {
     const std::filesystem::path dir = exercise_dir(id);
     std::filesystem::create_directories(dir);
     write_text(dir / "exercise.yaml", yaml);
@@ -142,7 +144,9 @@ class ScratchExercises : public ::testing::Test {
     return load_exercise(dir, errors, std::filesystem::path("exercises") / id);
   }
 
-  std::filesystem::path exercise_dir(const std::string& id) const { return scratch_->path() / "exercises" / id; }
+  std::filesystem::path exercise_dir(const std::string& id) const {
+    return scratch_->path() / "exercises" / id;
+  }
   static Grading& grading() { return *grading_; }
 
  private:

@@ -309,7 +309,8 @@ TEST(HazardsTest, AColumnReadAfterABarrierFindsWhatTheBlockLeftUnwrittenOrWroteA
         });
       launch.barrier(6);
       if (b == 2 && rewrite)  // warp 1 writes column 3, which warp 0 then reads with no barrier between
-        launch.warp(1, Space::kShared, AccessKind::kWrite, 7, [](const Dim3& t) { return (t.x * 33 + 3) * 4ull; });
+        launch.warp(1, Space::kShared, AccessKind::kWrite, 7,
+                    [](const Dim3& t) { return (t.x * 33 + 3) * 4ull; });
       for (uint64_t column = 0; column < 32; ++column)
         launch.warp(0, Space::kShared, AccessKind::kRead, 8,
                     [column](const Dim3& t) { return (t.x * 33 + column) * 4; });
@@ -319,11 +320,13 @@ TEST(HazardsTest, AColumnReadAfterABarrierFindsWhatTheBlockLeftUnwrittenOrWroteA
   };
   EXPECT_EQ(run(false, false), std::vector<std::string>{});
   EXPECT_EQ(run(true, false),
-            std::vector<std::string>{"uninitialized-shared-read error kernel.cu:8: thread (7,0,0) reads tile[7][0], "
-                                     "which no thread of block (2,0,0) wrote" + std::string(kAfterBarrier) + " [32 hazards]"});
-  EXPECT_EQ(run(false, true),
-            std::vector<std::string>{"race error kernel.cu:8: thread (0,0,0) reads tile[0][3] written by thread "
-                                     "(0,1,0) at line 7 with no __syncthreads() between them [32 hazards]"});
+            std::vector<std::string>{
+                "uninitialized-shared-read error kernel.cu:8: thread (7,0,0) reads tile[7][0], "
+                "which no thread of block (2,0,0) wrote" +
+                std::string(kAfterBarrier) + " [32 hazards]"});
+  EXPECT_EQ(run(false, true), std::vector<std::string>{
+                                  "race error kernel.cu:8: thread (0,0,0) reads tile[0][3] written by thread "
+                                  "(0,1,0) at line 7 with no __syncthreads() between them [32 hazards]"});
 }
 
 TEST(HazardsTest, AReadOfBytesNoThreadWroteIsUninitialized) {
@@ -344,7 +347,8 @@ TEST(HazardsTest, AReadOfBytesNoThreadWroteIsUninitialized) {
   ASSERT_EQ(out.findings.size(), 1u);
   EXPECT_EQ(summary(out.findings[0]),
             "uninitialized-shared-read error kernel.cu:7: thread (0,1,0) reads tile[1][0], which no thread "
-            "of block (1,0,0) wrote" + std::string(kAfterBarrier) + " [4 hazards]");
+            "of block (1,0,0) wrote" +
+                std::string(kAfterBarrier) + " [4 hazards]");
   EXPECT_EQ(out.findings[0].details["index"], "tile[1][0]");
 }
 
@@ -359,7 +363,8 @@ TEST(HazardsTest, UninitializedReadsAreCheckedPerByte) {
   launch.end();
   EXPECT_EQ(summaries(launch.collect()),
             std::vector<std::string>{"uninitialized-shared-read error kernel.cu:3: thread (0,0,0) reads "
-                                     "bytes[1], which no thread of block (0,0,0) wrote" + std::string(kAfterBarrier) + " [32 hazards]"});
+                                     "bytes[1], which no thread of block (0,0,0) wrote" +
+                                     std::string(kAfterBarrier) + " [32 hazards]"});
 }
 
 // ---- Clean kernels that fool naive detectors. ----
@@ -637,9 +642,9 @@ TEST(HazardsTest, SixtyFourBitColumnCountsTheWavefrontsItsWidthNeeds) {
   EXPECT_EQ(column.wavefronts, 32u);
   EXPECT_EQ(column.worst_ways, 16u);
   EXPECT_EQ(column.min_wavefronts, 2u);
-  EXPECT_EQ(one_warp_request(8, 8).min_wavefronts, 2u);     // a row of doubles: conflict-free, still two
-  EXPECT_EQ(one_warp_request(16, 16).min_wavefronts, 4u);   // float4
-  EXPECT_EQ(one_warp_request(32 * 4).min_wavefronts, 1u);   // 4-byte words
+  EXPECT_EQ(one_warp_request(8, 8).min_wavefronts, 2u);    // a row of doubles: conflict-free, still two
+  EXPECT_EQ(one_warp_request(16, 16).min_wavefronts, 4u);  // float4
+  EXPECT_EQ(one_warp_request(32 * 4).min_wavefronts, 1u);  // 4-byte words
 }
 
 TEST(HazardsTest, SixteenBySixteenTileReadByColumnIsEightWay) {

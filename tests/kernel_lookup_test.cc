@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kPath = "exercises/copy/copy.cu";
 
-const ExpectedKernel kCopy = {"copy", {{"out", "float*"}, {"in", "const float*"}, {"rows", "int"}, {"cols", "int"}}};
+const ExpectedKernel kCopy = {"copy",
+                              {{"out", "float*"}, {"in", "const float*"}, {"rows", "int"}, {"cols", "int"}}};
 
 KernelTraits traits(std::string entry, std::vector<std::string> ptx_types, int line = 0) {
   KernelTraits kernel;
@@ -31,7 +32,8 @@ const std::vector<KernelTraits>& real_kernels() {
     std::optional<NvccCompiler> nvcc = NvccCompiler::create(GPUGRADE_NVCC, &error);
     EXPECT_TRUE(nvcc) << error;
     CompileRequest request;
-    request.source = {"kernels.cu", read_file_bytes(GPUGRADE_SOURCE_DIR "/tests/data/compile/kernels.cu").value_or("")};
+    request.source = {"kernels.cu",
+                      read_file_bytes(GPUGRADE_SOURCE_DIR "/tests/data/compile/kernels.cu").value_or("")};
     request.display_path = kPath;
     CompileOutput output = nvcc->compile(request);
     EXPECT_TRUE(output.ok());
@@ -53,7 +55,8 @@ TEST(CanonicalType, SpellsEquivalentTypesOneWay) {
 }
 
 TEST(KernelLookup, FindsAMangledKernelByItsCppName) {
-  std::vector<KernelTraits> kernels = {traits("_Z5otherv", {}), traits("_Z4copyPfPKfii", {".u64", ".u64", ".u32", ".u32"})};
+  std::vector<KernelTraits> kernels = {traits("_Z5otherv", {}),
+                                       traits("_Z4copyPfPKfii", {".u64", ".u64", ".u32", ".u32"})};
   KernelMatch match = find_kernel(kernels, kCopy, kPath);
   EXPECT_TRUE(match.findings.empty());
   ASSERT_NE(match.kernel, nullptr);
@@ -70,9 +73,10 @@ TEST(KernelLookup, TwoInstantiationsWithTheExpectedParametersAreAmbiguous) {
   ASSERT_EQ(match.findings.size(), 1u);
   EXPECT_EQ(match.findings[0].kind, FindingKind::kSignatureMismatch);
   EXPECT_EQ(match.findings[0].line, 7);
-  EXPECT_EQ(match.findings[0].message,
-            "2 kernels named 'copy' have the parameters the exercise expects (copy<float, 128>, copy<float, 256>), "
-            "and the exercise cannot tell which to grade; instantiate only one");
+  EXPECT_EQ(
+      match.findings[0].message,
+      "2 kernels named 'copy' have the parameters the exercise expects (copy<float, 128>, copy<float, 256>), "
+      "and the exercise cannot tell which to grade; instantiate only one");
 }
 
 TEST(KernelLookup, OneInstantiationWithTheExpectedParametersIsChosen) {
@@ -103,8 +107,8 @@ TEST(KernelLookup, TemplateArgumentsInTheNamePickTheInstantiation) {
   ASSERT_NE(match.kernel, nullptr);
   EXPECT_EQ(match.kernel->entry, "_Z6reduceIfLi256EEvPKT_PS0_i");
   // The demangler writes reduce<unsigned int, 256u>; the exercise may spell it as C++ allows.
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"unsigned", "256"},
-                                               std::vector<std::string>{" unsigned  int ", "0x100u"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"unsigned", "256"}, std::vector<std::string>{" unsigned  int ", "0x100u"}}) {
     KernelMatch spelled = find_kernel(reduce_instantiations(), reduce_of("unsigned", args), kPath);
     ASSERT_NE(spelled.kernel, nullptr) << args[0];
     EXPECT_EQ(spelled.kernel->entry, "_Z6reduceIjLj256EEvPKT_PS0_i");
@@ -117,20 +121,22 @@ TEST(KernelLookup, TemplateArgumentsThatMatchNoInstantiationListTheOnesThere) {
   ASSERT_EQ(match.findings.size(), 1u);
   EXPECT_EQ(match.findings[0].kind, FindingKind::kSignatureMismatch);
   EXPECT_EQ(match.findings[0].line, 5);
-  EXPECT_EQ(match.findings[0].message,
-            "no instantiation of kernel 'reduce' is reduce<float, 512>, the one the exercise grades: the compiled "
-            "code has reduce<float, 128>, reduce<float, 256>, reduce<unsigned int, 256u>; instantiate "
-            "reduce<float, 512> (launch it, or write `template __global__ void reduce<float, 512>(const float* in, "
-            "float* out, int n);`)");
+  EXPECT_EQ(
+      match.findings[0].message,
+      "no instantiation of kernel 'reduce' is reduce<float, 512>, the one the exercise grades: the compiled "
+      "code has reduce<float, 128>, reduce<float, 256>, reduce<unsigned int, 256u>; instantiate "
+      "reduce<float, 512> (launch it, or write `template __global__ void reduce<float, 512>(const float* in, "
+      "float* out, int n);`)");
 }
 
 TEST(KernelLookup, NamedInstantiationWithOtherParametersShowsThem) {
   KernelMatch match = find_kernel(reduce_instantiations(), reduce_of("double", {"float", "256"}), kPath);
   EXPECT_EQ(match.kernel, nullptr);
   ASSERT_EQ(match.findings.size(), 1u);
-  EXPECT_EQ(match.findings[0].message,
-            "kernel 'reduce' has parameters (const float*, float*, int); the exercise expects (const double* in, "
-            "double* out, int n): parameter 1 (in) is const float*, not const double*");
+  EXPECT_EQ(
+      match.findings[0].message,
+      "kernel 'reduce' has parameters (const float*, float*, int); the exercise expects (const double* in, "
+      "double* out, int n): parameter 1 (in) is const float*, not const double*");
 }
 
 TEST(CanonicalTemplateArg, ComparesTypesBySpellingAndIntegersByValue) {
@@ -141,7 +147,8 @@ TEST(CanonicalTemplateArg, ComparesTypesBySpellingAndIntegersByValue) {
   EXPECT_EQ(canonical_template_arg("-3"), "-3");
   EXPECT_EQ(canonical_template_arg("(unsigned char)3"), "3");
   EXPECT_EQ(canonical_template_arg("true"), "true");
-  EXPECT_EQ(template_args_of("reduce<Pair<int, float>, 4>"), (std::vector<std::string>{"Pair<int, float>", "4"}));
+  EXPECT_EQ(template_args_of("reduce<Pair<int, float>, 4>"),
+            (std::vector<std::string>{"Pair<int, float>", "4"}));
   EXPECT_EQ(template_args_of("reduce"), std::vector<std::string>{});
   EXPECT_EQ(template_args_of("reduce<float,>"), std::nullopt);
   EXPECT_EQ(template_args_of("reduce<float"), std::nullopt);
@@ -188,7 +195,8 @@ TEST(KernelLookup, AnIntegerOfTheSameWidthTakesTheValueAsALaunchWould) {
 
 // transpose as a course file may hold it: a plain kernel, a template of it (float and double instantiated),
 // one in a namespace and one in an anonymous namespace with another parameter.
-const ExpectedKernel kTranspose = {"transpose", {{"out", "float*"}, {"in", "const float*"}, {"w", "int"}, {"h", "int"}}};
+const ExpectedKernel kTranspose = {"transpose",
+                                   {{"out", "float*"}, {"in", "const float*"}, {"w", "int"}, {"h", "int"}}};
 const std::vector<std::string> kFour = {".u64", ".u64", ".u32", ".u32"};
 KernelTraits plain_transpose() { return traits("_Z9transposePfPKfii", kFour, 3); }
 KernelTraits template_transpose(char type) {
@@ -199,9 +207,10 @@ KernelTraits namespaced_transpose() { return traits("_ZN2ns9transposeEPfPKfii", 
 TEST(KernelLookup, OverloadsGradeTheKernelAHostLaunchWouldCall) {
   // A launch transpose<<<g, b>>>(out, in, w, h) calls the plain kernel: overload resolution prefers a
   // non-template, and ns::transpose is not in scope.
-  std::vector<KernelTraits> kernels = {template_transpose('f'), template_transpose('d'), namespaced_transpose(),
-                                       traits("_ZN12_GLOBAL__N_19transposeEPfPKfiii", {".u64", ".u64", ".u32", ".u32", ".u32"}),
-                                       plain_transpose()};
+  std::vector<KernelTraits> kernels = {
+      template_transpose('f'), template_transpose('d'), namespaced_transpose(),
+      traits("_ZN12_GLOBAL__N_19transposeEPfPKfiii", {".u64", ".u64", ".u32", ".u32", ".u32"}),
+      plain_transpose()};
   KernelMatch match = find_kernel(kernels, kTranspose, kPath);
   EXPECT_TRUE(match.findings.empty()) << match.findings[0].message;
   ASSERT_NE(match.kernel, nullptr);
@@ -235,9 +244,10 @@ TEST(KernelLookup, OverloadsThatTieAreStillAmbiguous) {
   EXPECT_EQ(match.kernel, nullptr);
   ASSERT_EQ(match.findings.size(), 1u);
   EXPECT_EQ(match.findings[0].line, 15);
-  EXPECT_EQ(match.findings[0].message,
-            "2 kernels named 'transpose' have the parameters the exercise expects (ns::transpose, ks::transpose), "
-            "and the exercise cannot tell which to grade; instantiate only one");
+  EXPECT_EQ(
+      match.findings[0].message,
+      "2 kernels named 'transpose' have the parameters the exercise expects (ns::transpose, ks::transpose), "
+      "and the exercise cannot tell which to grade; instantiate only one");
 }
 
 TEST(KernelLookup, MissingNamedInstantiationIsMarkedForTheGraderToInstantiate) {
@@ -276,27 +286,30 @@ TEST(KernelLookup, RealPtxExternCMatchesByNameAndSize) {
   KernelMatch mismatch = find_kernel(real_kernels(), wide, kPath);
   EXPECT_EQ(mismatch.kernel, nullptr);
   ASSERT_EQ(mismatch.findings.size(), 1u);
-  EXPECT_EQ(mismatch.findings[0].message,
-            "kernel 'copy_c' has parameters (.u64, .u64, .u32); the exercise expects (float* out, const float* "
-            "in, long n): parameter 3 (n) has 4 bytes, not the 8 of long (an extern \"C\" kernel keeps no "
-            "parameter types, so only sizes are checked)");
+  EXPECT_EQ(
+      mismatch.findings[0].message,
+      "kernel 'copy_c' has parameters (.u64, .u64, .u32); the exercise expects (float* out, const float* "
+      "in, long n): parameter 3 (n) has 4 bytes, not the 8 of long (an extern \"C\" kernel keeps no "
+      "parameter types, so only sizes are checked)");
 }
 
 TEST(KernelLookup, RealPtxWrongConstnessAndCount) {
   ExpectedKernel in_place = {"copy", {{"out", "float*"}, {"in", "float*"}, {"rows", "int"}, {"cols", "int"}}};
   KernelMatch constness = find_kernel(real_kernels(), in_place, kPath);
   ASSERT_EQ(constness.findings.size(), 1u);
-  EXPECT_EQ(constness.findings[0].message,
-            "kernel 'copy' has parameters (float*, const float*, int, int); the exercise expects (float* out, "
-            "float* in, int rows, int cols): parameter 2 (in) is const float*, not float*");
+  EXPECT_EQ(
+      constness.findings[0].message,
+      "kernel 'copy' has parameters (float*, const float*, int, int); the exercise expects (float* out, "
+      "float* in, int rows, int cols): parameter 2 (in) is const float*, not float*");
   EXPECT_EQ(constness.findings[0].line, 4);  // where kernels.cu declares copy
 
   ExpectedKernel three = {"copy", {{"out", "float*"}, {"in", "const float*"}, {"n", "int"}}};
   KernelMatch count = find_kernel(real_kernels(), three, kPath);
   ASSERT_EQ(count.findings.size(), 1u);
-  EXPECT_EQ(count.findings[0].message,
-            "kernel 'copy' has parameters (float*, const float*, int, int); the exercise expects (float* out, "
-            "const float* in, int n): it has 4 parameters, the exercise expects 3");
+  EXPECT_EQ(
+      count.findings[0].message,
+      "kernel 'copy' has parameters (float*, const float*, int, int); the exercise expects (float* out, "
+      "const float* in, int n): it has 4 parameters, the exercise expects 3");
 }
 
 TEST(KernelLookup, RealPtxMissingKernelListsTheKernelsThere) {

@@ -4,6 +4,8 @@
 // between them, and replaces it after a grade that killed it or ended badly. The launchers here are shell
 // scripts that speak the serving protocol; no GPU is needed.
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -14,9 +16,6 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "harness/gpu/child_process.h"
 #include "harness/gpu/launcher_lender.h"
@@ -32,8 +31,9 @@ namespace fs = std::filesystem;
 // The serving protocol in a bash script (bash, not sh: dash redirects only one-digit descriptors, and a
 // test binary's descriptors run higher): a line in, its answer on the heartbeat ($0); "hang" begins a
 // kernel that never ends, "die" exits without answering, and "leave" answers, then closes its end of the
-// requests and lingers a second before it exits (as a launcher a grade has just killed looks to its lender). Each line it gets is logged with its pid to
-// $SERVE_LOG when that is set, and its answer names its pid and the device it was given.
+// requests and lingers a second before it exits (as a launcher a grade has just killed looks to its lender).
+// Each line it gets is logged with its pid to $SERVE_LOG when that is set, and its answer names its pid and
+// the device it was given.
 constexpr const char* kLauncherScript =
     "while read line; do "
     "if [ -n \"$SERVE_LOG\" ]; then echo \"$$ $line\" >> \"$SERVE_LOG\"; fi; "
@@ -102,7 +102,9 @@ class GpuLentLauncher : public ::testing::Test {
     ASSERT_TRUE(scratch_);
   }
   fs::path file(const char* name) const { return scratch_->path() / name; }
-  std::vector<std::string> launcher_argv() const { return {"/bin/bash", "-c", kLauncherScript, "{heartbeat}"}; }
+  std::vector<std::string> launcher_argv() const {
+    return {"/bin/bash", "-c", kLauncherScript, "{heartbeat}"};
+  }
 
   std::optional<ScratchDir> scratch_;
   const gpu::ChildLimits limits_{.setup_seconds = 5, .kernel_seconds = 0.3};
@@ -116,7 +118,8 @@ TEST_F(GpuLentLauncher, TheBorrowerUsesItUntilARequestTimesOutThenStartsItsOwn) 
   gpu::ChildRun first = server.request("one", limits_);
   ASSERT_EQ(first.end, gpu::ChildRun::End::kExited);
   EXPECT_EQ(first.exit_code, 0);
-  EXPECT_EQ(answering_pid(first.output), lent->pid) << first.output;  // its answer, read from the lender's file
+  EXPECT_EQ(answering_pid(first.output), lent->pid)
+      << first.output;  // its answer, read from the lender's file
   EXPECT_EQ(server.starts(), 0);
   gpu::ChildRun hung = server.request("hang", limits_);
   EXPECT_EQ(hung.end, gpu::ChildRun::End::kTimedOut);
@@ -209,7 +212,8 @@ TEST_F(GpuLentLauncher, TheLenderKeepsOneLauncherAcrossCleanGradesAndReplacesItA
   ASSERT_TRUE(ended(first));
   const int second = pid_of(borrow(*lender, "grade-c"));
   EXPECT_NE(second, first);
-  lender->take_back(false);  // the grade was killed at its limit, or crashed: perhaps midway through a request
+  lender->take_back(
+      false);  // the grade was killed at its limit, or crashed: perhaps midway through a request
   EXPECT_TRUE(ended(second));
   const int third = pid_of(borrow(*lender, "grade-d"));
   EXPECT_NE(third, second);
@@ -218,10 +222,12 @@ TEST_F(GpuLentLauncher, TheLenderKeepsOneLauncherAcrossCleanGradesAndReplacesItA
   EXPECT_TRUE(ended(third));
   // Every clean grade was followed by a reset, which the real launcher answers by unloading the grade's
   // modules and freeing its buffers; after the unclean one there was nothing to reset.
-  EXPECT_EQ(read_file_bytes(log).value_or(""),
-            fmt::format("{0} grade-a\n{0} reset\n{0} grade-b\n{0} reset\n{1} grade-c\n{2} grade-d\n{2} reset\n", first,
-                        second, third));
-  EXPECT_EQ(read_file_bytes(file("lender.out")).value_or("?"), "") << "each borrower reads only its own answers";
+  EXPECT_EQ(
+      read_file_bytes(log).value_or(""),
+      fmt::format("{0} grade-a\n{0} reset\n{0} grade-b\n{0} reset\n{1} grade-c\n{2} grade-d\n{2} reset\n",
+                  first, second, third));
+  EXPECT_EQ(read_file_bytes(file("lender.out")).value_or("?"), "")
+      << "each borrower reads only its own answers";
 }
 
 TEST_F(GpuLentLauncher, AResetNeverGoesToALauncherStartedOnlyToReceiveIt) {
@@ -241,7 +247,8 @@ TEST_F(GpuLentLauncher, AResetNeverGoesToALauncherStartedOnlyToReceiveIt) {
   EXPECT_NE(second, first);
   lender->take_back(true);
   lender.reset();
-  EXPECT_EQ(read_file_bytes(log).value_or(""), fmt::format("{0} leave\n{1} grade-b\n{1} reset\n", first, second));
+  EXPECT_EQ(read_file_bytes(log).value_or(""),
+            fmt::format("{0} leave\n{1} grade-b\n{1} reset\n", first, second));
 }
 
 }  // namespace

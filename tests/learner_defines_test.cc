@@ -146,7 +146,8 @@ TEST(FileDefinesTest, AFileValueEqualToEveryVariantsIsRespectedAndNotPassedAgain
       with_file_defines(exercise, "#define N 4096\n#define RADIUS 3\n", "stencil.cu", &findings);
   ASSERT_TRUE(respected);
   EXPECT_TRUE(findings.empty());
-  for (const Variant& variant : respected->variants) EXPECT_EQ(variant.source_defines, std::vector<std::string>{"RADIUS"});
+  for (const Variant& variant : respected->variants)
+    EXPECT_EQ(variant.source_defines, std::vector<std::string>{"RADIUS"});
   // Under #ifndef, the file's definition yields to -D: no collision, and -D still reaches the code.
   respected = with_file_defines(exercise, "#ifndef TILE\n  #define TILE 8\n#endif\n", "tiled.cu", &findings);
   ASSERT_TRUE(respected);
@@ -164,18 +165,20 @@ TEST(FileDefinesTest, ADifferentValueIsRefusedAtTheFilesLineNamingTheVariants) {
   EXPECT_EQ(findings[0].kind, FindingKind::kRejectedSource);
   EXPECT_EQ(findings[0].file, "exercises/tiled/tiled.cu");
   EXPECT_EQ(findings[0].line, 3);
-  EXPECT_EQ(findings[0].message,
-            "this line defines TILE as 16, but the exercise sets TILE itself (32 in variant 32x32 in "
-            "exercises/tiled/exercise.yaml's variants), so the compiler would see both; remove this definition, "
-            "or guard it with `#ifndef TILE`, so that each variant's value reaches the code");
+  EXPECT_EQ(
+      findings[0].message,
+      "this line defines TILE as 16, but the exercise sets TILE itself (32 in variant 32x32 in "
+      "exercises/tiled/exercise.yaml's variants), so the compiler would see both; remove this definition, "
+      "or guard it with `#ifndef TILE`, so that each variant's value reaches the code");
   findings.clear();
   // A value the scanner cannot read cannot be shown to agree: refused as well, with the text as written.
   EXPECT_FALSE(with_file_defines(exercise, "#define TILE (WARPS * 8)\n", "tiled.cu", &findings));
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].message.rfind("this line defines TILE as (WARPS * 8), but the exercise sets TILE itself "
-                                      "(16 in variant 16x16, 32 in variant 32x32 in",
-                                      0),
-            0u)
+  EXPECT_EQ(
+      findings[0].message.rfind("this line defines TILE as (WARPS * 8), but the exercise sets TILE itself "
+                                "(16 in variant 16x16, 32 in variant 32x32 in",
+                                0),
+      0u)
       << findings[0].message;
 }
 

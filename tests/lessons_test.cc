@@ -1,13 +1,13 @@
 // A lesson (exercises/<id>/README.md) that quotes what the grader prints must quote what it prints today:
 // every quoted finding line is printed, word for word, by grading one of the exercise's mutants.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "os/file.h"
 #include "os/process.h"
@@ -19,15 +19,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The lines of `text` inside ``` fences that read as the grader's findings: `path:line[:col]: error: kind: ...`.
+// The lines of `text` inside ``` fences that read as the grader's findings: `path:line[:col]: error: kind:
+// ...`.
 std::vector<std::string> quoted_findings(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   bool fenced = false;
   static const std::regex kFinding(R"(^[^ ]+\.cu:\d+(:\d+)?: (error|warning|note): .+)");
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("```", 0) == 0) fenced = !fenced;
-    else if (fenced && std::regex_match(line, kFinding)) out.push_back(line);
+    if (line.rfind("```", 0) == 0)
+      fenced = !fenced;
+    else if (fenced && std::regex_match(line, kFinding))
+      out.push_back(line);
   }
   return out;
 }
@@ -47,7 +50,8 @@ class LessonQuoteTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(LessonQuoteTest, EveryQuotedFindingIsPrintedByAMutant) {
   const std::string id = GetParam();
   const fs::path source = GPUGRADE_SOURCE_DIR;
-  const std::vector<std::string> quotes = quoted_findings(read_file_bytes(source / "exercises" / id / "README.md").value_or(""));
+  const std::vector<std::string> quotes =
+      quoted_findings(read_file_bytes(source / "exercises" / id / "README.md").value_or(""));
   std::string error;
   std::optional<ScratchDir> scratch = ScratchDir::create("lessons-test", &error);
   ASSERT_TRUE(scratch) << error;
@@ -58,8 +62,8 @@ TEST_P(LessonQuoteTest, EveryQuotedFindingIsPrintedByAMutant) {
     ProcessOptions options;
     options.working_directory = source;
     options.time_limit_seconds = 300;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch->path() / "cache").string(),
-                                 "NO_COLOR=1"};
+    options.extra_environment = {
+        "GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch->path() / "cache").string(), "NO_COLOR=1"};
     const std::string path = fs::relative(file.path(), source).generic_string();
     const ProcessResult r =
         run_process({GPUGRADE_BINARY, "grade", id, "--submission", path, "--backend", "sim"}, options);
@@ -68,7 +72,8 @@ TEST_P(LessonQuoteTest, EveryQuotedFindingIsPrintedByAMutant) {
       if (line.rfind(path + ":", 0) != 0) continue;
       for (const std::string& quote : quotes) {
         const size_t colon = quote.find(".cu:");
-        if (colon != std::string::npos) printed.push_back(quote.substr(0, colon + 3) + line.substr(path.size()));
+        if (colon != std::string::npos)
+          printed.push_back(quote.substr(0, colon + 3) + line.substr(path.size()));
       }
     }
   }

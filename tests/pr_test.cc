@@ -175,9 +175,10 @@ TEST(PrTest, ASubmissionOverOneMebibyteFailsUnreadWithItsSize) {
   });
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].verdict, Verdict::kFail);
-  EXPECT_EQ(results[0].note,
-            "exercises/copy/copy.cu is 1048577 bytes in this pull request; a submission may be at most 1048576 "
-            "bytes (1 MiB)");
+  EXPECT_EQ(
+      results[0].note,
+      "exercises/copy/copy.cu is 1048577 bytes in this pull request; a submission may be at most 1048576 "
+      "bytes (1 MiB)");
 }
 
 TEST(PrTest, TrustedExercisesFolderReplacesTheBaseDefinitions) {
@@ -267,9 +268,10 @@ TEST(PrTest, ManyChangedFilesGiveABoundedListOfNotices) {
   ASSERT_TRUE(plan) << error;
   ASSERT_EQ(plan->notices.size(), 51u);
   EXPECT_EQ(plan->notices[0].file, "docs/page000.md");
-  EXPECT_EQ(plan->notices.back().message,
-            "250 more changed files of this pull request are not listed (gpugrade lists 50); none of them is a "
-            "submission");
+  EXPECT_EQ(
+      plan->notices.back().message,
+      "250 more changed files of this pull request are not listed (gpugrade lists 50); none of them is a "
+      "submission");
 }
 
 // Class 6: a pull request that commits a 5 GiB submission fails with its size; the blob is never read.
@@ -307,8 +309,9 @@ TEST(PrTest, TheStepSummaryStaysUnderOneMebibyte) {
   EXPECT_EQ(error, "");
   const std::string written = read_file(summary);
   EXPECT_LE(written.size(), size_t{1} << 20);
-  EXPECT_NE(written.find(" more not listed: the step summary may take at most 1000000 bytes; the job's log has them "
-                         "all.\n"),
+  EXPECT_NE(written.find(
+                " more not listed: the step summary may take at most 1000000 bytes; the job's log has them "
+                "all.\n"),
             std::string::npos)
       << written.substr(written.size() - 300);
 }

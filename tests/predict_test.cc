@@ -1,10 +1,11 @@
 // Throughput predicted without a GPU (grader/judge/predict.h, docs/performance-model.md): device profiles
 // and their errors, the PTX scan for loads in kept loops, and grades with --device on the simulator: the
 // ratio a learner sees, the finding below the bar, its severity, and that counting at a small size scales.
+#include "grader/judge/predict.h"
+
 #include <gtest/gtest.h>
 
 #include "grader/judge/calibrate.h"
-#include "grader/judge/predict.h"
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
@@ -148,7 +149,8 @@ class PredictGradeTest : public ::testing::Test {
   static Result grade_file(const Exercise& e, const std::string& file, bool predict = true) {
     GradeOptions options;
     if (predict) options.device = h200();
-    return grading_->grade_exercise(e, testing::read_file(testing::source_dir() / "solutions" / e.id / file), options);
+    return grading_->grade_exercise(e, testing::read_file(testing::source_dir() / "solutions" / e.id / file),
+                                    options);
   }
   static testing::Grading* grading_;
 };
@@ -185,7 +187,8 @@ TEST_F(PredictGradeTest, BankConflictsArePredictedTooSlowAsTheExerciseChooses) {
 }
 
 TEST_F(PredictGradeTest, WithoutADeviceNothingIsPredictedAndTheLimitsJudge) {
-  const Result r = grade_file(grading_->exercise("transpose-padded"), "mutants/unpadded.cu", /*predict=*/false);
+  const Result r =
+      grade_file(grading_->exercise("transpose-padded"), "mutants/unpadded.cu", /*predict=*/false);
   EXPECT_FALSE(r.metrics.contains("predicted"));
   EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_FALSE(findings_of(r, FindingKind::kBankConflict).empty());
@@ -288,22 +291,26 @@ ProcessResult run_gpugrade(std::vector<std::string> args, const std::filesystem:
 
 TEST(PredictCli, DeviceOptionErrorsAndAPrediction) {
   std::optional<ScratchDir> scratch = ScratchDir::create("predict-cli", nullptr);
-  ProcessResult unknown = run_gpugrade({"grade", "transpose-padded", "--backend", "sim", "--device", "a100"}, scratch->path());
+  ProcessResult unknown =
+      run_gpugrade({"grade", "transpose-padded", "--backend", "sim", "--device", "a100"}, scratch->path());
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no device profile 'a100'"), std::string::npos) << unknown.err;
   EXPECT_NE(unknown.err.find("the devices are h200, t4"), std::string::npos) << unknown.err;
 
-  ProcessResult no_bar = run_gpugrade({"grade", "map", "--backend", "sim", "--device", "h200"}, scratch->path());
+  ProcessResult no_bar =
+      run_gpugrade({"grade", "map", "--backend", "sim", "--device", "h200"}, scratch->path());
   EXPECT_EQ(no_bar.exit_code, 2);
   EXPECT_NE(no_bar.err.find("exercise 'map' has no speed bar"), std::string::npos) << no_bar.err;
 
-  ProcessResult json = run_gpugrade({"grade", "transpose-padded", "--submission", "solutions/transpose-padded/transpose.cu",
-                                     "--backend", "sim", "--device", "h200", "--format", "json"},
-                                    scratch->path());
+  ProcessResult json =
+      run_gpugrade({"grade", "transpose-padded", "--submission", "solutions/transpose-padded/transpose.cu",
+                    "--backend", "sim", "--device", "h200", "--format", "json"},
+                   scratch->path());
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json parsed = nlohmann::json::parse(json.out);
   const nlohmann::json& result = parsed.contains("results") ? parsed["results"][0] : parsed;
-  for (const char* key : {"device", "ratio", "low", "high"}) EXPECT_TRUE(result["metrics"]["predicted"].contains(key)) << key;
+  for (const char* key : {"device", "ratio", "low", "high"})
+    EXPECT_TRUE(result["metrics"]["predicted"].contains(key)) << key;
 }
 
 }  // namespace

@@ -1,13 +1,13 @@
-// Running child programs: captured output, exit status, and the limits that hold for nvcc and the host compiler.
+// Running child programs: captured output, exit status, and the limits that hold for nvcc and the host
+// compiler.
 #include "os/process.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace gpugrade {
 namespace {
@@ -51,9 +51,9 @@ TEST(Process, NamedDescriptorsStayOpenInTheChildAndNoOthers) {
   ASSERT_EQ(pipe2(other, O_CLOEXEC), 0);
   ProcessOptions options;
   options.inherited_fds = {kept[1]};
-  ProcessResult result = run_process(
-      {"/bin/sh", "-c", "echo kept >&$0 && echo other >&$1", std::to_string(kept[1]), std::to_string(other[1])},
-      options);
+  ProcessResult result = run_process({"/bin/sh", "-c", "echo kept >&$0 && echo other >&$1",
+                                      std::to_string(kept[1]), std::to_string(other[1])},
+                                     options);
   close(kept[1]);
   close(other[1]);
   char got[16] = {};

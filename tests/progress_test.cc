@@ -163,7 +163,8 @@ TEST_F(ProgressTest, AFileRestoredToTheTextThatPassedShowsAsPassed) {
   state_.record_grade("copy", git_blob_id(solved), Verdict::kFail);
   files_.write(course[0].submission, solved);
   EXPECT_EQ(standing(), Standing::kFailed);
-  for (int i = 0; i < 8; ++i) state_.record_grade("copy", git_blob_id("// try " + std::to_string(i) + "\n"), Verdict::kFail);
+  for (int i = 0; i < 8; ++i)
+    state_.record_grade("copy", git_blob_id("// try " + std::to_string(i) + "\n"), Verdict::kFail);
   EXPECT_EQ(standing(), Standing::kNotGraded);
   ASSERT_TRUE(state_.save(&error)) << error;
   files_.write(course[0].submission, "// try 1\n");
@@ -196,15 +197,18 @@ TEST_F(ProgressTest, AFailureOffersTheNextHintAndSaysWhenTheSameKindRepeats) {
   EXPECT_EQ(state_.record_failure_kind("copy", "race"), 1);
   EXPECT_EQ(hint_offer(copy, state_, "race", 1), "hint: `gpugrade hint copy` shows hint 1 of 2\n");
   EXPECT_EQ(state_.record_failure_kind("copy", "race"), 2);
-  EXPECT_EQ(hint_offer(copy, state_, "race", 2), "race again (2 gradings in a row); `gpugrade hint copy` shows hint 1 of 2\n");
-  next_hints(copy, state_, false);
-  next_hints(copy, state_, false);
   EXPECT_EQ(hint_offer(copy, state_, "race", 2),
-            "race again (2 gradings in a row); all 2 hints shown: `gpugrade hint copy --all` shows them again\n");
+            "race again (2 gradings in a row); `gpugrade hint copy` shows hint 1 of 2\n");
+  next_hints(copy, state_, false);
+  next_hints(copy, state_, false);
+  EXPECT_EQ(
+      hint_offer(copy, state_, "race", 2),
+      "race again (2 gradings in a row); all 2 hints shown: `gpugrade hint copy --all` shows them again\n");
   EXPECT_EQ(state_.record_failure_kind("copy", "wrong-output"), 1);  // another kind starts over
   EXPECT_EQ(state_.record_failure_kind("copy", ""), 0);              // and so does a pass
   EXPECT_EQ(hint_offer(exercise("bare"), state_, "race", 1), "");
-  EXPECT_EQ(hint_offer(exercise("bare"), state_, "race", 3), "race again (3 gradings in a row); the lesson explains it: `gpugrade show bare`\n");
+  EXPECT_EQ(hint_offer(exercise("bare"), state_, "race", 3),
+            "race again (3 gradings in a row); the lesson explains it: `gpugrade show bare`\n");
   // The count survives a save.
   state_.record_failure_kind("copy", "race");
   state_.record_failure_kind("copy", "race");
@@ -223,15 +227,19 @@ TEST_F(ProgressTest, AllHintsCountAsShown) {
 // After a race, the hint written for races comes before the set-up hints and the spoiler, both from `hint`
 // and on a failing grade's last line; the others follow in their order.
 TEST_F(ProgressTest, TheHintWrittenForTheFailuresKindComesFirst) {
-  const CourseExercise tiled = exercise("tiled", {{"Declare the tile."},
-                                                  {"Index the tile down a column.", {"wrong-output"}},
-                                                  {"A barrier between the write and the read.", {"race", "uninitialized-shared-read"}},
-                                                  {"Swap the block indices."}});
+  const CourseExercise tiled =
+      exercise("tiled", {{"Declare the tile."},
+                         {"Index the tile down a column.", {"wrong-output"}},
+                         {"A barrier between the write and the read.", {"race", "uninitialized-shared-read"}},
+                         {"Swap the block indices."}});
   state_.record_failure_kind("tiled", "race");
-  EXPECT_EQ(hint_offer(tiled, state_, "race", 1), "hint: `gpugrade hint tiled` shows hint 3 of 4, written for race\n");
-  EXPECT_EQ(next_hints(tiled, state_, false), "Hint 3/4 for tiled: A barrier between the write and the read.\n");
+  EXPECT_EQ(hint_offer(tiled, state_, "race", 1),
+            "hint: `gpugrade hint tiled` shows hint 3 of 4, written for race\n");
+  EXPECT_EQ(next_hints(tiled, state_, false),
+            "Hint 3/4 for tiled: A barrier between the write and the read.\n");
   // Nothing left for races: the others in their order, the one for another kind in its place.
-  EXPECT_EQ(hint_offer(tiled, state_, "race", 2), "race again (2 gradings in a row); `gpugrade hint tiled` shows hint 1 of 4\n");
+  EXPECT_EQ(hint_offer(tiled, state_, "race", 2),
+            "race again (2 gradings in a row); `gpugrade hint tiled` shows hint 1 of 4\n");
   EXPECT_EQ(next_hints(tiled, state_, false), "Hint 1/4 for tiled: Declare the tile.\n");
   state_.record_failure_kind("tiled", "wrong-output");
   EXPECT_EQ(next_hints(tiled, state_, false), "Hint 2/4 for tiled: Index the tile down a column.\n");
@@ -247,7 +255,8 @@ TEST_F(ProgressTest, AnOlderStatesCountOfHintsShownReadsAsTheFirstHints) {
   std::optional<ProgressState> loaded = ProgressState::load(file, &error);
   ASSERT_TRUE(loaded) << error;
   EXPECT_EQ(loaded->hints_seen("copy"), (std::vector<int>{0, 1}));
-  EXPECT_EQ(next_hints(exercise("copy", {{"one"}, {"two"}, {"three"}}), *loaded, false), "Hint 3/3 for copy: three\n");
+  EXPECT_EQ(next_hints(exercise("copy", {{"one"}, {"two"}, {"three"}}), *loaded, false),
+            "Hint 3/3 for copy: three\n");
 }
 
 // The watch loop with a grader that passes any text containing "solved", and a clock whose sleeps stand
@@ -299,12 +308,15 @@ TEST_F(WatchTest, RegradesOnSaveAndMovesOnAfterAPass) {
                                                "transpose: // transpose, solved\n"}));
   // Each grading starts with where the learner stands in the course; a pass says so above the next one.
   const std::string copy = "[>-] 0 of 2 passed; exercise 1 of 2: copy (exercises/copy/copy.cu)\n";
-  const std::string copy_again = "Watching exercises/copy/copy.cu: save it to grade it again (Ctrl-C stops).\n";
-  const std::string transpose = "[#>] 1 of 2 passed; exercise 2 of 2: transpose (exercises/transpose/transpose.cu)\n";
-  EXPECT_EQ(out_.str(), copy + copy_again + copy + copy_again + copy +
-                            "copy passed. Next: exercises/transpose/transpose.cu\n" + transpose +
-                            "Watching exercises/transpose/transpose.cu: save it to grade it again (Ctrl-C stops).\n" +
-                            transpose + "All 2 exercises passed.\n");
+  const std::string copy_again =
+      "Watching exercises/copy/copy.cu: save it to grade it again (Ctrl-C stops).\n";
+  const std::string transpose =
+      "[#>] 1 of 2 passed; exercise 2 of 2: transpose (exercises/transpose/transpose.cu)\n";
+  EXPECT_EQ(out_.str(),
+            copy + copy_again + copy + copy_again + copy +
+                "copy passed. Next: exercises/transpose/transpose.cu\n" + transpose +
+                "Watching exercises/transpose/transpose.cu: save it to grade it again (Ctrl-C stops).\n" +
+                transpose + "All 2 exercises passed.\n");
   EXPECT_EQ(sleeps_, 6);  // it stopped by itself once everything passed
   const ProgressState saved = reload();
   EXPECT_EQ(saved.verdict_for("copy", git_blob_id("// copy, solved\n")), Verdict::kPass);
@@ -319,7 +331,8 @@ TEST_F(WatchTest, ATerminalIsClearedBeforeEachGradingAndALogIsNot) {
   const std::string clear = "\x1b[2J\x1b[H";
   EXPECT_EQ(out_.str().rfind(clear + "[>-] 0 of 2 passed; exercise 1 of 2: copy", 0), 0u) << out_.str();
   size_t clears = 0;
-  for (size_t at = out_.str().find(clear); at != std::string::npos; at = out_.str().find(clear, at + 1)) ++clears;
+  for (size_t at = out_.str().find(clear); at != std::string::npos; at = out_.str().find(clear, at + 1))
+    ++clears;
   EXPECT_EQ(clears, graded_.size());
   EXPECT_EQ(graded_.size(), 2u);
 

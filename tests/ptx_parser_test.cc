@@ -1,12 +1,11 @@
 // The PTX front end: errors with exact messages and lines, and the kernel facts the grader reads from
 // real nvcc output.
-#include "harness/ptx/module.h"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "harness/ptx/module.h"
 #include "harness/sim/sim_backend.h"
 #include "tests/sim_support.h"
 
@@ -46,18 +45,23 @@ TEST(PtxParserTest, UnsupportedModifierNamesIt) {
 }
 
 TEST(PtxParserTest, OperandErrors) {
-  EXPECT_EQ(parse_error(kernel_with("  add.u32 %r1, %r9, %r2;")), "ptx:7: unknown register '%r9' in 'add.u32 %r1, %r9, %r2'");
+  EXPECT_EQ(parse_error(kernel_with("  add.u32 %r1, %r9, %r2;")),
+            "ptx:7: unknown register '%r9' in 'add.u32 %r1, %r9, %r2'");
   EXPECT_EQ(parse_error(kernel_with("  add.u32 %r1, %r2;")), "ptx:7: wrong operands in 'add.u32 %r1, %r2'");
   EXPECT_EQ(parse_error(kernel_with("  bra $L_nowhere;")), "ptx:7: undefined label '$L_nowhere'");
-  EXPECT_EQ(parse_error(kernel_with("  ld.global.u32 %r1, [q];")), "ptx:7: unknown name 'q' in 'ld.global.u32 %r1, [q]'");
+  EXPECT_EQ(parse_error(kernel_with("  ld.global.u32 %r1, [q];")),
+            "ptx:7: unknown name 'q' in 'ld.global.u32 %r1, [q]'");
 }
 
 TEST(PtxParserTest, StructuralErrors) {
-  EXPECT_EQ(parse_error(".version 9.0\n.target sm_90\n.address_size 32\n"), "ptx:3: .address_size 32 is not supported (only 64)");
-  EXPECT_EQ(parse_error(".version 9.0\n.visible .entry k()\n{\n  ret;\n"), "ptx:5: missing '}' at the end of 'k'");
+  EXPECT_EQ(parse_error(".version 9.0\n.target sm_90\n.address_size 32\n"),
+            "ptx:3: .address_size 32 is not supported (only 64)");
+  EXPECT_EQ(parse_error(".version 9.0\n.visible .entry k()\n{\n  ret;\n"),
+            "ptx:5: missing '}' at the end of 'k'");
   EXPECT_EQ(parse_error(kernel_with("  # nope")), "ptx:7: unexpected character '#'");
   EXPECT_EQ(parse_error(kernel_with("  call.uni g, ();")), "ptx:7: call of unknown function 'g'");
-  EXPECT_EQ(parse_error(".version 9.0\n.shared .align 4 .b8 s[16];\n.shared .b8 s[4];\n"), "ptx:3: 's' is declared twice");
+  EXPECT_EQ(parse_error(".version 9.0\n.shared .align 4 .b8 s[16];\n.shared .b8 s[4];\n"),
+            "ptx:3: 's' is declared twice");
 }
 
 TEST(PtxParserTest, LoadReportsParseErrorsAsFindings) {
@@ -67,9 +71,10 @@ TEST(PtxParserTest, LoadReportsParseErrorsAsFindings) {
   ASSERT_EQ(loaded.findings.size(), 1u);
   EXPECT_EQ(loaded.findings[0].kind, FindingKind::kRuntimeError);
   // Valid PTX the simulator does not run: it says so, and where a GPU would run it.
-  EXPECT_EQ(loaded.findings[0].message,
-            "the simulator cannot run this kernel: unsupported instruction in 'fns.b32 %r1, %r2, %r2, %r1' (PTX "
-            "line 7); a GPU can: grade it with --backend gpu");
+  EXPECT_EQ(
+      loaded.findings[0].message,
+      "the simulator cannot run this kernel: unsupported instruction in 'fns.b32 %r1, %r2, %r2, %r1' (PTX "
+      "line 7); a GPU can: grade it with --backend gpu");
   EXPECT_EQ(loaded.findings[0].details["ptx_line"], 7);
   // Text that is not PTX at all is the parser's error as it is.
   loaded = backend->load(kernel_with("  # nope"));
@@ -121,13 +126,15 @@ TEST(PtxParserTest, LenientParseDescribesWhatTheSimulatorCannotRun) {
 TEST(PtxParserTest, TextureOperandsParseAndAreRefusedAsAnInstruction) {
   EXPECT_EQ(parse_error(kernel_with("  tex.1d.v4.f32.s32 {%r1, %r2, %r1, %r2}, [p, {%r1}];")),
             "ptx:7: unsupported instruction in 'tex.1d.v4.f32.s32 {%r1, %r2, %r1, %r2}, [p, {%r1}]'");
-  EXPECT_EQ(parse_error(kernel_with("  ld.global.u32 %r1, [p, %r2];")), "ptx:7: wrong operands in 'ld.global.u32 %r1, [p, %r2]'");
+  EXPECT_EQ(parse_error(kernel_with("  ld.global.u32 %r1, [p, %r2];")),
+            "ptx:7: wrong operands in 'ld.global.u32 %r1, [p, %r2]'");
   EXPECT_EQ(parse_error(kernel_with("  ld.global.u32 %r1, [p, {%r9}];")),
             "ptx:7: unknown register '%r9' in 'ld.global.u32 %r1, [p, {%r9}]'");
   ptx::Module module;
   std::string error;
-  ASSERT_TRUE(ptx::parse_module(kernel_with("  tex.2d.v4.s32.f32 {%r1, %r2, %r1, %r2}, [p, {%r1, %r2}];\n  ret;"),
-                                &module, &error, kLenient))
+  ASSERT_TRUE(
+      ptx::parse_module(kernel_with("  tex.2d.v4.s32.f32 {%r1, %r2, %r1, %r2}, [p, {%r1, %r2}];\n  ret;"),
+                        &module, &error, kLenient))
       << error;
   const ptx::Function* function = module.find_function("k");
   ASSERT_NE(function, nullptr);
@@ -178,7 +185,8 @@ TEST(PtxParserTest, UnmodelledSpecialRegistersAndFunctionPointersAreRefusedState
             "ptx:7: unsupported special register '%pm0' in 'mov.u32 %r1, %pm0'");
   EXPECT_EQ(parse_error(kernel_with("  mov.u32 %r1, %envreg5;")),
             "ptx:7: unsupported special register '%envreg5' in 'mov.u32 %r1, %envreg5'");
-  EXPECT_EQ(parse_error(kernel_with("  mov.u32 %r1, %pm8;")), "ptx:7: unknown register '%pm8' in 'mov.u32 %r1, %pm8'");
+  EXPECT_EQ(parse_error(kernel_with("  mov.u32 %r1, %pm8;")),
+            "ptx:7: unknown register '%pm8' in 'mov.u32 %r1, %pm8'");
   const std::string pointers =
       ".version 9.0\n.target sm_90\n.address_size 64\n"
       ".func (.param .b32 r) f(.param .b32 a)\n;\n"
@@ -189,7 +197,8 @@ TEST(PtxParserTest, UnmodelledSpecialRegistersAndFunctionPointersAreRefusedState
       "  {\n  .param .b32 param0;\n  .param .b32 retval0;\n"
       "  prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
       "  call (retval0), %rd2, (param0), prototype_0;\n  }\n  ret;\n}\n";
-  EXPECT_EQ(parse_error(pointers), "ptx:14: unsupported function pointer (the address of 'f') in 'mov.u64 %rd1, f'");
+  EXPECT_EQ(parse_error(pointers),
+            "ptx:14: unsupported function pointer (the address of 'f') in 'mov.u64 %rd1, f'");
   ptx::Module module;
   std::string error;
   ASSERT_TRUE(ptx::parse_module(pointers, &module, &error, kLenient)) << error;
@@ -332,7 +341,8 @@ TEST(PtxParserTest, TruncatedAndMangledInputNeverCrashes) {
   auto backend = make_sim_backend();
   size_t loaded = 0;
   for (size_t cut = 0; cut < ptx.size(); cut += 37) {
-    for (const std::string& text : {ptx.substr(0, cut), ptx.substr(0, cut) + ptx.substr(std::min(ptx.size(), cut + 5))}) {
+    for (const std::string& text :
+         {ptx.substr(0, cut), ptx.substr(0, cut) + ptx.substr(std::min(ptx.size(), cut + 5))}) {
       Loaded result = backend->load(text);
       if (result.program != nullptr) {
         ++loaded;
@@ -341,7 +351,8 @@ TEST(PtxParserTest, TruncatedAndMangledInputNeverCrashes) {
       }
       ASSERT_EQ(result.findings.size(), 1u);
       const std::string& message = result.findings[0].message;
-      EXPECT_TRUE(message.starts_with("ptx:") || message.starts_with("the simulator cannot run this kernel: "))
+      EXPECT_TRUE(message.starts_with("ptx:") ||
+                  message.starts_with("the simulator cannot run this kernel: "))
           << message;
     }
   }

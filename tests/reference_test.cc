@@ -1,9 +1,9 @@
 // The reference runner: a plain C++ reference built once (then cached), loaded, and called on buffers.
 #include "grader/judge/reference.h"
 
-#include <cstring>
-
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "os/scratch_dir.h"
 
@@ -79,8 +79,8 @@ TEST(Reference, CompileErrorNamesTheReferencesLine) {
   ScratchCache scratch;
   std::string error;
   std::string path = kData + "broken_reference.cpp";
-  EXPECT_FALSE(ReferenceRunner::build(path, "scale", {{"float*", true}, {"const float*", true}, {"int", false}},
-                                      scratch.cache, &error));
+  EXPECT_FALSE(ReferenceRunner::build(
+      path, "scale", {{"float*", true}, {"const float*", true}, {"int", false}}, scratch.cache, &error));
   EXPECT_EQ(error, path + ":4: 'undeclared_factor' was not declared in this scope");
 }
 
@@ -90,8 +90,9 @@ TEST(Reference, ParametersTheFunctionCannotTakeAreNamed) {
   std::vector<ReferenceParam> params = kScaleParams;
   params[0].type = "int*";
   EXPECT_FALSE(ReferenceRunner::build(kData + "reference.cpp", "scale", params, scratch.cache, &error));
-  EXPECT_TRUE(error.starts_with("the reference function 'scale' cannot be called with the exercise's parameters "
-                                "(int*, const float*, int, float, long long): "))
+  EXPECT_TRUE(
+      error.starts_with("the reference function 'scale' cannot be called with the exercise's parameters "
+                        "(int*, const float*, int, float, long long): "))
       << error;
 }
 

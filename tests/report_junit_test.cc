@@ -1,10 +1,9 @@
 // The JUnit report validates against the common JUnit schema (tests/data/junit/junit.xsd, checked with
 // libxml2), and each failure's text starts at its finding's file and line.
+#include <gtest/gtest.h>
 #include <libxml/xmlschemas.h>
 
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "grader/report/reporters.h"
 
@@ -21,9 +20,12 @@ std::string schema_errors(const std::string& document) {
   xmlSchemaValidCtxtPtr validator = xmlSchemaNewValidCtxt(schema);
   xmlSchemaSetValidStructuredErrors(
       validator,
-      [](void* out, xmlErrorPtr error) { *static_cast<std::string*>(out) += error->message ? error->message : "?"; },
+      [](void* out, xmlErrorPtr error) {
+        *static_cast<std::string*>(out) += error->message ? error->message : "?";
+      },
       &errors);
-  xmlDocPtr doc = xmlReadMemory(document.data(), static_cast<int>(document.size()), "junit.xml", nullptr, XML_PARSE_NONET);
+  xmlDocPtr doc = xmlReadMemory(document.data(), static_cast<int>(document.size()), "junit.xml", nullptr,
+                                XML_PARSE_NONET);
   if (doc == nullptr) {
     errors = "not well-formed XML";
   } else if (xmlSchemaValidateDoc(validator, doc) != 0 && errors.empty()) {
@@ -53,7 +55,8 @@ std::vector<Result> results() {
   race.submission = "exercises/transpose/transpose.cu";
   race.verdict = Verdict::kFail;
   race.max_points = 10;
-  race.runs = {{"32x8", "rows=1 cols=1", Verdict::kPass, 10, 0.5}, {"32x8", "rows=33 cols=31", Verdict::kFail, 10, 0.5}};
+  race.runs = {{"32x8", "rows=1 cols=1", Verdict::kPass, 10, 0.5},
+               {"32x8", "rows=33 cols=31", Verdict::kFail, 10, 0.5}};
   race.findings = {finding(FindingKind::kRace, Severity::kError, 17, "32x8", "rows=33 cols=31"),
                    finding(FindingKind::kBankConflict, Severity::kWarning, 9, "32x8", "")};
   Result broken;

@@ -1,13 +1,12 @@
 // The text report exactly as a learner reads it, on a fixed result: the cause first in compiler form with
 // its column, the other racing line as a `note:`, one line for the runs, and the verdict.
-#include "grader/report/reporters.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <sstream>
 
 #include "grader/report/report_lines.h"
+#include "grader/report/reporters.h"
 
 namespace gpugrade {
 namespace {
@@ -27,9 +26,9 @@ Finding race(int line, int other_line, const char* index, const char* hazard, co
   f.variant = "32x8";
   f.size = "rows=33 cols=31";
   f.message = message;
-  f.details = {{"block", {0, 0, 0}},        {"thread", {0, 1, 0}},       {"other_thread", {1, 0, 0}},
-               {"other_line", other_line},  {"variable", "tile"},        {"index", index},
-               {"hazard", hazard},          {"hazards", 448}};
+  f.details = {{"block", {0, 0, 0}},       {"thread", {0, 1, 0}}, {"other_thread", {1, 0, 0}},
+               {"other_line", other_line}, {"variable", "tile"},  {"index", index},
+               {"hazard", hazard},         {"hazards", 448}};
   return f;
 }
 
@@ -55,15 +54,24 @@ Result racy_result() {
   unwritten.kind = FindingKind::kUnwrittenOutput;
   unwritten.file = "exercises/t/t.cu";
   unwritten.message = "3 of 1,023 elements of 'out' were never written ...";
-  unwritten.details = {{"buffer", "out"}, {"unwritten", 3u}, {"elements", 1023u}, {"first", {{{"index", 40}, {"expected", "0.5"}}}}};
+  unwritten.details = {{"buffer", "out"},
+                       {"unwritten", 3u},
+                       {"elements", 1023u},
+                       {"first", {{{"index", 40}, {"expected", "0.5"}}}}};
   r.findings = {wrong, unwritten,
                 race(3, 4, "tile[1][0]", "write-after-read",
-                     "thread (0,1,0) writes tile[1][0] read by thread (1,0,0) at line 4 with no __syncthreads() between them"),
+                     "thread (0,1,0) writes tile[1][0] read by thread (1,0,0) at line 4 with no "
+                     "__syncthreads() between them"),
                 race(4, 3, "tile[0][1]", "read-after-write",
-                     "thread (0,1,0) reads tile[0][1] written by thread (1,0,0) at line 3 with no __syncthreads() between them")};
+                     "thread (0,1,0) reads tile[0][1] written by thread (1,0,0) at line 3 with no "
+                     "__syncthreads() between them")};
   for (const char* variant : {"32x8", "32x32", "32x1"})
     for (const char* size : {"rows=1 cols=1", "rows=33 cols=31"})
-      r.runs.push_back({variant, size, std::string(variant) == "32x1" || std::string(size) == "rows=1 cols=1" ? Verdict::kPass : Verdict::kFail, 100, 0});
+      r.runs.push_back({variant, size,
+                        std::string(variant) == "32x1" || std::string(size) == "rows=1 cols=1"
+                            ? Verdict::kPass
+                            : Verdict::kFail,
+                        100, 0});
   return r;
 }
 
@@ -71,11 +79,14 @@ TEST(ReportTextTest, CauseFirstWithColumnNoteAndOneLineOfRuns) {
   std::ostringstream out;
   write_text({racy_result()}, out, TextOptions{});
   EXPECT_EQ(out.str(),
-            "exercises/t/t.cu:3:3: error: race: thread (0,1,0) writes tile[1][0] read by thread (1,0,0) at line 4 with "
+            "exercises/t/t.cu:3:3: error: race: thread (0,1,0) writes tile[1][0] read by thread (1,0,0) at "
+            "line 4 with "
             "no __syncthreads() between them [32x8 blocks, rows=33 cols=31; one of 448 like it]\n"
             "exercises/t/t.cu:4:43: note: thread (1,0,0) reads tile[1][0] here\n"
-            "exercises/t/t.cu: error: wrong-output: 448 of 1,023 elements of 'out' are wrong and 3 never written; the "
-            "first is out[1]: expected 0.77314305, got NaN (0x7FC00001), unwritten shared memory [32x8 blocks, rows=33 cols=31]\n"
+            "exercises/t/t.cu: error: wrong-output: 448 of 1,023 elements of 'out' are wrong and 3 never "
+            "written; the "
+            "first is out[1]: expected 0.77314305, got NaN (0x7FC00001), unwritten shared memory [32x8 "
+            "blocks, rows=33 cols=31]\n"
             "runs: 2 of 6 failed: 32x8 at 1 of 2 sizes, 32x32 at 1 of 2 sizes; --verbose lists them\n"
             "t: FAIL (0/10 points, 6 runs on sim)\n");
 }
@@ -90,7 +101,8 @@ TEST(ReportTextTest, TheRunAndTheCountAreSaidInWords) {
   r.findings[0].variant = "64";
   std::ostringstream out;
   write_text({r}, out, TextOptions{});
-  EXPECT_NE(out.str().find("[64-thread blocks, rows=33 cols=31; one of 2 like it]\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("[64-thread blocks, rows=33 cols=31; one of 2 like it]\n"), std::string::npos)
+      << out.str();
   r.findings[0].variant = "mask 3";
   r.findings[0].size = "";
   r.findings[0].details = nlohmann::json::object();
@@ -125,7 +137,8 @@ TEST(ReportTextTest, CompilerWarningsAreShownWhenTheGradeFails) {
   r.findings = {warning, other};
   std::ostringstream out;
   write_text({r}, out, TextOptions{});
-  EXPECT_NE(out.str().find("exercises/t/t.cu:3: warning: compile-warning: expression has no effect\n"), std::string::npos)
+  EXPECT_NE(out.str().find("exercises/t/t.cu:3: warning: compile-warning: expression has no effect\n"),
+            std::string::npos)
       << out.str();
   EXPECT_NE(out.str().find("1 warning hidden"), std::string::npos) << out.str();
   r.verdict = Verdict::kPass;
@@ -146,7 +159,8 @@ TEST(ReportTextTest, AFailureFitsInEightLinesAndCountsWhatItLeavesOut) {
   write_text({r}, out, TextOptions{});
   const std::string text = out.str();
   EXPECT_LE(std::count(text.begin(), text.end(), '\n') + 1, 8) << text;  // + the CLI's hint line
-  EXPECT_NE(text.find("t: FAIL (0/10 points, 6 runs on sim, 7 more problems: --verbose shows them)\n"), std::string::npos)
+  EXPECT_NE(text.find("t: FAIL (0/10 points, 6 runs on sim, 7 more problems: --verbose shows them)\n"),
+            std::string::npos)
       << text;
   out.str("");
   write_text({r}, out, TextOptions{false, true});

@@ -123,7 +123,8 @@ TEST(ReportersTest, GithubAnnotationsEscapeMessagesAndProperties) {
 // figure, records as rows, never the raw JSON.
 TEST(ReportersTest, HtmlDetailsAreTablesNotJson) {
   Result wrong = result("copy", Verdict::kFail, 0, 5);
-  Finding f = finding(FindingKind::kWrongOutput, Severity::kError, "2 of 4 elements of 'out' differ", "", 0, "32x8", "");
+  Finding f = finding(FindingKind::kWrongOutput, Severity::kError, "2 of 4 elements of 'out' differ", "", 0,
+                      "32x8", "");
   f.details = {{"buffer", "out"},
                {"block", {1, 2, 0}},
                {"first", {{{"index", 1}, {"element", "out[0][1]"}, {"expected", "1.5"}, {"got", "2"}}}}};
@@ -134,8 +135,7 @@ TEST(ReportersTest, HtmlDetailsAreTablesNotJson) {
   const size_t start = page.find("everything the grader knows");
   ASSERT_NE(start, std::string::npos);
   const std::string details = page.substr(start, page.find("</details>", start) - start);
-  EXPECT_NE(details.find("<tr><th>message</th><td>2 of 4 elements of "), std::string::npos)
-      << details;
+  EXPECT_NE(details.find("<tr><th>message</th><td>2 of 4 elements of "), std::string::npos) << details;
   EXPECT_NE(details.find("<tr><th>block</th><td>(1,2,0)</td></tr>"), std::string::npos) << details;
   EXPECT_NE(details.find("<th>element</th>"), std::string::npos) << details;
   EXPECT_NE(details.find("<td>out[0][1]</td>"), std::string::npos) << details;
@@ -155,42 +155,41 @@ TEST(ReportersTest, GithubPropertiesEscapeCommasAndColons) {
 // markup where it stands (GitHub renders it as written), '@' in code, controls and invalid bytes as \xNN,
 // line breaks as <br>.
 TEST(ReportersTest, MarkdownCommentHasATableThenFindings) {
-  EXPECT_EQ(
-      report(write_markdown, fixture(), with_notice()),
-      "### gpugrade: 1/4 exercises passed, 5/25 points\n"
-      "\n"
-      "| Exercise | Verdict | Points |\n"
-      "| --- | --- | ---: |\n"
-      "| `copy` | ✅ pass | 5/5 |\n"
-      "| `transpose` | ❌ fail | 0/10 |\n"
-      "| `reduce` | ❌ fail | 0/5 |\n"
-      "| `scan` | ❌ fail | 0/5 |\n"
-      "\n"
-      "#### `copy`: exercises/copy/copy.cu\n"
-      "\n"
-      "- **warning** `bank-conflict` at `exercises/copy/copy.cu:9`: 2-way bank conflicts on tile "
-      "\\[variant 32x8]\n"
-      "\n"
-      "#### `transpose`: exercises/transpose/transpose.cu\n"
-      "\n"
-      "- **error** `race` at `exercises/transpose/transpose.cu:12`: thread (0,5,0) reads "
-      "tile\\[5]\\[0] & \"a\\<b>\", 50% done: a,b<br>second line of \\_\\_syncthreads() "
-      "\\[block (1,2,0), variant 32x8, rows=33 cols=31, 1,024 like it]\n"
-      "\n"
-      "#### `reduce`: exercises/reduce/reduce.cu\n"
-      "\n"
-      "- **error** `compile-error` at `exercises/reduce/reduce.cu:3`: expected a \";\" before "
-      "\\\\xFF\\\\x01 here\n"
-      "\n"
-      "#### `scan`: exercises/scan/scan.cu\n"
-      "\n"
-      "- **error** exercises/scan/scan.cu was deleted in this pull request; restore it and edit it "
-      "in place\n"
-      "\n"
-      "#### Warnings\n"
-      "\n"
-      "- exercises/copy/exercise.yaml changed in this pull request; it is graded with the base "
-      "revision's definition\n");
+  EXPECT_EQ(report(write_markdown, fixture(), with_notice()),
+            "### gpugrade: 1/4 exercises passed, 5/25 points\n"
+            "\n"
+            "| Exercise | Verdict | Points |\n"
+            "| --- | --- | ---: |\n"
+            "| `copy` | ✅ pass | 5/5 |\n"
+            "| `transpose` | ❌ fail | 0/10 |\n"
+            "| `reduce` | ❌ fail | 0/5 |\n"
+            "| `scan` | ❌ fail | 0/5 |\n"
+            "\n"
+            "#### `copy`: exercises/copy/copy.cu\n"
+            "\n"
+            "- **warning** `bank-conflict` at `exercises/copy/copy.cu:9`: 2-way bank conflicts on tile "
+            "\\[variant 32x8]\n"
+            "\n"
+            "#### `transpose`: exercises/transpose/transpose.cu\n"
+            "\n"
+            "- **error** `race` at `exercises/transpose/transpose.cu:12`: thread (0,5,0) reads "
+            "tile\\[5]\\[0] & \"a\\<b>\", 50% done: a,b<br>second line of \\_\\_syncthreads() "
+            "\\[block (1,2,0), variant 32x8, rows=33 cols=31, 1,024 like it]\n"
+            "\n"
+            "#### `reduce`: exercises/reduce/reduce.cu\n"
+            "\n"
+            "- **error** `compile-error` at `exercises/reduce/reduce.cu:3`: expected a \";\" before "
+            "\\\\xFF\\\\x01 here\n"
+            "\n"
+            "#### `scan`: exercises/scan/scan.cu\n"
+            "\n"
+            "- **error** exercises/scan/scan.cu was deleted in this pull request; restore it and edit it "
+            "in place\n"
+            "\n"
+            "#### Warnings\n"
+            "\n"
+            "- exercises/copy/exercise.yaml changed in this pull request; it is graded with the base "
+            "revision's definition\n");
 }
 
 TEST(ReportersTest, MarkdownWithNothingGraded) {

@@ -14,8 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define SKIP_WITHOUT_SANDBOX(bwrap)                        \
-  std::string why_not;                                     \
+#define SKIP_WITHOUT_SANDBOX(bwrap)                          \
+  std::string why_not;                                       \
   std::optional<std::string> bwrap = find_sandbox(&why_not); \
   if (!bwrap) GTEST_SKIP() << why_not
 

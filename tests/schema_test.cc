@@ -1,15 +1,15 @@
 // Tests that exercises/schema.json accepts every shipped exercise.yaml, rejects known mistakes, and knows
 // the same top-level fields as the loader. Validation runs tests/validate_schema.py (python3-jsonschema):
 // no JSON-schema validator for C++ is packaged in Debian 12.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -82,11 +82,13 @@ TEST(SchemaTest, RejectsEachMistakeOfTheFixture) {
 // definition that is otherwise valid; the loader's checks that need evaluation (an unknown variable, a
 // grid of 0) are outside what any schema can judge, so the generator leaves them fixed.
 TEST(SchemaTest, GeneratedDefinitionsAreAcceptedBySchemaIffByTheLoader) {
-  const std::vector<std::string> scalars = {"{name: n, type: int, value: n}",        "{name: n, type: int, value: 64}",
-                                            "{name: n, type: int, value: 2.5}",      "{name: n, type: float, value: 2.5}",
-                                            "{name: n, type: float, value: n}",      "{name: n, type: float, value: n / 2}",
-                                            "{name: n, type: int, value: \"n % 3\"}"};
-  const std::vector<std::string> inits = {"poison", "zero", "{constant: 1}", "constant", "constant, value: 1"};
+  const std::vector<std::string> scalars = {
+      "{name: n, type: int, value: n}",        "{name: n, type: int, value: 64}",
+      "{name: n, type: int, value: 2.5}",      "{name: n, type: float, value: 2.5}",
+      "{name: n, type: float, value: n}",      "{name: n, type: float, value: n / 2}",
+      "{name: n, type: int, value: \"n % 3\"}"};
+  const std::vector<std::string> inits = {"poison", "zero", "{constant: 1}", "constant",
+                                          "constant, value: 1"};
   const std::vector<std::string> flags = {"", ", intermediate: true", ", output: true",
                                           ", output: true, intermediate: true", ", output: false"};
   const std::vector<std::pair<std::string, std::string>> offsets = {
@@ -134,8 +136,9 @@ TEST(SchemaTest, GeneratedDefinitionsAreAcceptedBySchemaIffByTheLoader) {
     accepted += accepts;
     std::ifstream text(file);
     std::string yaml((std::istreambuf_iterator<char>(text)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(accepts, !schema_refuses.contains(file)) << "the loader " << (accepts ? "accepts" : "refuses")
-                                                       << " and the schema does not:\n" << yaml;
+    EXPECT_EQ(accepts, !schema_refuses.contains(file))
+        << "the loader " << (accepts ? "accepts" : "refuses") << " and the schema does not:\n"
+        << yaml;
   }
   // Both answers occur often enough for the property to say something.
   EXPECT_GT(accepted, 20);

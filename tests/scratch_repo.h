@@ -3,8 +3,8 @@
 #pragma once
 
 #include <git2.h>
-#include <zlib.h>
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cstdint>
 #include <fstream>
@@ -154,8 +154,8 @@ class ScratchRepo {
     if (parent_id != nullptr) check(git_commit_lookup(&parent, repository_, parent_id), "parent");
     const git_commit* parents[] = {parent};
     git_oid commit_id;
-    check(git_commit_create(&commit_id, repository_, update_ref, author, author, nullptr, message.c_str(), tree,
-                            parent != nullptr ? 1 : 0, parents),
+    check(git_commit_create(&commit_id, repository_, update_ref, author, author, nullptr, message.c_str(),
+                            tree, parent != nullptr ? 1 : 0, parents),
           "commit");
     git_commit_free(parent);
     git_signature_free(author);

@@ -10,7 +10,8 @@ const std::vector<std::string> kFolder = {"common.h", "tile.cuh"};
 constexpr const char* kPath = "exercises/copy/copy.cu";
 constexpr const char* kNotAllowed =
     "is not allowed: only CUDA headers (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h, cuda/std/...), "
-    "the C and C++ standard headers (<cstdint>, <iostream>, <time.h>, ...), and the exercise's own headers can "
+    "the C and C++ standard headers (<cstdint>, <iostream>, <time.h>, ...), and the exercise's own headers "
+    "can "
     "be included; remove it";
 
 std::vector<Finding> screen(std::string_view text) { return screen_source(text, kPath, kFolder); }
@@ -48,7 +49,8 @@ TEST(Screen, AllowsEveryStandardHeaderOfHostCode) {
                      "#include <chrono>\n#include <fstream>\n#include <errno.h>\n#include <string>\n"
                      "#include <iomanip>\n#include <inttypes.h>\n#include <random>\n")
                   .empty());
-  std::vector<Finding> findings = screen("#include <iostream>\n#include <sys/time.h>\n#include <iostream.h>\n");
+  std::vector<Finding> findings =
+      screen("#include <iostream>\n#include <sys/time.h>\n#include <iostream.h>\n");
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].line, 2);
   EXPECT_EQ(findings[0].message, std::string("#include <sys/time.h> ") + kNotAllowed);
@@ -57,7 +59,8 @@ TEST(Screen, AllowsEveryStandardHeaderOfHostCode) {
 }
 
 TEST(Screen, RejectsQuotedIncludesLeavingTheFolder) {
-  std::vector<Finding> findings = screen("#include \"../x.h\"\n#include \"/etc/passwd\"\n#include \"other.h\"\n");
+  std::vector<Finding> findings =
+      screen("#include \"../x.h\"\n#include \"/etc/passwd\"\n#include \"other.h\"\n");
   ASSERT_EQ(findings.size(), 3u);
   EXPECT_EQ(findings[0].line, 1);
   EXPECT_EQ(findings[0].message,
@@ -65,8 +68,9 @@ TEST(Screen, RejectsQuotedIncludesLeavingTheFolder) {
             "without '..' or an absolute path; remove it");
   EXPECT_EQ(findings[1].line, 2);
   EXPECT_EQ(findings[1].details["header"], "/etc/passwd");
-  EXPECT_EQ(findings[2].message, "#include \"other.h\" is not allowed: the exercise's folder has no such file; "
-                                 "remove it");
+  EXPECT_EQ(findings[2].message,
+            "#include \"other.h\" is not allowed: the exercise's folder has no such file; "
+            "remove it");
 }
 
 TEST(Screen, RejectsEscapesThroughAllowedFolders) {
@@ -87,10 +91,11 @@ TEST(Screen, IgnoresDirectivesInCommentsAndLiterals) {
 }
 
 TEST(Screen, SeesDirectivesAfterCommentsAndAcrossContinuedLines) {
-  std::vector<Finding> findings = screen("int a;\n"
-                                         "/* lead */ #include <unistd.h>\n"
-                                         "#inc\\\nlude \\\n<boost/format.hpp>\n"
-                                         "%:include <pthread.h>\n");
+  std::vector<Finding> findings = screen(
+      "int a;\n"
+      "/* lead */ #include <unistd.h>\n"
+      "#inc\\\nlude \\\n<boost/format.hpp>\n"
+      "%:include <pthread.h>\n");
   ASSERT_EQ(findings.size(), 3u);
   EXPECT_EQ(findings[0].line, 2);
   EXPECT_EQ(findings[1].line, 3);
@@ -99,11 +104,13 @@ TEST(Screen, SeesDirectivesAfterCommentsAndAcrossContinuedLines) {
 }
 
 TEST(Screen, RejectsComputedIncludesLineAndPragmaDependency) {
-  std::vector<Finding> findings = screen("#define H \"/etc/passwd\"\n#include H\n#line 40 \"x.cu\"\n"
-                                         "#pragma GCC dependency \"/etc/shadow\"\n#pragma once\n");
+  std::vector<Finding> findings = screen(
+      "#define H \"/etc/passwd\"\n#include H\n#line 40 \"x.cu\"\n"
+      "#pragma GCC dependency \"/etc/shadow\"\n#pragma once\n");
   ASSERT_EQ(findings.size(), 3u);
   EXPECT_EQ(findings[0].line, 2);
-  EXPECT_EQ(findings[0].message, "#include H is not allowed: write the header's name out, e.g. #include <cstdint>");
+  EXPECT_EQ(findings[0].message,
+            "#include H is not allowed: write the header's name out, e.g. #include <cstdint>");
   EXPECT_EQ(findings[1].line, 3);
   EXPECT_EQ(findings[1].message,
             "#line is not allowed: it would make findings point at the wrong file and line; remove it");
@@ -112,10 +119,12 @@ TEST(Screen, RejectsComputedIncludesLineAndPragmaDependency) {
 }
 
 TEST(Screen, RejectsLineMarkersWhichPointFindingsElsewhere) {
-  std::vector<Finding> findings = screen("__global__ void k() {}\n# 1 \"/tmp/other.cu\"\n#123\n%: 7 \"x.cu\" 2\n");
+  std::vector<Finding> findings =
+      screen("__global__ void k() {}\n# 1 \"/tmp/other.cu\"\n#123\n%: 7 \"x.cu\" 2\n");
   ASSERT_EQ(findings.size(), 3u);
   const std::string message =
-      "a line marker (`# 12 \"file\"`) is not allowed: it would make findings point at another file and line; "
+      "a line marker (`# 12 \"file\"`) is not allowed: it would make findings point at another file and "
+      "line; "
       "remove it";
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(findings[i].kind, FindingKind::kRejectedSource);
@@ -134,7 +143,8 @@ TEST(Screen, RejectsPragmaOperatorAndHasIncludeWhereverTheyAppear) {
       "const char* s = \"__has_include\"; int my_Pragma;\n");
   ASSERT_EQ(findings.size(), 4u);
   const std::string pragma =
-      "_Pragma is not allowed: the screen cannot judge a pragma made inside code or a macro; write the #pragma "
+      "_Pragma is not allowed: the screen cannot judge a pragma made inside code or a macro; write the "
+      "#pragma "
       "on a line of its own instead";
   EXPECT_EQ(findings[0].line, 1);
   EXPECT_EQ(findings[0].message, pragma);
@@ -145,9 +155,10 @@ TEST(Screen, RejectsPragmaOperatorAndHasIncludeWhereverTheyAppear) {
   EXPECT_EQ(findings[2].line, 5);
   EXPECT_EQ(findings[2].message, pragma);
   EXPECT_EQ(findings[3].line, 7);
-  EXPECT_EQ(findings[3].message,
-            "__has_include_next is not allowed: it asks whether a file exists on the grading machine; include "
-            "the headers you need directly");
+  EXPECT_EQ(
+      findings[3].message,
+      "__has_include_next is not allowed: it asks whether a file exists on the grading machine; include "
+      "the headers you need directly");
 }
 
 TEST(Screen, ScreensTheFolderHeadersAsWell) {

@@ -142,8 +142,9 @@ TEST(SharedShapesTest, AMegabyteDefineAndAFortyThousandCharacterLineAreRead) {
 }
 
 TEST(SharedShapesTest, StaticSharedOver48KiBIsAResourceLimitAtTheDeclaration) {
-  const std::string source = "__global__ void k(float* out) {\n  __shared__ float small[16];\n"
-                             "  __shared__ float\n    big[16384];\n}\n";
+  const std::string source =
+      "__global__ void k(float* out) {\n  __shared__ float small[16];\n"
+      "  __shared__ float\n    big[16384];\n}\n";
   KernelTraits kernel;
   kernel.line = 1;
   kernel.shared = {{"_ZZ1kPfE5small", 64, 4, false}, {"_ZZ1kPfE3big", 65536, 4, false}};
@@ -154,10 +155,11 @@ TEST(SharedShapesTest, StaticSharedOver48KiBIsAResourceLimitAtTheDeclaration) {
   EXPECT_EQ(findings[0].severity, Severity::kError);
   EXPECT_EQ(findings[0].file, "exercises/demo/k.cu");
   EXPECT_EQ(findings[0].line, 4);
-  EXPECT_EQ(findings[0].message,
-            "the kernel declares 65600 bytes of static shared memory ('big' alone takes 65536), more than the "
-            "49152 bytes (48 KiB) that ptxas accepts on any GPU; make the arrays smaller, or declare the tile "
-            "`extern __shared__` so that the launch sizes it as dynamic shared memory");
+  EXPECT_EQ(
+      findings[0].message,
+      "the kernel declares 65600 bytes of static shared memory ('big' alone takes 65536), more than the "
+      "49152 bytes (48 KiB) that ptxas accepts on any GPU; make the arrays smaller, or declare the tile "
+      "`extern __shared__` so that the launch sizes it as dynamic shared memory");
   kernel.static_shared_bytes = 49152;  // exactly the limit is allowed
   EXPECT_TRUE(check_static_shared_limit(kernel, source, "exercises/demo/k.cu").empty());
 }

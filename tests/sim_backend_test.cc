@@ -2,14 +2,14 @@
 // outputs checked against host loops and findings checked as a learner would read them.
 #include "harness/sim/sim_backend.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <bit>
 #include <climits>
 #include <cmath>
 #include <map>
 #include <numeric>
-
-#include <gtest/gtest.h>
 
 #include "harness/poison.h"
 #include "harness/sim/hazards.h"
@@ -235,7 +235,8 @@ LaunchRequest matrix_request(const std::string& entry, int rows, int cols, Dim3 
 TEST_F(SimBackendTest, EachRunStartsFromTheModulesInitialDeviceValues) {
   const auto ints = [](const Observations& o) {
     std::vector<int> values(5);
-    if (!o.buffers.empty() && o.buffers[0].bytes.size() == 20) std::memcpy(values.data(), o.buffers[0].bytes.data(), 20);
+    if (!o.buffers.empty() && o.buffers[0].bytes.size() == 20)
+      std::memcpy(values.data(), o.buffers[0].bytes.data(), 20);
     return values;
   };
   for (unsigned workers : {1u, 4u}) {
@@ -284,8 +285,10 @@ TEST_F(SimBackendTest, ALaunchPastTheMemoryBudgetIsAResourceLimitWithTheFigures)
   ASSERT_EQ(result.findings.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kResourceLimit);
   EXPECT_EQ(result.findings[0].message,
-            "the launch needs 3.1 MiB of host memory in the simulator (buffers 0.6 MiB, the checkers' shadow of them "
-            "2.5 MiB, __device__ variables 0.0 MiB), more than its budget of 1.0 MiB: grade sizes this large on a GPU "
+            "the launch needs 3.1 MiB of host memory in the simulator (buffers 0.6 MiB, the checkers' shadow "
+            "of them "
+            "2.5 MiB, __device__ variables 0.0 MiB), more than its budget of 1.0 MiB: grade sizes this large "
+            "on a GPU "
             "(gpu_sizes), or make them smaller");
   SimOptions roomy;
   roomy.memory_budget_bytes = 2 << 20;
@@ -297,17 +300,21 @@ TEST_F(SimBackendTest, TransposeMatchesHostLoop) {
     Observations result = run(matrix_request("transpose", rows, cols, {32, 8, 1}));
     ASSERT_TRUE(result.completed) << rows << "x" << cols;
     EXPECT_TRUE(result.findings.empty());
-    std::vector<float> in = iota_floats(static_cast<size_t>(rows) * cols), out = read_buffer<float>(result.buffers[0]);
+    std::vector<float> in = iota_floats(static_cast<size_t>(rows) * cols),
+                       out = read_buffer<float>(result.buffers[0]);
     std::vector<float> expected(in.size());
     for (int y = 0; y < rows; ++y)
-      for (int x = 0; x < cols; ++x) expected[static_cast<size_t>(x) * rows + y] = in[static_cast<size_t>(y) * cols + x];
+      for (int x = 0; x < cols; ++x)
+        expected[static_cast<size_t>(x) * rows + y] = in[static_cast<size_t>(y) * cols + x];
     EXPECT_EQ(out, expected) << rows << "x" << cols;
   }
 }
 
 TEST_F(SimBackendTest, WorkerThreadsGiveTheSameResult) {
-  Observations one = run(matrix_request("transpose", 67, 97, {32, 8, 1}), SimOptions{1, uint64_t{1} << 31, {}});
-  Observations four = run(matrix_request("transpose", 67, 97, {32, 8, 1}), SimOptions{4, uint64_t{1} << 31, {}});
+  Observations one =
+      run(matrix_request("transpose", 67, 97, {32, 8, 1}), SimOptions{1, uint64_t{1} << 31, {}});
+  Observations four =
+      run(matrix_request("transpose", 67, 97, {32, 8, 1}), SimOptions{4, uint64_t{1} << 31, {}});
   ASSERT_TRUE(one.completed);
   ASSERT_TRUE(four.completed);
   EXPECT_EQ(one.buffers[0].bytes, four.buffers[0].bytes);
@@ -325,7 +332,9 @@ TEST_F(SimBackendTest, OutOfBoundsNamesThreadBufferAndLine) {
     const Finding& finding = result.findings[0];
     EXPECT_EQ(finding.kind, FindingKind::kOutOfBounds);
     EXPECT_EQ(finding.line, line_of("fill"));
-    EXPECT_EQ(finding.message, "thread (4,0,0) of block (3,0,0) writes out[100], 1 element past the end of 'out' (100 elements)");
+    EXPECT_EQ(
+        finding.message,
+        "thread (4,0,0) of block (3,0,0) writes out[100], 1 element past the end of 'out' (100 elements)");
     EXPECT_EQ(finding.details["buffer"], "out");
     EXPECT_EQ(finding.details["index"], 100);
     EXPECT_EQ(finding.details["elements_past_end"], 1);
@@ -358,9 +367,10 @@ TEST_F(SimBackendTest, BarrierInsideABranchIsDivergence) {
   ASSERT_EQ(result.buffers.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kBarrierDivergence);
   EXPECT_EQ(result.findings[0].line, line_of("branch_barrier"));
-  EXPECT_EQ(result.findings[0].message,
-            "barrier reached by only 16 of 64 threads of block (0,0,0); the other 48 exited without reaching it "
-            "(__syncthreads() inside a branch or after an early return)");
+  EXPECT_EQ(
+      result.findings[0].message,
+      "barrier reached by only 16 of 64 threads of block (0,0,0); the other 48 exited without reaching it "
+      "(__syncthreads() inside a branch or after an early return)");
   // As on sm_70 and later, exited threads do not hold the barrier: the waiting threads go on.
   EXPECT_EQ(read_buffer<float>(result.buffers[0]), std::vector<float>(64, 1.0f));
 }
@@ -417,7 +427,8 @@ TEST_F(SimBackendTest, ShufflesFollowPtxLaneRules) {
 TEST_F(SimBackendTest, ContendedAtomicsCountEveryThread) {
   for (unsigned workers : {1u, 4u}) {
     LaunchRequest r = request("atomics", {4, 1, 1}, {256, 1, 1});
-    r.buffers = {make_buffer("counter", std::vector<int>{5}), make_buffer("maximum", std::vector<unsigned>{0}),
+    r.buffers = {make_buffer("counter", std::vector<int>{5}),
+                 make_buffer("maximum", std::vector<unsigned>{0}),
                  make_buffer("sum", std::vector<float>{0.0f}), make_buffer("wrap", std::vector<unsigned>{0}),
                  make_buffer("block_sums", std::vector<int>(4, 0))};
     r.args = {buffer_arg(0), buffer_arg(1), buffer_arg(2), buffer_arg(3), buffer_arg(4)};
@@ -451,7 +462,8 @@ TEST_F(SimBackendTest, IntegerEdgeCasesFollowPtxRules) {
   for (const Case& c : cases) {
     LaunchRequest r = request("integer_edges", {1, 1, 1}, {1, 1, 1});
     r.buffers = {make_buffer("out", std::vector<int>(7, 0))};
-    r.args = {buffer_arg(0), scalar_arg(c.a), scalar_arg(c.b), scalar_arg(c.ua), scalar_arg(c.ub), scalar_arg(c.shift)};
+    r.args = {buffer_arg(0),    scalar_arg(c.a),  scalar_arg(c.b),
+              scalar_arg(c.ua), scalar_arg(c.ub), scalar_arg(c.shift)};
     Observations result = run(r);
     ASSERT_TRUE(result.completed);
     EXPECT_EQ(read_buffer<int>(result.buffers[0]), c.expected) << c.a << " " << c.b << " " << c.shift;
@@ -496,7 +508,8 @@ TEST_F(SimBackendTest, ManagedVariableIsAGlobalOne) {
 // from the __constant__ variable; the module's own initializer stays for launches without one.
 TEST_F(SimBackendTest, ConstantCopyFillsTheConstantVariableForItsLaunch) {
   LaunchRequest r = request("weigh_from", {1, 1, 1}, {4, 1, 1});
-  r.buffers = {make_buffer("out", std::vector<float>(4, 0.0f)), make_buffer("mask", std::vector<float>{7, -1, 0.5f, 3})};
+  r.buffers = {make_buffer("out", std::vector<float>(4, 0.0f)),
+               make_buffer("mask", std::vector<float>{7, -1, 0.5f, 3})};
   r.args = {buffer_arg(0), scalar_arg(0)};
   r.constants = {{"coefficients", 1}};
   Observations copied = run(r);
@@ -515,7 +528,8 @@ TEST_F(SimBackendTest, ConstantCopyFillsTheConstantVariableForItsLaunch) {
   EXPECT_EQ(past.findings[0].kind, FindingKind::kOutOfBounds);
   EXPECT_EQ(past.findings[0].line, line_of("coefficients_from"));
   EXPECT_EQ(past.findings[0].message,
-            "thread (3,0,0) of block (0,0,0) reads coefficients[4], 1 element past the end of 'coefficients' (4 elements)");
+            "thread (3,0,0) of block (0,0,0) reads coefficients[4], 1 element past the end of 'coefficients' "
+            "(4 elements)");
   // A copy with nowhere to go stops the launch with what is wrong.
   r.constants = {{"mask", 1}};
   Observations missing = run(r);
@@ -526,7 +540,8 @@ TEST_F(SimBackendTest, ConstantCopyFillsTheConstantVariableForItsLaunch) {
   r.constants = {{"coefficients", 1}};
   Observations too_big = run(r);
   ASSERT_EQ(too_big.findings.size(), 1u);
-  EXPECT_EQ(too_big.findings[0].message, "__constant__ 'coefficients' has 16 bytes, fewer than the 20 of buffer 'mask' copied into it");
+  EXPECT_EQ(too_big.findings[0].message,
+            "__constant__ 'coefficients' has 16 bytes, fewer than the 20 of buffer 'mask' copied into it");
 }
 
 TEST_F(SimBackendTest, UnwrittenSharedMemoryReadsAsBlockNumberedNaN) {
@@ -558,8 +573,9 @@ TEST_F(SimBackendTest, DynamicSharedWindowHasTheLaunchSize) {
   EXPECT_FALSE(small.completed);
   ASSERT_EQ(small.findings.size(), 1u);
   EXPECT_EQ(small.findings[0].kind, FindingKind::kOutOfBounds);
-  EXPECT_EQ(small.findings[0].message,
-            "thread (16,0,0) of block (0,0,0) writes window[16], 1 element past the end of 'window' (16 elements)");
+  EXPECT_EQ(
+      small.findings[0].message,
+      "thread (16,0,0) of block (0,0,0) writes window[16], 1 element past the end of 'window' (16 elements)");
 }
 
 // A negative shared index wraps the address; the finding gives the index as a negative number.
@@ -573,7 +589,9 @@ TEST_F(SimBackendTest, NegativeSharedIndexIsANegativeNumber) {
   const Finding& finding = result.findings[0];
   EXPECT_EQ(finding.kind, FindingKind::kOutOfBounds);
   EXPECT_EQ(finding.line, line_of("left_neighbour"));
-  EXPECT_EQ(finding.message, "thread (0,0,0) of block (0,0,0) reads row[-1], 1 element before the start of 'row' (32 elements)");
+  EXPECT_EQ(
+      finding.message,
+      "thread (0,0,0) of block (0,0,0) reads row[-1], 1 element before the start of 'row' (32 elements)");
   EXPECT_EQ(finding.details["buffer"], "row");
   EXPECT_EQ(finding.details["index"], -1);
   EXPECT_EQ(finding.details["offset"], -4);
@@ -604,7 +622,9 @@ class RecordingObserver : public sim::AccessObserver {
     (*counts_)["shared_bytes"] = block.shared_bytes;
   }
   void on_access(const sim::WarpAccess& access) override {
-    std::string space = access.space == sim::Space::kShared ? "shared" : access.space == sim::Space::kGlobal ? "global" : "other";
+    std::string space = access.space == sim::Space::kShared   ? "shared"
+                        : access.space == sim::Space::kGlobal ? "global"
+                                                              : "other";
     ++(*counts_)[space + (access.kind == sim::AccessKind::kRead ? "_reads" : "_writes")];
     (*counts_)["lanes"] += static_cast<uint64_t>(std::popcount(access.active_mask));
     if (access.span_known) {
@@ -619,7 +639,8 @@ class RecordingObserver : public sim::AccessObserver {
       ++(*counts_)[same ? "span_right" : "span_wrong"];
       if (own.strided) ++(*counts_)["strided"];
     }
-    if (access.space == sim::Space::kShared && access.kind == sim::AccessKind::kWrite && (*counts_)["first_store_line"] == 0) {
+    if (access.space == sim::Space::kShared && access.kind == sim::AccessKind::kWrite &&
+        (*counts_)["first_store_line"] == 0) {
       (*counts_)["first_store_line"] = static_cast<uint64_t>(access.line);
       (*counts_)["lane1_minus_lane0"] = access.address[1] - access.address[0];
     }

@@ -1,14 +1,14 @@
 // Half-precision conversions on the simulator: nvcc's cvt to and from .f16, in every rounding mode, against
 // the compiler's own _Float16 (round to nearest) and against the two halves that bracket each value (the
 // directed modes). Half arithmetic stays refused, with the way to run it.
+#include <gtest/gtest.h>
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "harness/sim/half.h"
 #include "harness/sim/sim_backend.h"
@@ -29,11 +29,33 @@ uint16_t next_toward_zero(uint16_t h) { return static_cast<uint16_t>(h - 1); }
 
 // Values that probe every branch: zeros, subnormals and their edges, ties, the overflow edge, infinities.
 std::vector<float> probes() {
-  std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 0.1f, -0.1f, 1.0f / 3, 65504.0f, 65519.0f, 65520.0f,
-                               65535.0f, 1e6f, -65520.0f, 6.1035156e-5f, 6.0975552e-5f, 5.9604645e-8f,
-                               2.9802322e-8f, 2.9802326e-8f, 1e-10f, -1e-10f, 1.00048828125f, 1.00146484375f,
-                               2049.0f, 2051.0f, std::numeric_limits<float>::infinity(),
-                               -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()};
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               1.0f,
+                               -1.0f,
+                               0.1f,
+                               -0.1f,
+                               1.0f / 3,
+                               65504.0f,
+                               65519.0f,
+                               65520.0f,
+                               65535.0f,
+                               1e6f,
+                               -65520.0f,
+                               6.1035156e-5f,
+                               6.0975552e-5f,
+                               5.9604645e-8f,
+                               2.9802322e-8f,
+                               2.9802326e-8f,
+                               1e-10f,
+                               -1e-10f,
+                               1.00048828125f,
+                               1.00146484375f,
+                               2049.0f,
+                               2051.0f,
+                               std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(),
+                               std::numeric_limits<float>::denorm_min()};
   uint32_t state = 12345;
   for (int i = 0; i < 4000; ++i) {  // across the half's whole range and beyond it, both signs
     state = state * 1664525u + 1013904223u;
@@ -65,8 +87,10 @@ TEST(SimHalfTest, DirectedModesPickTheBracketingHalfOnTheirSide) {
     const uint16_t below = nearest_is_above ? next_toward_zero(nearest) : nearest;  // infinity's: 65504
     const uint16_t above = nearest_is_above ? nearest : next_away(nearest);
     EXPECT_EQ(sim::double_to_half(value, ptx::Rounding::kRz), below) << value;
-    EXPECT_EQ(sim::double_to_half(value, value > 0 ? ptx::Rounding::kRm : ptx::Rounding::kRp), below) << value;
-    EXPECT_EQ(sim::double_to_half(value, value > 0 ? ptx::Rounding::kRp : ptx::Rounding::kRm), above) << value;
+    EXPECT_EQ(sim::double_to_half(value, value > 0 ? ptx::Rounding::kRm : ptx::Rounding::kRp), below)
+        << value;
+    EXPECT_EQ(sim::double_to_half(value, value > 0 ? ptx::Rounding::kRp : ptx::Rounding::kRm), above)
+        << value;
   }
 }
 
@@ -118,8 +142,8 @@ TEST(SimHalfTest, KernelConversionsMatchTheirDefinition) {
                      testing::make_buffer("bits", std::vector<uint16_t>(4 * in.size())),
                      testing::make_buffer("ints", std::vector<int32_t>(2 * in.size())),
                      testing::make_buffer("in", in)};
-  request.args = {testing::buffer_arg(0), testing::buffer_arg(1), testing::buffer_arg(2), testing::buffer_arg(3),
-                  testing::scalar_arg(n)};
+  request.args = {testing::buffer_arg(0), testing::buffer_arg(1), testing::buffer_arg(2),
+                  testing::buffer_arg(3), testing::scalar_arg(n)};
   Observations o = backend->launch(*loaded.program, request);
   ASSERT_TRUE(o.completed) << (o.findings.empty() ? "" : o.findings[0].message);
   const std::vector<float> out = testing::read_buffer<float>(o.buffers[0]);
@@ -133,7 +157,8 @@ TEST(SimHalfTest, KernelConversionsMatchTheirDefinition) {
     EXPECT_EQ(bits[4 * i + 2], sim::double_to_half(in[i], ptx::Rounding::kRm)) << in[i];
     EXPECT_EQ(bits[4 * i + 3], sim::double_to_half(in[i], ptx::Rounding::kRp)) << in[i];
     const double whole = std::trunc(static_cast<double>(nearest));
-    EXPECT_EQ(ints[2 * i], std::isinf(whole) ? (whole > 0 ? INT32_MAX : INT32_MIN) : static_cast<int32_t>(whole))
+    EXPECT_EQ(ints[2 * i],
+              std::isinf(whole) ? (whole > 0 ? INT32_MAX : INT32_MIN) : static_cast<int32_t>(whole))
         << in[i];
     EXPECT_EQ(static_cast<uint16_t>(ints[2 * i + 1]),
               bits_of(static_cast<_Float16>(static_cast<double>(static_cast<int>(in[i] * 1000.0f)))))

@@ -1,11 +1,11 @@
 // Instruction semantics the CUDA tests do not reach easily, in hand-written PTX: bit-field and permute
 // instructions, float NaN rules, unordered comparisons, rounding and saturating conversions, fused multiply.
+#include <gtest/gtest.h>
+
 #include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdint>
-
-#include <gtest/gtest.h>
 
 #include "harness/sim/sim_backend.h"
 #include "tests/sim_support.h"
@@ -126,53 +126,53 @@ TEST(SimInstructionsTest, SemanticsMatchThePtxSpecification) {
   LaunchRequest request;
   request.entry = "ops";
   request.buffers = {testing::make_buffer("out", std::vector<uint32_t>(40, 0xDEADBEEFu))};
-  request.args = {testing::buffer_arg(0), testing::scalar_arg(x), testing::scalar_arg(y), testing::scalar_arg(f),
-                  testing::scalar_arg(nan)};
+  request.args = {testing::buffer_arg(0), testing::scalar_arg(x), testing::scalar_arg(y),
+                  testing::scalar_arg(f), testing::scalar_arg(nan)};
   Observations result = backend->launch(*loaded.program, request);
   ASSERT_TRUE(result.completed) << result.findings.at(0).message;
   std::vector<uint32_t> out = testing::read_buffer<uint32_t>(result.buffers[0]);
   auto as_float = [](uint32_t bits) { return std::bit_cast<float>(bits); };
 
-  EXPECT_EQ(out[0], x >> 28);                                            // bfe.u32 past the top: zeros
-  EXPECT_EQ(out[1], 0xFFFFFFFAu);                                        // bfe.s32: sign of the last bit
-  EXPECT_EQ(out[2], (x & ~0xF00u) | ((y << 8) & 0xF00u));                // bfi
-  EXPECT_EQ(out[3], 0x0000AB12u);                                        // prmt bytes 1,3,5,7
-  EXPECT_EQ(out[4], 0xFFCD1234u);                                        // prmt with sign replication
+  EXPECT_EQ(out[0], x >> 28);                              // bfe.u32 past the top: zeros
+  EXPECT_EQ(out[1], 0xFFFFFFFAu);                          // bfe.s32: sign of the last bit
+  EXPECT_EQ(out[2], (x & ~0xF00u) | ((y << 8) & 0xF00u));  // bfi
+  EXPECT_EQ(out[3], 0x0000AB12u);                          // prmt bytes 1,3,5,7
+  EXPECT_EQ(out[4], 0xFFCD1234u);                          // prmt with sign replication
   EXPECT_EQ(out[5], static_cast<uint32_t>(std::popcount(x)));
   EXPECT_EQ(out[6], 24u);
   EXPECT_EQ(out[7], 0xEF000000u);
-  EXPECT_EQ(out[8], x ^ y ^ 0x0F0F0F0Fu);                                // lop3 0x96 is a three-way xor
+  EXPECT_EQ(out[8], x ^ y ^ 0x0F0F0F0Fu);  // lop3 0x96 is a three-way xor
   EXPECT_EQ(out[9], static_cast<uint32_t>((uint64_t{x} * y) >> 32));
   int64_t sx = static_cast<int32_t>(x);
   EXPECT_EQ(out[10], static_cast<uint32_t>(static_cast<uint64_t>(sx * sx) >> 32));
-  EXPECT_EQ(as_float(out[11]), f);                                       // min(NaN, f) = f
-  EXPECT_EQ(as_float(out[12]), f);                                       // max(f, NaN) = f
-  EXPECT_EQ(out[13], 1u);                                                // setp.nan
-  EXPECT_EQ(out[14], 1u);                                                // ltu is true when unordered
-  EXPECT_EQ(out[15], 1u);                                                // lt (false) .or %p2 (true)
-  EXPECT_EQ(out[16], 1u);                                                // ge (true) .and %p1 (true)
-  EXPECT_EQ(as_float(out[17]), -2.0f);                                   // cvt.rzi -2.5
-  EXPECT_EQ(as_float(out[18]), -3.0f);                                   // cvt.rmi -2.5
-  EXPECT_EQ(as_float(out[19]), -2.0f);                                   // cvt.rni -2.5: ties to even
-  EXPECT_EQ(out[20], 0u);                                                // cvt.sat.u8 of -5
-  EXPECT_EQ(out[21], 127u);                                              // cvt.sat.s8 of 300
-  EXPECT_EQ(out[22], static_cast<uint32_t>(-16));                        // cvt.s32.s8 sign-extends 0xF0
-  EXPECT_EQ(out[23], 2u);                                                // cvt.rpi 1.5
-  EXPECT_EQ(out[24], 0u);                                                // NaN to integer is 0
-  EXPECT_EQ(out[25], static_cast<uint32_t>(INT_MAX));                    // add.sat
-  EXPECT_EQ(as_float(out[26]), -std::ldexp(1.0f, -46));                  // fma: one rounding
-  EXPECT_EQ(as_float(out[27]), 0.0f);                                    // mul then add: two roundings
-  EXPECT_EQ(out[28], 0xFFFFFFFFu);                                       // shr.s32 past the width: sign fill
-  EXPECT_EQ(out[29], 22u);                                               // slct picks b for c < 0
+  EXPECT_EQ(as_float(out[11]), f);                       // min(NaN, f) = f
+  EXPECT_EQ(as_float(out[12]), f);                       // max(f, NaN) = f
+  EXPECT_EQ(out[13], 1u);                                // setp.nan
+  EXPECT_EQ(out[14], 1u);                                // ltu is true when unordered
+  EXPECT_EQ(out[15], 1u);                                // lt (false) .or %p2 (true)
+  EXPECT_EQ(out[16], 1u);                                // ge (true) .and %p1 (true)
+  EXPECT_EQ(as_float(out[17]), -2.0f);                   // cvt.rzi -2.5
+  EXPECT_EQ(as_float(out[18]), -3.0f);                   // cvt.rmi -2.5
+  EXPECT_EQ(as_float(out[19]), -2.0f);                   // cvt.rni -2.5: ties to even
+  EXPECT_EQ(out[20], 0u);                                // cvt.sat.u8 of -5
+  EXPECT_EQ(out[21], 127u);                              // cvt.sat.s8 of 300
+  EXPECT_EQ(out[22], static_cast<uint32_t>(-16));        // cvt.s32.s8 sign-extends 0xF0
+  EXPECT_EQ(out[23], 2u);                                // cvt.rpi 1.5
+  EXPECT_EQ(out[24], 0u);                                // NaN to integer is 0
+  EXPECT_EQ(out[25], static_cast<uint32_t>(INT_MAX));    // add.sat
+  EXPECT_EQ(as_float(out[26]), -std::ldexp(1.0f, -46));  // fma: one rounding
+  EXPECT_EQ(as_float(out[27]), 0.0f);                    // mul then add: two roundings
+  EXPECT_EQ(out[28], 0xFFFFFFFFu);                       // shr.s32 past the width: sign fill
+  EXPECT_EQ(out[29], 22u);                               // slct picks b for c < 0
   EXPECT_EQ(out[30], 0x7FFFFFFFu);  // neg of a NaN: the canonical NaN, as the H200 recording shows
   EXPECT_EQ(as_float(out[31]), 1.0f / 3.0f);
-  EXPECT_EQ(out[32], static_cast<uint32_t>(-15));                        // mul.wide.s32, low half
-  EXPECT_EQ(out[33], 0xFFFFFFFFu);                                       // high half
+  EXPECT_EQ(out[32], static_cast<uint32_t>(-15));  // mul.wide.s32, low half
+  EXPECT_EQ(out[33], 0xFFFFFFFFu);                 // high half
   EXPECT_EQ(out[34], x * 3u + 7u);
-  EXPECT_EQ(out[35], static_cast<uint32_t>(-1));                         // rem.s32 -7, 3
+  EXPECT_EQ(out[35], static_cast<uint32_t>(-1));  // rem.s32 -7, 3
   EXPECT_EQ(out[36], 1u);
   EXPECT_EQ(out[37], ~y);
-  EXPECT_EQ(out[38], 15u);                                               // mul24 uses the low 24 bits
+  EXPECT_EQ(out[38], 15u);  // mul24 uses the low 24 bits
 }
 
 TEST(SimInstructionsTest, UnsupportedTypeAtRunTimeIsAFinding) {
@@ -207,9 +207,10 @@ TEST(SimInstructionsTest, UnsupportedTypeAtRunTimeIsAFinding) {
 }
 
 Observations run_one_thread(const std::string& body, Loaded* loaded_out = nullptr) {
-  std::string text = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
-                     "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  .loc 1 7 0\n  ld.param.u64 %rd1, [out];\n" +
-                     body + "\n  ret;\n}\n.file 1 \"k.cu\"\n";
+  std::string text =
+      ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
+      "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  .loc 1 7 0\n  ld.param.u64 %rd1, [out];\n" +
+      body + "\n  ret;\n}\n.file 1 \"k.cu\"\n";
   auto backend = make_sim_backend();
   Loaded loaded = backend->load(text);
   if (loaded.program == nullptr) {
@@ -228,8 +229,9 @@ TEST(SimInstructionsTest, MisalignedAccessIsAFinding) {
   EXPECT_FALSE(result.completed);
   ASSERT_EQ(result.findings.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kRuntimeError);
-  EXPECT_EQ(result.findings[0].message,
-            "thread (0,0,0) of block (0,0,0) writes 4 bytes at out[0] (byte 2 of it), which is not 4-byte aligned");
+  EXPECT_EQ(
+      result.findings[0].message,
+      "thread (0,0,0) of block (0,0,0) writes 4 bytes at out[0] (byte 2 of it), which is not 4-byte aligned");
   EXPECT_EQ(result.findings[0].line, 7);
 }
 
@@ -238,7 +240,8 @@ TEST(SimInstructionsTest, NullPointerIsOutOfBounds) {
   EXPECT_FALSE(result.completed);
   ASSERT_EQ(result.findings.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kOutOfBounds);
-  EXPECT_EQ(result.findings[0].message, "thread (0,0,0) of block (0,0,0) reads 4 bytes through a null pointer");
+  EXPECT_EQ(result.findings[0].message,
+            "thread (0,0,0) of block (0,0,0) reads 4 bytes through a null pointer");
   EXPECT_TRUE(result.findings[0].details["wild"].get<bool>());
 }
 
@@ -335,14 +338,14 @@ TEST(SimInstructionsTest, EachLaneKeepsItsOwnPredicate) {
     const uint32_t lane = thread % 32;
     const bool below_10 = lane < 10, from_5 = lane >= 5;
     uint32_t bits = 0;
-    if (below_10 && from_5) bits |= 1;     // and
-    if (below_10 || !from_5) bits |= 2;    // or with setp's second result
-    if (below_10 != from_5) bits |= 4;     // xor
-    if (!below_10) bits |= 8;              // not
-    bits |= 16;                            // mov.pred of the immediate 1: every lane
-    if (below_10) bits |= 32;              // set only by the lanes its guard let through
-    if (below_10) bits |= 64;              // the immediate and a register
-    if (from_5) bits |= 128;               // selp on !%p9
+    if (below_10 && from_5) bits |= 1;   // and
+    if (below_10 || !from_5) bits |= 2;  // or with setp's second result
+    if (below_10 != from_5) bits |= 4;   // xor
+    if (!below_10) bits |= 8;            // not
+    bits |= 16;                          // mov.pred of the immediate 1: every lane
+    if (below_10) bits |= 32;            // set only by the lanes its guard let through
+    if (below_10) bits |= 64;            // the immediate and a register
+    if (from_5) bits |= 128;             // selp on !%p9
     EXPECT_EQ(out[thread * 3], bits) << "thread " << thread;
     EXPECT_EQ(out[thread * 3 + 1], below_10 ? 0u : 7u) << "thread " << thread;
     // Lanes 5 to 9 of each warp; the second warp has lanes 0 to 15 only, so it has the same ballot.

@@ -198,9 +198,11 @@ class SimOrderTest : public ::testing::Test {
     request.grid = {blocks, 1, 1};
     request.schedule = schedule;
     std::vector<float> in(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) in[static_cast<size_t>(i)] = static_cast<float>(i % 2 == 0 ? i + 1 : -(i + 1));
-    request.buffers = {gpugrade::testing::make_buffer("out", std::vector<float>(static_cast<size_t>(n) + 1, 0.0f)),
-                       gpugrade::testing::make_buffer("in", in)};
+    for (int i = 0; i < n; ++i)
+      in[static_cast<size_t>(i)] = static_cast<float>(i % 2 == 0 ? i + 1 : -(i + 1));
+    request.buffers = {
+        gpugrade::testing::make_buffer("out", std::vector<float>(static_cast<size_t>(n) + 1, 0.0f)),
+        gpugrade::testing::make_buffer("in", in)};
     request.args = {gpugrade::testing::buffer_arg(0), gpugrade::testing::buffer_arg(1),
                     gpugrade::testing::scalar_arg(n)};
     return backend->launch(*loaded.program, request);
@@ -229,12 +231,14 @@ TEST_F(SimOrderTest, TicketWithoutAFenceIsACrossBlockRace) {
     ASSERT_EQ(races.size(), 1u) << entry;
     EXPECT_EQ(races[0]->line, line_of("total")) << entry;
     EXPECT_EQ(races[0]->details["other_line"], line_of("partial")) << entry;
-    EXPECT_EQ(races[0]->message,
-              "thread (0,0,0) of block (3,0,0) writes out[0], which thread (0,0,0) of block (0,0,0) also writes at "
-              "line " + std::to_string(line_of("partial")) +
-                  "; blocks run in no fixed order, so each element must be written by one block, or handed on: "
-                  "write it, call __threadfence(), then update an atomic that the other block reads before it "
-                  "writes")
+    EXPECT_EQ(
+        races[0]->message,
+        "thread (0,0,0) of block (3,0,0) writes out[0], which thread (0,0,0) of block (0,0,0) also writes at "
+        "line " +
+            std::to_string(line_of("partial")) +
+            "; blocks run in no fixed order, so each element must be written by one block, or handed on: "
+            "write it, call __threadfence(), then update an atomic that the other block reads before it "
+            "writes")
         << entry;
   }
 }
@@ -248,12 +252,13 @@ TEST_F(SimOrderTest, FullMaskShuffleInsideABranchIsDivergentWarpSync) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0]->line, line_of("shfl_branch"));
   EXPECT_EQ(found[0]->severity, Severity::kError);
-  EXPECT_EQ(found[0]->message,
-            "__shfl_down_sync with mask 0xffffffff executed by 8 of the 32 lanes it names in warp 1 of block "
-            "(0,0,0); the other 24 took another branch or returned before it, so on a GPU its result is undefined "
-            "(call a warp operation where every lane its mask names gets to it, outside branches some lanes skip "
-            "and before any early return, or name only the lanes that get there, e.g. with __ballot_sync before "
-            "the branch)");
+  EXPECT_EQ(
+      found[0]->message,
+      "__shfl_down_sync with mask 0xffffffff executed by 8 of the 32 lanes it names in warp 1 of block "
+      "(0,0,0); the other 24 took another branch or returned before it, so on a GPU its result is undefined "
+      "(call a warp operation where every lane its mask names gets to it, outside branches some lanes skip "
+      "and before any early return, or name only the lanes that get there, e.g. with __ballot_sync before "
+      "the branch)");
   EXPECT_EQ(found[0]->details["blocks_affected"], 1);
 }
 
@@ -262,7 +267,8 @@ TEST_F(SimOrderTest, BallotAndSyncwarpInsideABranchAreDivergentWarpSync) {
   std::vector<const Finding*> found = of_kind(ballot, FindingKind::kDivergentWarpSync);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0]->line, line_of("ballot_branch"));
-  EXPECT_EQ(found[0]->message.rfind("__ballot_sync with mask 0xffffffff executed by 8 of the 32 lanes", 0), 0u)
+  EXPECT_EQ(found[0]->message.rfind("__ballot_sync with mask 0xffffffff executed by 8 of the 32 lanes", 0),
+            0u)
       << found[0]->message;
   const Observations syncwarp = run("syncwarp_in_branch", 40, 64, 1);
   found = of_kind(syncwarp, FindingKind::kDivergentWarpSync);
@@ -278,9 +284,10 @@ TEST_F(SimOrderTest, ShuffleAfterAnEarlyReturnIsDivergentWarpSync) {
   const std::vector<const Finding*> found = of_kind(out, FindingKind::kDivergentWarpSync);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0]->line, line_of("shfl_exited"));
-  EXPECT_EQ(found[0]->message.rfind("__shfl_down_sync with mask 0xffffffff executed by 8 of the 32 lanes it names "
-                                    "in warp 1 of block (0,0,0); the other 24 took another branch or returned before it",
-                                    0),
+  EXPECT_EQ(found[0]->message.rfind(
+                "__shfl_down_sync with mask 0xffffffff executed by 8 of the 32 lanes it names "
+                "in warp 1 of block (0,0,0); the other 24 took another branch or returned before it",
+                0),
             0u)
       << found[0]->message;
 }
@@ -290,17 +297,18 @@ TEST_F(SimOrderTest, FullMaskShuffleInAPartialWarpReadsLanesThatAreNotThere) {
   const Observations out = run("shfl_every_lane", 48, 48, 1);
   const std::vector<const Finding*> found = of_kind(out, FindingKind::kDivergentWarpSync);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0]->message,
-            "__shfl_down_sync with mask 0xffffffff in warp 1 of block (0,0,0) reads lane 16, which has exited (or "
-            "is not in the block), so on a GPU the value it gets is undefined (a full-mask shuffle after an early "
-            "return or in a partial last warp: keep every lane until the shuffles are done, giving idle lanes a "
-            "neutral value)");
+  EXPECT_EQ(
+      found[0]->message,
+      "__shfl_down_sync with mask 0xffffffff in warp 1 of block (0,0,0) reads lane 16, which has exited (or "
+      "is not in the block), so on a GPU the value it gets is undefined (a full-mask shuffle after an early "
+      "return or in a partial last warp: keep every lane until the shuffles are done, giving idle lanes a "
+      "neutral value)");
   // A warning: a lane may never use what it read. This kernel stores it, and the output shows the poison
   // the simulator gives for the undefined value.
   EXPECT_EQ(found[0]->severity, Severity::kWarning);
   const std::vector<float> got = gpugrade::testing::read_buffer<float>(out.buffers[0]);
   EXPECT_TRUE(std::isnan(got[32])) << got[32];  // thread 32 added lane 16's undefined value
-  EXPECT_EQ(got[48], 0.0f);  // the extra element nobody writes
+  EXPECT_EQ(got[48], 0.0f);                     // the extra element nobody writes
 }
 
 TEST_F(SimOrderTest, ReduxAndMatchInsideABranchAreDivergentWarpSync) {
@@ -309,17 +317,19 @@ TEST_F(SimOrderTest, ReduxAndMatchInsideABranchAreDivergentWarpSync) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0]->line, line_of("redux_branch"));
   EXPECT_EQ(found[0]->severity, Severity::kError);
-  EXPECT_EQ(found[0]->message,
-            "__reduce_add_sync with mask 0xffffffff executed by 8 of the 32 lanes it names in warp 1 of block "
-            "(0,0,0); the other 24 took another branch or returned before it, so on a GPU its result is undefined "
-            "(call a warp operation where every lane its mask names gets to it, outside branches some lanes skip "
-            "and before any early return, or name only the lanes that get there, e.g. with __ballot_sync before "
-            "the branch)");
+  EXPECT_EQ(
+      found[0]->message,
+      "__reduce_add_sync with mask 0xffffffff executed by 8 of the 32 lanes it names in warp 1 of block "
+      "(0,0,0); the other 24 took another branch or returned before it, so on a GPU its result is undefined "
+      "(call a warp operation where every lane its mask names gets to it, outside branches some lanes skip "
+      "and before any early return, or name only the lanes that get there, e.g. with __ballot_sync before "
+      "the branch)");
   const Observations match = run("match_in_branch", 40, 64, 1);
   found = of_kind(match, FindingKind::kDivergentWarpSync);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0]->line, line_of("match_branch"));
-  EXPECT_EQ(found[0]->message.rfind("__match_any_sync with mask 0xffffffff executed by 8 of the 32 lanes", 0), 0u)
+  EXPECT_EQ(found[0]->message.rfind("__match_any_sync with mask 0xffffffff executed by 8 of the 32 lanes", 0),
+            0u)
       << found[0]->message;
   // Naming only the lanes that take the branch is what the finding advises, and is clean.
   const Observations active = run("match_active_lanes", 40, 64, 1);
@@ -354,19 +364,22 @@ TEST_F(SimOrderTest, AWarpVoteAtALoopsHeadWaitsForTheLanesStillInTheBody) {
 // Every lane executes a warp operation whose mask names only half of them: `divergent-warp-sync`, saying
 // which lanes the mask leaves out and what a mask must name.
 TEST_F(SimOrderTest, AWarpOperationByLanesItsMaskDoesNotNameIsDivergentWarpSync) {
-  for (const auto& [entry, marker, what] : {std::tuple{"half_mask_shfl", "half_mask", "__shfl_down_sync"},
-                                            std::tuple{"half_mask_syncwarp", "half_syncwarp", "__syncwarp"}}) {
+  for (const auto& [entry, marker, what] :
+       {std::tuple{"half_mask_shfl", "half_mask", "__shfl_down_sync"},
+        std::tuple{"half_mask_syncwarp", "half_syncwarp", "__syncwarp"}}) {
     SCOPED_TRACE(entry);
     const Observations out = run(entry, 32, 32, 1);
     const std::vector<const Finding*> found = of_kind(out, FindingKind::kDivergentWarpSync);
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0]->line, line_of(marker));
-    EXPECT_EQ(found[0]->message,
-              std::string(what) +
-                  " with mask 0x0000ffff is executed by 16 lanes of warp 0 of block (0,0,0) that the mask does not "
-                  "name (lane 16 first), so on a GPU its result is undefined (a lane that executes a warp operation "
-                  "must be in its mask: 0xffffffff when the whole warp executes it, or the lanes that take the "
-                  "branch, from __ballot_sync before it)");
+    EXPECT_EQ(
+        found[0]->message,
+        std::string(what) +
+            " with mask 0x0000ffff is executed by 16 lanes of warp 0 of block (0,0,0) that the mask does not "
+            "name (lane 16 first), so on a GPU its result is undefined (a lane that executes a warp "
+            "operation "
+            "must be in its mask: 0xffffffff when the whole warp executes it, or the lanes that take the "
+            "branch, from __ballot_sync before it)");
   }
 }
 
@@ -407,7 +420,7 @@ TEST_F(SimOrderTest, ReversedScheduleRunsTheLastBlockAndWarpFirst) {
   // The compaction's output follows the run order: reversed, the last block's last warp comes first.
   const Observations reversed = run("compact", 4096, 128, 32, 2, Schedule::kReversed);
   const std::vector<float> out = gpugrade::testing::read_buffer<float>(reversed.buffers[0]);
-  EXPECT_EQ(out[1], 4065.0f);  // block 31, warp 3: elements 4064..4095, the first kept is 4065
+  EXPECT_EQ(out[1], 4065.0f);   // block 31, warp 3: elements 4064..4095, the first kept is 4065
   EXPECT_EQ(out[2048], 31.0f);  // block 0, warp 0 last: its last kept element is 31
 }
 

@@ -1,15 +1,14 @@
 // What a learner sees of a kernel's run on the simulator beyond its outputs: how an endless loop is
 // stopped, what device printf prints, and where assert() and __trap() stop the launch. Kernels are
 // compiled by the real nvcc; findings are checked as the learner reads them.
-#include "harness/sim/sim_backend.h"
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-
+#include "harness/sim/sim_backend.h"
 #include "tests/sim_support.h"
 
 namespace gpugrade {
@@ -138,8 +137,12 @@ TEST_F(SimRuntimeTest, SpinningLoopStopsAtItsTimeLimit) {
   // Where each warp stopped inside the loop depends on when the clock was read: the loop's lines.
   const int line = result.findings[0].line;
   EXPECT_TRUE(line == line_of("spin") || line == line_of("spin") - 1) << line;
-  EXPECT_EQ(result.findings[0].message.rfind("the kernel ran past its time limit of 0.5 s (an endless loop?); in block "
-                                             "(0,0,0) the warps were in the loop at line " + std::to_string(line_of("spin")) + " (", 0), 0u)
+  EXPECT_EQ(result.findings[0].message.rfind(
+                "the kernel ran past its time limit of 0.5 s (an endless loop?); in block "
+                "(0,0,0) the warps were in the loop at line " +
+                    std::to_string(line_of("spin")) + " (",
+                0),
+            0u)
       << result.findings[0].message;
   EXPECT_NE(result.findings[0].message.find(std::to_string(line_of("spin"))), std::string::npos);
   EXPECT_EQ(result.findings[0].details["time_limit_seconds"], 0.5);
@@ -156,7 +159,8 @@ TEST_F(SimRuntimeTest, BackendDefaultTimeLimitAppliesWhenTheRequestSetsNone) {
   EXPECT_LT(seconds_since(start), 20.0);  // minutes with the budget alone
   ASSERT_EQ(result.findings.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kTimeout);
-  EXPECT_NE(result.findings[0].message.find("time limit of 0.25 s"), std::string::npos) << result.findings[0].message;
+  EXPECT_NE(result.findings[0].message.find("time limit of 0.25 s"), std::string::npos)
+      << result.findings[0].message;
 }
 
 TEST_F(SimRuntimeTest, EndlessReductionIsATimeoutAndNotABarrierDivergence) {
@@ -168,13 +172,16 @@ TEST_F(SimRuntimeTest, EndlessReductionIsATimeoutAndNotABarrierDivergence) {
   EXPECT_FALSE(result.completed);
   ASSERT_EQ(result.findings.size(), 1u) << result.findings[0].message;
   EXPECT_EQ(result.findings[0].kind, FindingKind::kTimeout);
-  EXPECT_NE(result.findings[0].message.find("ran past its budget of 2000000 thread-instructions"), std::string::npos)
+  EXPECT_NE(result.findings[0].message.find("ran past its budget of 2000000 thread-instructions"),
+            std::string::npos)
       << result.findings[0].message;
   // The loop's test (s >= 0) is always true, so nvcc drops it and the loop's branch is charged to its body:
   // the simulator stands at a line of the loop; the grader names its `for` (ForeignKernels.ATimeoutNames...).
   const int loop = line_of("never_ends_loop"), barrier = line_of("never_ends_barrier");
-  EXPECT_TRUE(result.findings[0].line >= loop && result.findings[0].line <= barrier) << result.findings[0].line;
-  EXPECT_NE(result.findings[0].message.find(fmt::format("the warps were in the loop at line {} (", result.findings[0].line)),
+  EXPECT_TRUE(result.findings[0].line >= loop && result.findings[0].line <= barrier)
+      << result.findings[0].line;
+  EXPECT_NE(result.findings[0].message.find(
+                fmt::format("the warps were in the loop at line {} (", result.findings[0].line)),
             std::string::npos)
       << result.findings[0].message;
 }
@@ -227,7 +234,8 @@ TEST_F(SimRuntimeTest, PrintfKeepsTheFirstLinesInLaunchOrderWhateverTheWorkers) 
   EXPECT_EQ(result.device_output_dropped, 512 - kDeviceOutputLines);
   for (size_t i = 0; i < kDeviceOutputLines; ++i) {
     const uint32_t block = static_cast<uint32_t>(i / 64), thread = static_cast<uint32_t>(i % 64);
-    EXPECT_EQ(result.device_output[i].text, "block " + std::to_string(block) + " thread " + std::to_string(thread));
+    EXPECT_EQ(result.device_output[i].text,
+              "block " + std::to_string(block) + " thread " + std::to_string(thread));
     EXPECT_EQ(result.device_output[i].block.x, block);
     EXPECT_EQ(result.device_output[i].thread.x, thread);
   }
@@ -249,9 +257,10 @@ TEST_F(SimRuntimeTest, FailedAssertStopsTheLaunchAtItsLineWithTheExpression) {
   EXPECT_EQ(to_string(finding.kind), "assertion-failed");
   EXPECT_EQ(finding.line, line_of("assert"));
   EXPECT_TRUE(finding.file.ends_with("kernel.cu")) << finding.file;
-  EXPECT_EQ(finding.message,
-            "assertion `in[t] >= 0.0f` failed in thread (37,0,0) of block (0,0,0) (and 1 more thread of its warp), "
-            "in void checked(float *, const float *)");
+  EXPECT_EQ(
+      finding.message,
+      "assertion `in[t] >= 0.0f` failed in thread (37,0,0) of block (0,0,0) (and 1 more thread of its warp), "
+      "in void checked(float *, const float *)");
   EXPECT_EQ(finding.details["expression"], "in[t] >= 0.0f");
   EXPECT_EQ(finding.details["assert_line"], line_of("assert"));
   // What the threads printed before the assert is kept: the first warp's and the second's.
@@ -269,9 +278,10 @@ TEST_F(SimRuntimeTest, TrapStopsTheLaunchAtTheLearnersLine) {
     ASSERT_EQ(result.findings.size(), 1u);
     EXPECT_EQ(result.findings[0].kind, FindingKind::kRuntimeError);
     EXPECT_EQ(result.findings[0].line, line_of(n == 1 ? "trap" : "asm_trap"));
-    EXPECT_EQ(result.findings[0].message, "thread (" + std::to_string(n == 1 ? 5 : 6) +
-                                              ",0,0) of block (0,0,0) executed a trap (__trap() or asm(\"trap;\")), "
-                                              "which aborts the kernel");
+    EXPECT_EQ(result.findings[0].message,
+              "thread (" + std::to_string(n == 1 ? 5 : 6) +
+                  ",0,0) of block (0,0,0) executed a trap (__trap() or asm(\"trap;\")), "
+                  "which aborts the kernel");
   }
 }
 
@@ -312,7 +322,9 @@ TEST(SimRefusals, AreMadePerKernel) {
   ASSERT_EQ(refused.findings.size(), 1u);
   EXPECT_EQ(refused.findings[0].kind, FindingKind::kRuntimeError);
   EXPECT_EQ(refused.findings[0].line, 3);  // the learner's line, not cuda_fp16.hpp's
-  EXPECT_EQ(refused.findings[0].message.rfind("the simulator cannot run this kernel: unsupported type '.f16' in 'add.f16 ", 0), 0u)
+  EXPECT_EQ(refused.findings[0].message.rfind(
+                "the simulator cannot run this kernel: unsupported type '.f16' in 'add.f16 ", 0),
+            0u)
       << refused.findings[0].message;
 }
 
@@ -362,10 +374,13 @@ TEST(SimCarryArithmetic, DoubleSineOfLargeArgumentsAndSad) {
   Observations result = backend->launch(*loaded.program, r);
   ASSERT_TRUE(result.completed) << result.findings[0].message;
   const std::vector<double> y = read_buffer<double>(result.buffers[1]);
-  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], std::sin(x[i]), 4 * std::abs(std::sin(x[i])) * 2.3e-16) << x[i];
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(y[i], std::sin(x[i]), 4 * std::abs(std::sin(x[i])) * 2.3e-16) << x[i];
   std::vector<int> expected(4);
   for (int t = 0; t < 4; ++t)
-    expected[t] = 10 + std::abs(a[t] - a[t + 4]) + static_cast<int>(1 + (static_cast<unsigned>(a[t]) > 7u ? static_cast<unsigned>(a[t]) - 7u : 7u - static_cast<unsigned>(a[t])));
+    expected[t] = 10 + std::abs(a[t] - a[t + 4]) +
+                  static_cast<int>(1 + (static_cast<unsigned>(a[t]) > 7u ? static_cast<unsigned>(a[t]) - 7u
+                                                                         : 7u - static_cast<unsigned>(a[t])));
   EXPECT_EQ(read_buffer<int>(result.buffers[3]), expected);
 }
 

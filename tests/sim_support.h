@@ -2,6 +2,8 @@
 // directory, and build launch requests from typed host vectors.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -10,8 +12,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "harness/backend.h"
 
@@ -26,8 +26,9 @@ inline std::string compile_cuda(const std::string& source, std::string* log = nu
   if (mkdtemp(name.data()) == nullptr) return "";
   std::filesystem::path dir(name.data());
   std::ofstream(dir / "kernel.cu") << source;
-  std::string command = std::string(GPUGRADE_NVCC) + " -ptx -lineinfo -O3 -arch=sm_90 " + (dir / "kernel.cu").string() +
-                        " -o " + (dir / "kernel.ptx").string() + " > " + (dir / "log.txt").string() + " 2>&1";
+  std::string command = std::string(GPUGRADE_NVCC) + " -ptx -lineinfo -O3 -arch=sm_90 " +
+                        (dir / "kernel.cu").string() + " -o " + (dir / "kernel.ptx").string() + " > " +
+                        (dir / "log.txt").string() + " 2>&1";
   int status = std::system(command.c_str());
   std::stringstream ptx, output;
   ptx << std::ifstream(dir / "kernel.ptx").rdbuf();

@@ -3,18 +3,18 @@
 // which is harmless on a GPU. Correct kernels in that style pass, with no finding; a read whose value a
 // thread keeps is still judged, at its line, for the threads that keep it. Graded against the shipped
 // exercises as `gpugrade grade` grades them.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {
 namespace {
 
-using testing::Grading;
 using testing::findings_of;
+using testing::Grading;
 using testing::line_of;
 
 Grading& grading() { return testing::graded_as_the_cli_grades(); }
@@ -71,7 +71,8 @@ constexpr const char* kOffsetScalar = R"(__global__ void scan(int* out, const in
 
 // residue: only slots that hold an element are written, and thread 0 adds the second slot only when the
 // tile has two elements.
-constexpr const char* kGuardedPair = R"(__global__ void block_sums(float* sums, const float* in, int n, int tile) {
+constexpr const char* kGuardedPair =
+    R"(__global__ void block_sums(float* sums, const float* in, int n, int tile) {
   __shared__ float partial[TILE];
   const int t = threadIdx.x;
   const int first = blockIdx.x * tile;
@@ -112,8 +113,10 @@ __global__ void prefix_sum(int* out, const int* in, int n, int chunk) {
 )";
 
 TEST(SpeculativeLoads, CorrectKernelsWhoseGuardedReadsNvccHoistsPassWithoutFindings) {
-  const std::vector<std::pair<const char*, const char*>> kernels = {
-      {"sync-tile", kHaloScalar}, {"scan-multiblock", kOffsetScalar}, {"residue", kGuardedPair}, {"prefix-sum", kWarpTotals}};
+  const std::vector<std::pair<const char*, const char*>> kernels = {{"sync-tile", kHaloScalar},
+                                                                    {"scan-multiblock", kOffsetScalar},
+                                                                    {"residue", kGuardedPair},
+                                                                    {"prefix-sum", kWarpTotals}};
   for (const auto& [exercise, text] : kernels) {
     SCOPED_TRACE(exercise);
     const Result result = grading().grade_text(exercise, text);
@@ -135,7 +138,8 @@ TEST(SpeculativeLoads, AHoistedReadThatAThreadKeepsIsStillAnUninitializedRead) {
   const std::vector<Finding> reads = findings_of(result, FindingKind::kUninitializedSharedRead);
   ASSERT_EQ(reads.size(), 1u);
   EXPECT_EQ(reads[0].line, line_of(text, "// @left"));
-  EXPECT_EQ(reads[0].message.rfind("thread (0,0,0) reads halo, which no thread of block (0,0,0) wrote", 0), 0u)
+  EXPECT_EQ(reads[0].message.rfind("thread (0,0,0) reads halo, which no thread of block (0,0,0) wrote", 0),
+            0u)
       << reads[0].message;
 }
 

@@ -21,8 +21,8 @@ using testing::line_of;
 class StructParams : public testing::ScratchExercises {
  protected:
   // Writes exercises/<id>/ (exercise.yaml, reference.cpp, an empty kernel file) and loads it.
-  std::optional<Exercise> load(const std::string& id, const std::string& yaml, std::vector<std::string>* errors,
-                               const std::string& reference = "") {
+  std::optional<Exercise> load(const std::string& id, const std::string& yaml,
+                               std::vector<std::string>* errors, const std::string& reference = "") {
     return write_exercise(id, yaml, reference, "k.cu", errors);
   }
 
@@ -76,7 +76,8 @@ TEST_F(StructParams, AStructArgumentIsItsFieldsLaidOutAsC) {
   EXPECT_EQ(exercise->structs[1].offsets, (std::vector<uint32_t>{0, 8, 16}));
 
   std::string error;
-  std::optional<LaunchShape> launch = evaluate_launch(*exercise, exercise->variants[0], exercise->sizes[0], &error);
+  std::optional<LaunchShape> launch =
+      evaluate_launch(*exercise, exercise->variants[0], exercise->sizes[0], &error);
   ASSERT_TRUE(launch) << error;
   ASSERT_EQ(launch->args.size(), 2u);
   const KernelArg& matrix = launch->args[0];
@@ -114,28 +115,35 @@ TEST_F(StructParams, MistakesAreErrorsAtTheirLineSayingWhatToWrite) {
     EXPECT_NE(at, std::string::npos) << from;
     return yaml.replace(at, from.size(), to);
   };
-  EXPECT_EQ(load_error(with("{name: stride, type: int}", "{name: stride, type: Vec3}")),
-            "exercises/scale/exercise.yaml:9:28: unsupported field type 'Vec3' in struct 'Matrix': a struct field is a "
-            "C type such as int, float, long long or bool, or a pointer to one (\"float*\", \"const int*\"); a "
-            "struct inside a struct is not supported, so write its fields here instead");
+  EXPECT_EQ(
+      load_error(with("{name: stride, type: int}", "{name: stride, type: Vec3}")),
+      "exercises/scale/exercise.yaml:9:28: unsupported field type 'Vec3' in struct 'Matrix': a struct field "
+      "is a "
+      "C type such as int, float, long long or bool, or a pointer to one (\"float*\", \"const int*\"); a "
+      "struct inside a struct is not supported, so write its fields here instead");
   EXPECT_EQ(load_error(with("stride: n + 2, ", "")),
             "exercises/scale/exercise.yaml:19:39: missing field 'stride' in 'kernel.params[0].fields'");
-  EXPECT_EQ(load_error(with("stride: n + 2", "strid: n + 2")),
-            "exercises/scale/exercise.yaml:19:61: unknown field 'strid' in 'kernel.params[0].fields' (did you mean "
-            "'stride'?)");
+  EXPECT_EQ(
+      load_error(with("stride: n + 2", "strid: n + 2")),
+      "exercises/scale/exercise.yaml:19:61: unknown field 'strid' in 'kernel.params[0].fields' (did you mean "
+      "'stride'?)");
   EXPECT_EQ(load_error(with("type: Padded, fields: {tag: 7, factor: 2.5, count: n * 3}", "type: Padded")),
-            "exercises/scale/exercise.yaml:20:7: 'kernel.params[1]' is a struct Padded: give its 'fields', one value "
+            "exercises/scale/exercise.yaml:20:7: 'kernel.params[1]' is a struct Padded: give its 'fields', "
+            "one value "
             "per field (tag, factor, count)");
   EXPECT_EQ(load_error(with("type: Matrix, fields", "type: \"Matrix*\", fields")),
-            "exercises/scale/exercise.yaml:19:23: 'Matrix*' is a pointer to struct Matrix: gpugrade passes structs by "
+            "exercises/scale/exercise.yaml:19:23: 'Matrix*' is a pointer to struct Matrix: gpugrade passes "
+            "structs by "
             "value only; take 'Matrix M' in the kernel, or pass the struct's fields");
   EXPECT_EQ(load_error(with("elements: {buffer: m, offset: 1}", "elements: mm")),
             "exercises/scale/exercise.yaml:19:86: unknown buffer 'mm' (did you mean 'm'?)");
   EXPECT_EQ(load_error(with("tag: 7,", "tag: 1000,")),
-            "exercises/scale/exercise.yaml:20:45: 'kernel.params[1].fields.tag' is 1000; it must be between -128 and "
+            "exercises/scale/exercise.yaml:20:45: 'kernel.params[1].fields.tag' is 1000; it must be between "
+            "-128 and "
             "127 at variant 32, size n=5");
   EXPECT_EQ(load_error(with("format: 2\n", "")),
-            "exercises/scale/exercise.yaml:4:1: field 'structs' is format 2: put `format: 2` at the top of the file");
+            "exercises/scale/exercise.yaml:4:1: field 'structs' is format 2: put `format: 2` at the top of "
+            "the file");
 }
 
 // A hostile or careless declaration: more structs than any course needs, a field type a megabyte long.
@@ -149,20 +157,23 @@ TEST_F(StructParams, HostileDeclarationsAreShortErrorsAtTheirLine) {
   std::vector<std::string> errors;
   EXPECT_FALSE(load("scale", yaml, &errors));
   ASSERT_FALSE(errors.empty());
-  EXPECT_EQ(errors.front(), "exercises/scale/exercise.yaml:6:3: 'structs' declares 102 structs; an exercise may declare at most 64");
+  EXPECT_EQ(errors.front(),
+            "exercises/scale/exercise.yaml:6:3: 'structs' declares 102 structs; an exercise may declare at "
+            "most 64");
 
   yaml = kYaml;
   const std::string stride = "{name: stride, type: int}";
-  yaml.replace(yaml.find(stride), stride.size(), "{name: stride, type: \"" + std::string(1 << 20, 'x') + "\"}");
+  yaml.replace(yaml.find(stride), stride.size(),
+               "{name: stride, type: \"" + std::string(1 << 20, 'x') + "\"}");
   errors.clear();
   EXPECT_FALSE(load("scale", yaml, &errors));
   ASSERT_EQ(errors.size(), 1u) << errors.back().substr(0, 300) << " " << errors.front().substr(0, 300);
-  EXPECT_EQ(errors[0].rfind("exercises/scale/exercise.yaml:9:28: unsupported field type 'xxx", 0), 0u) << errors[0].substr(0, 200);
+  EXPECT_EQ(errors[0].rfind("exercises/scale/exercise.yaml:9:28: unsupported field type 'xxx", 0), 0u)
+      << errors[0].substr(0, 200);
   EXPECT_NE(errors[0].find("characters left out"), std::string::npos);
   EXPECT_LT(errors[0].size(), 800u);
   EXPECT_NE(errors[0].find("so write its fields here instead"), std::string::npos);
 }
-
 
 // The tiled matrix multiply of the ported course (Matrix passed by value, rows padded past their width):
 // the course's own solution file passes as it is, and a kernel that walks rows by width where the storage
@@ -198,8 +209,9 @@ TEST_F(StructParams, AnAccessPastABufferReachedThroughAStructIsOutOfBounds) {
   std::string text = testing::read_file(course / "solutions/matrix-mul-shared/matmul_shared.cu");
   const std::string store = "  store_at(c_tile, row, col, sum);";
   ASSERT_NE(text.find(store), std::string::npos);
-  text.replace(text.find(store), store.size(),
-               "  store_at(c_tile, row, col, sum);\n  C.elements[C.height * C.stride + threadIdx.x] = sum;  // PAST");
+  text.replace(
+      text.find(store), store.size(),
+      "  store_at(c_tile, row, col, sum);\n  C.elements[C.height * C.stride + threadIdx.x] = sum;  // PAST");
   Result result = grading().grade_exercise(*exercise, text);
   EXPECT_EQ(result.verdict, Verdict::kFail);
   std::vector<Finding> past = findings_of(result, FindingKind::kOutOfBounds);
@@ -231,12 +243,13 @@ __global__ void MatMulKernel(Matrix A, Matrix B, Matrix C) {
   std::vector<Finding> mismatch = findings_of(result, FindingKind::kSignatureMismatch);
   ASSERT_EQ(mismatch.size(), 1u) << (result.findings.empty() ? "" : result.findings[0].message);
   EXPECT_EQ(mismatch[0].line, line_of(text, "__global__"));
-  EXPECT_NE(mismatch[0].message.find(
-                "parameter 1 (A) is a Matrix of 16 bytes in the compiled code, but "
-                "exercises/matrix-mul-shared/exercise.yaml:10 declares Matrix as int width (at byte 0), int height "
-                "(at byte 4), int stride (at byte 8), float* elements (at byte 16), 24 bytes: declare the struct's "
-                "fields in exercise.yaml as the kernel's file declares them, in order"),
-            std::string::npos)
+  EXPECT_NE(
+      mismatch[0].message.find(
+          "parameter 1 (A) is a Matrix of 16 bytes in the compiled code, but "
+          "exercises/matrix-mul-shared/exercise.yaml:10 declares Matrix as int width (at byte 0), int height "
+          "(at byte 4), int stride (at byte 8), float* elements (at byte 16), 24 bytes: declare the struct's "
+          "fields in exercise.yaml as the kernel's file declares them, in order"),
+      std::string::npos)
       << mismatch[0].message;
 }
 

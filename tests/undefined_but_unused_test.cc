@@ -4,19 +4,19 @@
 // they got (a tree over fewer lanes than a warp); and a shared flag that several threads set to one value.
 // Correct kernels in those styles pass; the same reads in a kernel that uses them, and stores of different
 // values, still fail, at their line. Graded against the shipped exercises.
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {
 namespace {
 
-using testing::Grading;
 using testing::findings_of;
+using testing::Grading;
 using testing::line_of;
 
 Grading& grading() { return testing::graded_as_the_cli_grades(); }
@@ -41,7 +41,8 @@ __global__ void softmax(float* out, const float* in, int rows, int cols, int sca
   __syncthreads();
   float m = -INFINITY;
   for (int c = t; c < cols; c += BLOCK) m = fmaxf(m, s * x[c]);
-)" + max_step + R"(
+)" + max_step +
+         R"(
   __syncthreads();
   float mx = row_max;
   float sum = 0.0f;
@@ -70,17 +71,20 @@ TEST(UndefinedButUnused, ACompareAndSwapLoopsFirstGuessIsNoRace) {
     helper.replace(helper.find("READ"), 4, read);
     expect_clean_pass("softmax", softmax_with(helper, "  atomic_max_float(&row_max, m);"));
   }
-  expect_clean_pass("softmax", softmax_with("#include <cuda/atomic>\n",
-                                            "  cuda::atomic_ref<float, cuda::thread_scope_block> max_ref(row_max);\n"
-                                            "  float seen = max_ref.load(cuda::memory_order_relaxed);\n"
-                                            "  while (m > seen && !max_ref.compare_exchange_weak(seen, m, "
-                                            "cuda::memory_order_relaxed)) { }"));
+  expect_clean_pass("softmax",
+                    softmax_with("#include <cuda/atomic>\n",
+                                 "  cuda::atomic_ref<float, cuda::thread_scope_block> max_ref(row_max);\n"
+                                 "  float seen = max_ref.load(cuda::memory_order_relaxed);\n"
+                                 "  while (m > seen && !max_ref.compare_exchange_weak(seen, m, "
+                                 "cuda::memory_order_relaxed)) { }"));
 }
 
 // A plain read of what atomics are still updating, used as a value: the missing barrier before it is a race.
 TEST(UndefinedButUnused, APlainReadOfWhatAtomicsStillUpdateIsARace) {
-  const std::string text = softmax_with(kCasMax, "  atomic_max_float(&row_max, m);\n  float early = row_max;  // @early\n"
-                                                 "  if (early > 1e30f) out[0] = early;");
+  const std::string text =
+      softmax_with(kCasMax,
+                   "  atomic_max_float(&row_max, m);\n  float early = row_max;  // @early\n"
+                   "  if (early > 1e30f) out[0] = early;");
   std::string fixed = text;
   fixed.replace(fixed.find("READ"), 4, "");
   const Result result = grading().grade_text("softmax", fixed);
@@ -127,8 +131,9 @@ TEST(UndefinedButUnused, AShuffleTreeThatUsesWhatALaneReadFromAnIdleLaneFails) {
   std::string text = kLastStep;
   text.replace(text.find("MASK"), 4, "(WARPS == 32) ? 0xffffffffu : ((1u << WARPS) - 1u)");
   const std::string store = "if (t == 0) sums[blockIdx.x] = v;";
-  text.replace(text.find(store), store.size(),
-               "const float second = __shfl_sync(mask, v, 1);\n    if (t == 0) sums[blockIdx.x] = v + 0.0f * second;");
+  text.replace(
+      text.find(store), store.size(),
+      "const float second = __shfl_sync(mask, v, 1);\n    if (t == 0) sums[blockIdx.x] = v + 0.0f * second;");
   const Result result = grading().grade_text("reduce-shuffle", text);
   EXPECT_EQ(result.verdict, Verdict::kFail);
   const std::vector<Finding> syncs = findings_of(result, FindingKind::kDivergentWarpSync);
@@ -160,7 +165,8 @@ TEST(UndefinedButUnused, AFlagSeveralThreadsSetToOneValueIsNoRace) {
   text.replace(text.find("VALUE"), 5, "1");
   const Result result = grading().grade_text("sync-tile", text);
   EXPECT_EQ(result.verdict, Verdict::kPass);
-  for (const Finding& f : result.findings) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
+  for (const Finding& f : result.findings)
+    ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
 }
 
 // Each thread stores its own index there instead: which value survives is up to the order, a race, and the
@@ -173,7 +179,8 @@ TEST(UndefinedButUnused, AFlagThreadsSetToDifferentValuesIsARace) {
   const std::vector<Finding> races = findings_of(result, FindingKind::kRace);
   ASSERT_FALSE(races.empty());
   EXPECT_EQ(races[0].line, line_of(text, "// @flag"));
-  EXPECT_NE(races[0].message.find("a barrier between them would only choose which one survives"), std::string::npos)
+  EXPECT_NE(races[0].message.find("a barrier between them would only choose which one survives"),
+            std::string::npos)
       << races[0].message;
 }
 
@@ -182,7 +189,8 @@ TEST(UndefinedButUnused, AFlagThreadsSetToDifferentValuesIsARace) {
 // is a missing barrier. And the bins zeroed with no barrier before the counting: a store beside atomics,
 // which a barrier fixes, not overlapping indices.
 TEST(UndefinedButUnused, ReadsAndStoresBesideAtomicsStillUpdatingThemRace) {
-  const std::string flush = R"(__global__ void histogram(unsigned* bins, const unsigned* in, int n, int count) {
+  const std::string flush =
+      R"(__global__ void histogram(unsigned* bins, const unsigned* in, int n, int count) {
   __shared__ unsigned local[BINS];
   int t = threadIdx.x;
   for (int b = t; b < BINS; b += BLOCK) local[b] = 0;
@@ -208,7 +216,8 @@ TEST(UndefinedButUnused, ReadsAndStoresBesideAtomicsStillUpdatingThemRace) {
   std::string zeroing = flush;
   const std::string barrier = "  __syncthreads();\n";
   zeroing.erase(zeroing.find(barrier), barrier.size());
-  zeroing.replace(zeroing.find("volatile unsigned* v = local;"), 29, "__syncthreads();\n  volatile unsigned* v = local;");
+  zeroing.replace(zeroing.find("volatile unsigned* v = local;"), 29,
+                  "__syncthreads();\n  volatile unsigned* v = local;");
   result = grading().grade_text("histogram", zeroing);
   EXPECT_EQ(result.verdict, Verdict::kFail);
   races = findings_of(result, FindingKind::kRace);

@@ -2,18 +2,18 @@
 // simulator hid in zeros): the simulator starts such registers at a poison, so the output shows it, and
 // names the line that computed with it. Copies the compiler makes of a variable set on one path only, read
 // where it is set, are no finding. Graded against the shipped exercises as `gpugrade grade` grades them.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {
 namespace {
 
-using testing::Grading;
 using testing::findings_of;
+using testing::Grading;
 using testing::line_of;
 
 Grading& grading() { return testing::graded_as_the_cli_grades(); }
@@ -42,10 +42,12 @@ TEST(UninitializedVariable, AnAccumulatorWithoutAFirstValueFailsAndIsNamedAtItsL
   ASSERT_FALSE(unset.empty());
   EXPECT_EQ(unset[0].line, line_of(kUnsetSum, "// @sum"));
   EXPECT_EQ(unset[0].severity, Severity::kWarning);
-  EXPECT_EQ(unset[0].message,
-            "thread (0,0,0) of block (0,0,0) computes with a variable it has not given a value yet (a local declared "
-            "without one, as in `float sum;` then `sum += ...`); a GPU leaves it undefined, so give it its first "
-            "value where it is declared (`float sum = 0.0f;`)");
+  EXPECT_EQ(
+      unset[0].message,
+      "thread (0,0,0) of block (0,0,0) computes with a variable it has not given a value yet (a local "
+      "declared "
+      "without one, as in `float sum;` then `sum += ...`); a GPU leaves it undefined, so give it its first "
+      "value where it is declared (`float sum = 0.0f;`)");
 }
 
 // Variables set under a condition and read only under the same condition, in two styles: the compiler's
@@ -62,7 +64,8 @@ TEST(UninitializedVariable, AVariableSetAndReadUnderOneConditionIsNoFinding) {
 )";
   const Result result = grading().grade_text("map", guarded);
   EXPECT_EQ(result.verdict, Verdict::kPass);
-  for (const Finding& f : result.findings) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
+  for (const Finding& f : result.findings)
+    ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
 }
 
 // Values set under a condition and used under the same one, which nvcc computes on every path and then
@@ -88,7 +91,8 @@ TEST(UninitializedVariable, ArithmeticASelectThrowsAwayIsNoFinding) {
 )";
   const Result result = grading().grade_text("dot", text);
   EXPECT_EQ(result.verdict, Verdict::kPass);
-  for (const Finding& f : result.findings) ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
+  for (const Finding& f : result.findings)
+    ADD_FAILURE() << to_string(f.kind) << " at line " << f.line << ": " << f.message;
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ struct SimFigures {
 SimFigures measure_sim(const KernelBench& bench, bool checkers, const std::vector<std::byte>& expected) {
   SimOptions options;
   options.worker_threads = 1;
-  options.default_time_limit_seconds = 0;  // a loaded machine is slow, not wrong: the bench times, it does not judge
+  options.default_time_limit_seconds =
+      0;  // a loaded machine is slow, not wrong: the bench times, it does not judge
   if (checkers) options.make_observer = sim::hazard_observer_factory();
   auto backend = make_sim_backend(std::move(options));
   Loaded loaded = backend->load(bench.ptx);

@@ -3,6 +3,7 @@
 // and the reports written from what came back.
 #include "grader/class/batch.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,8 +14,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "grader/compile/cache.h"
 #include "grader/exercise/exercise.h"
@@ -28,7 +27,7 @@ namespace fs = std::filesystem;
 
 struct CourseExercise {
   std::string id;
-  std::string file;        // the kernel file's name
+  std::string file;  // the kernel file's name
   int points = 0;
   std::string definition;  // hash of everything in the exercise's folder and its solution
   bool file_is_unique = true;
@@ -44,7 +43,8 @@ std::string definition_hash(const fs::path& course, const Exercise& e) {
     if (entry.is_regular_file(ec)) files.push_back(entry.path());
   files.push_back(course / "solutions" / e.id / e.kernel.file);
   std::sort(files.begin(), files.end());
-  for (const fs::path& f : files) key.add(f.lexically_relative(course).string()).add(read_file_bytes(f).value_or(""));
+  for (const fs::path& f : files)
+    key.add(f.lexically_relative(course).string()).add(read_file_bytes(f).value_or(""));
   return key.hex();
 }
 
@@ -62,7 +62,8 @@ std::optional<std::vector<CourseExercise>> load_course(const BatchOptions& optio
     }
     unknown.erase(e->id);
     if (!wanted.empty() && !wanted.count(e->id)) continue;
-    out.push_back({e->id, fs::path(e->kernel.file).filename().string(), e->points, definition_hash(options.course, *e)});
+    out.push_back({e->id, fs::path(e->kernel.file).filename().string(), e->points,
+                   definition_hash(options.course, *e)});
   }
   if (!unknown.empty()) {
     *error = fmt::format("no exercise '{}' in {}", *unknown.begin(), (options.course / "exercises").string());
@@ -132,7 +133,8 @@ class Pool {
     for (int t = 0; t < n; ++t) {
       std::vector<std::string> environment = {"NO_COLOR=1"};
       if (!options_.gpus.empty())
-        environment.push_back("CUDA_VISIBLE_DEVICES=" + options_.gpus[static_cast<size_t>(t) % options_.gpus.size()]);
+        environment.push_back("CUDA_VISIBLE_DEVICES=" +
+                              options_.gpus[static_cast<size_t>(t) % options_.gpus.size()]);
       threads.emplace_back([this, environment, t] { work(environment, t); });
     }
     for (std::thread& t : threads) t.join();
@@ -165,18 +167,21 @@ class Pool {
   void grade(Job& job, const std::vector<std::string>& environment, GradeLender* lender) {
     const CourseExercise& e = *job.exercise;
     const std::string relative = fmt::format("exercises/{}/{}", e.id, e.file);
-    fs::path work = options_.out / "work" / fmt::format("{}.{}", job.key, getpid());  // shards may share a key
+    fs::path work =
+        options_.out / "work" / fmt::format("{}.{}", job.key, getpid());  // shards may share a key
     std::error_code ec;
     fs::create_directories(work / "exercises" / e.id, ec);
     Result failed = empty_result(e);
     failed.submission = relative;
     if (ec || !write_file_bytes(work / relative, job.bytes)) {
-      failed.findings.push_back(finding_of(FindingKind::kRuntimeError, "the batch could not write the submission for grading", relative));
+      failed.findings.push_back(finding_of(FindingKind::kRuntimeError,
+                                           "the batch could not write the submission for grading", relative));
       job.result = failed;
       return;
     }
-    std::vector<std::string> argv = {options_.program, "--root", fs::absolute(options_.course).string(), "grade", e.id,
-                                     "--submission", relative, "--format", "json"};
+    std::vector<std::string> argv = {options_.program, "--root",   fs::absolute(options_.course).string(),
+                                     "grade",          e.id,       "--submission",
+                                     relative,         "--format", "json"};
     argv.insert(argv.end(), options_.grade_flags.begin(), options_.grade_flags.end());
     // The grade stops itself at the same limit where it can (with the finding that says so); the batch's
     // stop below is for what it cannot, such as a step that will not end.
@@ -193,10 +198,11 @@ class Pool {
     if (lender) lender->take_back(run.started && !run.timed_out && run.signal == 0);
     fs::remove_all(work, ec);
     if (run.timed_out) {
-      failed.findings.push_back(finding_of(
-          FindingKind::kTimeout,
-          fmt::format("grading this submission took longer than {:g} s and was stopped", options_.time_limit_seconds),
-          relative));
+      failed.findings.push_back(
+          finding_of(FindingKind::kTimeout,
+                     fmt::format("grading this submission took longer than {:g} s and was stopped",
+                                 options_.time_limit_seconds),
+                     relative));
       job.result = failed;
       return;
     }
@@ -207,7 +213,8 @@ class Pool {
         job.result = std::move(*r);
         // Kept at once, so that a batch stopped halfway resumes where it was.
         std::string ignored;  // an unwritable result only costs a re-grade next time
-        write_atomically(options_.out / "results" / (job.key + ".json"), to_json(*job.result).dump(1), &ignored);
+        write_atomically(options_.out / "results" / (job.key + ".json"), to_json(*job.result).dump(1),
+                         &ignored);
         return;
       }
     }
@@ -217,11 +224,14 @@ class Pool {
         !run.started      ? run.error
         : run.signal != 0 ? fmt::format("killed by signal {} (out of memory?)", run.signal)
         : run.out.size() >= kGradeOutputBytes
-            ? fmt::format("its JSON result passed the {} bytes batch reads of a grade and was cut (exit code {})",
-                          kGradeOutputBytes, run.exit_code)
-        : !first_error_line.empty() ? first_error_line
-                                    : fmt::format("it printed no result batch could read (exit code {})", run.exit_code);
-    failed.findings.push_back(finding_of(FindingKind::kRuntimeError, fmt::format("grading stopped: {}", why), relative));
+            ? fmt::format(
+                  "its JSON result passed the {} bytes batch reads of a grade and was cut (exit code {})",
+                  kGradeOutputBytes, run.exit_code)
+        : !first_error_line.empty()
+            ? first_error_line
+            : fmt::format("it printed no result batch could read (exit code {})", run.exit_code);
+    failed.findings.push_back(
+        finding_of(FindingKind::kRuntimeError, fmt::format("grading stopped: {}", why), relative));
     job.result = failed;
   }
 
@@ -355,7 +365,8 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
     }
     std::ostringstream markdown;
     write_student_markdown(results, markdown);
-    if (!write_atomically(student_report(options.out, *row.student, ".json"), student_json(results).dump(1), error) ||
+    if (!write_atomically(student_report(options.out, *row.student, ".json"), student_json(results).dump(1),
+                          error) ||
         !write_atomically(student_report(options.out, *row.student, ".md"), markdown.str(), error))
       return false;
   }
@@ -386,12 +397,15 @@ bool collect_batch(const BatchOptions& options, std::string* error, size_t* rows
       std::map<std::string, Result> by_exercise;
       for (const nlohmann::json& r : json["results"]) {
         std::string ignored;
-        if (std::optional<Result> parsed = result_from_json(r, &ignored)) by_exercise[parsed->exercise] = *parsed;
+        if (std::optional<Result> parsed = result_from_json(r, &ignored))
+          by_exercise[parsed->exercise] = *parsed;
       }
       for (const CourseExercise& e : *course) {
         auto it = by_exercise.find(e.id);
-        if (it == by_exercise.end()) complete = false;
-        else results.results.push_back(it->second);
+        if (it == by_exercise.end())
+          complete = false;
+        else
+          results.results.push_back(it->second);
       }
     }
     if (!complete) {
@@ -403,10 +417,11 @@ bool collect_batch(const BatchOptions& options, std::string* error, size_t* rows
   if (!missing.empty()) {
     std::string names;
     for (size_t i = 0; i < missing.size() && i < 10; ++i) names += (i ? ", " : "") + missing[i];
-    *error = fmt::format("{} student{} have no complete report in {} ({}{}); grade them (gpugrade batch) before "
-                         "collecting",
-                         missing.size(), missing.size() == 1 ? "" : "s", (options.out / "students").string(), names,
-                         missing.size() > 10 ? ", ..." : "");
+    *error = fmt::format(
+        "{} student{} have no complete report in {} ({}{}); grade them (gpugrade batch) before "
+        "collecting",
+        missing.size(), missing.size() == 1 ? "" : "s", (options.out / "students").string(), names,
+        missing.size() > 10 ? ", ..." : "");
     return false;
   }
   if (rows_with_problems != nullptr)

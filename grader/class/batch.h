@@ -22,15 +22,15 @@
 namespace gpugrade {
 
 struct BatchProgress {
-  size_t done = 0;     // grades finished (reused ones included)
-  size_t total = 0;    // grades this run needs
-  size_t reused = 0;   // found in the results folder from an earlier run
+  size_t done = 0;    // grades finished (reused ones included)
+  size_t total = 0;   // grades this run needs
+  size_t reused = 0;  // found in the results folder from an earlier run
 };
 
 struct BatchOptions {
   std::filesystem::path course;  // the trusted course: exercises/ and solutions/
   std::filesystem::path roster;
-  std::filesystem::path out;     // the results folder; also where earlier runs' grades are kept
+  std::filesystem::path out;             // the results folder; also where earlier runs' grades are kept
   std::vector<std::string> exercises;    // ids to grade; empty: every exercise of the course
   std::vector<std::string> grade_flags;  // passed to every `gpugrade grade`: --backend, --compiler, --seed
   std::string program;                   // the gpugrade executable that grades each submission
@@ -41,15 +41,17 @@ struct BatchOptions {
   // Makes what each worker keeps across its grades and lends to each (--backend gpu: a serving launcher, so
   // the worker opens one CUDA context, not one per grade), given a file for its output and the worker's
   // environment (CUDA_VISIBLE_DEVICES). Empty: every grade starts what it needs itself.
-  std::function<std::unique_ptr<GradeLender>(const std::string& output_path, const std::vector<std::string>& environment)>
+  std::function<std::unique_ptr<GradeLender>(const std::string& output_path,
+                                             const std::vector<std::string>& environment)>
       make_lender;
-  double time_limit_seconds = 600;       // per grade, compile and runs together
+  double time_limit_seconds = 600;                  // per grade, compile and runs together
   uint64_t memory_limit_bytes = uint64_t{8} << 30;  // per grade (address space)
   // A shard of the roster (Slurm array tasks): students whose roster index % shards == shard. A sharded run
   // writes per-student reports only; collect_batch() makes the gradebook from all shards.
   int shard = 0;
   int shards = 1;
-  std::function<void(const BatchProgress&)> on_progress;  // called after each grade, from one thread at a time
+  std::function<void(const BatchProgress&)>
+      on_progress;  // called after each grade, from one thread at a time
 };
 
 struct BatchReport {

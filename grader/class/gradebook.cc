@@ -1,10 +1,10 @@
 // The gradebook CSV, per-student reports and the class summary; and the result contract read back from JSON.
 #include "grader/class/gradebook.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "grader/report/reporters.h"
 #include "grader/result/text_escape.h"
@@ -41,12 +41,12 @@ bool read_field(const nlohmann::json& json, const char* key, T* out, std::string
 
 }  // namespace
 
-void write_gradebook_csv(const std::vector<GradebookColumn>& columns, const std::vector<StudentResults>& students,
-                         std::ostream& out) {
+void write_gradebook_csv(const std::vector<GradebookColumn>& columns,
+                         const std::vector<StudentResults>& students, std::ostream& out) {
   out << "student";
   for (const GradebookColumn& c : columns) out << ',' << escape_csv_field(c.exercise);
-  const bool problems =
-      std::any_of(students.begin(), students.end(), [](const StudentResults& s) { return !s.problem.empty(); });
+  const bool problems = std::any_of(students.begin(), students.end(),
+                                    [](const StudentResults& s) { return !s.problem.empty(); });
   out << ",total" << (problems ? ",problem" : "") << '\n';
   for (const StudentResults& s : students) {
     out << escape_csv_field(s.student);
@@ -70,12 +70,13 @@ nlohmann::ordered_json student_json(const StudentResults& student) {
 }
 
 void write_student_markdown(const StudentResults& student, std::ostream& out) {
-  out << fmt::format("# {}: {} of {} points\n\n", escape_markdown(student.student), total_points(student), max_points(student));
+  out << fmt::format("# {}: {} of {} points\n\n", escape_markdown(student.student), total_points(student),
+                     max_points(student));
   write_markdown(student.results, out, {});
 }
 
-void write_class_summary(const std::vector<GradebookColumn>& columns, const std::vector<StudentResults>& students,
-                         std::ostream& out) {
+void write_class_summary(const std::vector<GradebookColumn>& columns,
+                         const std::vector<StudentResults>& students, std::ostream& out) {
   out << fmt::format("# Class summary: {} students, {} exercises\n\n", students.size(), columns.size());
   out << "| exercise | submitted | passed | mean points |\n| --- | ---: | ---: | ---: |\n";
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -87,18 +88,18 @@ void write_class_summary(const std::vector<GradebookColumn>& columns, const std:
       points += r.points;
     }
     double mean = students.empty() ? 0.0 : static_cast<double>(points) / static_cast<double>(students.size());
-    out << fmt::format("| {} | {} | {} | {:.1f} of {} |\n", escape_markdown(columns[c].exercise), submitted, passed, mean,
-                       columns[c].points);
+    out << fmt::format("| {} | {} | {} | {:.1f} of {} |\n", escape_markdown(columns[c].exercise), submitted,
+                       passed, mean, columns[c].points);
   }
   // Rows that were not graded, and rows to look at, before anything about the exercises: a gradebook with
   // such a row is not ready to upload.
-  const size_t not_graded = static_cast<size_t>(
-      std::count_if(students.begin(), students.end(), [](const StudentResults& s) { return !s.problem.empty(); }));
-  const size_t to_check = static_cast<size_t>(
-      std::count_if(students.begin(), students.end(), [](const StudentResults& s) { return !s.warnings.empty(); }));
+  const size_t not_graded = static_cast<size_t>(std::count_if(
+      students.begin(), students.end(), [](const StudentResults& s) { return !s.problem.empty(); }));
+  const size_t to_check = static_cast<size_t>(std::count_if(
+      students.begin(), students.end(), [](const StudentResults& s) { return !s.warnings.empty(); }));
   if (not_graded + to_check > 0) {
-    out << fmt::format("\n## Roster: {} row{} not graded, {} to check\n\n", not_graded, not_graded == 1 ? "" : "s",
-                       to_check);
+    out << fmt::format("\n## Roster: {} row{} not graded, {} to check\n\n", not_graded,
+                       not_graded == 1 ? "" : "s", to_check);
     for (const StudentResults& s : students) {
       if (!s.problem.empty())
         out << fmt::format("- {}: not graded: {}\n", markdown_code(s.student), escape_markdown(s.problem));
@@ -127,7 +128,8 @@ void write_class_summary(const std::vector<GradebookColumn>& columns, const std:
       continue;
     }
     std::vector<std::pair<std::string, int>> ranked(students_with.begin(), students_with.end());
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
     for (const auto& [kind, count] : ranked)
       out << fmt::format("- **{}**: {} student{}, e.g. {}\n", kind, count, count == 1 ? "" : "s",
                          markdown_code(example[kind]));
@@ -141,14 +143,16 @@ std::optional<Result> result_from_json(const nlohmann::json& json, std::string* 
   }
   Result r;
   std::string verdict;
-  if (!read_field(json, "exercise", &r.exercise, error) || !read_field(json, "submission", &r.submission, error) ||
+  if (!read_field(json, "exercise", &r.exercise, error) ||
+      !read_field(json, "submission", &r.submission, error) ||
       !read_field(json, "backend", &r.backend, error) || !read_field(json, "verdict", &verdict, error) ||
       !read_field(json, "points", &r.points, error) || !read_field(json, "max_points", &r.max_points, error))
     return std::nullopt;
   r.verdict = verdict == "pass" ? Verdict::kPass : Verdict::kFail;
   if (json.contains("note") && json["note"].is_string()) r.note = json["note"].get<std::string>();
   if (json.contains("metrics")) r.metrics = json["metrics"];
-  if (!json.contains("findings") || !json["findings"].is_array() || !json.contains("runs") || !json["runs"].is_array()) {
+  if (!json.contains("findings") || !json["findings"].is_array() || !json.contains("runs") ||
+      !json["runs"].is_array()) {
     *error = "the result has no findings or runs list";
     return std::nullopt;
   }
@@ -174,7 +178,8 @@ std::optional<Result> result_from_json(const nlohmann::json& json, std::string* 
     Run run;
     std::string run_verdict;
     if (!read_field(j, "variant", &run.variant, error) || !read_field(j, "size", &run.size, error) ||
-        !read_field(j, "verdict", &run_verdict, error) || !read_field(j, "thread_instructions", &run.thread_instructions, error) ||
+        !read_field(j, "verdict", &run_verdict, error) ||
+        !read_field(j, "thread_instructions", &run.thread_instructions, error) ||
         !read_field(j, "seconds", &run.seconds, error))
       return std::nullopt;
     run.verdict = run_verdict == "pass" ? Verdict::kPass : Verdict::kFail;

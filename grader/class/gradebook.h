@@ -3,12 +3,11 @@
 // exercise. Pure functions of the results, so that they test without grading anything.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "grader/result/result.h"
 
@@ -28,8 +27,8 @@ struct StudentResults {
 
 // `student,<exercise>...,total`, then a row per student with the points of each exercise; when a row has a
 // problem, a last column `problem` holds it (empty for the other rows).
-void write_gradebook_csv(const std::vector<GradebookColumn>& columns, const std::vector<StudentResults>& students,
-                         std::ostream& out);
+void write_gradebook_csv(const std::vector<GradebookColumn>& columns,
+                         const std::vector<StudentResults>& students, std::ostream& out);
 
 // {"student", "points", "max_points", "results": [the result contract's objects]}
 nlohmann::ordered_json student_json(const StudentResults& student);
@@ -37,8 +36,8 @@ void write_student_markdown(const StudentResults& student, std::ostream& out);
 
 // A table of submitted, passed and mean points per exercise, the rows with a problem or a warning, then each
 // exercise's most common finding kinds with how many students got each and one example.
-void write_class_summary(const std::vector<GradebookColumn>& columns, const std::vector<StudentResults>& students,
-                         std::ostream& out);
+void write_class_summary(const std::vector<GradebookColumn>& columns,
+                         const std::vector<StudentResults>& students, std::ostream& out);
 
 // The result contract read back (what `gpugrade grade --format json` printed). nullopt with *error when a
 // field is missing or of the wrong type.

@@ -42,20 +42,26 @@ std::set<std::string> paths_of(const TreeChange& change) {
 // the notice says so, so that a reviewer looks at the edit.
 std::string outside_the_course(const std::string& path) {
   const auto under = [&](std::initializer_list<std::string_view> prefixes) {
-    return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return path.starts_with(p); });
+    return std::any_of(prefixes.begin(), prefixes.end(),
+                       [&](std::string_view p) { return path.starts_with(p); });
   };
   std::string what;
-  if (under({".github/workflows/"})) what = "a workflow";
-  else if (under({".github/"})) what = "GitHub configuration";
-  else if (under({".ci/"})) what = "a CI script";
+  if (under({".github/workflows/"}))
+    what = "a workflow";
+  else if (under({".github/"}))
+    what = "GitHub configuration";
+  else if (under({".ci/"}))
+    what = "a CI script";
   else if (under({"grader/", "harness/", "cmake/", "tests/", "bench/"}) || path == "CMakeLists.txt" ||
            path == "CMakePresets.json")
     what = "the grader's source";
   if (what.empty())
-    return fmt::format("{} changed in this pull request; it is not a submission file and is not graded", path);
-  return fmt::format("{} changed in this pull request: it is {}, not a submission; grading uses the base "
-                     "revision's grader and workflow, so this edit does not change how the pull request is graded",
-                     path, what);
+    return fmt::format("{} changed in this pull request; it is not a submission file and is not graded",
+                       path);
+  return fmt::format(
+      "{} changed in this pull request: it is {}, not a submission; grading uses the base "
+      "revision's grader and workflow, so this edit does not change how the pull request is graded",
+      path, what);
 }
 
 // Where the definitions come from, in the words the notices use.
@@ -184,10 +190,10 @@ std::optional<PrPlan> plan_pr(const PrRequest& request, const ReadExerciseFacts&
   if (plan.notices.size() > kMaxNotices) {
     const size_t left_out = plan.notices.size() - kMaxNotices;
     plan.notices.resize(kMaxNotices);
-    plan.notices.push_back({"", fmt::format("{} more changed file{} of this pull request {} not listed (gpugrade lists "
-                                            "{}); none of them is a submission",
-                                            left_out, left_out == 1 ? "" : "s", left_out == 1 ? "is" : "are",
-                                            kMaxNotices)});
+    plan.notices.push_back(
+        {"", fmt::format("{} more changed file{} of this pull request {} not listed (gpugrade lists "
+                         "{}); none of them is a submission",
+                         left_out, left_out == 1 ? "" : "s", left_out == 1 ? "is" : "are", kMaxNotices)});
   }
   return plan;
 }
@@ -211,11 +217,13 @@ std::vector<Result> grade_pr(const PrPlan& plan, const std::function<Result(cons
       result.note = fmt::format("{} is a symbolic link in this pull request; commit the file itself",
                                 item.submission_path);
     } else if (item.change == PrItem::Change::kTooLarge) {
-      result.note = fmt::format("{} is {} bytes in this pull request; a submission may be at most {} bytes (1 MiB)",
-                                item.submission_path, item.bytes, kMaxSubmissionBytes);
+      result.note =
+          fmt::format("{} is {} bytes in this pull request; a submission may be at most {} bytes (1 MiB)",
+                      item.submission_path, item.bytes, kMaxSubmissionBytes);
     } else {
-      result.note = fmt::format("{} was renamed to {} in this pull request; gpugrade grades {}, so move it back",
-                                item.submission_path, item.renamed_to, item.submission_path);
+      result.note =
+          fmt::format("{} was renamed to {} in this pull request; gpugrade grades {}, so move it back",
+                      item.submission_path, item.renamed_to, item.submission_path);
     }
     results.push_back(std::move(result));
   }

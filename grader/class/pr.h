@@ -36,9 +36,9 @@ using ReadExerciseFacts =
 // One exercise whose submission the pull request touched.
 struct PrItem {
   enum class Change {
-    kEdited,   // added or modified: graded
-    kDeleted,  // the submission is gone: a fail
-    kRenamed,  // moved away from where the exercise expects it: a fail
+    kEdited,    // added or modified: graded
+    kDeleted,   // the submission is gone: a fail
+    kRenamed,   // moved away from where the exercise expects it: a fail
     kTooLarge,  // larger than kMaxSubmissionBytes: a fail, never read into a grade
     kLink,      // a symbolic link: a fail, its target never read
   };
@@ -49,7 +49,7 @@ struct PrItem {
   std::string submission_text;  // the head revision's file (kEdited only)
   std::string renamed_to;       // the head's path (kRenamed only)
   int points = 0;
-  size_t bytes = 0;             // the head's file size (kTooLarge only)
+  size_t bytes = 0;  // the head's file size (kTooLarge only)
 };
 
 struct PrPlan {

@@ -2,6 +2,9 @@
 // and oversized files before anything reads their bytes.
 #include "grader/class/roster.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -9,9 +12,6 @@
 #include <map>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include "grader/compile/cache.h"
 #include "grader/result/text_escape.h"
@@ -51,19 +51,22 @@ std::vector<std::string> csv_fields(const std::string& line) {
 
 // Rows that cannot be graded stay rows: a repeated or empty id is the row's problem, named by `where`
 // ("line 5", the folder's name) so that the gradebook's rows stay distinct.
-void add_student(Roster& roster, Student student, const std::string& where, std::map<std::string, size_t>& seen) {
+void add_student(Roster& roster, Student student, const std::string& where,
+                 std::map<std::string, size_t>& seen) {
   if (student.id.empty()) {
     student.problem = fmt::format("{}: the student has no id; give the row one", student.source);
     student.id = fmt::format("(no id, {})", where);
   } else if (auto first = seen.find(student.id); first != seen.end()) {
     Student& earlier = roster.students[first->second];
-    student.problem = fmt::format("{}: student '{}' appears twice (first at {}); give each student one row, "
-                                  "then grade again",
-                                  student.source, escape_invalid_utf8(student.id), earlier.source);
+    student.problem = fmt::format(
+        "{}: student '{}' appears twice (first at {}); give each student one row, "
+        "then grade again",
+        student.source, escape_invalid_utf8(student.id), earlier.source);
     // The first row is graded, but it may be the wrong one of the two.
-    earlier.warnings.push_back(fmt::format("the id appears again at {}, which was not graded; check which row is "
-                                           "the student's",
-                                           student.source));
+    earlier.warnings.push_back(
+        fmt::format("the id appears again at {}, which was not graded; check which row is "
+                    "the student's",
+                    student.source));
     student.id = fmt::format("{} (again, {})", student.id, where);
   } else {
     seen.emplace(student.id, roster.students.size());
@@ -79,7 +82,8 @@ std::optional<std::string> read_roster_file(const fs::path& path, std::string* e
     *error = fmt::format("{} is {} bytes; a roster may be at most {} bytes", path.string(), file.size,
                          kMaxRosterFileBytes);
   else
-    *error = fmt::format("cannot read the roster {}{}", path.string(), file.why.empty() ? "" : ": " + file.why);
+    *error =
+        fmt::format("cannot read the roster {}{}", path.string(), file.why.empty() ? "" : ": " + file.why);
   return std::nullopt;
 }
 
@@ -102,20 +106,27 @@ std::optional<Roster> read_csv(const fs::path& path, std::string* error) {
       for (size_t i = 0; i < header.size(); ++i) {
         const std::string& h = header[i];
         int col = static_cast<int>(i);
-        if (h == "student" || h == "id") id_col = col;
-        else if (h == "path") path_col = col;
-        else if (h == "repository") repo_col = col;
-        else if (h == "revision") rev_col = col;
+        if (h == "student" || h == "id")
+          id_col = col;
+        else if (h == "path")
+          path_col = col;
+        else if (h == "repository")
+          repo_col = col;
+        else if (h == "revision")
+          rev_col = col;
       }
       if (id_col < 0 || (path_col < 0 && (repo_col < 0 || rev_col < 0))) {
-        *error = fmt::format("{}:{}: the header must name the columns student and path, or student, repository "
-                             "and revision (it reads: {})",
-                             path.string(), number, trim(line));
+        *error = fmt::format(
+            "{}:{}: the header must name the columns student and path, or student, repository "
+            "and revision (it reads: {})",
+            path.string(), number, trim(line));
         return std::nullopt;
       }
       continue;
     }
-    auto field = [&](int col) { return col >= 0 && col < static_cast<int>(fields.size()) ? fields[col] : ""; };
+    auto field = [&](int col) {
+      return col >= 0 && col < static_cast<int>(fields.size()) ? fields[col] : "";
+    };
     Student s;
     s.id = field(id_col);
     s.source = fmt::format("{}:{}", path.string(), number);
@@ -157,16 +168,18 @@ std::vector<RosterFolder> subfolders(const fs::path& dir) {
     if (e.path().filename() == ".git") continue;
     if (link || e.is_directory(ec)) out.push_back({e.path(), link});
   }
-  std::sort(out.begin(), out.end(), [](const RosterFolder& a, const RosterFolder& b) { return a.path < b.path; });
+  std::sort(out.begin(), out.end(),
+            [](const RosterFolder& a, const RosterFolder& b) { return a.path < b.path; });
   return out;
 }
 
 // A student's folder that is a link could lead anywhere on the machine: its row is a problem, unread.
 void refuse_link(Student& s, const RosterFolder& folder) {
   if (!folder.link) return;
-  s.problem = fmt::format("{} is a symbolic link; a student's folder must be a folder of the roster itself (a link "
-                          "could lead anywhere on this machine): copy the files there",
-                          escape_invalid_utf8(folder.path.string()));
+  s.problem = fmt::format(
+      "{} is a symbolic link; a student's folder must be a folder of the roster itself (a link "
+      "could lead anywhere on this machine): copy the files there",
+      escape_invalid_utf8(folder.path.string()));
   s.folder.clear();
 }
 
@@ -223,7 +236,8 @@ Roster read_folders(const fs::path& dir) {
     Student s;
     s.folder = folder.path;
     s.id = folder.path.filename().string();
-    if (!prefix.empty() && s.id.size() > prefix.size() && s.id.rfind(prefix, 0) == 0) s.id = s.id.substr(prefix.size());
+    if (!prefix.empty() && s.id.size() > prefix.size() && s.id.rfind(prefix, 0) == 0)
+      s.id = s.id.substr(prefix.size());
     s.source = escape_invalid_utf8(folder.path.string());
     refuse_link(s, folder);
     add_student(roster, std::move(s), escape_invalid_utf8(folder.path.filename().string()), seen);
@@ -246,7 +260,11 @@ std::string size_refusal(const std::string& path, uint64_t size) {
 std::optional<char32_t> next_code_point(std::string_view text, size_t& at) {
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
   const unsigned char first = byte(at);
-  const size_t length = first < 0x80 ? 1 : (first >> 5) == 0x6 ? 2 : (first >> 4) == 0xE ? 3 : (first >> 3) == 0x1E ? 4 : 0;
+  const size_t length = first < 0x80           ? 1
+                        : (first >> 5) == 0x6  ? 2
+                        : (first >> 4) == 0xE  ? 3
+                        : (first >> 3) == 0x1E ? 4
+                                               : 0;
   if (length == 0 || at + length > text.size()) {
     ++at;
     return std::nullopt;
@@ -266,28 +284,32 @@ std::optional<char32_t> next_code_point(std::string_view text, size_t& at) {
 // Code points that change how the text around them is shown, or are not shown at all: an id holding one
 // can pass for another in a gradebook.
 bool is_bidi_control(char32_t c) {
-  return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+  return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
 }
 bool is_invisible(char32_t c) {
-  return c == 0x00AD || c == 0x180E || (c >= 0x200B && c <= 0x200D) || (c >= 0x2060 && c <= 0x2064) || c == 0xFEFF;
+  return c == 0x00AD || c == 0x180E || (c >= 0x200B && c <= 0x200D) || (c >= 0x2060 && c <= 0x2064) ||
+         c == 0xFEFF;
 }
 bool is_control(char32_t c) { return c < 0x20 || (c >= 0x7F && c <= 0x9F); }
 
 // The letter an accented Latin-1 letter (U+00C0 to U+00FF) is drawn on; 0 for the few that are not letters.
 char latin1_base(char32_t c) {
-  static constexpr char kBase[] = "aaaaaaaceeeeiiiidnooooo\0ouuuuyts"   // U+00C0 to U+00DF
-                                  "aaaaaaaceeeeiiiidnooooo\0ouuuuyty";  // U+00E0 to U+00FF
+  static constexpr char kBase[] =
+      "aaaaaaaceeeeiiiidnooooo\0ouuuuyts"   // U+00C0 to U+00DF
+      "aaaaaaaceeeeiiiidnooooo\0ouuuuyty";  // U+00E0 to U+00FF
   return kBase[c - 0xC0];
 }
 
 // Letters of other scripts drawn like a Latin letter (a few Cyrillic and Greek ones students meet).
 char latin_look_alike(char32_t c) {
   static const std::map<char32_t, char> kLookAlikes = {
-      {0x0430, 'a'}, {0x0435, 'e'}, {0x043E, 'o'}, {0x0440, 'p'}, {0x0441, 'c'}, {0x0443, 'y'}, {0x0445, 'x'},
-      {0x0455, 's'}, {0x0456, 'i'}, {0x0458, 'j'}, {0x0410, 'a'}, {0x0412, 'b'}, {0x0415, 'e'}, {0x041A, 'k'},
-      {0x041C, 'm'}, {0x041D, 'h'}, {0x041E, 'o'}, {0x0420, 'p'}, {0x0421, 'c'}, {0x0422, 't'}, {0x0425, 'x'},
-      {0x03B1, 'a'}, {0x03BF, 'o'}, {0x0391, 'a'}, {0x0392, 'b'}, {0x0395, 'e'}, {0x0397, 'h'}, {0x0399, 'i'},
-      {0x039A, 'k'}, {0x039C, 'm'}, {0x039D, 'n'}, {0x039F, 'o'}, {0x03A1, 'p'}, {0x03A4, 't'}, {0x03A7, 'x'}};
+      {0x0430, 'a'}, {0x0435, 'e'}, {0x043E, 'o'}, {0x0440, 'p'}, {0x0441, 'c'}, {0x0443, 'y'},
+      {0x0445, 'x'}, {0x0455, 's'}, {0x0456, 'i'}, {0x0458, 'j'}, {0x0410, 'a'}, {0x0412, 'b'},
+      {0x0415, 'e'}, {0x041A, 'k'}, {0x041C, 'm'}, {0x041D, 'h'}, {0x041E, 'o'}, {0x0420, 'p'},
+      {0x0421, 'c'}, {0x0422, 't'}, {0x0425, 'x'}, {0x03B1, 'a'}, {0x03BF, 'o'}, {0x0391, 'a'},
+      {0x0392, 'b'}, {0x0395, 'e'}, {0x0397, 'h'}, {0x0399, 'i'}, {0x039A, 'k'}, {0x039C, 'm'},
+      {0x039D, 'n'}, {0x039F, 'o'}, {0x03A1, 'p'}, {0x03A4, 't'}, {0x03A7, 'x'}};
   auto it = kLookAlikes.find(c);
   return it == kLookAlikes.end() ? 0 : it->second;
 }
@@ -310,9 +332,10 @@ std::string look_of(const std::string& id, std::vector<std::string>* warnings) {
       continue;
     }
     if (is_bidi_control(*c)) {
-      warn(fmt::format("the id holds the bidirectional control character U+{:04X}, which changes the order in which "
-                       "the text around it is shown",
-                       static_cast<uint32_t>(*c)));
+      warn(fmt::format(
+          "the id holds the bidirectional control character U+{:04X}, which changes the order in which "
+          "the text around it is shown",
+          static_cast<uint32_t>(*c)));
     } else if (is_invisible(*c)) {
       warn(fmt::format("the id holds the invisible character U+{:04X}", static_cast<uint32_t>(*c)));
     } else if (is_control(*c)) {
@@ -346,9 +369,10 @@ void settle_ids(Roster& roster) {
     if (shown.size() > kMaxStudentIdBytes) {
       size_t cut = kShownIdBytes;
       while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;  // whole characters
-      s.warnings.push_back(fmt::format("the id is {} bytes long, more than {}; the gradebook shows its first {} bytes "
-                                       "and a hash",
-                                       s.id.size(), kMaxStudentIdBytes, cut));
+      s.warnings.push_back(
+          fmt::format("the id is {} bytes long, more than {}; the gradebook shows its first {} bytes "
+                      "and a hash",
+                      s.id.size(), kMaxStudentIdBytes, cut));
       shown = fmt::format("{}...~{}", shown.substr(0, cut), s.file_name.substr(s.file_name.size() - 16));
     }
     s.id = std::move(shown);
@@ -358,11 +382,14 @@ void settle_ids(Roster& roster) {
     for (size_t i : rows) {
       std::string others;
       for (size_t j : rows)
-        if (j != i) others += fmt::format("{}'{}' ({})", others.empty() ? "" : ", ", roster.students[j].id, roster.students[j].source);
-      roster.students[i].warnings.push_back(fmt::format("the id looks like {}: they differ only in case, accents or "
-                                                        "characters that are not shown; check that they are "
-                                                        "different students",
-                                                        others));
+        if (j != i)
+          others += fmt::format("{}'{}' ({})", others.empty() ? "" : ", ", roster.students[j].id,
+                                roster.students[j].source);
+      roster.students[i].warnings.push_back(
+          fmt::format("the id looks like {}: they differ only in case, accents or "
+                      "characters that are not shown; check that they are "
+                      "different students",
+                      others));
     }
   }
   // Names differ whenever ids do (file_name_of); a clash would mean two rows write one report, so it is
@@ -371,7 +398,8 @@ void settle_ids(Roster& roster) {
   for (size_t i = 0; i < roster.students.size(); ++i) {
     Student& s = roster.students[i];
     std::string folded = s.file_name;
-    std::transform(folded.begin(), folded.end(), folded.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(folded.begin(), folded.end(), folded.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     auto [it, fresh] = taken.emplace(folded, i);
     if (fresh) continue;
     s.problem = fmt::format("{}: its report file name {} is already that of '{}'; rename one of them",
@@ -402,7 +430,8 @@ std::optional<Roster> read_roster(const fs::path& path, std::string* error) {
   std::error_code ec;
   std::optional<Roster> roster;
   if (fs::is_directory(path, ec)) {
-    roster = fs::exists(path / "submission_metadata.yml", ec) ? read_gradescope(path, error) : read_folders(path);
+    roster =
+        fs::exists(path / "submission_metadata.yml", ec) ? read_gradescope(path, error) : read_folders(path);
     if (roster && roster->students.empty()) {
       *error = fmt::format("{}: no student folders in it", path.string());
       return std::nullopt;

@@ -14,14 +14,14 @@
 namespace gpugrade {
 
 struct Student {
-  std::string id;                  // the gradebook's row name: a folder name, a CSV's id, a Gradescope sid
-                                   // (invalid UTF-8 as \xNN; a row that repeats an id says where it is)
-  std::filesystem::path folder;    // the student's files (empty when they come from git)
+  std::string id;                    // the gradebook's row name: a folder name, a CSV's id, a Gradescope sid
+                                     // (invalid UTF-8 as \xNN; a row that repeats an id says where it is)
+  std::filesystem::path folder;      // the student's files (empty when they come from git)
   std::filesystem::path repository;  // a git repository (CSV rows with repository and revision)
   std::string revision;
-  std::string source;              // where the roster names this student, for messages: "roster.csv:4"
-  std::string file_name;           // its reports' name in students/: unique in the roster, even on a file
-                                   // system that ignores case (file_name_of)
+  std::string source;     // where the roster names this student, for messages: "roster.csv:4"
+  std::string file_name;  // its reports' name in students/: unique in the roster, even on a file
+                          // system that ignores case (file_name_of)
   // Why this row cannot be graded (a repeated id, no id, a folder that is a link, a path that is not a
   // folder; batch adds a revision or repository it cannot read). The row stays in the gradebook with no
   // points and this sentence, and everyone else is graded.
@@ -59,8 +59,8 @@ struct SubmittedFile {
 };
 
 struct ExerciseFile {
-  std::string exercise;  // id
-  std::string file;      // the kernel file's name
+  std::string exercise;        // id
+  std::string file;            // the kernel file's name
   bool file_is_unique = true;  // no other exercise of the course names the same file
 };
 

@@ -23,8 +23,8 @@ std::string absolute_path(const fs::path& path) { return fs::absolute(path).lexi
 // The command every script runs: this gpugrade on the same course, roster and results folder.
 std::string batch_command(const BatchOptions& options) {
   std::string command = fmt::format("exec {} --root {} batch {} --out {}", quote(options.program),
-                                    quote(absolute_path(options.course)), quote(absolute_path(options.roster)),
-                                    quote(absolute_path(options.out)));
+                                    quote(absolute_path(options.course)),
+                                    quote(absolute_path(options.roster)), quote(absolute_path(options.out)));
   for (const std::string& id : options.exercises) command += " --exercise " + quote(id);
   return command;
 }
@@ -34,7 +34,8 @@ std::string header(const BatchOptions& options, const std::string& name, const s
                      absolute_path(options.out / "slurm" / log));
 }
 
-std::optional<std::string> sbatch(const SlurmOptions& slurm, std::vector<std::string> args, std::string* error) {
+std::optional<std::string> sbatch(const SlurmOptions& slurm, std::vector<std::string> args,
+                                  std::string* error) {
   std::optional<std::string> program = find_program(slurm.sbatch);
   if (!program) {
     *error = fmt::format("{} is not on PATH: run gpugrade batch --slurm on a Slurm login node", slurm.sbatch);
@@ -78,7 +79,8 @@ std::string collect_script(const BatchOptions& options) {
   return header(options, "gpugrade-collect", "collect-%j.log") + batch_command(options) + " --collect\n";
 }
 
-std::optional<SlurmJobs> submit_to_slurm(const BatchOptions& options, const SlurmOptions& slurm, std::string* error) {
+std::optional<SlurmJobs> submit_to_slurm(const BatchOptions& options, const SlurmOptions& slurm,
+                                         std::string* error) {
   SlurmJobs jobs;
   jobs.scripts = options.out / "slurm";
   std::error_code ec;
@@ -91,7 +93,8 @@ std::optional<SlurmJobs> submit_to_slurm(const BatchOptions& options, const Slur
   }
   std::optional<std::string> array = sbatch(slurm, {absolute_path(grade)}, error);
   if (!array) return std::nullopt;
-  std::optional<std::string> merge = sbatch(slurm, {"--dependency=afterok:" + *array, absolute_path(collect)}, error);
+  std::optional<std::string> merge =
+      sbatch(slurm, {"--dependency=afterok:" + *array, absolute_path(collect)}, error);
   if (!merge) return std::nullopt;
   jobs.grade = *array;
   jobs.collect = *merge;

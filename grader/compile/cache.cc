@@ -3,14 +3,13 @@
 #include "grader/compile/cache.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-
-#include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include "os/file.h"
 

@@ -3,6 +3,7 @@
 #include "grader/compile/compile_worker.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,8 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "grader/compile/sandbox.h"
@@ -70,11 +69,12 @@ bool write_all(int fd, const char* data, size_t size) {
 }
 
 // Reads exactly `size` bytes; with a deadline, gives up (returning false, *timed_out set) when it passes.
-bool read_exact(int fd, char* data, size_t size, std::optional<std::chrono::steady_clock::time_point> deadline,
-                bool* timed_out) {
+bool read_exact(int fd, char* data, size_t size,
+                std::optional<std::chrono::steady_clock::time_point> deadline, bool* timed_out) {
   while (size > 0) {
     if (deadline) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         *timed_out = true;
         return false;
@@ -94,12 +94,13 @@ bool read_exact(int fd, char* data, size_t size, std::optional<std::chrono::stea
   return true;
 }
 
-std::optional<std::string> read_frame_until(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
+std::optional<std::string> read_frame_until(int fd,
+                                            std::optional<std::chrono::steady_clock::time_point> deadline,
                                             bool* timed_out) {
   unsigned char header[4];
   if (!read_exact(fd, reinterpret_cast<char*>(header), 4, deadline, timed_out)) return std::nullopt;
-  uint32_t size = uint32_t{header[0]} | uint32_t{header[1]} << 8 | uint32_t{header[2]} << 16 |
-                  uint32_t{header[3]} << 24;
+  uint32_t size =
+      uint32_t{header[0]} | uint32_t{header[1]} << 8 | uint32_t{header[2]} << 16 | uint32_t{header[3]} << 24;
   if (size > kMaxFrameBytes) return std::nullopt;
   std::string payload(size, '\0');
   if (!read_exact(fd, payload.data(), size, deadline, timed_out)) return std::nullopt;
@@ -119,7 +120,8 @@ std::optional<WorkerRequest> decode_request(std::string_view payload) {
   if (!json.is_object()) return std::nullopt;
   WorkerRequest request;
   std::vector<SourceFile> source;
-  if (!read_files(json["source"], &source) || source.size() != 1 || !read_files(json["headers"], &request.headers))
+  if (!read_files(json["source"], &source) || source.size() != 1 ||
+      !read_files(json["headers"], &request.headers))
     return std::nullopt;
   request.source = std::move(source.front());
   if (!json["options"].is_array()) return std::nullopt;
@@ -136,11 +138,11 @@ std::string encode_reply(const WorkerReply& reply) {
 
 std::optional<WorkerReply> decode_reply(std::string_view payload) {
   Json json = parse(payload);
-  if (!json.is_object() || !json["compiled"].is_boolean() || !json["ptx"].is_string() || !json["log"].is_string() ||
-      !json["error"].is_string())
+  if (!json.is_object() || !json["compiled"].is_boolean() || !json["ptx"].is_string() ||
+      !json["log"].is_string() || !json["error"].is_string())
     return std::nullopt;
-  return WorkerReply{json["compiled"].get<bool>(), json["ptx"].get<std::string>(), json["log"].get<std::string>(),
-                     json["error"].get<std::string>()};
+  return WorkerReply{json["compiled"].get<bool>(), json["ptx"].get<std::string>(),
+                     json["log"].get<std::string>(), json["error"].get<std::string>()};
 }
 
 bool write_frame(int fd, std::string_view payload) {
@@ -161,8 +163,10 @@ int serve_compile_requests(int in_fd, int out_fd, const CompileFunction& compile
   while (std::optional<std::string> frame = read_frame(in_fd)) {
     std::optional<WorkerRequest> request = decode_request(*frame);
     WorkerReply reply;
-    if (request) reply = compile(*request);
-    else reply.error = "the compile worker received a malformed request";
+    if (request)
+      reply = compile(*request);
+    else
+      reply.error = "the compile worker received a malformed request";
     if (!write_frame(out_fd, encode_reply(reply))) return 1;
   }
   return 0;
@@ -251,7 +255,8 @@ WorkerOutcome CompileWorker::compile(const WorkerRequest& request, double time_l
     return outcome;
   }
   // A broken pipe is reported by write's result; the signal would end the grader.
-  struct sigaction ignore {}, previous{};
+  struct sigaction ignore {
+  }, previous{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ignore, &previous);
   const bool sent = write_frame(to_worker_, encode_request(request));
@@ -260,9 +265,9 @@ WorkerOutcome CompileWorker::compile(const WorkerRequest& request, double time_l
   bool timed_out = false;
   std::optional<std::string> frame;
   if (sent) {
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                        std::chrono::duration<double>(time_limit_seconds));
+    auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(time_limit_seconds));
     frame = read_frame_until(from_worker_, deadline, &timed_out);
   }
   std::optional<WorkerReply> reply = frame ? decode_reply(*frame) : std::nullopt;

@@ -18,16 +18,16 @@
 namespace gpugrade {
 
 struct WorkerRequest {
-  SourceFile source;                // compiled under its own name ("transpose.cu")
-  std::vector<SourceFile> headers;  // offered to quoted includes by name, from memory (never from disk)
+  SourceFile source;                 // compiled under its own name ("transpose.cu")
+  std::vector<SourceFile> headers;   // offered to quoted includes by name, from memory (never from disk)
   std::vector<std::string> options;  // NVRTC's options: -arch=compute_90, -DTILE_DIM=32, ...
 };
 
 struct WorkerReply {
   bool compiled = false;  // NVRTC accepted the source and PTX is set
   std::string ptx;        // `.file` names are the request's names
-  std::string log;        // NVRTC's diagnostics, `transpose.cu(12): error: ...` as nvcc's front end prints them
-  std::string error;      // a failure of NVRTC itself (not of the source): its error string
+  std::string log;    // NVRTC's diagnostics, `transpose.cu(12): error: ...` as nvcc's front end prints them
+  std::string error;  // a failure of NVRTC itself (not of the source): its error string
 };
 
 // A frame is 4 bytes of little-endian length, then that many bytes of JSON. Frames above this size are
@@ -66,7 +66,8 @@ class CompileWorker {
   CompileWorker& operator=(const CompileWorker&) = delete;
   ~CompileWorker() { stop(); }
 
-  // Starts the process now (it loads NVRTC while the caller does other work); compile() starts it when needed.
+  // Starts the process now (it loads NVRTC while the caller does other work); compile() starts it when
+  // needed.
   bool start(std::string* error);
   WorkerOutcome compile(const WorkerRequest& request, double time_limit_seconds, uint64_t memory_limit_bytes);
 

@@ -1,5 +1,6 @@
-// gpugrade-compile-worker: NVRTC behind the compile worker's protocol (grader/compile/compile_worker.h). The only
-// program of the project that loads NVRTC; the grader starts it and speaks to it over its stdin and stdout.
+// gpugrade-compile-worker: NVRTC behind the compile worker's protocol (grader/compile/compile_worker.h). The
+// only program of the project that loads NVRTC; the grader starts it and speaks to it over its stdin and
+// stdout.
 #include <nvrtc.h>
 #include <unistd.h>
 
@@ -31,9 +32,9 @@ WorkerReply compile_with_nvrtc(const WorkerRequest& request) {
     header_names.push_back(h.name.c_str());
   }
   nvrtcProgram program = nullptr;
-  nvrtcResult created = nvrtcCreateProgram(&program, request.source.bytes.c_str(), request.source.name.c_str(),
-                                           static_cast<int>(header_bytes.size()), header_bytes.data(),
-                                           header_names.data());
+  nvrtcResult created =
+      nvrtcCreateProgram(&program, request.source.bytes.c_str(), request.source.name.c_str(),
+                         static_cast<int>(header_bytes.size()), header_bytes.data(), header_names.data());
   if (created != NVRTC_SUCCESS) {
     reply.error = nvrtcGetErrorString(created);
     return reply;

@@ -2,12 +2,12 @@
 // and the cache in front of any Compiler.
 #include "grader/compile/compiler.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "grader/compile/sandbox.h"
@@ -106,7 +106,8 @@ std::string_view take_any(std::string_view* text, std::initializer_list<std::str
 
 // nvcc's front end: `path(12): error: text`, `path(3): warning #177-D: text`, `catastrophic error`, `remark`.
 std::optional<DiagnosticLine> read_nvcc_line(std::string_view line) {
-  for (size_t open = line.rfind('('); open != std::string_view::npos && open > 0; open = line.rfind('(', open - 1)) {
+  for (size_t open = line.rfind('('); open != std::string_view::npos && open > 0;
+       open = line.rfind('(', open - 1)) {
     size_t digits = digits_at(line, open + 1);
     if (digits == 0) continue;
     std::string_view rest = line.substr(open + 1 + digits);
@@ -156,7 +157,8 @@ std::string_view next_line(std::string_view* text) {
 std::optional<size_t> caret_offset(std::string_view shown, std::string_view caret) {
   if (!shown.starts_with("  ") || !caret.starts_with("  ")) return std::nullopt;
   const size_t at = caret.find_first_not_of(" \t");
-  if (at == std::string_view::npos || caret[at] != '^' || caret.find_first_not_of(" \t", at + 1) != std::string_view::npos)
+  if (at == std::string_view::npos || caret[at] != '^' ||
+      caret.find_first_not_of(" \t", at + 1) != std::string_view::npos)
     return std::nullopt;
   return at >= shown.size() ? std::nullopt : std::optional<size_t>(at - 2);
 }
@@ -233,8 +235,10 @@ std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind
     bool is_warning = read->severity == "warning";
     std::string file(read->file);
     auto mapped = std::find_if(paths.begin(), paths.end(), [&](const auto& p) { return p.first == file; });
-    if (mapped != paths.end()) file = mapped->second;
-    else if (is_warning) continue;
+    if (mapped != paths.end())
+      file = mapped->second;
+    else if (is_warning)
+      continue;
     Finding finding = compile_error(escape_invalid_utf8(read->message), escape_invalid_utf8(file));
     finding.kind = kind;
     finding.severity = is_warning ? Severity::kWarning : Severity::kError;
@@ -291,8 +295,10 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   paths.emplace_back(source.string(), request.display_path);
   for (const SourceFile& header : request.headers) {
     if (!is_plain_file_name(header.name) || header.name == request.source.name)
-      return fail(fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name));
-    if (!write_file_bytes(dir->path() / header.name, header.bytes)) return fail("cannot copy the exercise's headers");
+      return fail(
+          fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name));
+    if (!write_file_bytes(dir->path() / header.name, header.bytes))
+      return fail("cannot copy the exercise's headers");
     paths.emplace_back((dir->path() / header.name).string(),
                        fmt::format("{}/{}", request.headers_display_dir, header.name));
   }
@@ -311,20 +317,23 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   argv.insert(argv.end(), {"-o", ptx.string(), source.string()});
   if (bwrap_) {
     SandboxView view{dir->path(), {}};
-    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty()) view.read_only.push_back(root);
+    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty())
+      view.read_only.push_back(root);
     argv = sandboxed_argv(*bwrap_, argv, view);
   }
-  ProcessResult run = run_process(argv, {.working_directory = dir->path(),
-                                         .time_limit_seconds = request.time_limit_seconds,
-                                         .memory_limit_bytes = request.memory_limit_bytes,
-                                         // nvcc's temporary files (unsandboxed) in the folder Ctrl-C removes
-                                         .extra_environment = {"LC_ALL=C", "TMPDIR=" + dir->path().string()}});
+  ProcessResult run =
+      run_process(argv, {.working_directory = dir->path(),
+                         .time_limit_seconds = request.time_limit_seconds,
+                         .memory_limit_bytes = request.memory_limit_bytes,
+                         // nvcc's temporary files (unsandboxed) in the folder Ctrl-C removes
+                         .extra_environment = {"LC_ALL=C", "TMPDIR=" + dir->path().string()}});
   if (!run.started) return fail(fmt::format("cannot run nvcc: {}", run.error));
   if (run.timed_out) {
     output.timed_out = true;
-    return fail(fmt::format("nvcc did not finish within {:g} s; look for loops unrolled without bound or "
-                            "deep template recursion",
-                            request.time_limit_seconds));
+    return fail(
+        fmt::format("nvcc did not finish within {:g} s; look for loops unrolled without bound or "
+                    "deep template recursion",
+                    request.time_limit_seconds));
   }
   output.findings = parse_diagnostics(run.err + run.out, FindingKind::kCompileError, paths,
                                       {request.display_path, request.source.bytes});
@@ -337,7 +346,7 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
                                [](const Finding& f) { return f.severity == Severity::kError; });
   if (!output.ok() && !has_error) {
     std::string why = run.signal != 0 ? fmt::format("killed by signal {} (out of memory?)", run.signal)
-                                       : first_line(run.err + run.out);
+                                      : first_line(run.err + run.out);
     return fail(fmt::format("nvcc failed: {}", why.empty() ? "no PTX was written" : why));
   }
   return output;

@@ -31,22 +31,22 @@ inline constexpr double kSubmissionCompileSeconds = 60;
 inline constexpr double kLeastCompileSeconds = 1;
 
 struct CompileRequest {
-  SourceFile source;                  // the submission, under its own file name ("transpose.cu")
-  std::string display_path;           // how findings name it: "exercises/transpose-tiled/transpose.cu"
-  std::vector<SourceFile> headers;    // the exercise folder's headers, copied beside the submission
-  std::string headers_display_dir;    // how findings name their folder: "exercises/transpose-tiled"
+  SourceFile source;                // the submission, under its own file name ("transpose.cu")
+  std::string display_path;         // how findings name it: "exercises/transpose-tiled/transpose.cu"
+  std::vector<SourceFile> headers;  // the exercise folder's headers, copied beside the submission
+  std::string headers_display_dir;  // how findings name their folder: "exercises/transpose-tiled"
   std::vector<Define> defines;
-  std::vector<std::string> flags;     // the exercise's nvcc_flags (from the loader's allowed list)
+  std::vector<std::string> flags;  // the exercise's nvcc_flags (from the loader's allowed list)
   std::string arch = "sm_90";
   double time_limit_seconds = kSubmissionCompileSeconds;  // what is left of the submission's budget
   uint64_t memory_limit_bytes = uint64_t{4} << 30;
 };
 
 struct CompileOutput {
-  std::string ptx;                    // empty when compilation failed; `.file` paths are display paths
-  std::vector<Finding> findings;      // compile-error (errors and warnings); file and line are the learner's
-  bool timed_out = false;             // a timeout is not cached: the next run may be less loaded
-  bool tool_failed = false;           // the compiler itself failed (not the source): not cached either
+  std::string ptx;                // empty when compilation failed; `.file` paths are display paths
+  std::vector<Finding> findings;  // compile-error (errors and warnings); file and line are the learner's
+  bool timed_out = false;         // a timeout is not cached: the next run may be less loaded
+  bool tool_failed = false;       // the compiler itself failed (not the source): not cached either
   bool from_cache = false;
   bool ok() const { return !ptx.empty(); }
 };
@@ -65,7 +65,8 @@ std::string find_nvcc();
 class NvccCompiler : public Compiler {
  public:
   // Runs `nvcc --version` (once per process and path); nullopt with *error when nvcc cannot run. Compiles
-  // run in the sandbox of grader/compile/sandbox.h where bwrap works here, else with time and memory limits only.
+  // run in the sandbox of grader/compile/sandbox.h where bwrap works here, else with time and memory limits
+  // only.
   static std::optional<NvccCompiler> create(const std::string& nvcc_path, std::string* error);
 
   CompileOutput compile(const CompileRequest& request) override;
@@ -74,7 +75,8 @@ class NvccCompiler : public Compiler {
   const std::string& unsandboxed_because() const { return unsandboxed_because_; }
 
  private:
-  NvccCompiler(std::string path, std::string version) : path_(std::move(path)), version_(std::move(version)) {}
+  NvccCompiler(std::string path, std::string version)
+      : path_(std::move(path)), version_(std::move(version)) {}
   std::string path_;
   std::string version_;
   std::optional<std::string> bwrap_;

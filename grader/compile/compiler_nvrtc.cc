@@ -2,11 +2,11 @@
 // learner's paths and findings parsed as nvcc's; whatever NVRTC refuses goes to nvcc for its verdict.
 #include "grader/compile/compiler_nvrtc.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 namespace gpugrade {
 namespace {
@@ -23,7 +23,9 @@ std::string cuda_include_dir_of(const std::string& nvcc_path) {
 }
 
 NvrtcCompiler::NvrtcCompiler(std::string worker_program, Compiler& fallback, std::string cuda_include_dir)
-    : worker_(worker_program, uint64_t{4} << 30), fallback_(fallback), cuda_include_dir_(std::move(cuda_include_dir)) {
+    : worker_(worker_program, uint64_t{4} << 30),
+      fallback_(fallback),
+      cuda_include_dir_(std::move(cuda_include_dir)) {
   // The library's versioned file name (libnvrtc.so.13.0.88) says which NVRTC the worker loads; nvcc's
   // version joins it because refusals carry nvcc's words.
   std::error_code ec;
@@ -51,8 +53,12 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   job.headers = request.headers;
   // nvcc's device defaults, said explicitly: C++17, line info for findings, no search beside the source
   // (headers come from the request), and the toolkit's headers for the ones the screen lets through.
-  job.options = {"-arch=" + virtual_arch(request.arch), "-lineinfo", "-std=c++17", "--no-source-include",
-                 "--display-error-number", "-I" + cuda_include_dir_};
+  job.options = {"-arch=" + virtual_arch(request.arch),
+                 "-lineinfo",
+                 "-std=c++17",
+                 "--no-source-include",
+                 "--display-error-number",
+                 "-I" + cuda_include_dir_};
   for (const Define& d : request.defines) job.options.push_back(fmt::format("-D{}={}", d.name, d.value));
   // The exercise's nvcc_flags: every flag the loader allows (-use_fast_math, -ftz=, -maxrregcount=, ...) is
   // spelled the same way for NVRTC.
@@ -71,7 +77,8 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
       return output;
     case WorkerOutcome::Status::kDied:
       output.tool_failed = true;
-      output.findings.push_back(compile_error(fmt::format("NVRTC failed: {}", outcome.why), request.display_path));
+      output.findings.push_back(
+          compile_error(fmt::format("NVRTC failed: {}", outcome.why), request.display_path));
       return output;
     case WorkerOutcome::Status::kCannotStart:
       output.tool_failed = true;
@@ -84,20 +91,23 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   const WorkerReply& reply = outcome.reply;
   if (!reply.error.empty()) {
     output.tool_failed = true;
-    output.findings.push_back(compile_error(fmt::format("NVRTC failed: {}", reply.error), request.display_path));
+    output.findings.push_back(
+        compile_error(fmt::format("NVRTC failed: {}", reply.error), request.display_path));
     return output;
   }
   if (!reply.compiled) {
     // One budget for the submission, whichever compilers spend it: nvcc gets what NVRTC left.
     CompileRequest rest = request;
-    rest.time_limit_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    rest.time_limit_seconds -=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (rest.time_limit_seconds < kLeastCompileSeconds) {
       output.timed_out = true;
       output.findings.push_back(compile_error(
-          fmt::format("NVRTC refused the submission after most of its {:g} s compile budget, which nvcc would have "
-                      "shared; look for loops unrolled without bound, deep template recursion or macros that "
-                      "expand without end",
-                      request.time_limit_seconds),
+          fmt::format(
+              "NVRTC refused the submission after most of its {:g} s compile budget, which nvcc would have "
+              "shared; look for loops unrolled without bound, deep template recursion or macros that "
+              "expand without end",
+              request.time_limit_seconds),
           request.display_path));
       return output;
     }
@@ -106,8 +116,8 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   PathMap paths = {{request.source.name, request.display_path}};
   for (const SourceFile& h : request.headers)
     paths.emplace_back(h.name, fmt::format("{}/{}", request.headers_display_dir, h.name));
-  output.findings =
-      parse_diagnostics(reply.log, FindingKind::kCompileError, paths, {request.display_path, request.source.bytes});
+  output.findings = parse_diagnostics(reply.log, FindingKind::kCompileError, paths,
+                                      {request.display_path, request.source.bytes});
   output.ptx = reply.ptx;
   for (const auto& [name, display] : paths)
     replace_all(output.ptx, fmt::format("\"{}\"", name), fmt::format("\"{}\"", display));

@@ -17,7 +17,8 @@ class NvrtcCompiler : public Compiler {
   // `cuda_include_dir` is offered to NVRTC for the CUDA headers the screen allows (cuda_fp16.h, mma.h...).
   NvrtcCompiler(std::string worker_program, Compiler& fallback, std::string cuda_include_dir);
 
-  // Starts the worker now, so that it loads NVRTC while the caller prepares; false with *error when it cannot.
+  // Starts the worker now, so that it loads NVRTC while the caller prepares; false with *error when it
+  // cannot.
   bool start(std::string* error);
   CompileOutput compile(const CompileRequest& request) override;
   std::string identity() const override;

@@ -2,10 +2,10 @@
 // mount namespaces, which some containers and kernels refuse).
 #include "grader/compile/sandbox.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <mutex>
-
-#include <fmt/format.h>
 
 #include "os/process.h"
 #include "os/scratch_dir.h"
@@ -28,7 +28,8 @@ struct Probe {
 };
 
 Probe probe() {
-  if (const char* setting = std::getenv("GPUGRADE_SANDBOX"); setting != nullptr && std::string(setting) == "off")
+  if (const char* setting = std::getenv("GPUGRADE_SANDBOX");
+      setting != nullptr && std::string(setting) == "off")
     return {std::nullopt, "GPUGRADE_SANDBOX=off"};
   std::optional<std::string> bwrap = find_program("bwrap");
   if (!bwrap) return {std::nullopt, "bwrap is not installed (Debian's package bubblewrap)"};
@@ -38,7 +39,8 @@ Probe probe() {
   std::optional<std::string> true_program = find_program("true");
   if (!true_program) return {std::nullopt, "no `true` program to try bwrap with"};
   std::error_code ec;
-  const fs::path true_path = fs::canonical(*true_program, ec);  // /bin/true is a link into /usr on merged systems
+  const fs::path true_path =
+      fs::canonical(*true_program, ec);  // /bin/true is a link into /usr on merged systems
   if (ec) return {std::nullopt, fmt::format("cannot find {}: {}", *true_program, ec.message())};
   ProcessOptions options;
   options.time_limit_seconds = 10;
@@ -62,8 +64,8 @@ std::optional<std::string> find_sandbox(std::string* why) {
 
 std::vector<std::string> sandboxed_argv(const std::string& bwrap, const std::vector<std::string>& argv,
                                         const SandboxView& view) {
-  std::vector<std::string> out = {bwrap, "--unshare-all", "--die-with-parent", "--new-session",
-                                  "--ro-bind", "/usr", "/usr"};
+  std::vector<std::string> out = {bwrap,  "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind",
+                                  "/usr", "/usr"};
   std::error_code ec;
   for (const char* folder : kSystemFolders) {
     if (fs::is_symlink(folder, ec)) {
@@ -77,7 +79,8 @@ std::vector<std::string> sandboxed_argv(const std::string& bwrap, const std::vec
   // after the tmpfs, so that one below /tmp (a build in a clone under /tmp) is not hidden by it.
   const std::string scratch = view.scratch.string();
   out.insert(out.end(), {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", scratch, scratch});
-  for (const fs::path& path : view.read_only) out.insert(out.end(), {"--ro-bind", path.string(), path.string()});
+  for (const fs::path& path : view.read_only)
+    out.insert(out.end(), {"--ro-bind", path.string(), path.string()});
   out.insert(out.end(), {"--chdir", scratch, "--setenv", "TMPDIR", scratch, "--"});
   out.insert(out.end(), argv.begin(), argv.end());
   return out;

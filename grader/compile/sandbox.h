@@ -12,8 +12,8 @@
 namespace gpugrade {
 
 struct SandboxView {
-  std::filesystem::path scratch;                  // the only writable folder: working directory and TMPDIR
-  std::vector<std::filesystem::path> read_only;   // more to see besides /usr (a toolkit outside /usr...)
+  std::filesystem::path scratch;                 // the only writable folder: working directory and TMPDIR
+  std::vector<std::filesystem::path> read_only;  // more to see besides /usr (a toolkit outside /usr...)
 };
 
 // The path of a bwrap that works on this machine: present, and able to make its namespaces here (tried once

@@ -2,42 +2,166 @@
 // string literals) that finds directives the way the preprocessor would, and judges each include.
 #include "grader/compile/screen.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "os/file.h"
 
 namespace gpugrade {
 namespace {
 
-constexpr std::array<std::string_view, 11> kCudaHeaders = {
-    "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h", "cuda_fp16.h", "cuda_bf16.h",
-    "cuda_fp8.h",     "mma.h",              "cuda_pipeline.h",            "cuda_awbarrier.h",
-    "cooperative_groups.h", "math_constants.h"};
+constexpr std::array<std::string_view, 11> kCudaHeaders = {"cuda_runtime.h",
+                                                           "cuda_runtime_api.h",
+                                                           "device_launch_parameters.h",
+                                                           "cuda_fp16.h",
+                                                           "cuda_bf16.h",
+                                                           "cuda_fp8.h",
+                                                           "mma.h",
+                                                           "cuda_pipeline.h",
+                                                           "cuda_awbarrier.h",
+                                                           "cooperative_groups.h",
+                                                           "math_constants.h"};
 
 // The C and C++ standard libraries' headers, by their standard names. A homework file has host code with
 // its own headers (<iostream>, <time.h>); none of its host code runs, so a standard header is harmless, and a
 // fixed list of names is what keeps the screen from reading a path the submission chose.
-constexpr std::array<std::string_view, 133> kStandardHeaders = {
-    "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cassert", "ccomplex", "cctype", "cerrno",
-    "cfenv", "cfloat", "charconv", "chrono", "cinttypes", "ciso646", "climits", "clocale", "cmath", "codecvt",
-    "compare", "complex", "concepts", "condition_variable", "coroutine", "csetjmp", "csignal", "cstdalign",
-    "cstdarg", "cstdbool", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctgmath", "ctime", "cuchar",
-    "cwchar", "cwctype", "deque", "exception", "execution", "expected", "filesystem", "format", "forward_list",
-    "fstream", "functional", "future", "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream",
-    "iterator", "latch", "limits", "list", "locale", "map", "memory", "memory_resource", "mutex", "new", "numbers",
-    "numeric", "optional", "ostream", "queue", "random", "ranges", "ratio", "regex", "scoped_allocator",
-    "semaphore", "set", "shared_mutex", "source_location", "span", "sstream", "stack", "stdexcept", "stop_token",
-    "streambuf", "string", "string_view", "strstream", "syncstream", "system_error", "thread", "tuple",
-    "type_traits", "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility", "valarray", "variant",
-    "vector", "version", "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h",
-    "iso646.h", "limits.h", "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h", "stdarg.h", "stdatomic.h",
-    "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "stdnoreturn.h", "string.h", "tgmath.h",
-    "threads.h", "time.h", "uchar.h", "wchar.h", "wctype.h"};
+constexpr std::array<std::string_view, 133> kStandardHeaders = {"algorithm",
+                                                                "any",
+                                                                "array",
+                                                                "atomic",
+                                                                "barrier",
+                                                                "bit",
+                                                                "bitset",
+                                                                "cassert",
+                                                                "ccomplex",
+                                                                "cctype",
+                                                                "cerrno",
+                                                                "cfenv",
+                                                                "cfloat",
+                                                                "charconv",
+                                                                "chrono",
+                                                                "cinttypes",
+                                                                "ciso646",
+                                                                "climits",
+                                                                "clocale",
+                                                                "cmath",
+                                                                "codecvt",
+                                                                "compare",
+                                                                "complex",
+                                                                "concepts",
+                                                                "condition_variable",
+                                                                "coroutine",
+                                                                "csetjmp",
+                                                                "csignal",
+                                                                "cstdalign",
+                                                                "cstdarg",
+                                                                "cstdbool",
+                                                                "cstddef",
+                                                                "cstdint",
+                                                                "cstdio",
+                                                                "cstdlib",
+                                                                "cstring",
+                                                                "ctgmath",
+                                                                "ctime",
+                                                                "cuchar",
+                                                                "cwchar",
+                                                                "cwctype",
+                                                                "deque",
+                                                                "exception",
+                                                                "execution",
+                                                                "expected",
+                                                                "filesystem",
+                                                                "format",
+                                                                "forward_list",
+                                                                "fstream",
+                                                                "functional",
+                                                                "future",
+                                                                "initializer_list",
+                                                                "iomanip",
+                                                                "ios",
+                                                                "iosfwd",
+                                                                "iostream",
+                                                                "istream",
+                                                                "iterator",
+                                                                "latch",
+                                                                "limits",
+                                                                "list",
+                                                                "locale",
+                                                                "map",
+                                                                "memory",
+                                                                "memory_resource",
+                                                                "mutex",
+                                                                "new",
+                                                                "numbers",
+                                                                "numeric",
+                                                                "optional",
+                                                                "ostream",
+                                                                "queue",
+                                                                "random",
+                                                                "ranges",
+                                                                "ratio",
+                                                                "regex",
+                                                                "scoped_allocator",
+                                                                "semaphore",
+                                                                "set",
+                                                                "shared_mutex",
+                                                                "source_location",
+                                                                "span",
+                                                                "sstream",
+                                                                "stack",
+                                                                "stdexcept",
+                                                                "stop_token",
+                                                                "streambuf",
+                                                                "string",
+                                                                "string_view",
+                                                                "strstream",
+                                                                "syncstream",
+                                                                "system_error",
+                                                                "thread",
+                                                                "tuple",
+                                                                "type_traits",
+                                                                "typeindex",
+                                                                "typeinfo",
+                                                                "unordered_map",
+                                                                "unordered_set",
+                                                                "utility",
+                                                                "valarray",
+                                                                "variant",
+                                                                "vector",
+                                                                "version",
+                                                                "assert.h",
+                                                                "complex.h",
+                                                                "ctype.h",
+                                                                "errno.h",
+                                                                "fenv.h",
+                                                                "float.h",
+                                                                "inttypes.h",
+                                                                "iso646.h",
+                                                                "limits.h",
+                                                                "locale.h",
+                                                                "math.h",
+                                                                "setjmp.h",
+                                                                "signal.h",
+                                                                "stdalign.h",
+                                                                "stdarg.h",
+                                                                "stdatomic.h",
+                                                                "stdbool.h",
+                                                                "stddef.h",
+                                                                "stdint.h",
+                                                                "stdio.h",
+                                                                "stdlib.h",
+                                                                "stdnoreturn.h",
+                                                                "string.h",
+                                                                "tgmath.h",
+                                                                "threads.h",
+                                                                "time.h",
+                                                                "uchar.h",
+                                                                "wchar.h",
+                                                                "wctype.h"};
 
 // Folders of headers allowed as a whole: cooperative groups and libcu++.
 constexpr std::array<std::string_view, 2> kAllowedFolders = {"cooperative_groups/", "cuda/"};
@@ -203,19 +327,22 @@ class Screen {
   }
 
   // Words that let a submission learn about the grading machine's files, or run a pragma the screen never
-  // sees as a directive. (Token pasting can still spell them; the compiler's sandbox is the wall behind this.)
+  // sees as a directive. (Token pasting can still spell them; the compiler's sandbox is the wall behind
+  // this.)
   void judge_word(std::string_view word, int line) {
     if (word == "_Pragma") {
-      reject(line,
-             "_Pragma is not allowed: the screen cannot judge a pragma made inside code or a macro; write the "
-             "#pragma on a line of its own instead",
-             "");
+      reject(
+          line,
+          "_Pragma is not allowed: the screen cannot judge a pragma made inside code or a macro; write the "
+          "#pragma on a line of its own instead",
+          "");
     } else if (word == "__has_include" || word == "__has_include_next") {
-      reject(line,
-             fmt::format("{} is not allowed: it asks whether a file exists on the grading machine; include the "
-                         "headers you need directly",
-                         word),
-             "");
+      reject(
+          line,
+          fmt::format("{} is not allowed: it asks whether a file exists on the grading machine; include the "
+                      "headers you need directly",
+                      word),
+          "");
     }
   }
 
@@ -249,11 +376,13 @@ class Screen {
       reject(line, "#line is not allowed: it would make findings point at the wrong file and line; remove it",
              "");
     } else if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0]))) {
-      reject(line,
-             "a line marker (`# 12 \"file\"`) is not allowed: it would make findings point at another file and "
-             "line; remove it",
-             "");
-    } else if (name == "pragma" && rest.starts_with("GCC") && trim(rest.substr(3)).starts_with("dependency")) {
+      reject(
+          line,
+          "a line marker (`# 12 \"file\"`) is not allowed: it would make findings point at another file and "
+          "line; remove it",
+          "");
+    } else if (name == "pragma" && rest.starts_with("GCC") &&
+               trim(rest.substr(3)).starts_with("dependency")) {
       reject(line, "#pragma GCC dependency is not allowed: it reads another file; remove it", "");
     }
   }
@@ -282,9 +411,11 @@ class Screen {
     } else if (open == '"') {
       why = "the exercise's folder has no such file";
     } else {
-      why = "only CUDA headers (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h, cuda/std/...), the C and "
-            "C++ standard headers (<cstdint>, <iostream>, <time.h>, ...), and the exercise's own headers can be "
-            "included";
+      why =
+          "only CUDA headers (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h, cuda/std/...), the C and "
+          "C++ standard headers (<cstdint>, <iostream>, <time.h>, ...), and the exercise's own headers can "
+          "be "
+          "included";
     }
     reject(line, fmt::format("{} is not allowed: {}; remove it", written, why), header);
   }

@@ -31,8 +31,8 @@ bool is_allowed_system_header(std::string_view header);
 // result is one `rejected-source` Finding per refused directive, with display_path and the directive's line.
 // Also refused: computed includes (`#include HEADER_MACRO`), `#line` and GNU line markers (`# 12 "file"`:
 // findings would point elsewhere), `#pragma GCC dependency` (it reads another file's timestamp), `_Pragma`
-// (a pragma the screen cannot see) and `__has_include`/`__has_include_next` (they probe for files). Inline asm is allowed: it is device code
-// like the rest, and only ever runs on the simulator or a GPU.
+// (a pragma the screen cannot see) and `__has_include`/`__has_include_next` (they probe for files). Inline
+// asm is allowed: it is device code like the rest, and only ever runs on the simulator or a GPU.
 std::vector<Finding> screen_source(std::string_view text, std::string_view display_path,
                                    const std::vector<std::string>& folder_files);
 

@@ -88,7 +88,8 @@ PlatformLayout platform_layout(Platform platform) {
   switch (platform) {
     case Platform::kGradescope:  // gradescope-autograders.readthedocs.io/en/latest/specs/, "File hierarchy"
       return {"/autograder/submission", "/autograder/results/results.json"};
-    case Platform::kPrairieLearn:  // prairielearn.readthedocs.io/en/latest/externalGrading/, "The Grading Process"
+    case Platform::kPrairieLearn:  // prairielearn.readthedocs.io/en/latest/externalGrading/, "The Grading
+                                   // Process"
       return {"/grade/student", "/grade/results/results.json"};
     case Platform::kGithubClassroom:  // the student's repository, checked out where the workflow runs
       return {".", ""};
@@ -111,9 +112,10 @@ std::vector<Graded> grade_submission(const std::vector<Exercise>& exercises, con
   }
   const fs::path inner = only_folder(submission).value_or(submission);
   for (const Exercise& exercise : exercises) {
-    const int named = static_cast<int>(std::count_if(exercises.begin(), exercises.end(), [&](const Exercise& e) {
-      return e.kernel.file == exercise.kernel.file;
-    }));
+    const int named =
+        static_cast<int>(std::count_if(exercises.begin(), exercises.end(), [&](const Exercise& e) {
+          return e.kernel.file == exercise.kernel.file;
+        }));
     const ExerciseFile wanted{exercise.id, exercise.kernel.file, named == 1};
     SubmittedFile file;
     fs::path found_in = submission;
@@ -142,12 +144,14 @@ std::vector<Graded> grade_submission(const std::vector<Exercise>& exercises, con
       }
     }
     if (file.status == SubmittedFile::Status::kMissing) {
-      std::string looked = named == 1 ? fmt::format("exercises/{0}/{1}, {0}/{1} or {1}", exercise.id, exercise.kernel.file)
-                                      : fmt::format("exercises/{0}/{1} or {0}/{1}", exercise.id, exercise.kernel.file);
+      std::string looked =
+          named == 1 ? fmt::format("exercises/{0}/{1}, {0}/{1} or {1}", exercise.id, exercise.kernel.file)
+                     : fmt::format("exercises/{0}/{1} or {0}/{1}", exercise.id, exercise.kernel.file);
       grades.push_back(not_submitted(
-          exercise, fmt::format("no {} was handed in for {}: gpugrade looked for {} (also inside the one folder "
-                                "a submission holds); hand in the file under that name",
-                                exercise.kernel.file, exercise.id, looked)));
+          exercise,
+          fmt::format("no {} was handed in for {}: gpugrade looked for {} (also inside the one folder "
+                      "a submission holds); hand in the file under that name",
+                      exercise.kernel.file, exercise.id, looked)));
       continue;
     }
     if (file.status == SubmittedFile::Status::kRefused) {
@@ -161,7 +165,8 @@ std::vector<Graded> grade_submission(const std::vector<Exercise>& exercises, con
   return grades;
 }
 
-bool deliver_results(Platform platform, const fs::path& results, const std::string& text, std::string* error) {
+bool deliver_results(Platform platform, const fs::path& results, const std::string& text,
+                     std::string* error) {
   if (!results.empty()) {
     std::error_code ec;
     fs::create_directories(results.parent_path().empty() ? "." : results.parent_path(), ec);
@@ -174,8 +179,10 @@ bool deliver_results(Platform platform, const fs::path& results, const std::stri
   if (platform != Platform::kGithubClassroom) return true;
   if (output == nullptr || *output == '\0') {
     if (!results.empty()) return true;
-    *error = "$GITHUB_OUTPUT is not set, so the results have nowhere to go: GitHub Actions sets it; elsewhere pass "
-             "--results FILE";
+    *error =
+        "$GITHUB_OUTPUT is not set, so the results have nowhere to go: GitHub Actions sets it; elsewhere "
+        "pass "
+        "--results FILE";
     return false;
   }
   // The reporter decodes the step's `result` output from base64 (autograding-grading-reporter, src/main.js).

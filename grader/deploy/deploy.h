@@ -25,12 +25,12 @@ const std::vector<std::string>& platform_names();  // "gradescope", "prairielear
 
 struct ExportRequest {
   Platform platform = Platform::kGradescope;
-  std::filesystem::path course;       // the course root: exercises/, solutions/, course.yaml
-  std::vector<Exercise> exercises;    // the trusted definitions, loaded, with the course's points
-  std::filesystem::path out;          // a folder that does not exist yet, or an empty one
-  std::filesystem::path program;      // the running gpugrade: it, its compile worker and libraries are copied
-  std::string cuda_release;           // the CUDA release this gpugrade was built against: "13.0"
-  std::string image;                  // PrairieLearn: the grader image's name on a registry
+  std::filesystem::path course;     // the course root: exercises/, solutions/, course.yaml
+  std::vector<Exercise> exercises;  // the trusted definitions, loaded, with the course's points
+  std::filesystem::path out;        // a folder that does not exist yet, or an empty one
+  std::filesystem::path program;    // the running gpugrade: it, its compile worker and libraries are copied
+  std::string cuda_release;         // the CUDA release this gpugrade was built against: "13.0"
+  std::string image;                // PrairieLearn: the grader image's name on a registry
 };
 
 // Writes the platform's grader under request.out and lists what it wrote (paths relative to out) in
@@ -64,8 +64,9 @@ using GradeFile = std::function<std::optional<Result>(const Exercise&, const std
 // exercise, the one .cu file handed in under any name) and grades it: one Graded per exercise, in order.
 // When grading cannot go on (the submission folder is missing, GradeFile fails), *error says why and the
 // exercises not graded have no points.
-std::vector<Graded> grade_submission(const std::vector<Exercise>& exercises, const std::filesystem::path& submission,
-                                     const GradeFile& grade_file, std::string* error);
+std::vector<Graded> grade_submission(const std::vector<Exercise>& exercises,
+                                     const std::filesystem::path& submission, const GradeFile& grade_file,
+                                     std::string* error);
 
 // The platform's results file for the grades (docs/deploy/*.schema.json), or for an error that kept the
 // grader from grading (`error` not empty: then only the grades' max_points count).

@@ -5,11 +5,10 @@
 #include <unistd.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "grader/deploy/deploy.h"
 #include "grader/deploy/templates.h"
@@ -30,8 +29,9 @@ using Substitutions = std::map<std::string, std::string>;
 // grader starts too (the host compiler, the assembler and linker, the reference program): a bundled copy of
 // these would be found before the newer one those tools were built against.
 bool system_library(const std::string& name) {
-  for (const char* prefix : {"linux-vdso", "ld-linux", "libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so",
-                             "libresolv.so", "libz.so", "libstdc++.so", "libgcc_s.so", "libnvrtc", "libcuda"})
+  for (const char* prefix :
+       {"linux-vdso", "ld-linux", "libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so",
+        "libresolv.so", "libz.so", "libstdc++.so", "libgcc_s.so", "libnvrtc", "libcuda"})
     if (name.rfind(prefix, 0) == 0) return true;
   return false;
 }
@@ -89,13 +89,14 @@ class Writer {
 
 // The program, its compile worker, the libraries `ldd` says they load (those not everywhere), the wrapper
 // that finds them, and the install script, under `to`.
-bool write_bundle(const ExportRequest& request, Writer& writer, const fs::path& to, const Substitutions& values,
-                  std::string* error) {
+bool write_bundle(const ExportRequest& request, Writer& writer, const fs::path& to,
+                  const Substitutions& values, std::string* error) {
   const fs::path worker = request.program.parent_path() / "gpugrade-compile-worker";
   if (!fs::is_regular_file(worker)) {
-    *error = fmt::format("no gpugrade-compile-worker beside {}: export copies the two programs together; run "
-                         "the gpugrade that was built or installed with its worker",
-                         request.program.string());
+    *error = fmt::format(
+        "no gpugrade-compile-worker beside {}: export copies the two programs together; run "
+        "the gpugrade that was built or installed with its worker",
+        request.program.string());
     return false;
   }
   if (!writer.copy(request.program, to / "libexec/gpugrade", error) ||
@@ -118,12 +119,15 @@ bool write_bundle(const ExportRequest& request, Writer& writer, const fs::path& 
       // "\tlibfmt.so.9 => /lib/x86_64-linux-gnu/libfmt.so.9 (0x...)"
       const size_t arrow = line.find(" => ");
       if (arrow == std::string::npos) continue;
-      const std::string name = line.substr(line.find_first_not_of(" \t"), arrow - line.find_first_not_of(" \t"));
+      const std::string name =
+          line.substr(line.find_first_not_of(" \t"), arrow - line.find_first_not_of(" \t"));
       const size_t end = line.find(" (", arrow);
-      const std::string path = line.substr(arrow + 4, end == std::string::npos ? std::string::npos : end - arrow - 4);
+      const std::string path =
+          line.substr(arrow + 4, end == std::string::npos ? std::string::npos : end - arrow - 4);
       if (path == "not found") {
-        *error = fmt::format("{} loads {}, which is not found here; export from a machine where gpugrade runs",
-                             program.string(), name);
+        *error =
+            fmt::format("{} loads {}, which is not found here; export from a machine where gpugrade runs",
+                        program.string(), name);
         return false;
       }
       if (system_library(name) || !copied.insert(name).second) continue;
@@ -142,7 +146,8 @@ bool write_course(const ExportRequest& request, Writer& writer, const fs::path& 
     std::error_code ec;
     for (fs::recursive_directory_iterator it(exercise.dir, ec), end; !ec && it != end; it.increment(ec)) {
       if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-      if (!writer.copy(it->path(), to / "exercises" / exercise.id / it->path().lexically_relative(exercise.dir), error))
+      if (!writer.copy(it->path(),
+                       to / "exercises" / exercise.id / it->path().lexically_relative(exercise.dir), error))
         return false;
     }
     if (ec) {
@@ -176,7 +181,8 @@ std::string new_uuid() {
 
 std::string json_string(const std::string& text) { return nlohmann::json(text).dump(); }
 
-bool export_gradescope(const ExportRequest& request, Writer& writer, const Substitutions& values, std::string* error) {
+bool export_gradescope(const ExportRequest& request, Writer& writer, const Substitutions& values,
+                       std::string* error) {
   if (!write_bundle(request, writer, "autograder/gpugrade", values, error) ||
       !write_course(request, writer, "autograder/course", true, error) ||
       !writer.from_template("gradescope/setup.sh", "autograder/setup.sh", values, error) ||
@@ -188,11 +194,13 @@ bool export_gradescope(const ExportRequest& request, Writer& writer, const Subst
   return true;
 }
 
-bool export_prairielearn(const ExportRequest& request, Writer& writer, Substitutions values, std::string* error) {
+bool export_prairielearn(const ExportRequest& request, Writer& writer, Substitutions values,
+                         std::string* error) {
   if (!write_bundle(request, writer, "image/gpugrade", values, error) ||
       !write_course(request, writer, "image/course", true, error) ||
       !writer.from_template("prairielearn/Dockerfile", "image/Dockerfile", values, error) ||
-      !writer.from_template("prairielearn/run_prairielearn", "image/gpugrade/run_prairielearn", values, error))
+      !writer.from_template("prairielearn/run_prairielearn", "image/gpugrade/run_prairielearn", values,
+                            error))
     return false;
   for (const Exercise& exercise : request.exercises) {
     const fs::path question = fs::path("questions") / exercise.id;
@@ -206,8 +214,8 @@ bool export_prairielearn(const ExportRequest& request, Writer& writer, Substitut
     values["@LESSON@"] = lesson.value_or("");
     if (!writer.from_template("prairielearn/info.json", question / "info.json", values, error) ||
         !writer.from_template("prairielearn/question.html", question / "question.html", values, error) ||
-        !writer.copy(exercise.dir / exercise.kernel.file, question / "clientFilesQuestion" / exercise.kernel.file,
-                     error) ||
+        !writer.copy(exercise.dir / exercise.kernel.file,
+                     question / "clientFilesQuestion" / exercise.kernel.file, error) ||
         !write_course(one, writer, question / "tests/course", false, error))
       return false;
   }
@@ -227,7 +235,8 @@ bool export_github_classroom(const ExportRequest& request, Writer& writer, const
   }
   return write_bundle(request, writer, ".gpugrade/gpugrade", values, error) &&
          write_course(request, writer, ".gpugrade/course", false, error) &&
-         writer.from_template("github-classroom/classroom.yml", ".github/workflows/classroom.yml", values, error);
+         writer.from_template("github-classroom/classroom.yml", ".github/workflows/classroom.yml", values,
+                              error);
 }
 
 }  // namespace
@@ -247,11 +256,13 @@ const std::vector<std::string>& platform_names() {
 std::string next_steps(Platform platform, const std::string& out) {
   switch (platform) {
     case Platform::kGradescope:
-      return fmt::format("upload {}/autograder.zip as the assignment's autograder (base image Ubuntu 22.04 or later)", out);
+      return fmt::format(
+          "upload {}/autograder.zip as the assignment's autograder (base image Ubuntu 22.04 or later)", out);
     case Platform::kPrairieLearn:
-      return fmt::format("build and push the image in {0}/image (see its Dockerfile), then copy {0}/questions/* into "
-                         "the course's questions/",
-                         out);
+      return fmt::format(
+          "build and push the image in {0}/image (see its Dockerfile), then copy {0}/questions/* into "
+          "the course's questions/",
+          out);
     case Platform::kGithubClassroom:
       return fmt::format("make {} a template repository and create the Classroom assignment from it", out);
   }
@@ -261,7 +272,8 @@ std::string next_steps(Platform platform, const std::string& out) {
 bool export_grader(const ExportRequest& request, std::vector<std::string>* written, std::string* error) {
   std::error_code ec;
   if (fs::exists(request.out, ec) && !fs::is_empty(request.out, ec)) {
-    *error = fmt::format("{} is not empty: export writes into a new or empty folder, never over files", request.out.string());
+    *error = fmt::format("{} is not empty: export writes into a new or empty folder, never over files",
+                         request.out.string());
     return false;
   }
   if (request.exercises.empty()) {
@@ -278,9 +290,12 @@ bool export_grader(const ExportRequest& request, std::vector<std::string>* writt
   };
   Writer writer(request.out, written);
   switch (request.platform) {
-    case Platform::kGradescope: return export_gradescope(request, writer, values, error);
-    case Platform::kPrairieLearn: return export_prairielearn(request, writer, values, error);
-    case Platform::kGithubClassroom: return export_github_classroom(request, writer, values, error);
+    case Platform::kGradescope:
+      return export_gradescope(request, writer, values, error);
+    case Platform::kPrairieLearn:
+      return export_prairielearn(request, writer, values, error);
+    case Platform::kGithubClassroom:
+      return export_github_classroom(request, writer, values, error);
   }
   return false;
 }

@@ -1,7 +1,6 @@
 // Each platform's results file. The fields and where their meaning is documented are in
 // docs/deploy/<platform>-results.schema.json; tests validate what is written here against those schemas.
 #include <nlohmann/json.hpp>
-
 #include <sstream>
 
 #include "grader/deploy/deploy.h"
@@ -37,8 +36,10 @@ std::string details(const Result& result) {
 
 std::string gradescope(const std::vector<Graded>& grades, const std::string& error) {
   std::ostringstream out;
-  if (!error.empty()) write_gradescope_error(error, out);
-  else write_gradescope(results_of(grades), out, ReportOptions{});
+  if (!error.empty())
+    write_gradescope_error(error, out);
+  else
+    write_gradescope(results_of(grades), out, ReportOptions{});
   return out.str();
 }
 
@@ -115,9 +116,12 @@ std::string github_classroom(const std::vector<Graded>& grades, const std::strin
 
 std::string platform_results(Platform platform, const std::vector<Graded>& grades, const std::string& error) {
   switch (platform) {
-    case Platform::kGradescope: return gradescope(grades, error);
-    case Platform::kPrairieLearn: return prairielearn(grades, error);
-    case Platform::kGithubClassroom: return github_classroom(grades, error);
+    case Platform::kGradescope:
+      return gradescope(grades, error);
+    case Platform::kPrairieLearn:
+      return prairielearn(grades, error);
+    case Platform::kGithubClassroom:
+      return github_classroom(grades, error);
   }
   return {};
 }

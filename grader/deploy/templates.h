@@ -7,9 +7,9 @@
 namespace gpugrade {
 
 struct EmbeddedFile {
-  std::string path;   // relative to templates/: "gradescope/run_autograder"
+  std::string path;  // relative to templates/: "gradescope/run_autograder"
   std::string bytes;
-  bool executable;    // it starts with #!
+  bool executable;  // it starts with #!
 };
 
 const std::vector<EmbeddedFile>& embedded_templates();

@@ -35,13 +35,15 @@ class ManifestReader {
   std::vector<ManifestEntry> read(const YAML::Node& root) {
     Field top{"", root, root, true};
     if (!root.IsMap()) {
-      diagnostics_->error(root.IsNull() ? YAML::Mark() : root.Mark(),
-                          fmt::format("a course is a map of fields (title, chapters), got {}", describe(root)));
+      diagnostics_->error(
+          root.IsNull() ? YAML::Mark() : root.Mark(),
+          fmt::format("a course is a map of fields (title, chapters), got {}", describe(root)));
       return {};
     }
     Fields fields(diagnostics_, top, {"title", "chapters"});
     if (!fields.valid()) return {};
-    if (Field title = fields.get("title"); title.present) *title_ = read_string(diagnostics_, title).value_or("");
+    if (Field title = fields.get("title"); title.present)
+      *title_ = read_string(diagnostics_, title).value_or("");
     auto chapters = items(diagnostics_, fields.require("chapters"), 1, std::numeric_limits<size_t>::max());
     if (!chapters) return {};
     for (const Field& chapter : *chapters) read_chapter(chapter);
@@ -98,12 +100,12 @@ class ManifestReader {
         if (std::find(before.begin(), before.end(), prerequisite) != before.end()) continue;
         const bool later = std::any_of(entries_.begin(), entries_.end(),
                                        [&](const ManifestEntry& e) { return e.id == prerequisite; });
-        diagnostics_->error(entry.field, later ? fmt::format("'{}' comes after '{}', which needs it first: move "
-                                                             "it earlier",
-                                                             prerequisite, entry.id)
-                                               : fmt::format("'{}' needs '{}', which the course does not list{}",
-                                                             entry.id, prerequisite,
-                                                             did_you_mean(prerequisite, before)));
+        diagnostics_->error(entry.field,
+                            later ? fmt::format("'{}' comes after '{}', which needs it first: move "
+                                                "it earlier",
+                                                prerequisite, entry.id)
+                                  : fmt::format("'{}' needs '{}', which the course does not list{}", entry.id,
+                                                prerequisite, did_you_mean(prerequisite, before)));
       }
       before.push_back(entry.id);
     }
@@ -124,7 +126,8 @@ CourseEntry load_entry(const fs::path& dir, const std::string& id,
 }
 
 // Reads <root>/course.yaml into its entries (empty, and *present false, when there is none).
-std::vector<ManifestEntry> read_manifest(const fs::path& root, const std::function<std::string(const fs::path&)>& display,
+std::vector<ManifestEntry> read_manifest(const fs::path& root,
+                                         const std::function<std::string(const fs::path&)>& display,
                                          Course* course, std::optional<Diagnostics>* diagnostics) {
   const fs::path manifest = root / kManifest;
   const std::optional<std::string> text = read_file_bytes(manifest);
@@ -195,8 +198,8 @@ Course load_course(const fs::path& root, const std::function<std::string(const f
 void apply_course_points(const fs::path& root, Exercise* exercise) {
   Course course;
   std::optional<Diagnostics> diagnostics;  // a broken manifest changes nothing here; `list` reports it
-  for (const ManifestEntry& listed : read_manifest(root, [](const fs::path& p) { return p.string(); }, &course,
-                                                   &diagnostics))
+  for (const ManifestEntry& listed : read_manifest(
+           root, [](const fs::path& p) { return p.string(); }, &course, &diagnostics))
     if (listed.id == exercise->id && listed.points) exercise->points = *listed.points;
 }
 

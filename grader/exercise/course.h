@@ -27,7 +27,7 @@ struct CourseEntry {
 };
 
 struct Course {
-  std::string title;                 // course.yaml's title; empty without one
+  std::string title;  // course.yaml's title; empty without one
   bool has_manifest = false;
   std::vector<CourseEntry> entries;  // in course order
   // Problems of the course as a whole, each `course.yaml:LINE:COL: message` (a broken manifest, an id with

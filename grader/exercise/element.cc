@@ -33,16 +33,26 @@ constexpr ElementInfo kTypes[] = {
 // Further C spellings of the same types. `char` is signed in CUDA on every host it supports; `long` is 64
 // bits on LP64 Linux, where gpugrade runs (the kernel's mangled name still tells long from long long).
 constexpr std::pair<std::string_view, ElementType> kCAliases[] = {
-    {"unsigned", ElementType::kUnsigned},     {"char", ElementType::kChar},
-    {"long", ElementType::kLong},             {"unsigned long", ElementType::kULong},
-    {"short int", ElementType::kShort},       {"unsigned short int", ElementType::kUShort},
-    {"long int", ElementType::kLong},         {"long long int", ElementType::kLong},
-    {"unsigned long int", ElementType::kULong}, {"unsigned long long int", ElementType::kULong},
-    {"int8_t", ElementType::kChar},           {"uint8_t", ElementType::kUChar},
-    {"int16_t", ElementType::kShort},         {"uint16_t", ElementType::kUShort},
-    {"int32_t", ElementType::kInt},           {"uint32_t", ElementType::kUnsigned},
-    {"int64_t", ElementType::kLong},          {"uint64_t", ElementType::kULong},
-    {"size_t", ElementType::kULong},          {"half", ElementType::kHalf},
+    {"unsigned", ElementType::kUnsigned},
+    {"char", ElementType::kChar},
+    {"long", ElementType::kLong},
+    {"unsigned long", ElementType::kULong},
+    {"short int", ElementType::kShort},
+    {"unsigned short int", ElementType::kUShort},
+    {"long int", ElementType::kLong},
+    {"long long int", ElementType::kLong},
+    {"unsigned long int", ElementType::kULong},
+    {"unsigned long long int", ElementType::kULong},
+    {"int8_t", ElementType::kChar},
+    {"uint8_t", ElementType::kUChar},
+    {"int16_t", ElementType::kShort},
+    {"uint16_t", ElementType::kUShort},
+    {"int32_t", ElementType::kInt},
+    {"uint32_t", ElementType::kUnsigned},
+    {"int64_t", ElementType::kLong},
+    {"uint64_t", ElementType::kULong},
+    {"size_t", ElementType::kULong},
+    {"half", ElementType::kHalf},
 };
 
 // The lane's scalar type: a float2 or float4 lane is a float.
@@ -134,27 +144,57 @@ LaneValue read_lane(const std::byte* element, ElementType type, uint32_t lane) {
 void write_lane(std::byte* element, ElementType type, uint32_t lane, double value) {
   std::byte* p = element + lane * 4;
   switch (lane_type(type)) {
-    case ElementType::kFloat: store(p, static_cast<float>(value)); break;
-    case ElementType::kDouble: store(p, value); break;
-    case ElementType::kHalf: store(p, static_cast<_Float16>(value)); break;
-    case ElementType::kBool: store(p, static_cast<uint8_t>(value != 0)); break;
-    default: write_lane_integer(element, type, lane, clamp_to<int64_t>(std::trunc(value))); break;
+    case ElementType::kFloat:
+      store(p, static_cast<float>(value));
+      break;
+    case ElementType::kDouble:
+      store(p, value);
+      break;
+    case ElementType::kHalf:
+      store(p, static_cast<_Float16>(value));
+      break;
+    case ElementType::kBool:
+      store(p, static_cast<uint8_t>(value != 0));
+      break;
+    default:
+      write_lane_integer(element, type, lane, clamp_to<int64_t>(std::trunc(value)));
+      break;
   }
 }
 
 void write_lane_integer(std::byte* element, ElementType type, uint32_t lane, int64_t value) {
   std::byte* p = element + lane * 4;
   switch (lane_type(type)) {
-    case ElementType::kInt: store(p, static_cast<int32_t>(value)); break;
-    case ElementType::kUnsigned: store(p, static_cast<uint32_t>(value)); break;
-    case ElementType::kChar: store(p, static_cast<int8_t>(value)); break;
-    case ElementType::kUChar: store(p, static_cast<uint8_t>(value)); break;
-    case ElementType::kShort: store(p, static_cast<int16_t>(value)); break;
-    case ElementType::kUShort: store(p, static_cast<uint16_t>(value)); break;
-    case ElementType::kLong: store(p, value); break;
-    case ElementType::kULong: store(p, static_cast<uint64_t>(value)); break;
-    case ElementType::kBool: store(p, static_cast<uint8_t>(value != 0)); break;
-    default: write_lane(element, type, lane, static_cast<double>(value)); break;
+    case ElementType::kInt:
+      store(p, static_cast<int32_t>(value));
+      break;
+    case ElementType::kUnsigned:
+      store(p, static_cast<uint32_t>(value));
+      break;
+    case ElementType::kChar:
+      store(p, static_cast<int8_t>(value));
+      break;
+    case ElementType::kUChar:
+      store(p, static_cast<uint8_t>(value));
+      break;
+    case ElementType::kShort:
+      store(p, static_cast<int16_t>(value));
+      break;
+    case ElementType::kUShort:
+      store(p, static_cast<uint16_t>(value));
+      break;
+    case ElementType::kLong:
+      store(p, value);
+      break;
+    case ElementType::kULong:
+      store(p, static_cast<uint64_t>(value));
+      break;
+    case ElementType::kBool:
+      store(p, static_cast<uint8_t>(value != 0));
+      break;
+    default:
+      write_lane(element, type, lane, static_cast<double>(value));
+      break;
   }
 }
 

@@ -33,11 +33,11 @@ enum class ElementType {
 struct ElementInfo {
   std::string_view name;  // the YAML spelling: "float", "uchar", "half"
   ElementType type;
-  uint32_t bytes;       // of the whole element (a float4 is 16)
-  uint32_t lanes;       // 1, or 2 and 4 for the vector types
-  bool floating;        // float, double, half and the float vectors
-  bool is_signed;       // for integers
-  bool version1;        // known to format 1
+  uint32_t bytes;           // of the whole element (a float4 is 16)
+  uint32_t lanes;           // 1, or 2 and 4 for the vector types
+  bool floating;            // float, double, half and the float vectors
+  bool is_signed;           // for integers
+  bool version1;            // known to format 1
   std::string_view c_name;  // how a kernel spells it: "unsigned char", "__half"
 };
 

@@ -4,12 +4,6 @@
 // requires, performance, schedules, hints) are exercise_data.cc's; evaluating a launch is launch.cc's.
 #include "grader/exercise/exercise.h"
 
-#include "grader/exercise/kernel_lookup.h"
-#include "grader/exercise/launch.h"
-#include "grader/exercise/loader.h"
-#include "grader/exercise/yaml_fields.h"
-#include "os/file.h"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <yaml-cpp/depthguard.h>
@@ -24,6 +18,12 @@
 #include <map>
 #include <set>
 
+#include "grader/exercise/kernel_lookup.h"
+#include "grader/exercise/launch.h"
+#include "grader/exercise/loader.h"
+#include "grader/exercise/yaml_fields.h"
+#include "os/file.h"
+
 namespace gpugrade {
 namespace {
 
@@ -36,14 +36,16 @@ constexpr std::pair<std::string_view, bool> kRaceSeverities[] = {{"error", true}
 
 // nvcc flags an exercise may add: they change how device code is generated, nothing else.
 constexpr std::string_view kAllowedNvccFlags[] = {
-    "-use_fast_math", "-ftz=true", "-ftz=false", "-prec-div=true", "-prec-div=false", "-prec-sqrt=true",
-    "-prec-sqrt=false", "-fmad=true", "-fmad=false", "-extra-device-vectorization", "-restrict"};
+    "-use_fast_math",  "-ftz=true",        "-ftz=false", "-prec-div=true", "-prec-div=false",
+    "-prec-sqrt=true", "-prec-sqrt=false", "-fmad=true", "-fmad=false",    "-extra-device-vectorization",
+    "-restrict"};
 constexpr std::string_view kAllowedNvccFlagsText =
     "-use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, -fmad= (true or false), -extra-device-vectorization, "
     "-restrict and -maxrregcount=N (16 to 255)";
 
 bool is_allowed_nvcc_flag(std::string_view flag) {
-  if (std::find(std::begin(kAllowedNvccFlags), std::end(kAllowedNvccFlags), flag) != std::end(kAllowedNvccFlags))
+  if (std::find(std::begin(kAllowedNvccFlags), std::end(kAllowedNvccFlags), flag) !=
+      std::end(kAllowedNvccFlags))
     return true;
   constexpr std::string_view kRegisters = "-maxrregcount=";
   if (!flag.starts_with(kRegisters)) return false;
@@ -107,8 +109,9 @@ bool same_meaning(const ParamSpec& a, const ParamSpec& b) {
   const auto same_expr = [](const std::optional<Expr>& x, const std::optional<Expr>& y) {
     return x ? y && x->text() == y->text() : !y;
   };
-  return a.element == b.element && a.pointer == b.pointer && a.buffer == b.buffer && same_expr(a.value, b.value) &&
-         a.number == b.number && same_expr(a.offset, b.offset) && a.struct_type == b.struct_type &&
+  return a.element == b.element && a.pointer == b.pointer && a.buffer == b.buffer &&
+         same_expr(a.value, b.value) && a.number == b.number && same_expr(a.offset, b.offset) &&
+         a.struct_type == b.struct_type &&
          std::equal(a.fields.begin(), a.fields.end(), b.fields.begin(), b.fields.end(), same_meaning);
 }
 
@@ -124,9 +127,28 @@ void ExerciseLoader::load(const YAML::Node& root) {
   }
   if (!read_format(root)) return;
   Fields fields(diagnostics_, top,
-                known({"id", "title", "points", "kernel", "buffers", "reference", "compare", "variants", "grid",
-                       "shared_bytes", "sizes", "gpu_sizes", "requires", "performance", "hints", "seed",
-                       "instruction_budget", "wall_seconds", "intra_warp_races", "format", "order", "schedules",
+                known({"id",
+                       "title",
+                       "points",
+                       "kernel",
+                       "buffers",
+                       "reference",
+                       "compare",
+                       "variants",
+                       "grid",
+                       "shared_bytes",
+                       "sizes",
+                       "gpu_sizes",
+                       "requires",
+                       "performance",
+                       "hints",
+                       "seed",
+                       "instruction_budget",
+                       "wall_seconds",
+                       "intra_warp_races",
+                       "format",
+                       "order",
+                       "schedules",
                        "cooperative"},
                       {"pipeline", "nvcc_flags", "learner_defines", "printed", "structs"}),
                 newer({"pipeline", "nvcc_flags", "learner_defines", "printed", "structs"}));
@@ -224,8 +246,8 @@ std::optional<std::string> ExerciseLoader::read_file(const Field& field) {
   if (!name) return std::nullopt;
   std::error_code error;
   if (!fs::is_regular_file(exercise_->dir / *name, error)) {
-    diagnostics_->error(field, fmt::format("file '{}' does not exist in {}", *name,
-                                           exercise_->display_dir.generic_string()));
+    diagnostics_->error(
+        field, fmt::format("file '{}' does not exist in {}", *name, exercise_->display_dir.generic_string()));
     return std::nullopt;
   }
   return name;
@@ -254,9 +276,10 @@ void ExerciseLoader::read_kernel_name(const Field& name, KernelSpec* kernel) {
                                             "write them as C++ does: '{}<float, 256>'",
                                             written, plain));
     } else {
-      diagnostics_->error(name, fmt::format("kernel name '{}' is not a C identifier (optionally with template "
-                                            "arguments: 'reduce<float, 256>')",
-                                            written));
+      diagnostics_->error(name,
+                          fmt::format("kernel name '{}' is not a C identifier (optionally with template "
+                                      "arguments: 'reduce<float, 256>')",
+                                      written));
     }
   }
 }
@@ -278,11 +301,12 @@ void ExerciseLoader::check_buffers_used(int errors_before_kernels) {
     const BufferSpec& spec = exercise_->buffers[i];
     if (!spec.constant.empty()) {
       if (used_buffers_[i])
-        diagnostics_->error(buffer_keys_.at(spec.name).Mark(),
-                            fmt::format("buffer '{}' is copied into __constant__ '{}', so no kernel parameter may "
-                                        "take it: the kernel reads the variable. Remove the parameter, or the "
-                                        "'constant' field to pass it as a pointer",
-                                        spec.name, spec.constant));
+        diagnostics_->error(
+            buffer_keys_.at(spec.name).Mark(),
+            fmt::format("buffer '{}' is copied into __constant__ '{}', so no kernel parameter may "
+                        "take it: the kernel reads the variable. Remove the parameter, or the "
+                        "'constant' field to pass it as a pointer",
+                        spec.name, spec.constant));
       ParamSpec param;
       param.name = spec.name;
       param.type = fmt::format("const {}*", info(spec.type).c_name);
@@ -303,7 +327,8 @@ void ExerciseLoader::check_buffers_used(int errors_before_kernels) {
   }
 }
 
-bool ExerciseLoader::agrees_with_earlier_kernels(const Field& item, const ParamSpec& param, const KernelSpec* kernel) {
+bool ExerciseLoader::agrees_with_earlier_kernels(const Field& item, const ParamSpec& param,
+                                                 const KernelSpec* kernel) {
   std::vector<const KernelSpec*> earlier;
   if (kernel != &exercise_->kernel) earlier.push_back(&exercise_->kernel);
   for (const Stage& stage : exercise_->pipeline) earlier.push_back(&stage.kernel);
@@ -312,10 +337,11 @@ bool ExerciseLoader::agrees_with_earlier_kernels(const Field& item, const ParamS
       if (p.name != param.name) continue;
       if (same_meaning(p, param)) return true;
       // The names in the YAML are the exercise's own: the kernel's signature is checked by type and order.
-      diagnostics_->error(item, fmt::format("parameter '{}' differs from kernel '{}''s parameter of that name; "
-                                            "the reference takes one '{}': rename one of them here in "
-                                            "exercise.yaml (the kernels' own parameter names need not change)",
-                                            param.name, other->name, param.name));
+      diagnostics_->error(item,
+                          fmt::format("parameter '{}' differs from kernel '{}''s parameter of that name; "
+                                      "the reference takes one '{}': rename one of them here in "
+                                      "exercise.yaml (the kernels' own parameter names need not change)",
+                                      param.name, other->name, param.name));
       return false;
     }
   }
@@ -390,8 +416,9 @@ void ExerciseLoader::read_structs(const Field& field) {
     return;
   }
   if (field.value.size() > kMaxStructs) {
-    diagnostics_->error(field, fmt::format("'structs' declares {} structs; an exercise may declare at most {}",
-                                           field.value.size(), kMaxStructs));
+    diagnostics_->error(field,
+                        fmt::format("'structs' declares {} structs; an exercise may declare at most {}",
+                                    field.value.size(), kMaxStructs));
     return;
   }
   for (auto it = field.value.begin(); it != field.value.end(); ++it) {
@@ -430,18 +457,21 @@ void ExerciseLoader::read_structs(const Field& field) {
         continue;
       }
       if (!is_identifier(*field_name) ||
-          std::any_of(spec.fields.begin(), spec.fields.end(), [&](const ParamSpec& f) { return f.name == *field_name; })) {
-        diagnostics_->error(member.get("name"), fmt::format("field name '{}' in struct '{}' is {}", *field_name, name,
-                                                            is_identifier(*field_name) ? "a duplicate" : "not a C identifier"));
+          std::any_of(spec.fields.begin(), spec.fields.end(),
+                      [&](const ParamSpec& f) { return f.name == *field_name; })) {
+        diagnostics_->error(member.get("name"),
+                            fmt::format("field name '{}' in struct '{}' is {}", *field_name, name,
+                                        is_identifier(*field_name) ? "a duplicate" : "not a C identifier"));
         ok = false;
         continue;
       }
       if (!parse_param_type(*type_text, exercise_->format, &field_spec)) {
-        diagnostics_->error(type, fmt::format("unsupported field type '{}' in struct '{}': a struct field is a C "
-                                              "type such as int, float, long long or bool, or a pointer to one "
-                                              "(\"float*\", \"const int*\"); a struct inside a struct is not "
-                                              "supported, so write its fields here instead",
-                                              *type_text, name));
+        diagnostics_->error(type,
+                            fmt::format("unsupported field type '{}' in struct '{}': a struct field is a C "
+                                        "type such as int, float, long long or bool, or a pointer to one "
+                                        "(\"float*\", \"const int*\"); a struct inside a struct is not "
+                                        "supported, so write its fields here instead",
+                                        *type_text, name));
         ok = false;
         continue;
       }
@@ -466,8 +496,7 @@ bool ExerciseLoader::read_struct_fields(const Field& item, const Field& fields, 
   const StructSpec& spec = exercise_->structs[*param->struct_type];
   if (!fields.present) {
     diagnostics_->error(item, fmt::format("'{}' is a struct {}: give its 'fields', one value per field ({})",
-                                          item.path, spec.name,
-                                          join([&] {
+                                          item.path, spec.name, join([&] {
                                             std::vector<std::string> names;
                                             for (const ParamSpec& f : spec.fields) names.push_back(f.name);
                                             return names;
@@ -534,20 +563,23 @@ void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
     const auto declared = std::find_if(exercise_->structs.begin(), exercise_->structs.end(),
                                        [&](const StructSpec& s) { return s.name == base; });
     if (declared != exercise_->structs.end() && pointer) {
-      diagnostics_->error(type, fmt::format("'{}' is a pointer to struct {}: gpugrade passes structs by value "
-                                            "only; take '{} {}' in the kernel, or pass the struct's fields",
-                                            *type_text, declared->name, declared->name, *name));
+      diagnostics_->error(type,
+                          fmt::format("'{}' is a pointer to struct {}: gpugrade passes structs by value "
+                                      "only; take '{} {}' in the kernel, or pass the struct's fields",
+                                      *type_text, declared->name, declared->name, *name));
       return;
     }
     if (declared != exercise_->structs.end()) {
-      if (std::any_of(kernel->params.begin(), kernel->params.end(), [&](const ParamSpec& p) { return p.name == *name; })) {
+      if (std::any_of(kernel->params.begin(), kernel->params.end(),
+                      [&](const ParamSpec& p) { return p.name == *name; })) {
         diagnostics_->error(fields.get("name"), fmt::format("duplicate parameter '{}'", *name));
         return;
       }
       for (std::string_view other : {"buffer", "value", "offset"})
         if (Field wrong = fields.get(other); wrong.present) {
-          diagnostics_->error(wrong.key.Mark(), fmt::format("'{}' is a struct {}: it takes 'fields', not '{}'",
-                                                            item.path, declared->name, other));
+          diagnostics_->error(wrong.key.Mark(),
+                              fmt::format("'{}' is a struct {}: it takes 'fields', not '{}'", item.path,
+                                          declared->name, other));
           return;
         }
       param.name = *name;
@@ -564,21 +596,23 @@ void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
       struct_param_unread_ = true;
       return;
     }
-    diagnostics_->error(struct_fields.key.Mark(),
-                        fmt::format("'{}' has 'fields', but its type '{}' is not a struct declared under 'structs:'",
-                                    item.path, type_text.value_or("")));
+    diagnostics_->error(
+        struct_fields.key.Mark(),
+        fmt::format("'{}' has 'fields', but its type '{}' is not a struct declared under 'structs:'",
+                    item.path, type_text.value_or("")));
     return;
   }
   if (type_text && !parse_param_type(*type_text, exercise_->format, &param)) {
-    diagnostics_->error(type, exercise_->format >= 2
-                                  ? fmt::format("unsupported parameter type '{}': use a C type such as float, "
-                                                "int, unsigned char, long long or bool, a pointer to one "
-                                                "such as \"const float4*\" or \"__half*\", or a struct "
-                                                "declared under 'structs:'",
-                                                *type_text)
-                                  : fmt::format("unsupported parameter type '{}': use float, double, int or "
-                                                "unsigned, or a pointer to one such as \"const float*\"",
-                                                *type_text));
+    diagnostics_->error(type,
+                        exercise_->format >= 2
+                            ? fmt::format("unsupported parameter type '{}': use a C type such as float, "
+                                          "int, unsigned char, long long or bool, a pointer to one "
+                                          "such as \"const float4*\" or \"__half*\", or a struct "
+                                          "declared under 'structs:'",
+                                          *type_text)
+                            : fmt::format("unsupported parameter type '{}': use float, double, int or "
+                                          "unsigned, or a pointer to one such as \"const float*\"",
+                                          *type_text));
     return;
   }
   if (!name || !type_text) return;
@@ -777,8 +811,7 @@ bool ExerciseLoader::read_defines(const Field& field, Variant* variant) {
       diagnostics_->error(it->first.Mark(), fmt::format("define '{}' is not a C identifier", name));
       ok = false;
     } else if (std::binary_search(size_names_.begin(), size_names_.end(), name)) {
-      diagnostics_->error(it->first.Mark(),
-                          fmt::format("define '{}' has the name of a size variable", name));
+      diagnostics_->error(it->first.Mark(), fmt::format("define '{}' has the name of a size variable", name));
       ok = false;
     } else if (auto value = read_integer(diagnostics_, entry, std::numeric_limits<int64_t>::min(),
                                          std::numeric_limits<int64_t>::max())) {
@@ -811,8 +844,8 @@ bool ExerciseLoader::read_block(const Field& field, Variant* variant) {
       return false;
     }
     if (*value < 1 || *value > kMaxBlockThreads) {
-      diagnostics_->error(item, fmt::format("'{}' is {}; it must be between 1 and {}", item.path, *value,
-                                            kMaxBlockThreads));
+      diagnostics_->error(
+          item, fmt::format("'{}' is {}; it must be between 1 and {}", item.path, *value, kMaxBlockThreads));
       return false;
     }
     *dims[i] = static_cast<uint32_t>(*value);
@@ -830,8 +863,9 @@ bool ExerciseLoader::read_block(const Field& field, Variant* variant) {
 void ExerciseLoader::read_learner_defines(const Field& field) {
   if (!field.present) return;
   if (!field.value.IsMap() || field.value.size() == 0) {
-    diagnostics_->error(field, fmt::format("'learner_defines' must be a map of macro names to their limits, got {}",
-                                           describe(field.value)));
+    diagnostics_->error(field,
+                        fmt::format("'learner_defines' must be a map of macro names to their limits, got {}",
+                                    describe(field.value)));
     return;
   }
   for (auto it = field.value.begin(); it != field.value.end(); ++it) {
@@ -842,7 +876,8 @@ void ExerciseLoader::read_learner_defines(const Field& field) {
       continue;
     }
     if (std::binary_search(size_names_.begin(), size_names_.end(), name)) {
-      diagnostics_->error(it->first.Mark(), fmt::format("learner define '{}' has the name of a size variable", name));
+      diagnostics_->error(it->first.Mark(),
+                          fmt::format("learner define '{}' has the name of a size variable", name));
       continue;
     }
     Fields fields(diagnostics_, entry, {"default", "min", "max", "multiple_of", "values", "message"});
@@ -859,27 +894,31 @@ void ExerciseLoader::read_learner_defines(const Field& field) {
     if (values.present) {
       for (const char* bound : {"min", "max", "multiple_of"})
         if (Field other = fields.get(bound); other.present)
-          diagnostics_->error(other.key.Mark(), fmt::format("'{}' lists its values; '{}' is for a range instead",
-                                                            entry.path, bound));
+          diagnostics_->error(
+              other.key.Mark(),
+              fmt::format("'{}' lists its values; '{}' is for a range instead", entry.path, bound));
       if (auto list = items(diagnostics_, values, 1, 64))
         for (const Field& item : *list)
           if (auto value = read_integer(diagnostics_, item, -kLimit, kLimit)) chosen.values.push_back(*value);
     } else {
-      if (Field min = fields.get("min"); min.present) chosen.min = read_integer(diagnostics_, min, -kLimit, kLimit).value_or(0);
-      if (Field max = fields.get("max"); max.present) chosen.max = read_integer(diagnostics_, max, -kLimit, kLimit).value_or(0);
+      if (Field min = fields.get("min"); min.present)
+        chosen.min = read_integer(diagnostics_, min, -kLimit, kLimit).value_or(0);
+      if (Field max = fields.get("max"); max.present)
+        chosen.max = read_integer(diagnostics_, max, -kLimit, kLimit).value_or(0);
       if (Field step = fields.get("multiple_of"); step.present)
         chosen.multiple_of = read_integer(diagnostics_, step, 1, kLimit).value_or(1);
       if (chosen.min > chosen.max)
-        diagnostics_->error(entry, fmt::format("'{}' allows nothing: min {} is above max {}", entry.path, chosen.min,
-                                               chosen.max));
+        diagnostics_->error(entry, fmt::format("'{}' allows nothing: min {} is above max {}", entry.path,
+                                               chosen.min, chosen.max));
     }
     if (Field message = fields.get("message"); message.present)
       chosen.message = read_string(diagnostics_, message).value_or("");
-    // A default the file read is still the value variants see, so their blocks do not add errors of their own.
+    // A default the file read is still the value variants see, so their blocks do not add errors of their
+    // own.
     if (!fallback_value) continue;
     if (diagnostics_->count() == errors_before && !chosen.allows(chosen.fallback))
-      diagnostics_->error(fallback, fmt::format("'{}.default' is {}, which it does not allow ({})", entry.path,
-                                                chosen.fallback, chosen.allowed()));
+      diagnostics_->error(fallback, fmt::format("'{}.default' is {}, which it does not allow ({})",
+                                                entry.path, chosen.fallback, chosen.allowed()));
     learner_define_keys_[name] = entry;
     exercise_->learner_defines.push_back(std::move(chosen));
   }
@@ -933,8 +972,8 @@ void ExerciseLoader::check_variables() {
       std::vector<std::string> inputs;
       for (const BufferSpec& b : exercise_->buffers)
         if (!b.output && !b.intermediate) inputs.push_back(b.name);
-      diagnostics_->error(site.field.key.Mark(),
-                          fmt::format("'{}' names no input buffer (the inputs are {})", site.field.path, join(inputs)));
+      diagnostics_->error(site.field.key.Mark(), fmt::format("'{}' names no input buffer (the inputs are {})",
+                                                             site.field.path, join(inputs)));
       continue;
     }
     std::vector<std::string> names = known;
@@ -943,8 +982,8 @@ void ExerciseLoader::check_variables() {
       if (std::find(names.begin(), names.end(), name) != names.end()) continue;
       std::string hint = did_you_mean(name, names);
       if (hint.empty()) hint = fmt::format(" (the variables are {})", join(names));
-      diagnostics_->expression_error(site.field, {fmt::format("unknown variable '{}'", name), site.expr.column_of(name)},
-                                     hint);
+      diagnostics_->expression_error(
+          site.field, {fmt::format("unknown variable '{}'", name), site.expr.column_of(name)}, hint);
     }
   }
   for (const auto& [path, site] : sites_) {
@@ -1040,11 +1079,12 @@ void ExerciseLoader::check_baseline(const Field& field) {
     for (const std::string& name : wanted)
       if (!std::binary_search(size_names_.begin(), size_names_.end(), name)) unbound.push_back(name);
     if (!unbound.empty()) {
-      diagnostics_->error(field, fmt::format("the baseline '{}' is sized by {}, and this exercise's sizes do not "
-                                             "name {} (they name {}): say how they map onto the baseline's, "
-                                             "`baseline: {}` with expressions over {}",
-                                             gpu.baseline, join(wanted), join(unbound), join(size_names_), example,
-                                             join(size_names_)));
+      diagnostics_->error(field,
+                          fmt::format("the baseline '{}' is sized by {}, and this exercise's sizes do not "
+                                      "name {} (they name {}): say how they map onto the baseline's, "
+                                      "`baseline: {}` with expressions over {}",
+                                      gpu.baseline, join(wanted), join(unbound), join(size_names_), example,
+                                      join(size_names_)));
       return;
     }
   } else {
@@ -1052,12 +1092,14 @@ void ExerciseLoader::check_baseline(const Field& field) {
     for (const auto& [name, expr] : gpu.baseline_size) {
       if (std::binary_search(wanted.begin(), wanted.end(), name)) continue;
       const Field& entry = sites_.at(fmt::format("performance.gpu.baseline.size.{}", name)).first;
-      diagnostics_->error(entry.key.Mark(), fmt::format("the baseline '{}' has no size variable '{}' (it has {}){}",
-                                                        gpu.baseline, name, join(wanted), did_you_mean(name, wanted)));
+      diagnostics_->error(entry.key.Mark(),
+                          fmt::format("the baseline '{}' has no size variable '{}' (it has {}){}",
+                                      gpu.baseline, name, join(wanted), did_you_mean(name, wanted)));
       ok = false;
     }
     for (const std::string& name : wanted) {
-      if (std::any_of(gpu.baseline_size.begin(), gpu.baseline_size.end(), [&](const auto& m) { return m.first == name; }))
+      if (std::any_of(gpu.baseline_size.begin(), gpu.baseline_size.end(),
+                      [&](const auto& m) { return m.first == name; }))
         continue;
       diagnostics_->error(field, fmt::format("'{}.size' does not give the baseline's size variable '{}': the "
                                              "baseline '{}' is sized by {}",
@@ -1072,17 +1114,18 @@ void ExerciseLoader::check_baseline(const Field& field) {
   for (const Size* size : sizes) {
     for (const auto& [name, expr] : gpu.baseline_size) {
       EvalFailure failure;
-      if (eval_field(expr, bindings_for(timed, *size), fmt::format("performance.gpu.baseline.size.{}", name), 0,
-                     std::numeric_limits<int64_t>::max(), &failure))
+      if (eval_field(expr, bindings_for(timed, *size), fmt::format("performance.gpu.baseline.size.{}", name),
+                     0, std::numeric_limits<int64_t>::max(), &failure))
         continue;
       report(failure, fmt::format(" at variant {}, size {}", timed.label, size->label()));
       return;
     }
     std::optional<Size> mapped = baseline_size(*exercise_, timed, *size, &error);
     if (mapped && evaluate_launch(*baseline, *variant, *mapped, &error)) continue;
-    diagnostics_->error(field, fmt::format("the baseline '{}' cannot run at {} (this exercise's {}) in variant {}: {}",
-                                           gpu.baseline, mapped ? mapped->label() : "?", size->label(),
-                                           variant->label, error));
+    diagnostics_->error(
+        field,
+        fmt::format("the baseline '{}' cannot run at {} (this exercise's {}) in variant {}: {}", gpu.baseline,
+                    mapped ? mapped->label() : "?", size->label(), variant->label, error));
     return;
   }
 }
@@ -1122,7 +1165,8 @@ std::string Fill::summary() const {
         text += fmt::format(" [{}, {}]", random.min ? fmt::format("{}", *random.min) : "",
                             random.max ? fmt::format("{}", *random.max) : "");
       }
-      if (random.hot_value && random.hot_count > 0) text += fmt::format(" with {} x {}", random.hot_count, *random.hot_value);
+      if (random.hot_value && random.hot_count > 0)
+        text += fmt::format(" with {} x {}", random.hot_count, *random.hot_value);
       if (random.hot_value && random.hot_count == 0)
         text += fmt::format(" hot {} at {}", *random.hot_value, random.hot_fraction);
       if (random.order == RandomSpec::Order::kAscending) text += " ascending";
@@ -1191,7 +1235,8 @@ std::string LearnerDefine::allowed() const {
     for (int64_t v : values) texts.push_back(std::to_string(v));
     return fmt::format("one of {}", fmt::join(texts, ", "));
   }
-  return multiple_of == 1 ? fmt::format("{} to {}", min, max) : fmt::format("{} to {} in multiples of {}", min, max, multiple_of);
+  return multiple_of == 1 ? fmt::format("{} to {}", min, max)
+                          : fmt::format("{} to {} in multiples of {}", min, max, multiple_of);
 }
 
 std::vector<int64_t> LearnerDefine::extremes() const {
@@ -1214,7 +1259,8 @@ bool set_learner_define(Exercise& exercise, const std::string& name, int64_t val
       ExprError expr_error;
       std::optional<int64_t> dim = variant.block_expressions[i].eval(defines, &expr_error);
       if (!dim || *dim < 1 || *dim > kMaxBlockThreads) {
-        *error = fmt::format("block[{}] ({}) is {}; it must be between 1 and {}", i, variant.block_expressions[i].text(),
+        *error = fmt::format("block[{}] ({}) is {}; it must be between 1 and {}", i,
+                             variant.block_expressions[i].text(),
                              dim ? std::to_string(*dim) : expr_error.to_string(), kMaxBlockThreads);
         return false;
       }

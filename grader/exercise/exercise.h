@@ -34,10 +34,10 @@ struct RandomSpec {
   enum class Distribution { kUniform, kNormal };
   enum class Order { kNone, kAscending, kDescending };
   Distribution distribution = Distribution::kUniform;
-  std::optional<double> min, max;  // uniform bounds (inclusive for integers); the type's default when absent
-  double mean = 0, stddev = 1;     // normal
-  std::vector<double> values;      // when given, each element is one of these (duplicates, few bins)
-  Order order = Order::kNone;      // sorted after drawing
+  std::optional<double> min, max;   // uniform bounds (inclusive for integers); the type's default when absent
+  double mean = 0, stddev = 1;      // normal
+  std::vector<double> values;       // when given, each element is one of these (duplicates, few bins)
+  Order order = Order::kNone;       // sorted after drawing
   std::optional<double> hot_value;  // this value at about hot_fraction of the elements (one hot bin),
   double hot_fraction = 0;          // or at exactly hot_count of them (one huge value)
   uint64_t hot_count = 0;
@@ -46,9 +46,9 @@ struct RandomSpec {
 // Everything `init` can say; a size may override it per buffer.
 struct Fill {
   BufferInit init = BufferInit::kZero;
-  double constant = 0;    // the value of every element, for kConstant
-  RandomSpec random;      // for kRandom
-  std::string generator;  // the reference file's function, for kGenerator
+  double constant = 0;          // the value of every element, for kConstant
+  RandomSpec random;            // for kRandom
+  std::string generator;        // the reference file's function, for kGenerator
   std::string summary() const;  // "random", "random [80, 100]", "constant 5", "generator make_keys"
 };
 
@@ -67,7 +67,8 @@ struct BufferSpec {
   Expr count;  // elements, over size variables and defines
   Fill fill;
   bool output = false;  // compared with the reference; an input is checked unchanged
-  bool intermediate = false;  // format 2: passed between a pipeline's kernels; neither checked nor the reference's
+  bool intermediate =
+      false;  // format 2: passed between a pipeline's kernels; neither checked nor the reference's
   std::vector<Expr> shape;         // format 2: dimensions, outermost first, naming elements out[3][17]
   std::optional<Compare> compare;  // format 2: this buffer's own tolerance, else Exercise::compare
   // Format 2 `constant: mask`: an input copied into the learner's module-scope `__constant__` variable of
@@ -104,12 +105,12 @@ struct ParamSpec {
 // `float* elements`), its fields in the source's order. Laid out as C lays it out on the GPU and on the
 // host alike: each field at a multiple of its size, the struct's size a multiple of its largest field's.
 struct StructSpec {
-  std::string name;                // the C name, as the kernel's signature spells it: "Matrix"
-  std::vector<ParamSpec> fields;   // name, type, element, pointer and is_const of each field
-  std::vector<uint32_t> offsets;   // each field's byte offset
-  uint32_t bytes = 0;              // sizeof, padding included
+  std::string name;               // the C name, as the kernel's signature spells it: "Matrix"
+  std::vector<ParamSpec> fields;  // name, type, element, pointer and is_const of each field
+  std::vector<uint32_t> offsets;  // each field's byte offset
+  uint32_t bytes = 0;             // sizeof, padding included
   uint32_t align = 1;
-  std::string declared_at;         // "exercises/matmul/exercise.yaml:12", for messages about the struct
+  std::string declared_at;  // "exercises/matmul/exercise.yaml:12", for messages about the struct
 };
 
 struct KernelSpec {
@@ -140,8 +141,10 @@ struct Size {
 // One compiled shape: -D defines for nvcc and the block to launch with.
 struct Variant {
   std::string label;  // `label:` if given, else the block's dimensions: "32x8"
-  bool labelled = false;  // `label:` was given; else the label follows the block when learner defines change it
-  std::vector<std::pair<std::string, int64_t>> defines;  // with each learner define's value (its default at load)
+  bool labelled =
+      false;  // `label:` was given; else the label follows the block when learner defines change it
+  std::vector<std::pair<std::string, int64_t>>
+      defines;  // with each learner define's value (its default at load)
   Dim3 block;
   std::vector<Expr> block_expressions;  // as written, to evaluate again with the learner's values
   // Learner defines the submission sets itself: not passed to nvcc, whose -D would clash with its #define.
@@ -152,13 +155,13 @@ struct Variant {
 // within what the exercise allows; expressions (block, grid, counts) and the reference see the chosen value.
 struct LearnerDefine {
   std::string name;
-  int64_t fallback = 0;          // `default:`, when the file does not define it (then passed with -D)
-  int64_t min = 1, max = 1024;   // inclusive
+  int64_t fallback = 0;         // `default:`, when the file does not define it (then passed with -D)
+  int64_t min = 1, max = 1024;  // inclusive
   int64_t multiple_of = 1;
-  std::vector<int64_t> values;   // `values:`: exactly one of these (min, max, multiple_of unused)
-  std::string message;           // the instructor's reason, added to the finding of a value not allowed
+  std::vector<int64_t> values;  // `values:`: exactly one of these (min, max, multiple_of unused)
+  std::string message;          // the instructor's reason, added to the finding of a value not allowed
   bool allows(int64_t value) const;
-  std::string allowed() const;   // "32 to 1024 in steps of 32", "one of 64, 128, 256"
+  std::string allowed() const;            // "32 to 1024 in steps of 32", "one of 64, 128, 256"
   std::vector<int64_t> extremes() const;  // the values the loader evaluates every expression at
 };
 
@@ -178,7 +181,7 @@ struct Requirements {
 
 // Simulator limits, judged per source line; absent = not judged.
 struct SimPerformance {
-  std::optional<double> max_sector_ratio;        // sectors touched / the fewest that hold the bytes
+  std::optional<double> max_sector_ratio;  // sectors touched / the fewest that hold the bytes
   // Wavefronts per shared request over the fewest its width allows (1: conflict-free): the limit of every
   // variant the map does not name, and each named variant's own (`{default: 1, "16x16": 2}`: a warp of
   // a 16-wide block reads two rows of a tile, which padding by one leaves 2-way).
@@ -188,7 +191,8 @@ struct SimPerformance {
   // The limits variant `index` is held to.
   SimPerformance for_variant(size_t index) const {
     SimPerformance limits = *this;
-    if (auto own = max_bank_conflict_ways_by_variant.find(index); own != max_bank_conflict_ways_by_variant.end())
+    if (auto own = max_bank_conflict_ways_by_variant.find(index);
+        own != max_bank_conflict_ways_by_variant.end())
       limits.max_bank_conflict_ways = own->second;
     return limits;
   }
@@ -206,8 +210,8 @@ struct GpuPerformance {
   // baseline's own variant to run (empty: this exercise's timed variant, whose defines it then needs).
   std::vector<std::pair<std::string, Expr>> baseline_size;
   std::string baseline_variant;
-  double min_ratio = 0;                                 // the bar on any device without its own
-  std::map<std::string, double> min_ratio_by_device;    // bars per device name ("NVIDIA H200")
+  double min_ratio = 0;                               // the bar on any device without its own
+  std::map<std::string, double> min_ratio_by_device;  // bars per device name ("NVIDIA H200")
   // Without a GPU: the device whose throughput the simulator's counts predict (devices/<device>.yaml)
   // when the command line names none; empty: no prediction unless asked for.
   std::string device;
@@ -253,8 +257,8 @@ struct Exercise {
   std::filesystem::path dir;          // the folder, to open files
   std::filesystem::path display_dir;  // the folder as messages name it, e.g. "exercises/copy"
   KernelSpec kernel;
-  std::vector<BufferSpec> buffers;  // in the YAML's order
-  std::string reference;            // a C++ file relative to dir
+  std::vector<BufferSpec> buffers;     // in the YAML's order
+  std::string reference;               // a C++ file relative to dir
   bool reference_sees_launch = false;  // format 2 `reference: {file, launch: true}`: a last parameter
                                        // `const gpugrade::Launch&` gives the reference defines and shape
   std::vector<Stage> pipeline;         // format 2: kernels launched after `kernel`, in order
@@ -266,8 +270,8 @@ struct Exercise {
   Compare compare;
   std::vector<Variant> variants;
   std::vector<LearnerDefine> learner_defines;  // format 2: defines the learner's file chooses
-  std::vector<Expr> grid;  // one to three dimensions
-  Expr shared_bytes;       // dynamic shared memory per block
+  std::vector<Expr> grid;                      // one to three dimensions
+  Expr shared_bytes;                           // dynamic shared memory per block
   std::vector<Size> sizes;
   std::vector<Size> gpu_sizes;  // run after `sizes` on a GPU only: too large to interpret in seconds
   Requirements requirements;
@@ -293,8 +297,8 @@ struct Exercise {
 std::optional<Exercise> load_exercise(const std::filesystem::path& dir, std::vector<std::string>* errors,
                                       const std::filesystem::path& display_dir = {});
 
-// Sets learner define `name` to `value` in every variant and evaluates their blocks again (and the labels that
-// follow them). False with *error ("a block of 64x32 has 2048 threads...") when a block does not fit.
+// Sets learner define `name` to `value` in every variant and evaluates their blocks again (and the labels
+// that follow them). False with *error ("a block of 64x32 has 2048 threads...") when a block does not fit.
 bool set_learner_define(Exercise& exercise, const std::string& name, int64_t value, std::string* error);
 
 // The folders under root holding an exercise.yaml, sorted by name.
@@ -310,8 +314,8 @@ std::optional<Size> baseline_size(const Exercise& exercise, const Variant& varia
 
 // The baseline's variant: the one performance.gpu.baseline.variant names, else `variant` (the exercise's).
 // Null with *error when the baseline has no variant of that label.
-const Variant* baseline_variant(const Exercise& baseline, const GpuPerformance& performance, const Variant& variant,
-                                std::string* error);
+const Variant* baseline_variant(const Exercise& baseline, const GpuPerformance& performance,
+                                const Variant& variant, std::string* error);
 
 // Everything a launch of the exercise's kernel needs, evaluated at one variant and size.
 struct LaunchShape {

@@ -1,13 +1,13 @@
 // The exercise.yaml loader's data sections: buffers and their fills, sizes and their fills, compare,
 // requires, performance (sim and gpu), schedules and hints. The rest of the loader is exercise.cc's.
-#include "grader/exercise/loader.h"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "grader/exercise/loader.h"
 
 namespace gpugrade {
 namespace {
@@ -48,7 +48,8 @@ void ExerciseLoader::read_buffers(const Field& field) {
     buffer_keys_[name] = it->first;
     if (diagnostics_->count() != errors_before) broken_buffers_.insert(name);
   }
-  if (broken_buffers_.empty() && !exercise_->buffers.empty() && exercise_->printed == PrintedOrder::kNotCompared &&
+  if (broken_buffers_.empty() && !exercise_->buffers.empty() &&
+      exercise_->printed == PrintedOrder::kNotCompared &&
       std::none_of(exercise_->buffers.begin(), exercise_->buffers.end(),
                    [](const BufferSpec& b) { return b.output; })) {
     diagnostics_->error(field, "no buffer has 'output: true', so nothing would be checked");
@@ -58,7 +59,8 @@ void ExerciseLoader::read_buffers(const Field& field) {
 void ExerciseLoader::read_buffer(const Field& entry, const std::string& name) {
   int errors_before = diagnostics_->count();
   Fields fields(diagnostics_, entry,
-                known({"type", "count", "init", "value", "output"}, {"shape", "compare", "intermediate", "constant", "from"}),
+                known({"type", "count", "init", "value", "output"},
+                      {"shape", "compare", "intermediate", "constant", "from"}),
                 newer({"shape", "compare", "intermediate", "constant", "from"}));
   if (!fields.valid()) return;
   BufferSpec buffer;
@@ -70,27 +72,31 @@ void ExerciseLoader::read_buffer(const Field& entry, const std::string& name) {
   if (Field intermediate = fields.get("intermediate"); intermediate.present) {
     buffer.intermediate = read_bool(diagnostics_, intermediate).value_or(false);
     if (buffer.intermediate && buffer.output)
-      diagnostics_->error(intermediate.key.Mark(),
-                          fmt::format("'{}' is an output and intermediate; an intermediate buffer is not compared",
-                                      entry.path));
+      diagnostics_->error(
+          intermediate.key.Mark(),
+          fmt::format("'{}' is an output and intermediate; an intermediate buffer is not compared",
+                      entry.path));
   }
   if (Field constant = fields.get("constant"); constant.present) {
     auto symbol = read_string(diagnostics_, constant);
     if (symbol && !is_identifier(*symbol)) {
       diagnostics_->error(constant, fmt::format("'{}' must name the kernel file's __constant__ variable, a C "
-                                                "identifier; got '{}'", constant.path, *symbol));
+                                                "identifier; got '{}'",
+                                                constant.path, *symbol));
     } else if (symbol && (buffer.output || buffer.intermediate)) {
-      diagnostics_->error(constant.key.Mark(),
-                          fmt::format("'{}' is an {}, but a __constant__ variable is read-only to kernels: only an "
-                                      "input can be copied into one",
-                                      entry.path, buffer.output ? "output" : "intermediate buffer"));
+      diagnostics_->error(
+          constant.key.Mark(),
+          fmt::format("'{}' is an {}, but a __constant__ variable is read-only to kernels: only an "
+                      "input can be copied into one",
+                      entry.path, buffer.output ? "output" : "intermediate buffer"));
     } else if (symbol) {
       auto same = std::find_if(exercise_->buffers.begin(), exercise_->buffers.end(),
                                [&](const BufferSpec& b) { return b.constant == *symbol; });
       if (same != exercise_->buffers.end())
-        diagnostics_->error(constant, fmt::format("buffers '{}' and '{}' are both copied into __constant__ '{}'; "
-                                                  "give each its own variable",
-                                                  same->name, name, *symbol));
+        diagnostics_->error(constant,
+                            fmt::format("buffers '{}' and '{}' are both copied into __constant__ '{}'; "
+                                        "give each its own variable",
+                                        same->name, name, *symbol));
       buffer.constant = *symbol;
     }
   }
@@ -111,13 +117,15 @@ void ExerciseLoader::read_buffer(const Field& entry, const std::string& name) {
   }
   if (Field from = fields.get("from"); from.present) {
     if (!buffer.output) {
-      diagnostics_->error(from.key.Mark(), fmt::format("'{}' is not an output: 'from' says which input elements an "
-                                                       "output element is computed from",
-                                                       entry.path));
+      diagnostics_->error(from.key.Mark(),
+                          fmt::format("'{}' is not an output: 'from' says which input elements an "
+                                      "output element is computed from",
+                                      entry.path));
     } else if (!from.value.IsMap()) {
-      diagnostics_->error(from, fmt::format("'{}' must map input names to an element index over i0, i1, ... (the "
-                                            "output element's coordinates), got {}",
-                                            from.path, describe(from.value)));
+      diagnostics_->error(from,
+                          fmt::format("'{}' must map input names to an element index over i0, i1, ... (the "
+                                      "output element's coordinates), got {}",
+                                      from.path, describe(from.value)));
     } else {
       for (auto it = from.value.begin(); it != from.value.end(); ++it) {
         Field input{fmt::format("{}.{}", from.path, it->first.Scalar()), it->first, it->second, true};
@@ -134,8 +142,9 @@ void ExerciseLoader::read_buffer(const Field& entry, const std::string& name) {
       diagnostics_->error(compare, fmt::format("'{}.ulp' is for floating-point buffers; '{}' holds {}",
                                                compare.path, name, to_string(*type)));
     if (!buffer.output && diagnostics_->count() == errors_before)
-      diagnostics_->error(compare.key.Mark(),
-                          fmt::format("'{}' is an input: inputs are checked unchanged, not compared", entry.path));
+      diagnostics_->error(
+          compare.key.Mark(),
+          fmt::format("'{}' is an input: inputs are checked unchanged, not compared", entry.path));
   }
   if (diagnostics_->count() != errors_before || !fill) return;
   buffer.type = *type;
@@ -144,14 +153,15 @@ void ExerciseLoader::read_buffer(const Field& entry, const std::string& name) {
   exercise_->buffers.push_back(std::move(buffer));
 }
 
-std::optional<Fill> ExerciseLoader::read_fill(const Field& init, const Field& value, const std::string& buffer_path,
-                                              ElementType type) {
+std::optional<Fill> ExerciseLoader::read_fill(const Field& init, const Field& value,
+                                              const std::string& buffer_path, ElementType type) {
   Fill fill;
   if (exercise_->format >= 2 && init.value.IsMap()) {
     if (value.present) {
-      diagnostics_->error(value.key.Mark(), fmt::format("'value' is for 'init: constant'; '{}' gives its init "
-                                                        "as a map",
-                                                        buffer_path));
+      diagnostics_->error(value.key.Mark(),
+                          fmt::format("'value' is for 'init: constant'; '{}' gives its init "
+                                      "as a map",
+                                      buffer_path));
       return std::nullopt;
     }
     Fields fields(diagnostics_, init, {"random", "constant", "generator"});
@@ -160,7 +170,8 @@ std::optional<Fill> ExerciseLoader::read_fill(const Field& init, const Field& va
     Field constant = fields.get("constant");
     Field generator = fields.get("generator");
     if (int(random.present) + int(constant.present) + int(generator.present) != 1) {
-      diagnostics_->error(init, fmt::format("'{}' takes one of 'random', 'constant' or 'generator'", init.path));
+      diagnostics_->error(init,
+                          fmt::format("'{}' takes one of 'random', 'constant' or 'generator'", init.path));
       return std::nullopt;
     }
     if (generator.present) {
@@ -171,8 +182,9 @@ std::optional<Fill> ExerciseLoader::read_fill(const Field& init, const Field& va
         return std::nullopt;
       }
       if (type == ElementType::kHalf) {
-        diagnostics_->error(generator, "a generator cannot fill a half buffer (the host has no half type to "
-                                       "write); fill a float buffer, or use random");
+        diagnostics_->error(generator,
+                            "a generator cannot fill a half buffer (the host has no half type to "
+                            "write); fill a float buffer, or use random");
         return std::nullopt;
       }
       fill.init = BufferInit::kGenerator;
@@ -200,8 +212,8 @@ std::optional<Fill> ExerciseLoader::read_fill(const Field& init, const Field& va
     return std::nullopt;
   }
   if (*kind != BufferInit::kConstant && value.present) {
-    diagnostics_->error(value.key.Mark(),
-                        fmt::format("'value' is for 'init: constant'; '{}' is {}", buffer_path, to_string(*kind)));
+    diagnostics_->error(value.key.Mark(), fmt::format("'value' is for 'init: constant'; '{}' is {}",
+                                                      buffer_path, to_string(*kind)));
     return std::nullopt;
   }
   if (value.present) {
@@ -255,8 +267,9 @@ std::optional<RandomSpec> ExerciseLoader::read_random(const Field& field, Elemen
   }
   if (Field values = fields.get("values"); values.present) {
     if (fields.get("distribution").present || spec.min || spec.max)
-      diagnostics_->error(values.key.Mark(),
-                          fmt::format("'{}' picks from a list: drop 'distribution', 'min' and 'max'", values.path));
+      diagnostics_->error(
+          values.key.Mark(),
+          fmt::format("'{}' picks from a list: drop 'distribution', 'min' and 'max'", values.path));
     if (auto list = items(diagnostics_, values, 1, std::numeric_limits<size_t>::max())) {
       for (const Field& item : *list)
         if (auto v = read_value(item, type)) spec.values.push_back(*v);
@@ -271,12 +284,13 @@ std::optional<RandomSpec> ExerciseLoader::read_random(const Field& field, Elemen
       Field fraction = hot_fields.get("fraction");
       Field count = hot_fields.get("count");
       if (fraction.present == count.present) {
-        diagnostics_->error(hot, fmt::format("'{}' takes one of 'fraction' (of the elements) or 'count' (exactly "
-                                             "that many)",
-                                             hot.path));
+        diagnostics_->error(hot,
+                            fmt::format("'{}' takes one of 'fraction' (of the elements) or 'count' (exactly "
+                                        "that many)",
+                                        hot.path));
       } else if (count.present) {
-        spec.hot_count =
-            static_cast<uint64_t>(read_integer(diagnostics_, count, 1, std::numeric_limits<int64_t>::max()).value_or(1));
+        spec.hot_count = static_cast<uint64_t>(
+            read_integer(diagnostics_, count, 1, std::numeric_limits<int64_t>::max()).value_or(1));
       } else if (auto share = read_number(diagnostics_, fraction, 0); share && *share > 1) {
         diagnostics_->error(fraction, fmt::format("'{}' must be at most 1, got {}", fraction.path, *share));
       } else {
@@ -302,8 +316,9 @@ std::optional<Compare> ExerciseLoader::read_compare(const Field& field) {
   if (exact.present) {
     std::optional<bool> is_exact = read_bool(diagnostics_, exact);
     if (is_exact == false) {
-      diagnostics_->error(exact, fmt::format("'{}.exact' may only be true; for a tolerance give {}", field.path,
-                                             v2 ? "'rel', 'abs' or 'ulp'" : "'rel' and/or 'abs'"));
+      diagnostics_->error(exact,
+                          fmt::format("'{}.exact' may only be true; for a tolerance give {}", field.path,
+                                      v2 ? "'rel', 'abs' or 'ulp'" : "'rel' and/or 'abs'"));
       return std::nullopt;
     }
     if (is_exact && tolerance) {
@@ -313,7 +328,8 @@ std::optional<Compare> ExerciseLoader::read_compare(const Field& field) {
     return is_exact ? std::optional<Compare>(compare) : std::nullopt;
   }
   if (!tolerance) {
-    diagnostics_->error(field, fmt::format("'{}' needs 'exact: true' or a tolerance ({})", field.path, kinds));
+    diagnostics_->error(field,
+                        fmt::format("'{}' needs 'exact: true' or a tolerance ({})", field.path, kinds));
     return std::nullopt;
   }
   compare.exact = false;
@@ -444,7 +460,8 @@ void ExerciseLoader::read_requirements(const Field& field) {
     if (!requirements.min_barriers && !requirements.max_barriers)
       diagnostics_->error(barriers, fmt::format("'{}' needs 'min' and/or 'max'", barriers.path));
     if (Field message = detail.get("message"); message.present) {
-      if (auto text = read_string(diagnostics_, message)) requirements.messages.emplace_back("barriers", *text);
+      if (auto text = read_string(diagnostics_, message))
+        requirements.messages.emplace_back("barriers", *text);
     }
   }
 }
@@ -488,7 +505,7 @@ void ExerciseLoader::read_gpu(const Field& field) {
   }
   if (Field severity = fields.get("predicted_too_slow"); severity.present) {
     static constexpr std::pair<std::string_view, Severity> kSeverities[] = {{"error", Severity::kError},
-                                                                             {"warning", Severity::kWarning}};
+                                                                            {"warning", Severity::kWarning}};
     std::optional<Severity> chosen = read_choice(diagnostics_, severity, kSeverities);
     if (!chosen) return;
     gpu.predicted_too_slow = *chosen;
@@ -517,18 +534,22 @@ void ExerciseLoader::read_bank_conflict_ways(const Field& field) {
     if (find_variant(variant, &index)) sim.max_bank_conflict_ways_by_variant[index] = *ways;
   }
   if (!sim.max_bank_conflict_ways)
-    diagnostics_->error(field, "max_bank_conflict_ways as a map needs a `default` entry: the limit of the variants it does not name");
+    diagnostics_->error(field,
+                        "max_bank_conflict_ways as a map needs a `default` entry: the limit of the variants "
+                        "it does not name");
 }
 
 // The baseline is an exercise beside this one, named by its folder: a name, never a path.
 std::optional<std::string> read_baseline_id(Diagnostics* diagnostics, const Field& field) {
   std::optional<std::string> id = read_string(diagnostics, field);
   if (!id) return std::nullopt;
-  const bool path = id->empty() || *id == "." || *id == ".." || id->find_first_of("/\\") != std::string::npos ||
-                    std::any_of(id->begin(), id->end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  const bool path =
+      id->empty() || *id == "." || *id == ".." || id->find_first_of("/\\") != std::string::npos ||
+      std::any_of(id->begin(), id->end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
   if (path) {
-    diagnostics->error(field, fmt::format("'{}' must name an exercise beside this one by its id (copy), not a path",
-                                          field.path));
+    diagnostics->error(
+        field,
+        fmt::format("'{}' must name an exercise beside this one by its id (copy), not a path", field.path));
     return std::nullopt;
   }
   return id;
@@ -537,8 +558,8 @@ std::optional<std::string> read_baseline_id(Diagnostics* diagnostics, const Fiel
 std::optional<std::string> ExerciseLoader::read_baseline(const Field& field, GpuPerformance* gpu) {
   if (!field.present || !field.value.IsMap()) return read_baseline_id(diagnostics_, field);
   if (exercise_->format < 2) {
-    diagnostics_->error(field, fmt::format("'{}' as a map is format 2: put `format: 2` at the top of the file",
-                                           field.path));
+    diagnostics_->error(
+        field, fmt::format("'{}' as a map is format 2: put `format: 2` at the top of the file", field.path));
     return std::nullopt;
   }
   Fields fields(diagnostics_, field, {"exercise", "size", "variant"});
@@ -547,9 +568,10 @@ std::optional<std::string> ExerciseLoader::read_baseline(const Field& field, Gpu
   bool ok = id.has_value();
   if (Field size = fields.get("size"); size.present) {
     if (!size.value.IsMap() || size.value.size() == 0) {
-      diagnostics_->error(size, fmt::format("'{}' must be a map of the baseline's size variables to expressions "
-                                            "over this exercise's, such as {{rows: height, cols: width}}, got {}",
-                                            size.path, describe(size.value)));
+      diagnostics_->error(size,
+                          fmt::format("'{}' must be a map of the baseline's size variables to expressions "
+                                      "over this exercise's, such as {{rows: height, cols: width}}, got {}",
+                                      size.path, describe(size.value)));
       return std::nullopt;
     }
     for (auto it = size.value.begin(); it != size.value.end(); ++it) {
@@ -573,7 +595,8 @@ std::optional<std::string> ExerciseLoader::read_baseline(const Field& field, Gpu
   return ok ? id : std::nullopt;
 }
 
-std::optional<double> ExerciseLoader::read_min_ratio(const Field& field, std::map<std::string, double>* by_device) {
+std::optional<double> ExerciseLoader::read_min_ratio(const Field& field,
+                                                     std::map<std::string, double>* by_device) {
   if (!field.present || !field.value.IsMap()) return read_number(diagnostics_, field, 0);
   std::optional<double> fallback;
   bool ok = true;
@@ -591,7 +614,8 @@ std::optional<double> ExerciseLoader::read_min_ratio(const Field& field, std::ma
       (*by_device)[device] = *ratio;
   }
   if (!fallback && ok)
-    diagnostics_->error(field, "min_ratio as a map needs a `default` entry: the bar on devices it does not name");
+    diagnostics_->error(field,
+                        "min_ratio as a map needs a `default` entry: the bar on devices it does not name");
   return ok ? fallback : std::nullopt;
 }
 
@@ -602,7 +626,8 @@ void ExerciseLoader::read_schedules(const Field& field) {
   for (const Field& item : *list) {
     std::optional<Schedule> schedule = read_choice(diagnostics_, item, kSchedules);
     if (schedule && *schedule != Schedule::kLaunchOrder &&
-        std::find(exercise_->schedules.begin(), exercise_->schedules.end(), *schedule) == exercise_->schedules.end())
+        std::find(exercise_->schedules.begin(), exercise_->schedules.end(), *schedule) ==
+            exercise_->schedules.end())
       exercise_->schedules.push_back(*schedule);
   }
 }
@@ -626,8 +651,11 @@ void ExerciseLoader::read_hints(const Field& field) {
         for (const Field& kind : *listed) {
           std::optional<std::string> name = read_string(diagnostics_, kind);
           if (!name) continue;
-          if (std::optional<FindingKind> parsed = parse_finding_kind(*name)) hint.addresses.push_back(*parsed);
-          else diagnostics_->error(kind, fmt::format("'{}' is not a finding kind (docs/result-contract.md lists them)", *name));
+          if (std::optional<FindingKind> parsed = parse_finding_kind(*name))
+            hint.addresses.push_back(*parsed);
+          else
+            diagnostics_->error(
+                kind, fmt::format("'{}' is not a finding kind (docs/result-contract.md lists them)", *name));
         }
       }
     }

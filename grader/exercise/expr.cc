@@ -186,8 +186,9 @@ class Parser {
   // Counts one more level of nesting at at_column, or fails when that is one too many.
   bool enter(int at_column) {
     if (++depth_ <= kMaxNesting) return true;
-    return fail(fmt::format("nested more than {} levels deep (parentheses, calls and unary '-')", kMaxNesting),
-                at_column);
+    return fail(
+        fmt::format("nested more than {} levels deep (parentheses, calls and unary '-')", kMaxNesting),
+        at_column);
   }
 
   bool fail(std::string message, int at_column) {

@@ -3,6 +3,7 @@
 #include "grader/exercise/kernel_lookup.h"
 
 #include <cxxabi.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -12,26 +13,37 @@
 #include <optional>
 #include <utility>
 
-#include <fmt/format.h>
-
 namespace gpugrade {
 namespace {
 
 // Spellings the demangler uses for what exercises may write differently (LP64 Linux).
 constexpr std::array<std::pair<std::string_view, std::string_view>, 27> kTypeSpellings = {{
-    {"unsigned", "unsigned int"},          {"signed", "int"},
-    {"signed int", "int"},                 {"short int", "short"},
-    {"signed short", "short"},             {"unsigned short int", "unsigned short"},
-    {"long int", "long"},                  {"signed long", "long"},
-    {"unsigned long int", "unsigned long"}, {"long long int", "long long"},
-    {"signed long long", "long long"},     {"unsigned long long int", "unsigned long long"},
-    {"size_t", "unsigned long"},           {"std::size_t", "unsigned long"},
-    {"ptrdiff_t", "long"},                 {"int8_t", "signed char"},
-    {"uint8_t", "unsigned char"},          {"int16_t", "short"},
-    {"uint16_t", "unsigned short"},        {"int32_t", "int"},
-    {"uint32_t", "unsigned int"},          {"int64_t", "long"},
-    {"uint64_t", "unsigned long"},         {"half", "__half"},
-    {"nv_bfloat16", "__nv_bfloat16"},      {"uint", "unsigned int"},
+    {"unsigned", "unsigned int"},
+    {"signed", "int"},
+    {"signed int", "int"},
+    {"short int", "short"},
+    {"signed short", "short"},
+    {"unsigned short int", "unsigned short"},
+    {"long int", "long"},
+    {"signed long", "long"},
+    {"unsigned long int", "unsigned long"},
+    {"long long int", "long long"},
+    {"signed long long", "long long"},
+    {"unsigned long long int", "unsigned long long"},
+    {"size_t", "unsigned long"},
+    {"std::size_t", "unsigned long"},
+    {"ptrdiff_t", "long"},
+    {"int8_t", "signed char"},
+    {"uint8_t", "unsigned char"},
+    {"int16_t", "short"},
+    {"uint16_t", "unsigned short"},
+    {"int32_t", "int"},
+    {"uint32_t", "unsigned int"},
+    {"int64_t", "long"},
+    {"uint64_t", "unsigned long"},
+    {"half", "__half"},
+    {"nv_bfloat16", "__nv_bfloat16"},
+    {"uint", "unsigned int"},
     {"intptr_t", "long"},
 }};
 
@@ -39,10 +51,22 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 27> kTypeSpe
 uint32_t size_of_canonical(std::string_view type) {
   if (type.ends_with("*") || type.ends_with("&")) return 8;
   static constexpr std::array<std::pair<std::string_view, uint32_t>, 16> kSizes = {{
-      {"bool", 1}, {"char", 1}, {"signed char", 1}, {"unsigned char", 1},
-      {"short", 2}, {"unsigned short", 2}, {"__half", 2}, {"__nv_bfloat16", 2},
-      {"int", 4}, {"unsigned int", 4}, {"float", 4},
-      {"long", 8}, {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8}, {"double", 8},
+      {"bool", 1},
+      {"char", 1},
+      {"signed char", 1},
+      {"unsigned char", 1},
+      {"short", 2},
+      {"unsigned short", 2},
+      {"__half", 2},
+      {"__nv_bfloat16", 2},
+      {"int", 4},
+      {"unsigned int", 4},
+      {"float", 4},
+      {"long", 8},
+      {"unsigned long", 8},
+      {"long long", 8},
+      {"unsigned long long", 8},
+      {"double", 8},
   }};
   std::string_view base = type.starts_with("const ") ? type.substr(6) : type;
   for (const auto& [name, bytes] : kSizes)
@@ -56,11 +80,12 @@ uint32_t size_of_canonical(std::string_view type) {
 bool takes_as_launch_would(std::string_view have, std::string_view want) {
   if (have == want) return true;
   static constexpr std::array<std::string_view, 10> kIntegers = {
-      "char", "signed char", "unsigned char", "short", "unsigned short",
-      "int", "unsigned int", "long", "unsigned long", "long long"};
+      "char", "signed char",  "unsigned char", "short",         "unsigned short",
+      "int",  "unsigned int", "long",          "unsigned long", "long long"};
   const auto integer = [](std::string_view type) {
     if (type.starts_with("const ")) type.remove_prefix(6);
-    return type == "unsigned long long" || std::find(kIntegers.begin(), kIntegers.end(), type) != kIntegers.end();
+    return type == "unsigned long long" ||
+           std::find(kIntegers.begin(), kIntegers.end(), type) != kIntegers.end();
   };
   return integer(have) && integer(want) && size_of_canonical(have) == size_of_canonical(want);
 }
@@ -107,8 +132,8 @@ std::vector<std::string> split_top_level(std::string_view list) {
 // A kernel as C++ names it: demangled when mangled, else the plain (extern "C") name.
 struct CppKernel {
   const KernelTraits* traits;
-  std::string name;                 // qualified, without template arguments: "copy", "ns::copy"
-  std::string instance;             // with them, as demangled: "reduce<float, 256>"; else the name
+  std::string name;      // qualified, without template arguments: "copy", "ns::copy"
+  std::string instance;  // with them, as demangled: "reduce<float, 256>"; else the name
   bool mangled = false;
   std::vector<std::string> params;  // canonical types, when mangled
   std::vector<std::string> args;    // canonical template arguments; empty when not a template
@@ -162,7 +187,8 @@ std::string_view trimmed(std::string_view text) {
 
 // An integer literal as C++ or the demangler writes it (`-3`, `256u`, `0x100`, `10ul`), in decimal.
 std::optional<std::string> integer_literal(std::string_view text) {
-  while (!text.empty() && (text.back() == 'u' || text.back() == 'U' || text.back() == 'l' || text.back() == 'L'))
+  while (!text.empty() &&
+         (text.back() == 'u' || text.back() == 'U' || text.back() == 'l' || text.back() == 'L'))
     text.remove_suffix(1);
   const bool negative = text.starts_with('-');
   if (negative) text.remove_prefix(1);
@@ -197,7 +223,8 @@ std::string kernel_params_text(const CppKernel& kernel) {
 
 std::string expected_params_text(const ExpectedKernel& expected) {
   std::vector<std::string> params;
-  for (const ExpectedParam& param : expected.params) params.push_back(fmt::format("{} {}", param.type, param.name));
+  for (const ExpectedParam& param : expected.params)
+    params.push_back(fmt::format("{} {}", param.type, param.name));
   return fmt::format("{}", fmt::join(params, ", "));
 }
 
@@ -213,15 +240,18 @@ std::string mismatch(const CppKernel& kernel, const ExpectedKernel& expected) {
       return fmt::format("parameter {} ({}) is {}, not {}", i + 1, want.name, kernel.params[i], want_type);
     uint32_t want_bytes = want.struct_bytes != 0 ? want.struct_bytes : size_of_canonical(want_type);
     uint32_t have_bytes = size_of_ptx_param(kernel.traits->params[i]);
-    // The PTX keeps a struct's size, not its fields: a field the file and the exercise disagree on shows here.
+    // The PTX keeps a struct's size, not its fields: a field the file and the exercise disagree on shows
+    // here.
     if (want.struct_bytes != 0 && have_bytes != want.struct_bytes)
-      return fmt::format("parameter {} ({}) is a {} of {} bytes in the compiled code, but {}, {} bytes: declare "
-                         "the struct's fields in exercise.yaml as the kernel's file declares them, in order",
-                         i + 1, want.name, want.type, have_bytes, want.struct_layout, want.struct_bytes);
+      return fmt::format(
+          "parameter {} ({}) is a {} of {} bytes in the compiled code, but {}, {} bytes: declare "
+          "the struct's fields in exercise.yaml as the kernel's file declares them, in order",
+          i + 1, want.name, want.type, have_bytes, want.struct_layout, want.struct_bytes);
     if (!kernel.mangled && want_bytes != 0 && have_bytes != want_bytes)
-      return fmt::format("parameter {} ({}) has {} bytes, not the {} of {} (an extern \"C\" kernel keeps no "
-                         "parameter types, so only sizes are checked)",
-                         i + 1, want.name, have_bytes, want_bytes, want_type);
+      return fmt::format(
+          "parameter {} ({}) has {} bytes, not the {} of {} (an extern \"C\" kernel keeps no "
+          "parameter types, so only sizes are checked)",
+          i + 1, want.name, have_bytes, want_bytes, want_type);
   }
   return "";
 }
@@ -291,12 +321,16 @@ std::string canonical_type(std::string_view type) {
         char d = type[i];
         if (d == '<') ++depth;
         if (d == '>') --depth;
-        if (depth == 0 && !std::isalnum(static_cast<unsigned char>(d)) && d != '_' && d != ':' && d != '>') break;
+        if (depth == 0 && !std::isalnum(static_cast<unsigned char>(d)) && d != '_' && d != ':' && d != '>')
+          break;
       }
       std::string_view word = type.substr(start, i - start);
-      if (word == "const") levels.back().is_const = true;
-      else if (word == "volatile") levels.back().is_volatile = true;
-      else if (word != "__restrict__" && word != "__restrict" && word != "restrict") base_words.emplace_back(word);
+      if (word == "const")
+        levels.back().is_const = true;
+      else if (word == "volatile")
+        levels.back().is_volatile = true;
+      else if (word != "__restrict__" && word != "__restrict" && word != "restrict")
+        base_words.emplace_back(word);
     } else {
       ++i;
     }
@@ -342,11 +376,12 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
       std::vector<std::string> present;
       for (const CppKernel* kernel : named) present.push_back(kernel->instance);
       match.findings.push_back(signature_mismatch(
-          fmt::format("no instantiation of kernel '{}' is {}, the one the exercise grades: the compiled code has "
-                      "{}; instantiate {} (launch it, or write `template __global__ void {}({});`)",
-                      expected.name, instance_text(expected.name, want), fmt::join(present, ", "),
-                      instance_text(expected.name, want), instance_text(expected.name, want),
-                      expected_params_text(expected)),
+          fmt::format(
+              "no instantiation of kernel '{}' is {}, the one the exercise grades: the compiled code has "
+              "{}; instantiate {} (launch it, or write `template __global__ void {}({});`)",
+              expected.name, instance_text(expected.name, want), fmt::join(present, ", "),
+              instance_text(expected.name, want), instance_text(expected.name, want),
+              expected_params_text(expected)),
           display_path, named[0]->traits->line));
       return match;
     }
@@ -358,8 +393,10 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
   for (const CppKernel* candidate : named) {
     const CppKernel& kernel = *candidate;
     std::string reason = mismatch(kernel, expected);
-    if (reason.empty()) matching.push_back(&kernel);
-    else if (first_candidate == nullptr) first_candidate = &kernel, first_reason = reason;
+    if (reason.empty())
+      matching.push_back(&kernel);
+    else if (first_candidate == nullptr)
+      first_candidate = &kernel, first_reason = reason;
   }
   // Of several kernels with the expected parameters, grade the one a host launch `name<<<...>>>(...)` written
   // beside them would call: a plain kernel of that exact name before a template of it (overload resolution
@@ -385,15 +422,17 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
     std::vector<std::string> names;
     for (const CppKernel* kernel : matching) names.push_back(kernel->instance);
     match.findings.push_back(signature_mismatch(
-        fmt::format("{} kernels named '{}' have the parameters the exercise expects ({}), and the exercise cannot "
-                    "tell which to grade; instantiate only one",
-                    matching.size(), expected.name, fmt::join(names, ", ")),
+        fmt::format(
+            "{} kernels named '{}' have the parameters the exercise expects ({}), and the exercise cannot "
+            "tell which to grade; instantiate only one",
+            matching.size(), expected.name, fmt::join(names, ", ")),
         display_path, matching[0]->traits->line));
     return match;
   }
   std::vector<std::string> want;
   for (const std::string& arg : expected.template_args) want.push_back(canonical_template_arg(arg));
-  std::string wanted = fmt::format("{}({})", instance_text(expected.name, want), expected_params_text(expected));
+  std::string wanted =
+      fmt::format("{}({})", instance_text(expected.name, want), expected_params_text(expected));
   if (first_candidate != nullptr) {
     match.findings.push_back(signature_mismatch(
         fmt::format("kernel '{}' has parameters ({}); the exercise expects ({}): {}", expected.name,
@@ -402,12 +441,14 @@ KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const Expected
     return match;
   }
   std::vector<std::string> present;
-  for (const CppKernel& kernel : all) present.push_back(fmt::format("{}({})", kernel.name, kernel_params_text(kernel)));
+  for (const CppKernel& kernel : all)
+    present.push_back(fmt::format("{}({})", kernel.name, kernel_params_text(kernel)));
   std::string has = present.empty() ? "the compiled code has no kernels"
                                     : fmt::format("the compiled code has {}", fmt::join(present, ", "));
-  match.findings.push_back(signature_mismatch(
-      fmt::format("no kernel named '{}': {}; the exercise expects __global__ void {}", expected.name, has, wanted),
-      display_path, 0));
+  match.findings.push_back(
+      signature_mismatch(fmt::format("no kernel named '{}': {}; the exercise expects __global__ void {}",
+                                     expected.name, has, wanted),
+                         display_path, 0));
   return match;
 }
 

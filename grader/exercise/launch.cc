@@ -47,13 +47,13 @@ bool check_shape(const BufferSpec& buffer, const Bindings& bindings, int64_t cou
                           std::numeric_limits<int32_t>::max(), failure);
     if (!dim) return false;
     product = product > std::numeric_limits<int64_t>::max() / *dim ? std::numeric_limits<int64_t>::max()
-                                                                      : product * *dim;
+                                                                   : product * *dim;
     dims.push_back(fmt::format("{}", *dim));
   }
   if (product == count) return true;
   *failure = {fmt::format("buffers.{}.shape", buffer.name),
-              fmt::format("is [{}], {} elements, but the buffer's count is {}", join(dims), product, count), 0,
-              buffer.shape[0].text()};
+              fmt::format("is [{}], {} elements, but the buffer's count is {}", join(dims), product, count),
+              0, buffer.shape[0].text()};
   return false;
 }
 
@@ -100,9 +100,11 @@ std::optional<KernelArg> evaluate_arg(const ParamSpec& param, const std::vector<
 }
 
 // One kernel's arguments; `path` names its YAML ("kernel", "pipeline[0]") in messages.
-std::optional<std::vector<KernelArg>> evaluate_args(const KernelSpec& kernel, const std::vector<StructSpec>& structs,
+std::optional<std::vector<KernelArg>> evaluate_args(const KernelSpec& kernel,
+                                                    const std::vector<StructSpec>& structs,
                                                     const std::string& path, const Bindings& bindings,
-                                                    const std::vector<uint64_t>& counts, EvalFailure* failure) {
+                                                    const std::vector<uint64_t>& counts,
+                                                    EvalFailure* failure) {
   std::vector<KernelArg> args;
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const std::string param_path = fmt::format("{}.params[{}]", path, i);
@@ -132,8 +134,8 @@ void append_fields(const StructSpec& spec, const KernelArg& arg, std::vector<Ker
   }
 }
 
-bool evaluate_dims(const std::vector<Expr>& exprs, const std::string& path, const Bindings& bindings, int64_t max,
-                   Dim3* dims, EvalFailure* failure) {
+bool evaluate_dims(const std::vector<Expr>& exprs, const std::string& path, const Bindings& bindings,
+                   int64_t max, Dim3* dims, EvalFailure* failure) {
   uint32_t* dim[] = {&dims->x, &dims->y, &dims->z};
   *dims = Dim3{};
   for (size_t d = 0; d < exprs.size(); ++d) {
@@ -199,9 +201,10 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     if (launch_bytes > kMaxLaunchBufferBytes && !too_large) {
       too_large = EvalFailure{
           count_field(buffer),
-          fmt::format("is {} ({} bytes of {}), which brings the buffers of one launch to {} bytes; they may hold "
-                      "at most {} bytes (2 GiB) in all",
-                      *count, bytes, to_string(buffer.type), launch_bytes, kMaxLaunchBufferBytes),
+          fmt::format(
+              "is {} ({} bytes of {}), which brings the buffers of one launch to {} bytes; they may hold "
+              "at most {} bytes (2 GiB) in all",
+              *count, bytes, to_string(buffer.type), launch_bytes, kMaxLaunchBufferBytes),
           0, buffer.count.text()};
     }
     shape.buffer_counts.push_back(static_cast<uint64_t>(*count));
@@ -215,14 +218,16 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
     const Stage& stage = exercise.pipeline[k];
     const std::string path = fmt::format("pipeline[{}]", k);
     LaunchShape::StageShape& s = shape.stages.emplace_back();
-    if (!evaluate_dims(stage.grid, path + ".grid", bindings, kMaxGridDim, &s.grid, failure)) return std::nullopt;
+    if (!evaluate_dims(stage.grid, path + ".grid", bindings, kMaxGridDim, &s.grid, failure))
+      return std::nullopt;
     s.block = variant.block;
     if (!stage.block.empty() &&
         !evaluate_dims(stage.block, path + ".block", bindings, kMaxBlockThreads, &s.block, failure))
       return std::nullopt;
     if (s.block.count() > kMaxBlockThreads) {
       *failure = {path + ".block[0]",
-                  fmt::format("makes a block of {} threads; CUDA allows at most {}", s.block.count(), kMaxBlockThreads),
+                  fmt::format("makes a block of {} threads; CUDA allows at most {}", s.block.count(),
+                              kMaxBlockThreads),
                   0, stage.block[0].text()};
       return std::nullopt;
     }
@@ -237,7 +242,8 @@ std::optional<LaunchShape> evaluate(const Exercise& exercise, const Variant& var
   }
   // The reference's arguments: each of its parameters' argument, from the kernel that has it.
   for (const ParamSpec* param : reference_params(exercise)) {
-    auto find_in = [&](const KernelSpec& kernel, const std::vector<KernelArg>& kernel_args) -> const KernelArg* {
+    auto find_in = [&](const KernelSpec& kernel,
+                       const std::vector<KernelArg>& kernel_args) -> const KernelArg* {
       for (size_t i = 0; i < kernel.params.size(); ++i)
         if (&kernel.params[i] == param) return &kernel_args[i];
       return nullptr;
@@ -282,8 +288,8 @@ std::optional<Size> baseline_size(const Exercise& exercise, const Variant& varia
   return mapped;
 }
 
-const Variant* baseline_variant(const Exercise& baseline, const GpuPerformance& performance, const Variant& variant,
-                                std::string* error) {
+const Variant* baseline_variant(const Exercise& baseline, const GpuPerformance& performance,
+                                const Variant& variant, std::string* error) {
   if (performance.baseline_variant.empty()) return &variant;
   for (const Variant& v : baseline.variants)
     if (v.label == performance.baseline_variant) return &v;
@@ -316,8 +322,10 @@ std::vector<const ParamSpec*> reference_params(const Exercise& exercise) {
   std::vector<const ParamSpec*> params;
   auto add = [&](const KernelSpec& kernel) {
     for (const ParamSpec& p : kernel.params) {
-      if (p.buffer && *p.buffer < exercise.buffers.size() && exercise.buffers[*p.buffer].intermediate) continue;
-      if (std::any_of(params.begin(), params.end(), [&](const ParamSpec* q) { return q->name == p.name; })) continue;
+      if (p.buffer && *p.buffer < exercise.buffers.size() && exercise.buffers[*p.buffer].intermediate)
+        continue;
+      if (std::any_of(params.begin(), params.end(), [&](const ParamSpec* q) { return q->name == p.name; }))
+        continue;
       params.push_back(&p);
     }
   };

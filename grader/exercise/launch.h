@@ -3,14 +3,14 @@
 // to prove that every listed variant and size evaluates before any grade runs.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "grader/exercise/exercise.h"
 

@@ -22,12 +22,15 @@ namespace gpugrade {
 
 // The spellings of the loader's choices, read by both of its files (and to_string(BufferInit)).
 inline constexpr std::pair<std::string_view, BufferInit> kBufferInits[] = {
-    {"random", BufferInit::kRandom}, {"iota", BufferInit::kIota}, {"zero", BufferInit::kZero},
-    {"constant", BufferInit::kConstant}, {"poison", BufferInit::kPoison}};
+    {"random", BufferInit::kRandom},
+    {"iota", BufferInit::kIota},
+    {"zero", BufferInit::kZero},
+    {"constant", BufferInit::kConstant},
+    {"poison", BufferInit::kPoison}};
 inline constexpr std::pair<std::string_view, PrintedOrder> kPrintedOrders[] = {
     {"in-order", PrintedOrder::kInOrder}, {"any-order", PrintedOrder::kAnyOrder}};
-inline constexpr std::pair<std::string_view, Schedule> kSchedules[] = {{"launch-order", Schedule::kLaunchOrder},
-                                                                       {"reversed", Schedule::kReversed}};
+inline constexpr std::pair<std::string_view, Schedule> kSchedules[] = {
+    {"launch-order", Schedule::kLaunchOrder}, {"reversed", Schedule::kReversed}};
 inline constexpr std::pair<std::string_view, RandomSpec::Distribution> kDistributions[] = {
     {"uniform", RandomSpec::Distribution::kUniform}, {"normal", RandomSpec::Distribution::kNormal}};
 inline constexpr std::pair<std::string_view, RandomSpec::Order> kOrders[] = {
@@ -36,7 +39,8 @@ inline constexpr std::pair<std::string_view, RandomSpec::Order> kOrders[] = {
 // Reads one exercise.yaml; the checks that span sections run after every section is read.
 class ExerciseLoader {
  public:
-  ExerciseLoader(Diagnostics* diagnostics, Exercise* exercise) : diagnostics_(diagnostics), exercise_(exercise) {}
+  ExerciseLoader(Diagnostics* diagnostics, Exercise* exercise)
+      : diagnostics_(diagnostics), exercise_(exercise) {}
 
   void load(const YAML::Node& root);
 
@@ -134,7 +138,8 @@ class ExerciseLoader {
   // change with the size.
   bool read_block(const Field& field, Variant* variant);
 
-  // `learner_defines: {BLOCK_SIZE: {default: 256, min: 32, max: 1024, multiple_of: 32}}` (or `values: [...]`).
+  // `learner_defines: {BLOCK_SIZE: {default: 256, min: 32, max: 1024, multiple_of: 32}}` (or `values:
+  // [...]`).
   void read_learner_defines(const Field& field);
 
   void read_grid(const Field& field);
@@ -187,14 +192,14 @@ class ExerciseLoader {
   std::vector<std::string> define_names_;                // sorted
   std::map<std::string, std::pair<Field, Expr>> sites_;  // every expression but the blocks, by path
   struct FromSite {
-    Field field;                 // the `from:` entry: its key names the input
+    Field field;  // the `from:` entry: its key names the input
     Expr expr;
-    size_t coordinates = 1;      // i0 .. i(coordinates - 1) are known
+    size_t coordinates = 1;  // i0 .. i(coordinates - 1) are known
   };
   std::vector<FromSite> from_sites_;
-  std::vector<bool> used_buffers_;                       // by Exercise::buffers index: some kernel takes it
-  std::map<std::string, Field> learner_define_keys_;     // where each learner define is declared
-  Field baseline_field_;                                 // performance.gpu.baseline, for check_baseline
+  std::vector<bool> used_buffers_;                    // by Exercise::buffers index: some kernel takes it
+  std::map<std::string, Field> learner_define_keys_;  // where each learner define is declared
+  Field baseline_field_;                              // performance.gpu.baseline, for check_baseline
 };
 
 }  // namespace gpugrade

@@ -2,14 +2,14 @@
 // the few statement forms that declare shared memory and gives up on anything else.
 #include "grader/exercise/shared_shapes.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace gpugrade {
 namespace {
@@ -117,8 +117,8 @@ bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0;
 // The type words a `const`/`constexpr` integer constant may be declared with.
 bool is_constant_type_word(std::string_view word) {
   static constexpr std::string_view kWords[] = {
-      "static", "unsigned", "signed", "long", "short", "int", "size_t", "auto", "int8_t", "int16_t",
-      "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+      "static", "unsigned", "signed",  "long",    "short",   "int",      "size_t",   "auto",
+      "int8_t", "int16_t",  "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
   return std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
 }
 
@@ -217,7 +217,8 @@ void add_source_constants(const std::string& text, Bindings& bindings) {
   std::string_view name, value;
   while (scanner.next(&name, &value)) {
     if (bindings.count(name) != 0) continue;
-    if (std::optional<int64_t> result = evaluate(tokenize(value), bindings)) bindings[std::string(name)] = *result;
+    if (std::optional<int64_t> result = evaluate(tokenize(value), bindings))
+      bindings[std::string(name)] = *result;
   }
 }
 
@@ -334,7 +335,8 @@ std::string function_of(const std::vector<std::string>& header) {
 
 }  // namespace
 
-std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindings& defines, std::string_view kernel) {
+std::vector<SharedShape> find_shared_shapes(std::string_view source, const Bindings& defines,
+                                            std::string_view kernel) {
   const std::string text = strip(source);
   Bindings bindings = defines;
   add_source_constants(text, bindings);
@@ -429,7 +431,8 @@ int shared_declaration_line(std::string_view source, std::string_view variable) 
     const size_t end = std::min(source.find(';', at), source.size());
     for (size_t name = source.find(variable, at); name < end; name = source.find(variable, name + 1)) {
       if (is_word_at(name, variable))
-        return 1 + static_cast<int>(std::count(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(name), '\n'));
+        return 1 + static_cast<int>(
+                       std::count(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(name), '\n'));
     }
   }
   return 0;

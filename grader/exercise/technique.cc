@@ -27,7 +27,8 @@ std::vector<std::pair<size_t, size_t>> bodies(const std::vector<std::string_view
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string_view line = lines[i];
     const size_t at = line.find(".entry ");
-    const std::string_view rest = at == std::string_view::npos ? std::string_view() : trim(line.substr(at + 7));
+    const std::string_view rest =
+        at == std::string_view::npos ? std::string_view() : trim(line.substr(at + 7));
     bool is_entry = false;
     for (std::string_view entry : entries)
       is_entry = is_entry || (rest.starts_with(entry) &&
@@ -62,7 +63,8 @@ std::string_view opcode_of(std::string_view line) {
     if (space == std::string_view::npos) return {};
     line = trim(line.substr(space));
   }
-  if (line.empty() || line.front() == '.' || line.front() == '{' || line.front() == '}' || line.front() == '$')
+  if (line.empty() || line.front() == '.' || line.front() == '{' || line.front() == '}' ||
+      line.front() == '$')
     return {};
   return line.substr(0, line.find_first_of(" \t;"));
 }
@@ -100,7 +102,7 @@ Technique technique_of(std::string_view ptx, const std::vector<std::string_view>
   Technique t;
   for (auto [open, close] : bodies(lines, entries)) {
     std::map<std::string, size_t, std::less<>> labels;
-    std::vector<std::pair<size_t, size_t>> loops;   // [label line, branch line]
+    std::vector<std::pair<size_t, size_t>> loops;        // [label line, branch line]
     std::vector<std::pair<size_t, int>> global_atomics;  // line index, source line
     int source_line = 0;
     int own_file = -1;

@@ -50,8 +50,8 @@ void Diagnostics::error(const YAML::Mark& mark, std::string_view message) {
   // each of a readable length, say what to fix first.
   if (count_ > kMaxErrors) return;
   if (count_ == kMaxErrors) {
-    errors_->push_back(fmt::format("{}: more errors follow; fix these first (only the first {} are listed)", file_,
-                                   kMaxErrors - 1));
+    errors_->push_back(fmt::format("{}: more errors follow; fix these first (only the first {} are listed)",
+                                   file_, kMaxErrors - 1));
     return;
   }
   std::string shown(message);
@@ -115,14 +115,16 @@ Fields::Fields(Diagnostics* diagnostics, const Field& map, const std::vector<std
       continue;
     }
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      diagnostics->error(it->first.Mark(), fmt::format("unknown field '{}'{}{}", key, in, did_you_mean(key, known)));
+      diagnostics->error(it->first.Mark(),
+                         fmt::format("unknown field '{}'{}{}", key, in, did_you_mean(key, known)));
       continue;
     }
     if (entries_.contains(key)) {
       diagnostics->error(it->first.Mark(), fmt::format("duplicate field '{}'{}", key, in));
       continue;
     }
-    entries_[key] = {map.path.empty() ? key : fmt::format("{}.{}", map.path, key), it->first, it->second, true};
+    entries_[key] = {map.path.empty() ? key : fmt::format("{}.{}", map.path, key), it->first, it->second,
+                     true};
   }
 }
 
@@ -232,7 +234,6 @@ std::optional<Expr> read_expression(Diagnostics* diagnostics, const Field& field
   if (!expr) diagnostics->expression_error(field, error, "");
   return expr;
 }
-
 
 std::string join(const std::vector<std::string>& names) {
   std::string joined;

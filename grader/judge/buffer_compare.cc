@@ -29,13 +29,16 @@ bool same_lane(const LaneValue& got, const LaneValue& want, ElementType type, co
   return floating && compare.ulp && ulp_distance(got, want, type) <= *compare.ulp;
 }
 
-const std::byte* element(const Buffer& buffer, uint64_t index) { return buffer.bytes.data() + index * buffer.element_size; }
+const std::byte* element(const Buffer& buffer, uint64_t index) {
+  return buffer.bytes.data() + index * buffer.element_size;
+}
 
 // The first lane of element `index` that differs, or -1 when the element passes.
-int differing_lane(const Buffer& got, const Buffer& want, uint64_t index, ElementType type, const Compare& compare) {
+int differing_lane(const Buffer& got, const Buffer& want, uint64_t index, ElementType type,
+                   const Compare& compare) {
   for (uint32_t lane = 0; lane < info(type).lanes; ++lane) {
-    if (!same_lane(read_lane(element(got, index), type, lane), read_lane(element(want, index), type, lane), type,
-                   compare))
+    if (!same_lane(read_lane(element(got, index), type, lane), read_lane(element(want, index), type, lane),
+                   type, compare))
       return static_cast<int>(lane);
   }
   return -1;
@@ -43,8 +46,8 @@ int differing_lane(const Buffer& got, const Buffer& want, uint64_t index, Elemen
 
 // The first wrong element among its neighbours: up to 5x5 elements of a 2-D output (its last two dimensions)
 // or 7 of a flat one, each with its expected and got value in the differing lane and whether it is wrong.
-nlohmann::json neighbourhood(const BufferLayout& layout, const Buffer& got, const Buffer& want, uint64_t index,
-                             uint32_t lane, const Compare& compare) {
+nlohmann::json neighbourhood(const BufferLayout& layout, const Buffer& got, const Buffer& want,
+                             uint64_t index, uint32_t lane, const Compare& compare) {
   const uint64_t count = want.bytes.size() / want.element_size;
   const bool grid = layout.dims.size() >= 2 && layout.dims.back() > 0;
   const uint64_t columns = grid ? layout.dims.back() : count;
@@ -57,9 +60,12 @@ nlohmann::json neighbourhood(const BufferLayout& layout, const Buffer& got, cons
   };
   const auto [row_low, row_high] = window(row, rows);
   const auto [column_low, column_high] = window(column, columns);
-  nlohmann::json around = {{"element", layout.element_name(index) + (info(layout.type).lanes > 1 ? kLaneNames[lane] : "")},
-                           {"columns", nlohmann::json::array()}, {"expected", nlohmann::json::array()},
-                           {"got", nlohmann::json::array()}, {"wrong", nlohmann::json::array()}};
+  nlohmann::json around = {
+      {"element", layout.element_name(index) + (info(layout.type).lanes > 1 ? kLaneNames[lane] : "")},
+      {"columns", nlohmann::json::array()},
+      {"expected", nlohmann::json::array()},
+      {"got", nlohmann::json::array()},
+      {"wrong", nlohmann::json::array()}};
   if (grid) {
     around["rows"] = nlohmann::json::array();
     around["row"] = row;
@@ -68,7 +74,8 @@ nlohmann::json neighbourhood(const BufferLayout& layout, const Buffer& got, cons
   for (uint64_t c = column_low; c <= column_high; ++c) around["columns"].push_back(c);
   for (uint64_t r = row_low; r <= row_high; ++r) {
     if (grid) around["rows"].push_back(r);
-    nlohmann::json expected = nlohmann::json::array(), values = nlohmann::json::array(), wrong = nlohmann::json::array();
+    nlohmann::json expected = nlohmann::json::array(), values = nlohmann::json::array(),
+                   wrong = nlohmann::json::array();
     for (uint64_t c = column_low; c <= column_high; ++c) {
       const uint64_t i = r * columns + c;
       expected.push_back(show_lane(read_lane(element(want, i), layout.type, lane), layout.type));
@@ -91,8 +98,8 @@ std::string writers_sentence(const std::string& element, const ElementWrites& wr
   };
   if (writes.writers.empty()) return fmt::format("no thread wrote {}", element);
   if (writes.writers.size() == 1) return fmt::format("{} was written by {}", element, who(writes.writers[0]));
-  return fmt::format("{} was written more than once, among others by {} and by {}", element, who(writes.writers[0]),
-                     who(writes.writers[1]));
+  return fmt::format("{} was written more than once, among others by {} and by {}", element,
+                     who(writes.writers[0]), who(writes.writers[1]));
 }
 
 }  // namespace
@@ -110,8 +117,8 @@ std::string BufferLayout::element_name(uint64_t index) const {
 }
 
 void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer& want, const Buffer* initial,
-                    const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings,
-                    const WriteRecord* writes, const InputSources& sources) {
+                    const Fill& fill, const Compare& compare, const std::string& file,
+                    std::vector<Finding>& findings, const WriteRecord* writes, const InputSources& sources) {
   // Identical bits pass under every compare mode; a GPU size's millions of elements need no loop.
   if (got.bytes == want.bytes) return;
   const ElementType type = layout.type;
@@ -130,14 +137,16 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
     const LaneValue g = read_lane(element(got, i), type, static_cast<uint32_t>(lane));
     const LaneValue w = read_lane(element(want, i), type, static_cast<uint32_t>(lane));
     const std::string name = layout.element_name(i) + (vector ? kLaneNames[lane] : "");
-    const bool untouched = initial != nullptr && std::memcmp(element(got, i), element(*initial, i), got.element_size) == 0;
+    const bool untouched =
+        initial != nullptr && std::memcmp(element(got, i), element(*initial, i), got.element_size) == 0;
     nlohmann::json& cells = untouched ? unwritten_cells : wrong_cells;
     if (cells.size() < kPictureCells) cells.push_back(i);
     if (untouched) {
       if (unwritten++ < kListedMismatches) {
         unwritten_list.push_back({{"index", i}, {"expected", show_lane(w, type)}});
         if (layout.dims.size() > 1 || vector) unwritten_list.back()["element"] = name;
-        if (first_unwritten.empty()) first_unwritten = fmt::format("{} (expected {})", name, show_lane(w, type));
+        if (first_unwritten.empty())
+          first_unwritten = fmt::format("{} (expected {})", name, show_lane(w, type));
       }
       continue;
     }
@@ -150,7 +159,8 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
       wrong_list.push_back({{"index", i}, {"expected", show_lane(w, type)}, {"got", show_lane(g, type)}});
       if (layout.dims.size() > 1 || vector) wrong_list.back()["element"] = name;
       if (first_wrong.empty()) {
-        first_wrong = fmt::format("{}: expected {}, got {}{}", name, show_lane(w, type), show_lane(g, type), note);
+        first_wrong =
+            fmt::format("{}: expected {}, got {}{}", name, show_lane(w, type), show_lane(g, type), note);
         first_wrong_index = i;
         first_wrong_lane = static_cast<uint32_t>(lane);
       }
@@ -162,11 +172,15 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
     f.file = file;
     f.message = fmt::format("{} of {} elements of '{}' differ from the reference; the first is {}",
                             with_thousands(wrong), with_thousands(count), layout.name, first_wrong);
-    f.details = {{"buffer", layout.name}, {"mismatches", wrong}, {"elements", count}, {"first", wrong_list},
+    f.details = {{"buffer", layout.name},
+                 {"mismatches", wrong},
+                 {"elements", count},
+                 {"first", wrong_list},
                  {"cells", std::move(wrong_cells)},
                  {"around", neighbourhood(layout, got, want, first_wrong_index, first_wrong_lane, compare)}};
     // What it is computed from, where the exercise says (`from:`): the inputs behind the wrong value.
-    if (const auto inputs = sources ? sources(first_wrong_index) : std::vector<std::pair<std::string, std::string>>();
+    if (const auto inputs =
+            sources ? sources(first_wrong_index) : std::vector<std::pair<std::string, std::string>>();
         !inputs.empty()) {
       std::vector<std::string> parts;
       f.details["inputs"] = nlohmann::json::array();
@@ -178,7 +192,8 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
       f.message += ", " + f.details["computed_from"].get<std::string>();
     }
     // Who wrote it, where the backend knows (the simulator): the line to look at.
-    if (const std::optional<ElementWrites> w = writes ? writes->writes(layout.name, first_wrong_index) : std::nullopt) {
+    if (const std::optional<ElementWrites> w =
+            writes ? writes->writes(layout.name, first_wrong_index) : std::nullopt) {
       f.details["written_by"] = writers_sentence(layout.element_name(first_wrong_index), *w);
       f.message += "; " + f.details["written_by"].get<std::string>();
       f.details["writers"] = nlohmann::json::array();
@@ -195,21 +210,26 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
     f.kind = FindingKind::kUnwrittenOutput;
     f.file = file;
     f.message = fill.init == BufferInit::kPoison
-                    ? fmt::format("{} of {} elements of '{}' were never written (they still hold the poison they "
-                                  "started with); the first is {}",
-                                  with_thousands(unwritten), with_thousands(count), layout.name, first_unwritten)
-                    : fmt::format("{} of {} elements of '{}' still hold the value they started with ({}) where the "
-                                  "reference changed them: the kernel never wrote or added to them; the first is {}",
-                                  with_thousands(unwritten), with_thousands(count), layout.name, fill.summary(),
-                                  first_unwritten);
-    f.details = {{"buffer", layout.name}, {"unwritten", unwritten}, {"elements", count}, {"first", unwritten_list},
+                    ? fmt::format(
+                          "{} of {} elements of '{}' were never written (they still hold the poison they "
+                          "started with); the first is {}",
+                          with_thousands(unwritten), with_thousands(count), layout.name, first_unwritten)
+                    : fmt::format(
+                          "{} of {} elements of '{}' still hold the value they started with ({}) where the "
+                          "reference changed them: the kernel never wrote or added to them; the first is {}",
+                          with_thousands(unwritten), with_thousands(count), layout.name, fill.summary(),
+                          first_unwritten);
+    f.details = {{"buffer", layout.name},
+                 {"unwritten", unwritten},
+                 {"elements", count},
+                 {"first", unwritten_list},
                  {"cells", std::move(unwritten_cells)}};
     findings.push_back(std::move(f));
   }
 }
 
-void check_input(const BufferLayout& layout, const Buffer& before, const Buffer& after, const std::string& file,
-                 std::vector<Finding>& findings) {
+void check_input(const BufferLayout& layout, const Buffer& before, const Buffer& after,
+                 const std::string& file, std::vector<Finding>& findings) {
   if (before.bytes == after.bytes) return;
   const size_t count = before.bytes.size() / before.element_size;
   size_t changed = 0, first = count;
@@ -226,10 +246,11 @@ void check_input(const BufferLayout& layout, const Buffer& before, const Buffer&
   Finding f;
   f.kind = FindingKind::kModifiedInput;
   f.file = file;
-  f.message = fmt::format("the kernel changed {} of {} elements of its input '{}' (the first is {}: it "
-                          "was {}, the kernel left {}); inputs must stay as they were",
-                          with_thousands(changed), with_thousands(count), layout.name, layout.element_name(first),
-                          show(before), show(after));
+  f.message = fmt::format(
+      "the kernel changed {} of {} elements of its input '{}' (the first is {}: it "
+      "was {}, the kernel left {}); inputs must stay as they were",
+      with_thousands(changed), with_thousands(count), layout.name, layout.element_name(first), show(before),
+      show(after));
   f.details = {{"buffer", layout.name}, {"changed", changed}, {"first", first}};
   findings.push_back(std::move(f));
 }

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "grader/exercise/exercise.h"
@@ -32,10 +32,11 @@ struct BufferLayout {
 // from, each as {element name, value}; the finding quotes those of the first wrong element.
 using InputSources = std::function<std::vector<std::pair<std::string, std::string>>(uint64_t element)>;
 void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer& want, const Buffer* initial,
-                    const Fill& fill, const Compare& compare, const std::string& file, std::vector<Finding>& findings,
-                    const WriteRecord* writes = nullptr, const InputSources& sources = nullptr);
+                    const Fill& fill, const Compare& compare, const std::string& file,
+                    std::vector<Finding>& findings, const WriteRecord* writes = nullptr,
+                    const InputSources& sources = nullptr);
 
-void check_input(const BufferLayout& layout, const Buffer& before, const Buffer& after, const std::string& file,
-                 std::vector<Finding>& findings);
+void check_input(const BufferLayout& layout, const Buffer& before, const Buffer& after,
+                 const std::string& file, std::vector<Finding>& findings);
 
 }  // namespace gpugrade

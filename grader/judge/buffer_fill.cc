@@ -29,11 +29,16 @@ std::pair<double, double> default_range(ElementType type) {
   const ElementInfo& t = info(type);
   if (t.floating) return {-1.0, 1.0};
   switch (type) {
-    case ElementType::kChar: return {-100, 100};
-    case ElementType::kUChar: return {0, 255};
-    case ElementType::kUShort: return {0, 65535};
-    case ElementType::kBool: return {0, 1};
-    default: return t.is_signed ? std::pair{-1000.0, 1000.0} : std::pair{0.0, 999999.0};
+    case ElementType::kChar:
+      return {-100, 100};
+    case ElementType::kUChar:
+      return {0, 255};
+    case ElementType::kUShort:
+      return {0, 65535};
+    case ElementType::kBool:
+      return {0, 1};
+    default:
+      return t.is_signed ? std::pair{-1000.0, 1000.0} : std::pair{0.0, 999999.0};
   }
 }
 
@@ -82,7 +87,8 @@ void poison_element(std::byte* element, ElementType type) {
   }
 }
 
-Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uint64_t seed, size_t buffer_index) {
+Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uint64_t seed,
+                   size_t buffer_index) {
   Buffer buffer;
   buffer.name = spec.name;
   const ElementInfo& t = info(spec.type);
@@ -95,14 +101,16 @@ Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uin
       break;
     case BufferInit::kPoison:
       if (t.bytes / t.lanes >= 4) {  // every 4-byte word is the poison word: fill them at memory speed
-        for (size_t offset = 0; offset + 4 <= buffer.bytes.size(); offset += 4) std::memcpy(data + offset, &kOutputPoisonWord, 4);
+        for (size_t offset = 0; offset + 4 <= buffer.bytes.size(); offset += 4)
+          std::memcpy(data + offset, &kOutputPoisonWord, 4);
         break;
       }
       for (uint64_t i = 0; i < count; ++i) poison_element(data + i * t.bytes, spec.type);
       break;
     case BufferInit::kConstant:
       for (uint64_t i = 0; i < count; ++i)
-        for (uint32_t lane = 0; lane < t.lanes; ++lane) write_lane(data + i * t.bytes, spec.type, lane, fill.constant);
+        for (uint32_t lane = 0; lane < t.lanes; ++lane)
+          write_lane(data + i * t.bytes, spec.type, lane, fill.constant);
       break;
     case BufferInit::kIota:
       for (uint64_t i = 0; i < count; ++i)
@@ -119,13 +127,15 @@ Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uin
         // size has millions of elements, and a GPU grade makes them before its first large launch.
         const double lo = random.min.value_or(-1.0), hi = random.max.value_or(1.0);
         for (uint64_t k = 0; k < count; ++k) {
-          const float value = static_cast<float>(lo + static_cast<double>(splitmix64(stream + k) >> 40) * 0x1.0p-24 * (hi - lo));
+          const float value = static_cast<float>(lo + static_cast<double>(splitmix64(stream + k) >> 40) *
+                                                          0x1.0p-24 * (hi - lo));
           std::memcpy(data + k * 4, &value, 4);
         }
         break;
       }
       std::vector<double> values(count * t.lanes);
-      for (uint64_t k = 0; k < values.size(); ++k) values[k] = draw(fill.random, spec.type, splitmix64(stream + k));
+      for (uint64_t k = 0; k < values.size(); ++k)
+        values[k] = draw(fill.random, spec.type, splitmix64(stream + k));
       // `hot: {count: N}`: exactly N values (all, when N covers the buffer), at places a seeded partial
       // Fisher-Yates shuffle picks.
       if (fill.random.hot_value && fill.random.hot_count > 0) {

@@ -18,6 +18,7 @@ void poison_element(std::byte* element, ElementType type);
 // The buffer `spec` filled as `fill` says (the buffer's own init, or a size's override). Random values are
 // a pure function of (seed, buffer index, element), so a failure reproduces and no library's distribution
 // can change the data between platforms; format 1's `random` gives the same values it always did.
-Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uint64_t seed, size_t buffer_index);
+Buffer make_buffer(const BufferSpec& spec, const Fill& fill, uint64_t count, uint64_t seed,
+                   size_t buffer_index);
 
 }  // namespace gpugrade

@@ -44,7 +44,8 @@ bool is_access_figure(FindingKind kind) {
 // a mutant written to show a bank conflict or uncoalesced access must be too slow there, as its
 // `expect on gpu:` line says, unless something else already fails it (a failing grade is not timed). An
 // exercise with no speed bar on the device keeps the simulator's figures as its judge: all of `expect:`.
-Expectation strict_expectation(const MutantSpec& spec, bool timed_on_device, std::vector<std::string>* dropped) {
+Expectation strict_expectation(const MutantSpec& spec, bool timed_on_device,
+                               std::vector<std::string>* dropped) {
   if (!timed_on_device) return spec.expect;
   Expectation expect{spec.expect.verdict, {}};
   for (FindingKind kind : spec.expect.kinds) {
@@ -91,18 +92,20 @@ std::string missing_at(const Result& result, const std::vector<ExpectedAt>& at) 
     if (std::find(lines.begin(), lines.end(), want.line) != lines.end()) continue;
     std::sort(lines.begin(), lines.end());
     lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-    missing.push_back(lines.empty() ? fmt::format("expected {} at line {}, got none", to_string(want.kind), want.line)
-                                    : fmt::format("expected {} at line {}, got {} at line{} {}", to_string(want.kind),
-                                                  want.line, to_string(want.kind), lines.size() == 1 ? "" : "s",
-                                                  fmt::join(lines, ", ")));
+    missing.push_back(lines.empty()
+                          ? fmt::format("expected {} at line {}, got none", to_string(want.kind), want.line)
+                          : fmt::format("expected {} at line {}, got {} at line{} {}", to_string(want.kind),
+                                        want.line, to_string(want.kind), lines.size() == 1 ? "" : "s",
+                                        fmt::join(lines, ", ")));
   }
   return fmt::format("{}", fmt::join(missing, "; "));
 }
 
 // Grades one file and compares the result with what it should get.
-bool check_one(const Exercise& exercise, const fs::path& file, const std::string& label, const Expectation& expect,
-               const std::vector<std::string>& dropped, Toolchain& toolchain, const GradeOptions& options,
-               CheckReport& report, std::string* error, const std::vector<ExpectedAt>& at = {}) {
+bool check_one(const Exercise& exercise, const fs::path& file, const std::string& label,
+               const Expectation& expect, const std::vector<std::string>& dropped, Toolchain& toolchain,
+               const GradeOptions& options, CheckReport& report, std::string* error,
+               const std::vector<ExpectedAt>& at = {}) {
   const Verdict verdict = expect.verdict;
   const std::vector<FindingKind>& kinds = expect.kinds;
   CheckRow row;
@@ -157,8 +160,8 @@ std::string squeezed(std::string_view text) {
 // A hint that holds a statement of the solution word for word gives the answer away: each such hint is a
 // warning naming the statement's line. Statements shorter than kQuoted characters (`int t = threadIdx.x`)
 // are what any answer says, and shared declarations what the lesson asks for: neither is counted.
-void warn_about_quoted_solution(const Exercise& exercise, std::string_view solution, const std::string& solution_name,
-                                std::vector<std::string>& warnings) {
+void warn_about_quoted_solution(const Exercise& exercise, std::string_view solution,
+                                const std::string& solution_name, std::vector<std::string>& warnings) {
   constexpr size_t kQuoted = 24;
   for (size_t h = 0; h < exercise.hints.size(); ++h) {
     const std::string hint = squeezed(exercise.hints[h].text);
@@ -166,18 +169,19 @@ void warn_about_quoted_solution(const Exercise& exercise, std::string_view solut
     size_t start = 0;
     bool warned = false;
     for (size_t i = 0; i <= solution.size() && !warned; ++i) {
-      const bool end = i == solution.size() || solution[i] == ';' || solution[i] == '{' || solution[i] == '}' ||
-                       solution[i] == '\n';
+      const bool end = i == solution.size() || solution[i] == ';' || solution[i] == '{' ||
+                       solution[i] == '}' || solution[i] == '\n';
       if (!end) continue;
       const std::string statement = squeezed(solution.substr(start, i - start));
       // Declaring the shared array the lesson asks for is set-up, not the answer.
       const bool comment = statement.starts_with("//") || statement.starts_with("#") ||
                            statement.starts_with("__shared__") || statement.starts_with("extern __shared__");
       if (!comment && statement.size() >= kQuoted && hint.find(statement) != std::string::npos) {
-        warnings.push_back(fmt::format("{}: warning: hint {} quotes line {} of {} (`{}`): a hint that holds the "
-                                       "answer teaches nothing; say what to do instead",
-                                       (exercise.display_dir / "exercise.yaml").generic_string(), h + 1, line,
-                                       solution_name, statement));
+        warnings.push_back(
+            fmt::format("{}: warning: hint {} quotes line {} of {} (`{}`): a hint that holds the "
+                        "answer teaches nothing; say what to do instead",
+                        (exercise.display_dir / "exercise.yaml").generic_string(), h + 1, line, solution_name,
+                        statement));
         warned = true;
       }
       if (i < solution.size() && solution[i] == '\n') ++line;
@@ -219,7 +223,8 @@ std::optional<std::pair<std::string, std::string>> comment_field(std::string_vie
   size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   std::string_view name = line.substr(0, colon);
-  if (name != "mutant" && name != "expect" && name != "expect on gpu" && name != "expect on gpu with --sanitize")
+  if (name != "mutant" && name != "expect" && name != "expect on gpu" &&
+      name != "expect on gpu with --sanitize")
     return std::nullopt;
   std::string_view value = trim_front(line.substr(colon + 1));
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
@@ -241,7 +246,8 @@ std::optional<std::pair<bool, std::string>> expect_here(std::string_view line) {
   return std::nullopt;
 }
 
-std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::string& display_path, std::string* error) {
+std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::string& display_path,
+                                           std::string* error) {
   std::optional<std::string> text = read_file_bytes(file);
   if (!text) {
     *error = fmt::format("{}: cannot read the mutant", display_path);
@@ -262,16 +268,16 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
       while (words >> word) {
         std::optional<FindingKind> kind = parse_finding_kind(word);
         if (!kind) {
-          *error = fmt::format("{}:{}: '{}' is not a finding kind (docs/result-contract.md lists them)", display_path,
-                               number, word);
+          *error = fmt::format("{}:{}: '{}' is not a finding kind (docs/result-contract.md lists them)",
+                               display_path, number, word);
           return std::nullopt;
         }
         spec.at.push_back({alone ? number + 1 : number, *kind});
         any = true;
       }
       if (!any) {
-        *error = fmt::format("{}:{}: `// expect here:` names the finding kinds this line must get", display_path,
-                             number);
+        *error = fmt::format("{}:{}: `// expect here:` names the finding kinds this line must get",
+                             display_path, number);
         return std::nullopt;
       }
       if (!alone) leading = false;
@@ -297,35 +303,37 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
     std::string word;
     words >> word;
     if (word != "pass" && word != "fail") {
-      *error = fmt::format("{}:{}: expected `// {}: pass|fail KIND...`, got verdict '{}'", display_path, number,
-                           name, word);
+      *error = fmt::format("{}:{}: expected `// {}: pass|fail KIND...`, got verdict '{}'", display_path,
+                           number, name, word);
       return std::nullopt;
     }
     expect.verdict = word == "pass" ? Verdict::kPass : Verdict::kFail;
     while (words >> word) {
       std::optional<FindingKind> kind = parse_finding_kind(word);
       if (!kind) {
-        *error = fmt::format("{}:{}: '{}' is not a finding kind (docs/result-contract.md lists them)", display_path,
-                             number, word);
+        *error = fmt::format("{}:{}: '{}' is not a finding kind (docs/result-contract.md lists them)",
+                             display_path, number, word);
         return std::nullopt;
       }
       expect.kinds.push_back(*kind);
     }
   }
   if (!expect_seen) {
-    *error = fmt::format("{}:1: a mutant declares what it must get in its leading comment: "
-                         "`// expect: fail KIND...`",
-                         display_path);
+    *error = fmt::format(
+        "{}:1: a mutant declares what it must get in its leading comment: "
+        "`// expect: fail KIND...`",
+        display_path);
     return std::nullopt;
   }
   return spec;
 }
 
-bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& toolchain, const GradeOptions& options,
-                    CheckReport& report, std::string* error) {
+bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& toolchain,
+                    const GradeOptions& options, CheckReport& report, std::string* error) {
   const fs::path solutions = root / "solutions" / exercise.id;
   if (std::optional<std::string> solution = read_file_bytes(solutions / exercise.kernel.file))
-    warn_about_quoted_solution(exercise, *solution, ("solutions" / fs::path(exercise.id) / exercise.kernel.file).generic_string(),
+    warn_about_quoted_solution(exercise, *solution,
+                               ("solutions" / fs::path(exercise.id) / exercise.kernel.file).generic_string(),
                                report.warnings);
   if (!check_one(exercise, solutions / exercise.kernel.file, "solution", {Verdict::kPass, {}}, {}, toolchain,
                  options, report, error))
@@ -336,8 +344,8 @@ bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& t
   // Alternative solutions, written the other ways a learner may (calibrate sets speed bars from them),
   // must pass too.
   for (const fs::path& file : cu_files(solutions / "alternatives"))
-    if (!check_one(exercise, file, "alternatives/" + file.filename().string(), {Verdict::kPass, {}}, {}, toolchain,
-                   options, report, error))
+    if (!check_one(exercise, file, "alternatives/" + file.filename().string(), {Verdict::kPass, {}}, {},
+                   toolchain, options, report, error))
       return false;
   for (const fs::path& file : cu_files(solutions / "mutants")) {
     std::optional<MutantSpec> spec = read_mutant_spec(file, file.string(), error);
@@ -361,11 +369,16 @@ void write_check_report(const CheckReport& report, std::ostream& out, bool json)
     nlohmann::ordered_json all;
     all["ok"] = report.ok();
     all["invalid"] = nlohmann::ordered_json::array();
-    for (const InvalidExercise& e : report.invalid) all["invalid"].push_back({{"file", e.file}, {"errors", e.errors}});
+    for (const InvalidExercise& e : report.invalid)
+      all["invalid"].push_back({{"file", e.file}, {"errors", e.errors}});
     all["rows"] = nlohmann::ordered_json::array();
     for (const CheckRow& r : report.rows)
-      all["rows"].push_back({{"exercise", r.exercise}, {"submission", r.submission}, {"expected", r.expected},
-                             {"got", r.got}, {"ok", r.ok}, {"why", r.why}});
+      all["rows"].push_back({{"exercise", r.exercise},
+                             {"submission", r.submission},
+                             {"expected", r.expected},
+                             {"got", r.got},
+                             {"ok", r.ok},
+                             {"why", r.why}});
     all["warnings"] = report.warnings;
     out << all.dump(2) << '\n';
     return;
@@ -379,26 +392,28 @@ void write_check_report(const CheckReport& report, std::ostream& out, bool json)
     w_sub = std::max(w_sub, r.submission.size());
     w_exp = std::max(w_exp, r.expected.size());
   }
-  out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "exercise", w_ex, "submission", w_sub, "expected", w_exp, "got");
+  out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "exercise", w_ex, "submission", w_sub, "expected", w_exp,
+                     "got");
   size_t bad = 0;
   for (const CheckRow& r : report.rows) {
-    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}{}\n", r.exercise, w_ex, r.submission, w_sub, r.expected, w_exp,
-                       r.got, r.ok ? "" : "   <-- " + r.why);
+    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}{}\n", r.exercise, w_ex, r.submission, w_sub, r.expected,
+                       w_exp, r.got, r.ok ? "" : "   <-- " + r.why);
     bad += !r.ok;
   }
-  out << fmt::format("{} of {} checks as expected{}\n", report.rows.size() - bad, report.rows.size(),
-                     report.invalid.empty() ? "" : fmt::format(", {} invalid exercise(s)", report.invalid.size()));
+  out << fmt::format(
+      "{} of {} checks as expected{}\n", report.rows.size() - bad, report.rows.size(),
+      report.invalid.empty() ? "" : fmt::format(", {} invalid exercise(s)", report.invalid.size()));
 }
 
 bool scaffold_exercise(const fs::path& root, const std::string& id, std::vector<std::string>* created,
                        std::string* error) {
-  const bool is_id = !id.empty() && id[0] >= 'a' && id[0] <= 'z' &&
-                     std::all_of(id.begin(), id.end(), [](char c) {
-                       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-                     });
+  const bool is_id =
+      !id.empty() && id[0] >= 'a' && id[0] <= 'z' && std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      });
   if (!is_id) {
-    *error = fmt::format("'{}' is not an exercise id: use lowercase letters, digits and '-', starting with a letter",
-                         id);
+    *error = fmt::format(
+        "'{}' is not an exercise id: use lowercase letters, digits and '-', starting with a letter", id);
     return false;
   }
   const fs::path exercise = root / "exercises" / id, solution = root / "solutions" / id;
@@ -408,8 +423,7 @@ bool scaffold_exercise(const fs::path& root, const std::string& id, std::vector<
   }
   // The kernel is named after nothing in particular so every scaffold compiles as it is: `scale`.
   const std::vector<std::pair<fs::path, std::string>> files = {
-      {exercise / "exercise.yaml",
-       fmt::format(R"yaml(# yaml-language-server: $schema=../schema.json
+      {exercise / "exercise.yaml", fmt::format(R"yaml(# yaml-language-server: $schema=../schema.json
 # docs/exercise-format.md describes every field; the commented lines show more of what format 2 can say.
 format: 2
 id: {0}
@@ -450,7 +464,7 @@ performance:
 hints:
   - "One thread per element: i = blockIdx.x * blockDim.x + threadIdx.x."
 )yaml",
-                   id)},
+                                               id)},
       {exercise / (id + ".cu"),
        "// The stub learners edit: out[i] = a * in[i] for every i < n. README.md explains the task.\n"
        "__global__ void scale(float* out, const float* in, float a, int n) {\n"
@@ -462,9 +476,10 @@ hints:
        "  for (int i = 0; i < n; ++i) out[i] = a * in[i];\n"
        "}\n"},
       {exercise / "README.md",
-       fmt::format("# {}\n\nWrite the lesson here: what the learner does, and why the hardware rewards it.\n\n"
-                   "Run `gpugrade grade {}` to grade your kernel.\n",
-                   id, id)},
+       fmt::format(
+           "# {}\n\nWrite the lesson here: what the learner does, and why the hardware rewards it.\n\n"
+           "Run `gpugrade grade {}` to grade your kernel.\n",
+           id, id)},
       {solution / (id + ".cu"),
        "// The solution: one thread per element, guarded against the last block's extra threads.\n"
        "__global__ void scale(float* out, const float* in, float a, int n) {\n"

@@ -10,9 +10,10 @@
 // `expect:` takes the verdict, then finding kinds that must all be among the result's findings (others
 // may appear too: a missing barrier can also leave outputs unwritten). A line of the mutant ending in
 // `// expect here: race` (or a line holding only that marker, for the line below it) must carry an error
-// finding of that kind; on a GPU, markers of kinds a GPU cannot report are left out as in `expect:`. A GPU cannot see everything the
-// simulator's checkers see, nor the simulator what a GPU times: `expect on gpu:`, when present, is what
-// `check --backend gpu` requires instead, and `expect on gpu with --sanitize:` what it requires under
+// finding of that kind; on a GPU, markers of kinds a GPU cannot report are left out as in `expect:`. A GPU
+// cannot see everything the simulator's checkers see, nor the simulator what a GPU times: `expect on gpu:`,
+// when present, is what `check --backend gpu` requires instead, and `expect on gpu with --sanitize:` what it
+// requires under
 // --sanitize (falling back to `expect on gpu:`). Without either, a GPU check requires `expect:`'s verdict
 // and those of its kinds a GPU reports (not bank-conflict, uncoalesced or uninitialized-shared-read; race
 // and barrier-divergence only under --sanitize). Those lines concern --gpu-only: strict GPU grading (the
@@ -48,10 +49,10 @@ struct ExpectedAt {
 
 struct MutantSpec {
   std::filesystem::path file;
-  std::string description;                  // the `mutant:` line
-  Expectation expect;                       // the `expect:` line
-  std::vector<ExpectedAt> at;               // the `expect here:` markers
-  std::optional<Expectation> expect_on_gpu; // the `expect on gpu:` line
+  std::string description;                             // the `mutant:` line
+  Expectation expect;                                  // the `expect:` line
+  std::vector<ExpectedAt> at;                          // the `expect here:` markers
+  std::optional<Expectation> expect_on_gpu;            // the `expect on gpu:` line
   std::optional<Expectation> expect_on_gpu_sanitized;  // `expect on gpu with --sanitize:`
 };
 
@@ -64,11 +65,11 @@ std::optional<MutantSpec> read_mutant_spec(const std::filesystem::path& file, co
 
 struct CheckRow {
   std::string exercise;
-  std::string submission;           // "solution", "stub", or the mutant's file name
-  std::string expected;             // "pass", "fail race wrong-output"
-  std::string got;                  // "fail: race, wrong-output"
+  std::string submission;  // "solution", "stub", or the mutant's file name
+  std::string expected;    // "pass", "fail race wrong-output"
+  std::string got;         // "fail: race, wrong-output"
   bool ok = false;
-  std::string why;                  // what is wrong when !ok
+  std::string why;  // what is wrong when !ok
 };
 
 struct InvalidExercise {
@@ -95,7 +96,7 @@ void write_check_report(const CheckReport& report, std::ostream& out, bool json)
 
 // Creates exercises/<id>/ and solutions/<id>/ for a small element-wise exercise (its stub, lesson,
 // reference, solution and one mutant). Fails when the id is not a lowercase name or the folders exist.
-bool scaffold_exercise(const std::filesystem::path& root, const std::string& id, std::vector<std::string>* created,
-                       std::string* error);
+bool scaffold_exercise(const std::filesystem::path& root, const std::string& id,
+                       std::vector<std::string>* created, std::string* error);
 
 }  // namespace gpugrade

@@ -3,20 +3,19 @@
 // one statement reading what a neighbour writes is plain in the source, and each needs a different fix.
 #include "grader/judge/explain.h"
 
-#include "grader/judge/buffer_compare.h"
-
-#include "harness/banks.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstdlib>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <utility>
+
+#include "grader/judge/buffer_compare.h"
+#include "harness/banks.h"
 
 namespace gpugrade {
 namespace {
@@ -45,16 +44,23 @@ class SourceView {
       const char next = i + 1 < code.size() ? code[i + 1] : '\0';
       switch (in) {
         case In::kCode:
-          if (c == '/' && next == '/') in = In::kLineComment;
-          else if (c == '/' && next == '*') in = In::kBlockComment;
-          else if (c == '"') in = In::kString;
-          else if (c == '\'') in = In::kChar;
-          else continue;
+          if (c == '/' && next == '/')
+            in = In::kLineComment;
+          else if (c == '/' && next == '*')
+            in = In::kBlockComment;
+          else if (c == '"')
+            in = In::kString;
+          else if (c == '\'')
+            in = In::kChar;
+          else
+            continue;
           if (in == In::kLineComment || in == In::kBlockComment) c = ' ';
           continue;
         case In::kLineComment:
-          if (c == '\n') in = In::kCode;
-          else c = ' ';
+          if (c == '\n')
+            in = In::kCode;
+          else
+            c = ' ';
           continue;
         case In::kBlockComment:
           if (c == '*' && next == '/') {
@@ -87,14 +93,16 @@ class SourceView {
 
   // Line `n` (1-based) without comments; empty past the end.
   std::string_view line(int n) const {
-    return n >= 1 && static_cast<size_t>(n) <= lines_.size() ? std::string_view(lines_[n - 1]) : std::string_view();
+    return n >= 1 && static_cast<size_t>(n) <= lines_.size() ? std::string_view(lines_[n - 1])
+                                                             : std::string_view();
   }
 
   // The innermost braced loop whose body holds lines `a` and `b`.
   std::optional<Loop> loop_around(int a, int b) const {
     std::optional<Loop> best;
     for (const Loop& loop : loops_)
-      if (loop.header <= std::min(a, b) && loop.close >= std::max(a, b) && (!best || loop.header > best->header))
+      if (loop.header <= std::min(a, b) && loop.close >= std::max(a, b) &&
+          (!best || loop.header > best->header))
         best = loop;
     return best;
   }
@@ -103,7 +111,8 @@ class SourceView {
   std::optional<std::pair<int, std::string>> barrier_between(int from, int to) const {
     for (int n = from + 1; n < to; ++n)
       for (const char* name : {"__syncthreads", "__syncwarp"})
-        if (line(n).find(name) != std::string_view::npos) return std::pair<int, std::string>{n, std::string(name) + "()"};
+        if (line(n).find(name) != std::string_view::npos)
+          return std::pair<int, std::string>{n, std::string(name) + "()"};
     return std::nullopt;
   }
 
@@ -169,7 +178,8 @@ class SourceView {
             const std::string_view s = trimmed(statement);
             bool loop = false;
             for (std::string_view keyword : {"for", "while", "do"})
-              loop = loop || (s.starts_with(keyword) && (s.size() == keyword.size() || !identifier_char(s[keyword.size()])));
+              loop = loop || (s.starts_with(keyword) &&
+                              (s.size() == keyword.size() || !identifier_char(s[keyword.size()])));
             open.push_back({loop, statement_line});
           } else if (c == '}' && !open.empty()) {
             if (open.back().loop) loops_.push_back({open.back().header, static_cast<int>(n) + 1});
@@ -192,9 +202,9 @@ class SourceView {
 
 // A plain read-modify-write of `name` on one line: `hist[b]++`, `++count`, `sum[0] += x`.
 struct Update {
-  std::string target;  // as written: `hist[b]`
-  std::string op;      // `++`, `+=`, ...
-  std::string operand; // what is added: `1`, or the right-hand side as written
+  std::string target;   // as written: `hist[b]`
+  std::string op;       // `++`, `+=`, ...
+  std::string operand;  // what is added: `1`, or the right-hand side as written
 };
 
 std::optional<Update> update_of(std::string_view line, const std::string& name) {
@@ -231,11 +241,18 @@ std::optional<Update> update_of(std::string_view line, const std::string& name) 
 
 // The atomic that makes `update` whole, as the learner would write it; empty when CUDA has none for it.
 std::string atomic_for(const Update& update) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kAtomics = {{
-      {"++", "atomicAdd"}, {"+=", "atomicAdd"}, {"--", "atomicSub"}, {"-=", "atomicSub"},
-      {"|=", "atomicOr"}, {"&=", "atomicAnd"}, {"^=", "atomicXor"}, {"", ""}}};
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kAtomics = {
+      {{"++", "atomicAdd"},
+       {"+=", "atomicAdd"},
+       {"--", "atomicSub"},
+       {"-=", "atomicSub"},
+       {"|=", "atomicOr"},
+       {"&=", "atomicAnd"},
+       {"^=", "atomicXor"},
+       {"", ""}}};
   for (const auto& [op, call] : kAtomics)
-    if (!op.empty() && op == update.op) return fmt::format("{}(&{}, {})", call, update.target, update.operand);
+    if (!op.empty() && op == update.op)
+      return fmt::format("{}(&{}, {})", call, update.target, update.operand);
   return "";
 }
 
@@ -265,15 +282,17 @@ bool explain_lost_update(Finding& f, const SourceView& source) {
   const std::optional<Update> update = update_of(source.line(f.line), detail_text(d, "variable"));
   if (!update) return false;
   const std::string atomic = atomic_for(*update);
-  const std::string how = update->op == "++" || update->op == "--" ? update->target + update->op
-                                                                    : update->target + " " + update->op + " " + update->operand;
-  f.message = fmt::format("lost update: {} and {} both do `{}` on {}, each writing back the value it read "
-                          "changed by its own part, so one update overwrites the other; {}",
-                          this_who(d), other_who(d), how, detail_text(d, "index"),
-                          atomic.empty() ? "make the update one atomic step (atomicCAS in a loop), not a barrier"
-                                         : fmt::format("write {} instead: a barrier cannot help, the threads update "
-                                                       "one word in the same step",
-                                                       atomic));
+  const std::string how = update->op == "++" || update->op == "--"
+                              ? update->target + update->op
+                              : update->target + " " + update->op + " " + update->operand;
+  f.message = fmt::format(
+      "lost update: {} and {} both do `{}` on {}, each writing back the value it read "
+      "changed by its own part, so one update overwrites the other; {}",
+      this_who(d), other_who(d), how, detail_text(d, "index"),
+      atomic.empty() ? "make the update one atomic step (atomicCAS in a loop), not a barrier"
+                     : fmt::format("write {} instead: a barrier cannot help, the threads update "
+                                   "one word in the same step",
+                                   atomic));
   f.details["cause"] = "lost-update";
   return true;
 }
@@ -292,13 +311,13 @@ bool explain_next_trip(Finding& f, const SourceView& source) {
   const std::optional<std::pair<int, std::string>> barrier = source.barrier_between(write, read);
   const std::optional<SourceView::Loop> loop = source.loop_around(write, read);
   if (!barrier || !loop) return false;
-  f.message = fmt::format("{} writes {} at line {} in the next trip of the loop at line {} before {} has read "
-                          "it at line {} in this trip: the {} at line {} keeps each trip's writes before its "
-                          "reads, but nothing keeps the reads before the next trip's writes; add a {} after "
-                          "the reads, at the end of the loop body",
-                          this_reads ? other_who(d) : this_who(d), detail_text(d, "index"), write, loop->header,
-                          this_reads ? this_who(d) : other_who(d), read, barrier->second, barrier->first,
-                          barrier->second);
+  f.message = fmt::format(
+      "{} writes {} at line {} in the next trip of the loop at line {} before {} has read "
+      "it at line {} in this trip: the {} at line {} keeps each trip's writes before its "
+      "reads, but nothing keeps the reads before the next trip's writes; add a {} after "
+      "the reads, at the end of the loop body",
+      this_reads ? other_who(d) : this_who(d), detail_text(d, "index"), write, loop->header,
+      this_reads ? this_who(d) : other_who(d), read, barrier->second, barrier->first, barrier->second);
   f.details["cause"] = "next-trip";
   f.details["loop_line"] = loop->header;
   return true;
@@ -309,12 +328,15 @@ bool explain_next_trip(Finding& f, const SourceView& source) {
 bool explain_read_ran_ahead(Finding& f, const SourceView& source) {
   const nlohmann::json& d = f.details;
   const int write = f.line, read = detail_int(d, "other_line");
-  if (detail_text(d, "hazard") != "write-after-read" || write <= 0 || read <= write || source.barrier_between(write, read))
+  if (detail_text(d, "hazard") != "write-after-read" || write <= 0 || read <= write ||
+      source.barrier_between(write, read))
     return false;
-  const std::string barrier = detail_text(d, "barrier").empty() ? "__syncthreads()" : detail_text(d, "barrier");
-  f.message = fmt::format("{} read {} at line {} before {} wrote it at line {}: nothing made the reader wait; a "
-                          "{} between line {} and line {} does",
-                          other_who(d), detail_text(d, "index"), read, this_who(d), write, barrier, write, read);
+  const std::string barrier =
+      detail_text(d, "barrier").empty() ? "__syncthreads()" : detail_text(d, "barrier");
+  f.message = fmt::format(
+      "{} read {} at line {} before {} wrote it at line {}: nothing made the reader wait; a "
+      "{} between line {} and line {} does",
+      other_who(d), detail_text(d, "index"), read, this_who(d), write, barrier, write, read);
   f.details["cause"] = "read-ran-ahead";
   return true;
 }
@@ -323,32 +345,37 @@ bool explain_read_ran_ahead(Finding& f, const SourceView& source) {
 // a statement, so the read must move out of it.
 bool explain_same_statement(Finding& f) {
   const nlohmann::json& d = f.details;
-  if (detail_text(d, "hazard") != "write-after-read" || f.line <= 0 || detail_int(d, "other_line") != f.line) return false;
-  const std::string barrier = detail_text(d, "barrier").empty() ? "__syncthreads()" : detail_text(d, "barrier");
-  f.message = fmt::format("{} writes {} at line {} while {} reads it in the same statement, and no barrier fits "
-                          "inside one statement: read the value into a local variable, call {}, then write",
-                          this_who(d), detail_text(d, "index"), f.line, other_who(d), barrier);
+  if (detail_text(d, "hazard") != "write-after-read" || f.line <= 0 || detail_int(d, "other_line") != f.line)
+    return false;
+  const std::string barrier =
+      detail_text(d, "barrier").empty() ? "__syncthreads()" : detail_text(d, "barrier");
+  f.message = fmt::format(
+      "{} writes {} at line {} while {} reads it in the same statement, and no barrier fits "
+      "inside one statement: read the value into a local variable, call {}, then write",
+      this_who(d), detail_text(d, "index"), f.line, other_who(d), barrier);
   f.details["cause"] = "same-statement";
   return true;
 }
 
 // Two threads store to one shared element, at one line or at two with no barrier between them (a `+=` on
-// one line is a lost update, above): a barrier would only choose which store survives. Mostly the indices overlap (a halo stored one past the
-// end of its row lands on the next row's first element), so the message sends the learner to the indices.
+// one line is a lost update, above): a barrier would only choose which store survives. Mostly the indices
+// overlap (a halo stored one past the end of its row lands on the next row's first element), so the message
+// sends the learner to the indices.
 bool explain_overlapping_writes(Finding& f, const SourceView& source) {
   const nlohmann::json& d = f.details;
   const int line = f.line, other = detail_int(d, "other_line");
-  // Two plain stores: an atomic beside a store (bins zeroed with no barrier before the counting) is a barrier's
-  // matter. Findings without the access kinds (older results) are taken as they read.
+  // Two plain stores: an atomic beside a store (bins zeroed with no barrier before the counting) is a
+  // barrier's matter. Findings without the access kinds (older results) are taken as they read.
   if (detail_text(d, "access") == "atomic" || detail_text(d, "other_access") == "atomic") return false;
-  if (detail_text(d, "hazard") != "write-after-write" || d.contains("other_block") || line <= 0 || other <= 0 ||
-      (line != other && source.barrier_between(std::min(line, other), std::max(line, other))))
+  if (detail_text(d, "hazard") != "write-after-write" || d.contains("other_block") || line <= 0 ||
+      other <= 0 || (line != other && source.barrier_between(std::min(line, other), std::max(line, other))))
     return false;
-  f.message = fmt::format("{} writes {} at line {}, and {} writes the same element at line {}{}: two stores to one "
-                          "element, and a barrier between them would only choose which one survives; unless one is "
-                          "meant to replace the other, their indices overlap: check each index against the array's "
-                          "shape (an index one past the end of a row is the next row's first element)",
-                          this_who(d), detail_text(d, "index"), line, other_who(d), other, line == other ? " too" : "");
+  f.message = fmt::format(
+      "{} writes {} at line {}, and {} writes the same element at line {}{}: two stores to one "
+      "element, and a barrier between them would only choose which one survives; unless one is "
+      "meant to replace the other, their indices overlap: check each index against the array's "
+      "shape (an index one past the end of a row is the next row's first element)",
+      this_who(d), detail_text(d, "index"), line, other_who(d), other, line == other ? " too" : "");
   f.details["cause"] = "overlapping-writes";
   return true;
 }
@@ -357,11 +384,14 @@ bool explain_overlapping_writes(Finding& f, const SourceView& source) {
 std::string warning_meaning(std::string_view message) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kMeanings = {{
       {"pointless comparison of unsigned integer with zero",
-       "an unsigned value is never below zero, so the test always gives the same answer (a loop counting down "
+       "an unsigned value is never below zero, so the test always gives the same answer (a loop counting "
+       "down "
        "to `>= 0` never ends)"},
-      {"expression has no effect", "the line computes a value and drops it: did you mean `=`, `+=` or a call?"},
+      {"expression has no effect",
+       "the line computes a value and drops it: did you mean `=`, `+=` or a call?"},
       {"used before its value is set", "the variable is read before anything was stored in it"},
-      {"declared but never referenced", "a variable you computed is never used: is another line using the wrong one?"},
+      {"declared but never referenced",
+       "a variable you computed is never used: is another line using the wrong one?"},
   }};
   for (const auto& [text, meaning] : kMeanings)
     if (message.find(text) != std::string_view::npos) return std::string(meaning);
@@ -377,15 +407,16 @@ void explain_warning(Finding& f) {
 // lane's element, and the array's shape when the grader knew it.
 struct ConflictRequest {
   std::string name;
-  uint32_t bytes = 4;                 // per lane
+  uint32_t bytes = 4;  // per lane
   uint32_t element_size = 4;
-  std::vector<uint64_t> dims;         // outermost first; empty: seen as one flat array
-  std::array<int64_t, 32> offset{};   // bytes from the array's start; -1: idle
+  std::vector<uint64_t> dims;        // outermost first; empty: seen as one flat array
+  std::array<int64_t, 32> offset{};  // bytes from the array's start; -1: idle
   uint32_t mask = 0;
 
   static std::optional<ConflictRequest> from(const nlohmann::json& d) {
     const nlohmann::json* r = d.contains("request") ? &d["request"] : nullptr;
-    if (r == nullptr || !r->is_object() || !(*r)["offsets"].is_array() || (*r)["offsets"].size() != 32) return std::nullopt;
+    if (r == nullptr || !r->is_object() || !(*r)["offsets"].is_array() || (*r)["offsets"].size() != 32)
+      return std::nullopt;
     ConflictRequest out;
     out.name = detail_text(*r, "variable");
     out.bytes = std::max(1, detail_int(*r, "bytes"));
@@ -409,14 +440,17 @@ struct ConflictRequest {
   uint64_t row(uint32_t lane) const { return element(lane) / row_length(); }
   uint64_t column(uint32_t lane) const { return element(lane) % row_length(); }
 
-  std::string element_name(uint32_t lane) const { return BufferLayout{name, ElementType::kFloat, dims}.element_name(element(lane)); }
+  std::string element_name(uint32_t lane) const {
+    return BufferLayout{name, ElementType::kFloat, dims}.element_name(element(lane));
+  }
 
   // The ways of this request if each lane's element moved to `element_at(lane)` (same width, same lanes).
   template <class Remap>
   uint32_t ways_if(Remap element_at) const {
     std::array<uint64_t, 32> address{};
     for (uint32_t lane = 0; lane < 32; ++lane)
-      if (active(lane)) address[lane] = element_at(lane) * element_size + static_cast<uint64_t>(offset[lane]) % element_size;
+      if (active(lane))
+        address[lane] = element_at(lane) * element_size + static_cast<uint64_t>(offset[lane]) % element_size;
     return bank_ways(address, mask, bytes).ways;
   }
   uint32_t ways() const {
@@ -457,13 +491,15 @@ std::pair<std::string, uint64_t> unpadded(const std::string& dim) {
   const size_t plus = dim.rfind('+');
   if (plus == std::string::npos) return {dim, 0};
   const std::string amount(trimmed(std::string_view(dim).substr(plus + 1)));
-  if (amount.empty() || !std::all_of(amount.begin(), amount.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (amount.empty() || !std::all_of(amount.begin(), amount.end(),
+                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
     return {dim, 0};
   return {std::string(trimmed(std::string_view(dim).substr(0, plus))), std::stoull(amount)};
 }
 
 // The array a bank conflict's line indexes: the first name on the line that the file declares __shared__.
-std::pair<std::string, std::vector<std::string>> shared_array_on(std::string_view line, const SourceView& source) {
+std::pair<std::string, std::vector<std::string>> shared_array_on(std::string_view line,
+                                                                 const SourceView& source) {
   for (size_t at = line.find('['); at != std::string_view::npos; at = line.find('[', at + 1)) {
     size_t begin = at;
     while (begin > 0 && identifier_char(line[begin - 1])) --begin;
@@ -485,8 +521,8 @@ std::string advice_from_addresses(Finding& f, const ConflictRequest& request, co
   const auto [a, b] = *lanes;
   const uint64_t apart = static_cast<uint64_t>(std::abs(request.offset[b] - request.offset[a])) / 4;
   const std::optional<int64_t> stride = request.stride_in_words();
-  std::string seen = fmt::format("lanes {} and {} of one warp touch {} and {}, {} words apart: one bank", a, b,
-                                 request.element_name(a), request.element_name(b), apart);
+  std::string seen = fmt::format("lanes {} and {} of one warp touch {} and {}, {} words apart: one bank", a,
+                                 b, request.element_name(a), request.element_name(b), apart);
   if (stride && *stride != 0 && std::abs(*stride) != static_cast<int64_t>(apart))
     seen += fmt::format(" (consecutive threads are {} words apart)", *stride);
   nlohmann::json& advice = f.details["advice"];
@@ -500,24 +536,28 @@ std::string advice_from_addresses(Finding& f, const ConflictRequest& request, co
     const uint32_t target = std::max(1, f.details.contains("limit") ? detail_int(f.details, "limit") : 1);
     for (uint64_t k = 1; k <= 32; ++k) {
       if (base + k == length) continue;
-      const uint32_t ways = request.ways_if([&](uint32_t lane) { return request.row(lane) * (base + k) + request.column(lane); });
+      const uint32_t ways = request.ways_if(
+          [&](uint32_t lane) { return request.row(lane) * (base + k) + request.column(lane); });
       if (ways > target) continue;
-      const std::string checked = fmt::format("checked: that request then takes {} wavefront{}", ways, ways == 1 ? "" : "s");
+      const std::string checked =
+          fmt::format("checked: that request then takes {} wavefront{}", ways, ways == 1 ? "" : "s");
       std::vector<std::string> dims = written;
       const bool padded_count = unpadded(written.front()).second > 0 && padding == 0;
       if (padded_count) dims.front() = unpadded(written.front()).first;
       dims.back() = fmt::format("{} + {}", base_text, k);
       std::string declaration = name;
       for (const std::string& dim : dims) declaration += "[" + dim + "]";
-      advice = {{"fix", "pad-rows"}, {"row_length", base + k}, {"ways_after", ways}, {"declaration", declaration}};
+      advice = {
+          {"fix", "pad-rows"}, {"row_length", base + k}, {"ways_after", ways}, {"declaration", declaration}};
       f.details["cause"] = "column-walk";
       seen += fmt::format(", because a row of {} is {} words long", name, length * request.element_size / 4);
       if (padded_count) {
         std::string as_written = name;
         for (const std::string& dim : written) as_written += "[" + dim + "]";
-        return fmt::format("{}; {} pads the number of rows, which moves nothing between banks; pad each row "
-                           "instead: {} ({})",
-                           seen, as_written, declaration, checked);
+        return fmt::format(
+            "{}; {} pads the number of rows, which moves nothing between banks; pad each row "
+            "instead: {} ({})",
+            seen, as_written, declaration, checked);
       }
       return fmt::format("{}; declare {} so that the elements of a column fall in different banks ({})", seen,
                          declaration, checked);
@@ -529,39 +569,48 @@ std::string advice_from_addresses(Finding& f, const ConflictRequest& request, co
   if (ways == 1 && stride && std::abs(*stride) > 1) {
     advice = {{"fix", "consecutive-elements"}, {"stride_words", *stride}, {"ways_after", ways}};
     f.details["cause"] = "strided";
-    return fmt::format("{}; {}: let consecutive threads touch consecutive elements of {} (checked: that request "
-                       "then takes 1 wavefront)",
-                       seen, two_d ? "they share a row, so padding the rows cannot separate them" : "a stride of one word between threads never conflicts",
-                       name);
+    return fmt::format(
+        "{}; {}: let consecutive threads touch consecutive elements of {} (checked: that request "
+        "then takes 1 wavefront)",
+        seen,
+        two_d ? "they share a row, so padding the rows cannot separate them"
+              : "a stride of one word between threads never conflicts",
+        name);
   }
   advice = {{"fix", "none-found"}};
   f.details["cause"] = two_d && request.row(a) != request.row(b) ? "column-walk" : "strided";
-  return fmt::format("{}; neither padding the rows nor consecutive elements removes it for this request", seen);
+  return fmt::format("{}; neither padding the rows nor consecutive elements removes it for this request",
+                     seen);
 }
 
 // Advice from the declaration alone, for a finding without the request's addresses (a GPU run's, or an
 // older result's): a 2-D array is assumed walked down a column.
-std::string advice_from_declaration(Finding& f, const std::string& name, const std::vector<std::string>& dims) {
+std::string advice_from_declaration(Finding& f, const std::string& name,
+                                    const std::vector<std::string>& dims) {
   if (dims.size() < 2) {
     f.details["cause"] = "strided";
-    return fmt::format("neighbouring lanes touch words of {} a multiple of 32 words apart, which share a bank; "
-                       "let neighbouring threads touch neighbouring words",
-                       name);
+    return fmt::format(
+        "neighbouring lanes touch words of {} a multiple of 32 words apart, which share a bank; "
+        "let neighbouring threads touch neighbouring words",
+        name);
   }
   f.details["cause"] = "column-walk";
   const std::string& row = dims.back();
   if (unpadded(dims.front()).second > 0 && unpadded(row).second == 0)
-    return fmt::format("{}[{}][{}] pads the number of rows, which moves nothing between banks; pad each row "
-                       "instead: {}[{}][{} + 1], so the elements of a column fall in different banks",
-                       name, dims.front(), row, name, unpadded(dims.front()).first, row);
+    return fmt::format(
+        "{}[{}][{}] pads the number of rows, which moves nothing between banks; pad each row "
+        "instead: {}[{}][{} + 1], so the elements of a column fall in different banks",
+        name, dims.front(), row, name, unpadded(dims.front()).first, row);
   if (const auto [base, pad] = unpadded(row); pad > 0 && pad % 2 == 0)
     // Padded by an even number (`[32][34]`): elements half a column apart still share a bank.
-    return fmt::format("the lanes walk down a column of {}, whose rows are {} elements long, an even number, "
-                       "so elements of one column still share banks; make the row length odd: {}[{}][{} + 1]",
-                       name, row, name, dims.front(), base);
-  return fmt::format("the lanes walk down a column of {}, whose rows are {} words long; declare it "
-                     "{}[{}][{} + 1] so the elements of a column fall in different banks",
-                     name, row, name, dims.front(), row);
+    return fmt::format(
+        "the lanes walk down a column of {}, whose rows are {} elements long, an even number, "
+        "so elements of one column still share banks; make the row length odd: {}[{}][{} + 1]",
+        name, row, name, dims.front(), base);
+  return fmt::format(
+      "the lanes walk down a column of {}, whose rows are {} words long; declare it "
+      "{}[{}][{} + 1] so the elements of a column fall in different banks",
+      name, row, name, dims.front(), row);
 }
 
 // Bank-conflict advice computed from the addresses of the worst request the simulator recorded (see
@@ -574,10 +623,12 @@ void explain_bank_conflict(Finding& f, const SourceView& source) {
   // The figures the judge measured: a request of 8-byte elements needs 2 wavefronts at least, not 1.
   const std::string per_request = f.details.value("wavefronts_per_request", std::to_string(ways));
   const std::string possible = f.details.value("min_wavefronts_per_request", std::string("1"));
-  const std::string head = fmt::format("{}-way bank conflict on {}: {} wavefronts per request where {} {} possible",
-                                       ways, name, per_request, possible, possible == "1" ? "is" : "are");
+  const std::string head =
+      fmt::format("{}-way bank conflict on {}: {} wavefronts per request where {} {} possible", ways, name,
+                  per_request, possible, possible == "1" ? "is" : "are");
   const size_t open = f.message.find(" (the limit is ");
-  const std::string limit = open == std::string::npos ? "" : f.message.substr(open, f.message.find(')', open) + 1 - open);
+  const std::string limit =
+      open == std::string::npos ? "" : f.message.substr(open, f.message.find(')', open) + 1 - open);
   std::string advice;
   std::optional<ConflictRequest> request = ConflictRequest::from(f.details);
   if (request && (request->name == name || request->name == "shared")) {

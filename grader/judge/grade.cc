@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -17,19 +17,19 @@
 #include <map>
 #include <tuple>
 
+#include "grader/compile/screen.h"
+#include "grader/exercise/element.h"
+#include "grader/exercise/kernel_lookup.h"
+#include "grader/exercise/learner_defines.h"
+#include "grader/exercise/shared_shapes.h"
+#include "grader/exercise/technique.h"
 #include "grader/judge/buffer_compare.h"
 #include "grader/judge/buffer_fill.h"
 #include "grader/judge/explain.h"
 #include "grader/judge/judging.h"
 #include "grader/judge/predict.h"
-#include "grader/exercise/element.h"
-#include "grader/exercise/kernel_lookup.h"
-#include "grader/exercise/learner_defines.h"
 #include "grader/judge/reference.h"
 #include "grader/judge/reference_call.h"
-#include "grader/compile/screen.h"
-#include "grader/exercise/shared_shapes.h"
-#include "grader/exercise/technique.h"
 #include "harness/poison.h"
 #include "harness/trace.h"
 #include "os/file.h"
@@ -47,14 +47,16 @@ Buffer sized_buffer(const BufferSpec& spec, uint64_t count) {
 }
 
 std::string_view schedule_text(Schedule schedule) {
-  return schedule == Schedule::kReversed ? "in reverse (the last block first, and in each block the last warp first)"
-                                         : "in launch order";
+  return schedule == Schedule::kReversed
+             ? "in reverse (the last block first, and in each block the last warp first)"
+             : "in launch order";
 }
 
 // Runs `launch` again in each schedule the exercise asks for and compares the outputs bit for bit with the
 // launch-order run's `first`: a kernel whose result depends on the order blocks and warps run in is told so
 // on purpose, not found by luck. The runs' own findings repeat the first run's and are dropped.
-void check_schedules(const Exercise& exercise, const std::function<Observations(const LaunchRequest&)>& relaunch,
+void check_schedules(const Exercise& exercise,
+                     const std::function<Observations(const LaunchRequest&)>& relaunch,
                      const LaunchRequest& launch, const Observations& first, const std::string& file,
                      std::vector<Finding>& findings) {
   for (Schedule schedule : exercise.schedules) {
@@ -80,11 +82,12 @@ void check_schedules(const Exercise& exercise, const std::function<Observations(
       }
       Finding f = config_finding(
           FindingKind::kOrderDependent,
-          fmt::format("the output depends on the order blocks and warps run in: run {}, {}[{}] is {} where launch "
-                      "order gives {} ({} of {} elements differ); a GPU runs them in no fixed order, so look for "
-                      "threads that write what other threads read or write with no barrier or atomic between them",
-                      schedule_text(schedule), spec.name, index, shown(got, index), shown(want, index),
-                      with_thousands(differing), with_thousands(count)),
+          fmt::format(
+              "the output depends on the order blocks and warps run in: run {}, {}[{}] is {} where launch "
+              "order gives {} ({} of {} elements differ); a GPU runs them in no fixed order, so look for "
+              "threads that write what other threads read or write with no barrier or atomic between them",
+              schedule_text(schedule), spec.name, index, shown(got, index), shown(want, index),
+              with_thousands(differing), with_thousands(count)),
           file, 0);
       f.details = {{"schedule", schedule == Schedule::kReversed ? "reversed" : "launch-order"},
                    {"buffer", spec.name},
@@ -98,7 +101,8 @@ void check_schedules(const Exercise& exercise, const std::function<Observations(
 std::vector<Define> defines_of(const Variant& variant) {
   std::vector<Define> defines;
   for (const auto& [name, value] : variant.defines)
-    if (std::find(variant.source_defines.begin(), variant.source_defines.end(), name) == variant.source_defines.end())
+    if (std::find(variant.source_defines.begin(), variant.source_defines.end(), name) ==
+        variant.source_defines.end())
       defines.push_back({name, std::to_string(value)});
   return defines;
 }
@@ -108,7 +112,8 @@ ExpectedParam expected_param(const Exercise& exercise, const ParamSpec& param) {
   const StructSpec& spec = exercise.structs[*param.struct_type];
   std::vector<std::string> fields;
   for (size_t f = 0; f < spec.fields.size(); ++f)
-    fields.push_back(fmt::format("{} {} (at byte {})", spec.fields[f].type, spec.fields[f].name, spec.offsets[f]));
+    fields.push_back(
+        fmt::format("{} {} (at byte {})", spec.fields[f].type, spec.fields[f].name, spec.offsets[f]));
   return {param.name, spec.name, spec.bytes,
           fmt::format("{} declares {} as {}", spec.declared_at, spec.name, fmt::join(fields, ", "))};
 }
@@ -124,8 +129,8 @@ struct Built {
   std::unique_ptr<Program> program;
   const KernelTraits* kernel = nullptr;
   std::vector<const KernelTraits*> stages;  // one per Exercise::pipeline stage
-  Technique technique;  // what `requires:` asks of the code, read from the PTX text
-  std::string ptx;      // for the simulator's pass of strict GPU grading
+  Technique technique;                      // what `requires:` asks of the code, read from the PTX text
+  std::string ptx;                          // for the simulator's pass of strict GPU grading
 };
 
 ExpectedKernel expected_stage(const Exercise& exercise, const Stage& stage) {
@@ -143,9 +148,12 @@ Finding grid_sync_refusal(const KernelTraits& kernel, const Submission& source, 
   finding.line = kernel.grid_sync_line;
   finding.variant = variant.label;
   finding.message =
-      "the kernel syncs the whole grid (cooperative groups' this_grid().sync()), which only a cooperative launch may "
-      "do, and this exercise launches the kernel as usual: split the work into two kernel launches (the end of a "
-      "launch syncs the grid), or, if the exercise is about grid sync, its exercise.yaml must say `cooperative: true`";
+      "the kernel syncs the whole grid (cooperative groups' this_grid().sync()), which only a cooperative "
+      "launch may "
+      "do, and this exercise launches the kernel as usual: split the work into two kernel launches (the end "
+      "of a "
+      "launch syncs the grid), or, if the exercise is about grid sync, its exercise.yaml must say "
+      "`cooperative: true`";
   return finding;
 }
 
@@ -164,9 +172,9 @@ struct CompileBudget {
   double left = kSubmissionCompileSeconds;
 };
 
-Attempt try_build(const Exercise& exercise, const Variant& variant, const Submission& source, const std::string& text,
-                  const std::vector<SourceFile>& headers, Toolchain& toolchain, const std::string& arch,
-                  CompileBudget& budget) {
+Attempt try_build(const Exercise& exercise, const Variant& variant, const Submission& source,
+                  const std::string& text, const std::vector<SourceFile>& headers, Toolchain& toolchain,
+                  const std::string& arch, CompileBudget& budget) {
   Attempt attempt;
   auto stop = [&](std::string why) {
     attempt.stopped = std::move(why);
@@ -174,10 +182,11 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
   };
   if (budget.left < kLeastCompileSeconds) {
     Finding spent = compile_error(
-        fmt::format("compiling this submission took the whole {:g} s it may spend compiling, all its variants "
-                    "together, before variant {} was compiled; look for loops unrolled without bound, deep "
-                    "template recursion or macros that expand without end",
-                    budget.total, variant.label),
+        fmt::format(
+            "compiling this submission took the whole {:g} s it may spend compiling, all its variants "
+            "together, before variant {} was compiled; look for loops unrolled without bound, deep "
+            "template recursion or macros that expand without end",
+            budget.total, variant.label),
         source.display_path);
     spent.variant = variant.label;
     attempt.findings.push_back(std::move(spent));
@@ -198,9 +207,10 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
   // A compile stopped at what an earlier variant left says whose budget that was.
   if (compiled.timed_out && request.time_limit_seconds < budget.total)
     for (Finding& f : compiled.findings)
-      f.message += fmt::format(" (what was left of the {:g} s this submission may spend compiling, all its variants "
-                               "together)",
-                               budget.total);
+      f.message += fmt::format(
+          " (what was left of the {:g} s this submission may spend compiling, all its variants "
+          "together)",
+          budget.total);
   for (Finding& f : compiled.findings) {
     f.variant = variant.label;
     attempt.findings.push_back(std::move(f));
@@ -214,7 +224,8 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
     attempt.findings.push_back(std::move(f));
   }
   if (!loaded.program)
-    return stop(fmt::format("It compiled, but the {} backend could not load it; nothing ran.", toolchain.backend.name()));
+    return stop(fmt::format("It compiled, but the {} backend could not load it; nothing ran.",
+                            toolchain.backend.name()));
   const auto find = [&](const ExpectedKernel& expected, const Program& program) {
     KernelMatch match = find_kernel(program.kernels(), expected, source.display_path);
     for (Finding& f : match.findings) attempt.findings.push_back(std::move(f));
@@ -223,7 +234,8 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
   };
   const KernelTraits* kernel = find(expected_kernel(exercise), *loaded.program);
   std::vector<const KernelTraits*> stages;
-  for (const Stage& stage : exercise.pipeline) stages.push_back(find(expected_stage(exercise, stage), *loaded.program));
+  for (const Stage& stage : exercise.pipeline)
+    stages.push_back(find(expected_stage(exercise, stage), *loaded.program));
   if (!kernel) return stop("The exercise's kernel was not found in the submission; nothing ran.");
   if (std::find(stages.begin(), stages.end(), nullptr) != stages.end())
     return stop("A kernel of the exercise's pipeline was not found in the submission; nothing ran.");
@@ -253,8 +265,8 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
 // when nothing comes back, and *stopped says at which step in a sentence.
 std::optional<Built> build_variant(const Exercise& exercise, const Variant& variant, const Submission& source,
                                    const std::vector<SourceFile>& headers, Toolchain& toolchain,
-                                   const std::string& arch, CompileBudget& budget, std::vector<Finding>& findings,
-                                   std::string* stopped = nullptr) {
+                                   const std::string& arch, CompileBudget& budget,
+                                   std::vector<Finding>& findings, std::string* stopped = nullptr) {
   Attempt attempt = try_build(exercise, variant, source, source.text, headers, toolchain, arch, budget);
   // A template kernel the file never launches (a course's file without host code, or one whose launch
   // is another template) has no code until something instantiates it. The exercise names its arguments,
@@ -310,8 +322,9 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
 // Launches the kernel and then each pipeline stage on the buffers the one before left (and the __device__
 // variables, which the first launch starts from their initial values); the observations
 // are the last buffers and everything every launch saw. A launch that does not complete ends the pipeline.
-Observations launch_pipeline(Backend& backend, Program& program, const std::vector<const KernelTraits*>& stages,
-                             const LaunchRequest& first, const LaunchShape& shape) {
+Observations launch_pipeline(Backend& backend, Program& program,
+                             const std::vector<const KernelTraits*>& stages, const LaunchRequest& first,
+                             const LaunchShape& shape) {
   Observations all = backend.launch(program, first);
   for (size_t k = 0; k < stages.size() && all.completed && all.buffers.size() == first.buffers.size(); ++k) {
     LaunchRequest next = first;
@@ -327,8 +340,10 @@ Observations launch_pipeline(Backend& backend, Program& program, const std::vect
     all.buffers = std::move(obs.buffers);
     for (Finding& f : obs.findings) all.findings.push_back(std::move(f));
     for (DeviceOutputLine& line : obs.device_output) {
-      if (all.device_output.size() < kDeviceOutputLines) all.device_output.push_back(std::move(line));
-      else ++all.device_output_dropped;
+      if (all.device_output.size() < kDeviceOutputLines)
+        all.device_output.push_back(std::move(line));
+      else
+        ++all.device_output_dropped;
     }
     all.device_output_dropped += obs.device_output_dropped;
     all.shared_lines.insert(all.shared_lines.end(), obs.shared_lines.begin(), obs.shared_lines.end());
@@ -368,14 +383,15 @@ struct Generators {
   }
 
   // Runs the generator of every buffer the size fills with one; each gets its own seed.
-  bool fill(const Exercise& exercise, const Size& size, uint64_t seed, LaunchRequest& launch, std::string* error) const {
+  bool fill(const Exercise& exercise, const Size& size, uint64_t seed, LaunchRequest& launch,
+            std::string* error) const {
     for (size_t b = 0; b < exercise.buffers.size(); ++b) {
       const Fill& fill = fill_at(exercise.buffers[b], size);
       if (fill.init != BufferInit::kGenerator) continue;
       const ReferenceRunner& runner = built.at({fill.generator, exercise.buffers[b].type});
       if (!run_generator(runner, launch.buffers[b], seed + b, error)) {
-        *error = fmt::format("the generator '{}' of buffer '{}' failed: {}", fill.generator, exercise.buffers[b].name,
-                             *error);
+        *error = fmt::format("the generator '{}' of buffer '{}' failed: {}", fill.generator,
+                             exercise.buffers[b].name, *error);
         return false;
       }
     }
@@ -401,7 +417,8 @@ class Inputs {
     LaunchRequest filled;
     uint64_t bytes = 0;
     for (size_t b = 0; b < exercise.buffers.size(); ++b) {
-      filled.buffers.push_back(make_buffer(exercise.buffers[b], fill_at(exercise.buffers[b], size), shape.buffer_counts[b], seed, b));
+      filled.buffers.push_back(make_buffer(exercise.buffers[b], fill_at(exercise.buffers[b], size),
+                                           shape.buffer_counts[b], seed, b));
       bytes += filled.buffers.back().bytes.size();
     }
     if (!generators.fill(exercise, size, seed, filled, error)) return false;
@@ -442,7 +459,8 @@ struct SanitizerTally {
     if (launches.empty()) return;
     SanitizerOutcome outcome = backend.sanitize(program, launches);
     if (!outcome.ran || outcome.findings.size() != launches.size()) {
-      const std::string why = outcome.ran ? "the sanitizer's report did not cover every launch" : outcome.why_not;
+      const std::string why =
+          outcome.ran ? "the sanitizer's report did not cover every launch" : outcome.why_not;
       if (std::find(unfinished.begin(), unfinished.end(), why) == unfinished.end()) unfinished.push_back(why);
       return;
     }
@@ -502,17 +520,19 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
   if (!headers) return std::nullopt;
   std::vector<Finding> build_findings;
   CompileBudget budget;  // the course's own baseline, not the submission's budget
-  std::optional<Built> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain, options.arch,
-                                            budget, build_findings);
+  std::optional<Built> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain,
+                                            options.arch, budget, build_findings);
   if (!base) {
-    *error = fmt::format("the baseline's solution {} does not build at variant {}", solution.string(), variant.label);
+    *error = fmt::format("the baseline's solution {} does not build at variant {}", solution.string(),
+                         variant.label);
     return std::nullopt;
   }
   return Baseline{std::move(*baseline), std::move(*base), variant};
 }
 
 // Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
-void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain& toolchain, const GradeOptions& options, uint64_t seed, Result& result) {
+void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain& toolchain,
+                      const GradeOptions& options, uint64_t seed, Result& result) {
   const GpuPerformance& perf = *exercise.performance.gpu;
   const Variant& variant = exercise.variants[perf.variant];
   auto fail = [&](std::string message) {
@@ -527,7 +547,8 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
       make_launch(exercise, variant, perf.size, subject.kernel->entry, seed, &error, nullptr, /*fill=*/false);
   std::optional<Size> mapped = baseline_size(exercise, variant, perf.size, &error);
   std::optional<LaunchRequest> baseline_launch =
-      mapped ? make_launch(*baseline, baseline_built->variant, *mapped, base->kernel->entry, seed, &error, nullptr,
+      mapped ? make_launch(*baseline, baseline_built->variant, *mapped, base->kernel->entry, seed, &error,
+                           nullptr,
                            /*fill=*/false)
              : std::nullopt;
   Bindings bindings = bindings_for(variant, perf.size);
@@ -558,27 +579,34 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
     return nlohmann::json{{"median_ms", t.median_ms}, {"gb_per_s", t.gb_per_s}, {"spread", t.spread}};
   };
   const double margin = bar > 0 ? timing->ratio / bar - 1 : 0;
-  result.metrics["throughput"] = {{"variant", variant.label}, {"size", perf.size.label()},
-                                  {"subject", figures(timing->subject)}, {"baseline", figures(timing->baseline)},
-                                  {"memcpy_dtod", figures(timing->memcpy_dtod)}, {"ratio", timing->ratio},
-                                  {"min_ratio", bar}, {"margin", margin}, {"noise", measurement_noise(*timing)},
-                                  {"timed_launches", request.timed_launches}, {"device", timing->device},
+  result.metrics["throughput"] = {{"variant", variant.label},
+                                  {"size", perf.size.label()},
+                                  {"subject", figures(timing->subject)},
+                                  {"baseline", figures(timing->baseline)},
+                                  {"memcpy_dtod", figures(timing->memcpy_dtod)},
+                                  {"ratio", timing->ratio},
+                                  {"min_ratio", bar},
+                                  {"margin", margin},
+                                  {"noise", measurement_noise(*timing)},
+                                  {"timed_launches", request.timed_launches},
+                                  {"device", timing->device},
                                   {"baseline_exercise", perf.baseline}};
   if (first_ratio) result.metrics["throughput"]["first_ratio"] = *first_ratio;
   if (timing->subject.gb_per_s > 0 && timing->ratio < bar) {
     Finding f = config_finding(
         FindingKind::kTooSlow,
-        fmt::format("{:.0f} GB/s is {:.2f} of the {} baseline's {:.0f} GB/s at {} ({}); the exercise asks for "
-                    "{:.2f}{}: {:.0f}% below the bar (cuMemcpyDtoD reached {:.0f} GB/s). The bar is the share of "
-                    "the baseline's throughput, timed in the same process on equal buffers, that correct kernels "
-                    "moving memory the intended way reach on this device{}",
-                    timing->subject.gb_per_s, timing->ratio, perf.baseline, timing->baseline.gb_per_s, variant.label,
-                    perf.size.label(), bar, timing->device.empty() ? "" : " on " + timing->device, -margin * 100,
-                    timing->memcpy_dtod.gb_per_s,
-                    first_ratio ? fmt::format("; timed twice, {} then {} launches, since the first ratio ({:.3f}) "
-                                              "was within the timing's noise of the bar",
-                                              request.timed_launches / 5, request.timed_launches, *first_ratio)
-                                : ""),
+        fmt::format(
+            "{:.0f} GB/s is {:.2f} of the {} baseline's {:.0f} GB/s at {} ({}); the exercise asks for "
+            "{:.2f}{}: {:.0f}% below the bar (cuMemcpyDtoD reached {:.0f} GB/s). The bar is the share of "
+            "the baseline's throughput, timed in the same process on equal buffers, that correct kernels "
+            "moving memory the intended way reach on this device{}",
+            timing->subject.gb_per_s, timing->ratio, perf.baseline, timing->baseline.gb_per_s, variant.label,
+            perf.size.label(), bar, timing->device.empty() ? "" : " on " + timing->device, -margin * 100,
+            timing->memcpy_dtod.gb_per_s,
+            first_ratio ? fmt::format("; timed twice, {} then {} launches, since the first ratio ({:.3f}) "
+                                      "was within the timing's noise of the bar",
+                                      request.timed_launches / 5, request.timed_launches, *first_ratio)
+                        : ""),
         result.submission, 0);
     f.variant = variant.label;
     f.size = perf.size.label();
@@ -591,12 +619,14 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
 // largest size, the model scales both to the GPU size and predicts the ratio on `device`, which is judged
 // against that device's bar (docs/performance-model.md).
 void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain& toolchain,
-                      const GradeOptions& options, const DeviceProfile& device, uint64_t seed, Result& result) {
+                      const GradeOptions& options, const DeviceProfile& device, uint64_t seed,
+                      Result& result) {
   const GpuPerformance& perf = *exercise.performance.gpu;
   const Variant& variant = exercise.variants[perf.variant];
   std::string error;
   auto fail = [&](std::string message) {
-    result.findings.push_back(config_finding(FindingKind::kRuntimeError, "cannot predict the throughput: " + message, "", 0));
+    result.findings.push_back(
+        config_finding(FindingKind::kRuntimeError, "cannot predict the throughput: " + message, "", 0));
   };
   const auto bytes_at = [&](const Size& size) {
     std::string ignored;  // the loader evaluated `bytes` at every size
@@ -605,7 +635,8 @@ void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain&
   const Size* counted_size = nullptr;
   for (const Size& size : exercise.sizes)
     if (counted_size == nullptr || bytes_at(size) > bytes_at(*counted_size)) counted_size = &size;
-  if (counted_size == nullptr || bytes_at(*counted_size) <= 0) return fail("the exercise has no size to count at");
+  if (counted_size == nullptr || bytes_at(*counted_size) <= 0)
+    return fail("the exercise has no size to count at");
   std::optional<Baseline> baseline = build_baseline(exercise, variant, toolchain, options, &error);
   if (!baseline) return fail(error);
   const auto count = [&](const Exercise& of, const Variant& at, const Size& size,
@@ -628,19 +659,29 @@ void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain&
   const double scale = bytes_at(perf.size) / bytes_at(*counted_size);
   const Prediction p = predict_ratio(*subject_counts, scale, *baseline_counts, scale, device);
   if (p.subject.total() <= 0 || p.baseline.total() <= 0)
-    return fail(fmt::format("the simulator counted no memory traffic or instructions at {}", counted_size->label()));
+    return fail(
+        fmt::format("the simulator counted no memory traffic or instructions at {}", counted_size->label()));
   const double bar = min_ratio_for(perf, device.name);
   const auto terms = [](const ModelTime& t) {
-    return nlohmann::json{{"total_ms", t.total() * 1e3}, {"dram_ms", t.dram * 1e3}, {"sectors_ms", t.sectors * 1e3},
-                          {"shared_ms", t.shared * 1e3}, {"issue_ms", t.issue * 1e3}, {"phases_ms", t.phases * 1e3},
+    return nlohmann::json{{"total_ms", t.total() * 1e3},         {"dram_ms", t.dram * 1e3},
+                          {"sectors_ms", t.sectors * 1e3},       {"shared_ms", t.shared * 1e3},
+                          {"issue_ms", t.issue * 1e3},           {"phases_ms", t.phases * 1e3},
                           {"resident_blocks", t.resident_blocks}};
   };
-  result.metrics["predicted"] = {{"device", device.name}, {"ratio", p.ratio}, {"low", p.low}, {"high", p.high},
-                                 {"min_ratio", bar}, {"variant", variant.label}, {"size", perf.size.label()},
-                                 {"counted_at", counted_size->label()}, {"baseline_exercise", perf.baseline},
-                                 {"subject", terms(p.subject)}, {"baseline", terms(p.baseline)}};
+  result.metrics["predicted"] = {{"device", device.name},
+                                 {"ratio", p.ratio},
+                                 {"low", p.low},
+                                 {"high", p.high},
+                                 {"min_ratio", bar},
+                                 {"variant", variant.label},
+                                 {"size", perf.size.label()},
+                                 {"counted_at", counted_size->label()},
+                                 {"baseline_exercise", perf.baseline},
+                                 {"subject", terms(p.subject)},
+                                 {"baseline", terms(p.baseline)}};
   const std::string sentence = fmt::format(
-      "predicted on {} without a GPU: {:.2f} of the {} baseline's throughput at {} ({}), likely between {:.2f} "
+      "predicted on {} without a GPU: {:.2f} of the {} baseline's throughput at {} ({}), likely between "
+      "{:.2f} "
       "and {:.2f}; the bar there is {:.2f}",
       device.name, p.ratio, perf.baseline, variant.label, perf.size.label(), p.low, p.high, bar);
   add_note(result, "Throughput " + sentence + ".");
@@ -708,10 +749,11 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     result.note = "Grading stopped at its time limit; what had not run yet was not graded.";
     Finding late;
     late.kind = FindingKind::kTimeout;
-    late.message = fmt::format("grading took longer than {:g} s, the limit for one grade (compiling, the reference, "
-                               "the runs and their comparison together), and was stopped: make the kernel faster, "
-                               "or grade with a larger --time-limit",
-                               options.seconds);
+    late.message = fmt::format(
+        "grading took longer than {:g} s, the limit for one grade (compiling, the reference, "
+        "the runs and their comparison together), and was stopped: make the kernel faster, "
+        "or grade with a larger --time-limit",
+        options.seconds);
     late.file = file;
     return late;
   };
@@ -724,8 +766,8 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   std::optional<std::vector<SourceFile>> headers = read_folder_headers(exercise.dir, error);
   if (!headers) return std::nullopt;
   const std::string source_name = std::filesystem::path(exercise.kernel.file).filename().string();
-  result.findings = screen_submission({source_name, submission.text}, file, *headers,
-                                      exercise.display_dir.string());
+  result.findings =
+      screen_submission({source_name, submission.text}, file, *headers, exercise.display_dir.string());
   if (!result.findings.empty()) {
     result.note = "The source was refused before compiling; nothing ran.";
     return result;
@@ -772,12 +814,16 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     bool faulted = false;
   };
   auto launch_at = [&](Backend& backend, Program& program, const Variant& variant, const Size& size,
-                       const std::string& entry, const std::vector<const KernelTraits*>& stages, const std::vector<SharedShape>& shapes, const std::string& tag,
+                       const std::string& entry, const std::vector<const KernelTraits*>& stages,
+                       const std::vector<SharedShape>& shapes, const std::string& tag,
                        LineFigures& figures) -> std::optional<Launched> {
     LaunchShape shape;
-    std::optional<LaunchRequest> launch = make_launch(exercise, variant, size, entry, seed, error, &shape, /*fill=*/false);
-    if (!launch || !inputs.make(exercise, size, shape, seed, generators, launch->buffers, error)) return std::nullopt;
-    const std::string where = fmt::format("{} {} {}", tag.empty() ? backend.name() : tag, variant.label, size.label());
+    std::optional<LaunchRequest> launch =
+        make_launch(exercise, variant, size, entry, seed, error, &shape, /*fill=*/false);
+    if (!launch || !inputs.make(exercise, size, shape, seed, generators, launch->buffers, error))
+      return std::nullopt;
+    const std::string where =
+        fmt::format("{} {} {}", tag.empty() ? backend.name() : tag, variant.label, size.label());
     trace("grade: inputs made, " + where);
     launch->shared_shapes = shapes;
     std::vector<Buffer> expected = launch->buffers;
@@ -798,18 +844,23 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
       return std::nullopt;
     }
     if (obs.completed)
-      judge_printed(exercise.printed, obs.device_output, obs.device_output_dropped, printed, file, obs.findings);
+      judge_printed(exercise.printed, obs.device_output, obs.device_output_dropped, printed, file,
+                    obs.findings);
     for (DeviceOutputLine& line : obs.device_output) {
       if (result.device_output.size() < kDeviceOutputLines)
-        result.device_output.push_back({variant.label, size.label(), {line.block.x, line.block.y, line.block.z},
-                                         {line.thread.x, line.thread.y, line.thread.z}, std::move(line.text)});
+        result.device_output.push_back({variant.label,
+                                        size.label(),
+                                        {line.block.x, line.block.y, line.block.z},
+                                        {line.thread.x, line.thread.y, line.thread.z},
+                                        std::move(line.text)});
       else
         ++result.device_output_dropped;
     }
     result.device_output_dropped += obs.device_output_dropped;
     std::vector<Finding> run_findings = std::move(obs.findings);
     if (obs.completed && obs.buffers.size() == launch->buffers.size())
-      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, obs.writes.get(), file, run_findings);
+      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, obs.writes.get(), file,
+                    run_findings);
     obs.findings.clear();
     if (obs.completed && backend.capabilities().follows_schedules)
       check_schedules(
@@ -819,7 +870,9 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     figures.add(obs);
     trace("grade: judged, " + where);
     Launched out{{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds},
-                 std::move(*launch), false, !obs.completed};
+                 std::move(*launch),
+                 false,
+                 !obs.completed};
     for (Finding& f : run_findings) {
       if (f.kind == FindingKind::kTimeout) out.timed_out = true;
       if (f.severity == Severity::kError) out.run.verdict = Verdict::kFail;
@@ -839,15 +892,17 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   CompileBudget compile_budget{options.compile_seconds, options.compile_seconds};
   for (const Variant& variant : exercise.variants) {
     if (stop_if_late()) break;
-    std::optional<Built> built = build_variant(exercise, variant, submission, *headers, toolchain, options.arch,
-                                               compile_budget, findings, &result.note);
+    std::optional<Built> built = build_variant(exercise, variant, submission, *headers, toolchain,
+                                               options.arch, compile_budget, findings, &result.note);
     trace("grade: built " + variant.label);
     if (!built) break;
     if (!requirements_checked) {
       requirements_checked = true;
-      static_requirement_findings = check_requirements(exercise.requirements, *built->kernel, built->technique, file);
+      static_requirement_findings =
+          check_requirements(exercise.requirements, *built->kernel, built->technique, file);
       for (const Finding& f : static_requirement_findings) findings.push_back(f);
-      for (Finding& f : check_static_shared_limit(*built->kernel, submission.text, file)) findings.push_back(std::move(f));
+      for (Finding& f : check_static_shared_limit(*built->kernel, submission.text, file))
+        findings.push_back(std::move(f));
     }
     Bindings defines;
     for (const auto& [name, value] : variant.defines) defines[name] = value;
@@ -867,9 +922,9 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
       }
       if (!loaded.program) unsimulated.push_back(variant.label);
       for (size_t s = 0; loaded.program && s < exercise.sizes.size() && !stop_if_late(); ++s) {
-        std::optional<Launched> launched = launch_at(*simulator, *loaded.program, variant, exercise.sizes[s],
-                                                     built->kernel->entry, built->stages, shapes,
-                                                     std::string(simulator->name()), figures);
+        std::optional<Launched> launched =
+            launch_at(*simulator, *loaded.program, variant, exercise.sizes[s], built->kernel->entry,
+                      built->stages, shapes, std::string(simulator->name()), figures);
         if (!launched) return std::nullopt;
         ++simulated_runs;
         simulated_failures += launched->run.verdict == Verdict::kFail;
@@ -885,10 +940,9 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     for (size_t s = 0; !simulated_timeout && s < sizes.size() && !stop_if_late(); ++s) {
       const Size& size = sizes[s];
       LineFigures gpu_figures;  // strict grading: the simulator's figures are the ones that count
-      std::optional<Launched> launched = launch_at(toolchain.backend, *built->program, variant, size,
-                                                   built->kernel->entry, built->stages, shapes,
-                                                   simulator ? std::string(toolchain.backend.name()) : "",
-                                                   simulator ? gpu_figures : figures);
+      std::optional<Launched> launched = launch_at(
+          toolchain.backend, *built->program, variant, size, built->kernel->entry, built->stages, shapes,
+          simulator ? std::string(toolchain.backend.name()) : "", simulator ? gpu_figures : figures);
       if (!launched) return std::nullopt;
       // A kernel that never ends would hold the sanitizer for its whole (much longer) limit, one that
       // faulted has said what is wrong, and gpu_sizes are too large for racecheck's pace.
@@ -911,9 +965,11 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     // and a prediction for a device (--device) to the predicted throughput, which weighs them. The figures
     // of a run that timed out or faulted are a fragment of what it would do, and its own finding says what
     // is wrong: they are shown, not judged.
-    judge_line_figures(figures, exercise.performance.sim.for_variant(static_cast<size_t>(&variant - exercise.variants.data())),
-                       variant.label, findings, result.metrics,
-                       (!exercise.performance.gpu || (!simulator && !options.device)) && !figures.stopped_early);
+    judge_line_figures(
+        figures,
+        exercise.performance.sim.for_variant(static_cast<size_t>(&variant - exercise.variants.data())),
+        variant.label, findings, result.metrics,
+        (!exercise.performance.gpu || (!simulator && !options.device)) && !figures.stopped_early);
     kernel_use.add(figures, *built->kernel);
     if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
       timed = std::move(built);
@@ -922,8 +978,8 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
   if (kernel_use.variants == exercise.variants.size())
     judge_requirements_in_use(exercise.requirements, kernel_use, static_requirement_findings, file, findings);
   if (simulator) {
-    result.metrics["simulator"] = {{"runs", simulated_runs}, {"failed_runs", simulated_failures},
-                                   {"not_loaded", unsimulated}};
+    result.metrics["simulator"] = {
+        {"runs", simulated_runs}, {"failed_runs", simulated_failures}, {"not_loaded", unsimulated}};
     merge_backends(findings, simulator->name(), toolchain.backend.name());
     if (!unsimulated.empty())
       add_note(result, fmt::format("The simulator could not run variant{} {}, so their races, uninitialized "
@@ -932,8 +988,9 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
                                    unsimulated.size() == 1 ? "" : "s", fmt::join(unsimulated, ", ")));
   }
   if (options.gpu_only)
-    add_note(result, "--gpu-only: the simulator did not run, so races, uninitialized shared reads, diverged "
-                     "barriers and reads outside buffers were not checked.");
+    add_note(result,
+             "--gpu-only: the simulator did not run, so races, uninitialized shared reads, diverged "
+             "barriers and reads outside buffers were not checked.");
   if (options.sanitize) sanitizer.report(result);
   result.findings = fold(std::move(findings), total_runs);
   explain_findings(result.findings, submission.text, file);
@@ -947,9 +1004,9 @@ std::optional<Result> grade(const Exercise& as_written, const Submission& submis
     judge_prediction(exercise, *timed, toolchain, options, *options.device, seed, result);
   }
   trace("grade: done");
-  const bool pass = !result.runs.empty() &&
-                    std::none_of(result.findings.begin(), result.findings.end(),
-                                 [](const Finding& f) { return f.severity == Severity::kError; });
+  const bool pass =
+      !result.runs.empty() && std::none_of(result.findings.begin(), result.findings.end(),
+                                           [](const Finding& f) { return f.severity == Severity::kError; });
   result.verdict = pass ? Verdict::kPass : Verdict::kFail;
   result.points = pass ? exercise.points : 0;
   return result;

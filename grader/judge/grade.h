@@ -26,7 +26,7 @@ namespace gpugrade {
 struct Toolchain {
   Compiler& compiler;
   const Cache& cache;
-  Backend& backend;                     // what it can do: backend.capabilities()
+  Backend& backend;  // what it can do: backend.capabilities()
   // Strict GPU grading: the simulator, with its hazard checkers, whose pass at the exercise's `sizes`
   // runs before the device's runs; the result holds the findings of both. Null: `backend` grades alone.
   Backend* simulator = nullptr;
@@ -36,9 +36,9 @@ struct GradeOptions {
   std::optional<uint64_t> seed;         // overrides the exercise's seed (CI grading on unseen inputs)
   std::filesystem::path solutions_dir;  // where the GPU baseline's solution lives: solutions/<id>/<file>
   std::string arch = "sm_90";
-  bool sanitize = false;                // re-run each correctness launch under the backend's sanitizer
-  bool gpu_only = false;                // --gpu-only: the result says that hazards were not checked
-  int timed_launches = 0;               // timing repetitions; 0: the backend's default (calibrate asks more)
+  bool sanitize = false;   // re-run each correctness launch under the backend's sanitizer
+  bool gpu_only = false;   // --gpu-only: the result says that hazards were not checked
+  int timed_launches = 0;  // timing repetitions; 0: the backend's default (calibrate asks more)
   // On a backend that cannot time (the simulator): the device whose throughput the simulator's counts
   // predict, judged against its bar (predict.h); unset: none is predicted.
   std::optional<DeviceProfile> device;

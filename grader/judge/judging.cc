@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -13,16 +14,16 @@
 #include <map>
 #include <tuple>
 
-#include "grader/judge/buffer_compare.h"
-#include "grader/judge/buffer_fill.h"
+#include "grader/compile/screen.h"
 #include "grader/exercise/element.h"
 #include "grader/exercise/kernel_lookup.h"
 #include "grader/exercise/learner_defines.h"
-#include "grader/judge/reference.h"
-#include "grader/judge/reference_call.h"
-#include "grader/compile/screen.h"
 #include "grader/exercise/shared_shapes.h"
 #include "grader/exercise/technique.h"
+#include "grader/judge/buffer_compare.h"
+#include "grader/judge/buffer_fill.h"
+#include "grader/judge/reference.h"
+#include "grader/judge/reference_call.h"
 #include "harness/poison.h"
 #include "harness/trace.h"
 #include "os/file.h"
@@ -69,9 +70,10 @@ const Fill& fill_at(const BufferSpec& buffer, const Size& size) {
   return buffer.fill;
 }
 
-void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
-                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const WriteRecord* writes,
-                   const std::string& file, std::vector<Finding>& findings) {
+void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size,
+                   const LaunchRequest& launch, const std::vector<Buffer>& after,
+                   const std::vector<Buffer>& expected, const WriteRecord* writes, const std::string& file,
+                   std::vector<Finding>& findings) {
   const Bindings bindings = bindings_for(variant, size);
   for (size_t b = 0; b < exercise.buffers.size(); ++b) {
     const BufferSpec& spec = exercise.buffers[b];
@@ -104,7 +106,8 @@ void judge_buffers(const Exercise& exercise, const Variant& variant, const Size&
         const std::optional<int64_t> index = expr.eval(at, &ignored);
         if (in == exercise.buffers.end() || !index || *index < 0) continue;
         const Buffer& held = launch.buffers[static_cast<size_t>(in - exercise.buffers.begin())];
-        if (static_cast<uint64_t>(*index) >= held.bytes.size() / std::max<uint32_t>(held.element_size, 1)) continue;
+        if (static_cast<uint64_t>(*index) >= held.bytes.size() / std::max<uint32_t>(held.element_size, 1))
+          continue;
         BufferLayout in_layout{in->name, in->type, {}};
         for (const Expr& dim : in->shape)
           in_layout.dims.push_back(static_cast<uint64_t>(dim.eval(bindings, &ignored).value_or(1)));
@@ -124,7 +127,8 @@ void judge_buffers(const Exercise& exercise, const Variant& variant, const Size&
 }
 
 void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got, uint64_t dropped,
-                   const std::vector<std::string>& want, const std::string& file, std::vector<Finding>& findings) {
+                   const std::vector<std::string>& want, const std::string& file,
+                   std::vector<Finding>& findings) {
   if (order == PrintedOrder::kNotCompared) return;
   const auto by = [](const DeviceOutputLine& line) {
     return fmt::format("thread ({},{},{}) of block ({},{},{})", line.thread.x, line.thread.y, line.thread.z,
@@ -134,16 +138,17 @@ void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got,
     findings.push_back(config_finding(FindingKind::kWrongOutput, std::move(message), file, 0));
   };
   if (dropped > 0)
-    return differ(fmt::format("the kernel printed {} lines; the grader keeps and compares at most {} per launch, "
-                              "so this exercise must print fewer",
-                              got.size() + dropped, kDeviceOutputLines));
+    return differ(
+        fmt::format("the kernel printed {} lines; the grader keeps and compares at most {} per launch, "
+                    "so this exercise must print fewer",
+                    got.size() + dropped, kDeviceOutputLines));
   const std::string counts = fmt::format("the kernel printed {} line{}, the reference {}", got.size(),
                                          got.size() == 1 ? "" : "s", want.size());
   if (order == PrintedOrder::kInOrder) {
     for (size_t i = 0; i < got.size() && i < want.size(); ++i)
       if (got[i].text != want[i])
-        return differ(fmt::format("printed line {} is \"{}\" ({}); the reference prints \"{}\" there ({})", i + 1,
-                                  got[i].text, by(got[i]), want[i], counts));
+        return differ(fmt::format("printed line {} is \"{}\" ({}); the reference prints \"{}\" there ({})",
+                                  i + 1, got[i].text, by(got[i]), want[i], counts));
     if (got.size() > want.size())
       return differ(fmt::format("{}: the first line too many is \"{}\" ({})", counts, got[want.size()].text,
                                 by(got[want.size()])));
@@ -157,8 +162,10 @@ void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got,
   const DeviceOutputLine* extra = nullptr;
   for (const DeviceOutputLine& line : got) {
     auto it = left.find(line.text);
-    if (it != left.end() && it->second > 0) --it->second;
-    else if (extra == nullptr) extra = &line;
+    if (it != left.end() && it->second > 0)
+      --it->second;
+    else if (extra == nullptr)
+      extra = &line;
   }
   const std::string* missing = nullptr;
   for (const std::string& line : want) {
@@ -174,8 +181,8 @@ void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got,
     parts.push_back(fmt::format("\"{}\" ({}) is not among the reference's lines, or not that many times",
                                 extra->text, by(*extra)));
   if (missing != nullptr) parts.push_back(fmt::format("the reference's \"{}\" was not printed", *missing));
-  differ(fmt::format("the printed lines differ from the reference's, in any order: {} ({})", fmt::join(parts, "; "),
-                     counts));
+  differ(fmt::format("the printed lines differ from the reference's, in any order: {} ({})",
+                     fmt::join(parts, "; "), counts));
 }
 
 std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
@@ -184,28 +191,32 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
   auto missing = [&](const char* requirement, std::string message, int line = 0) {
     for (const auto& [key, text] : requires_.messages)
       if (key == requirement) message = text;
-    Finding f = config_finding(FindingKind::kMissingRequirement, std::move(message), file, line ? line : kernel.line);
+    Finding f =
+        config_finding(FindingKind::kMissingRequirement, std::move(message), file, line ? line : kernel.line);
     f.details["requirement"] = requirement;
     findings.push_back(std::move(f));
   };
   // The defaults speak of any exercise (a row reduction, a stencil, a tiled transpose); an exercise says
   // what its own data is with `requires.messages`.
   if (requires_.shared_memory && kernel.static_shared_bytes == 0 && !kernel.uses_dynamic_shared)
-    missing("shared_memory",
-            "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
-            "block share in a __shared__ array");
+    missing(
+        "shared_memory",
+        "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
+        "block share in a __shared__ array");
   if (requires_.barrier && !kernel.uses_barrier)
-    missing("barrier",
-            "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
-            "another thread of its block wrote must wait for that write");
+    missing(
+        "barrier",
+        "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
+        "another thread of its block wrote must wait for that write");
   if (requires_.dynamic_shared_memory && !kernel.uses_dynamic_shared)
     missing("dynamic_shared_memory",
             "the kernel uses no dynamic shared memory; this exercise requires it: declare the array as "
             "`extern __shared__ T data[];` (T its element type) and let the launch size it");
   if (requires_.warp_shuffle && technique.shuffles == 0)
-    missing("warp_shuffle",
-            "the kernel uses no warp shuffle; this exercise exchanges values between the lanes of a warp with "
-            "__shfl_down_sync (or another __shfl_*_sync), not through shared memory");
+    missing(
+        "warp_shuffle",
+        "the kernel uses no warp shuffle; this exercise exchanges values between the lanes of a warp with "
+        "__shfl_down_sync (or another __shfl_*_sync), not through shared memory");
   if (requires_.shared_atomics && technique.shared_atomics == 0)
     missing("shared_atomics",
             "the kernel has no atomic on shared memory; this exercise requires one: accumulate into a "
@@ -218,11 +229,13 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
                         technique.global_atomics_in_loops, technique.global_atomics_in_loops == 1 ? "" : "s"),
             technique.first_global_atomic_in_loop_line);
   if (requires_.min_barriers && technique.barriers < *requires_.min_barriers)
-    missing("barriers", fmt::format("the kernel has {} __syncthreads() call{}; this exercise needs at least {}",
-                                    technique.barriers, technique.barriers == 1 ? "" : "s", *requires_.min_barriers));
+    missing("barriers",
+            fmt::format("the kernel has {} __syncthreads() call{}; this exercise needs at least {}",
+                        technique.barriers, technique.barriers == 1 ? "" : "s", *requires_.min_barriers));
   if (requires_.max_barriers && technique.barriers > *requires_.max_barriers)
-    missing("barriers", fmt::format("the kernel has {} __syncthreads() calls; this exercise allows at most {}",
-                                    technique.barriers, *requires_.max_barriers));
+    missing("barriers",
+            fmt::format("the kernel has {} __syncthreads() calls; this exercise allows at most {}",
+                        technique.barriers, *requires_.max_barriers));
   return findings;
 }
 
@@ -230,19 +243,28 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
                         std::vector<Finding>& findings, nlohmann::json& metrics, bool judge) {
   // As --verbose's table shows them: 32, 1.5, 2.06.
   const auto per_request = [](uint64_t total, uint64_t requests) {
-    return fmt::format("{:.3g}", requests > 0 ? static_cast<double>(total) / static_cast<double>(requests) : 0.0);
+    return fmt::format("{:.3g}",
+                       requests > 0 ? static_cast<double>(total) / static_cast<double>(requests) : 0.0);
   };
   // Branch divergence: how full the warps were that ran each line, a figure to show, not a limit.
   for (const auto& [key, a] : figures.activity) {
     if (a.warp_lanes == 0) continue;
     metrics["activity"].push_back(
-        {{"variant", variant}, {"file", a.file}, {"line", a.line}, {"issues", a.issues},
-         {"active_lanes", a.active_lanes}, {"warp_lanes", a.warp_lanes},
+        {{"variant", variant},
+         {"file", a.file},
+         {"line", a.line},
+         {"issues", a.issues},
+         {"active_lanes", a.active_lanes},
+         {"warp_lanes", a.warp_lanes},
          {"active_fraction", static_cast<double>(a.active_lanes) / static_cast<double>(a.warp_lanes)}});
   }
   for (const auto& [key, s] : figures.shared) {
-    nlohmann::json row = {{"variant", variant}, {"file", s.file},         {"line", s.line},
-                          {"requests", s.requests}, {"wavefronts", s.wavefronts}, {"min_wavefronts", s.min_wavefronts},
+    nlohmann::json row = {{"variant", variant},
+                          {"file", s.file},
+                          {"line", s.line},
+                          {"requests", s.requests},
+                          {"wavefronts", s.wavefronts},
+                          {"min_wavefronts", s.min_wavefronts},
                           {"worst_ways", s.worst_ways}};
     if (s.atomic_requests > 0) {
       row["atomic_requests"] = s.atomic_requests;
@@ -256,41 +278,52 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
       const uint32_t passes = s.worst_atomic_passes, hot = s.worst_same_address;
       const std::string why =
           hot == passes
-              ? fmt::format("{} lanes of a warp atomically update one shared address at once, so the atomic is "
-                            "{}-way serialized",
-                            hot, passes)
-              : fmt::format("{} lanes of a warp atomically update words of one shared bank at once ({} of them one "
-                            "address), so the atomic is {}-way serialized",
-                            passes, hot, passes);
+              ? fmt::format(
+                    "{} lanes of a warp atomically update one shared address at once, so the atomic is "
+                    "{}-way serialized",
+                    hot, passes)
+              : fmt::format(
+                    "{} lanes of a warp atomically update words of one shared bank at once ({} of them one "
+                    "address), so the atomic is {}-way serialized",
+                    passes, hot, passes);
       Finding f = config_finding(
           FindingKind::kBankConflict,
-          fmt::format("{} (the limit is {}); lanes on one address take turns: combine a warp's updates to one "
-                      "address before the atomic (__match_any_sync finds the lanes with the same address, "
-                      "__reduce_add_sync sums them) or give each warp its own copy of the counters",
-                      why, *limits.max_bank_conflict_ways),
+          fmt::format(
+              "{} (the limit is {}); lanes on one address take turns: combine a warp's updates to one "
+              "address before the atomic (__match_any_sync finds the lanes with the same address, "
+              "__reduce_add_sync sums them) or give each warp its own copy of the counters",
+              why, *limits.max_bank_conflict_ways),
           s.file, s.line);
       f.variant = variant;
-      f.details = {{"atomic_passes", passes}, {"same_address_lanes", hot}, {"requests", s.atomic_requests},
+      f.details = {{"atomic_passes", passes},
+                   {"same_address_lanes", hot},
+                   {"requests", s.atomic_requests},
                    {"passes", s.atomic_passes}};
       findings.push_back(std::move(f));
     }
     if (judge && limits.max_bank_conflict_ways && s.worst_ways > *limits.max_bank_conflict_ways) {
       Finding f = config_finding(
           FindingKind::kBankConflict,
-          fmt::format("{}-way bank conflict: {} wavefronts per request where {} {} possible (the limit is {}); "
-                      "pad the tile's rows so a column's elements fall in different banks",
-                      s.worst_ways, per_request(s.wavefronts, s.requests), per_request(s.min_wavefronts, s.requests),
-                      s.min_wavefronts == s.requests ? "is" : "are", *limits.max_bank_conflict_ways),
+          fmt::format(
+              "{}-way bank conflict: {} wavefronts per request where {} {} possible (the limit is {}); "
+              "pad the tile's rows so a column's elements fall in different banks",
+              s.worst_ways, per_request(s.wavefronts, s.requests), per_request(s.min_wavefronts, s.requests),
+              s.min_wavefronts == s.requests ? "is" : "are", *limits.max_bank_conflict_ways),
           s.file, s.line);
       f.variant = variant;
-      f.details = {{"worst_ways", s.worst_ways}, {"requests", s.requests}, {"wavefronts", s.wavefronts},
+      f.details = {{"worst_ways", s.worst_ways},
+                   {"requests", s.requests},
+                   {"wavefronts", s.wavefronts},
                    {"min_wavefronts", s.min_wavefronts},
                    {"wavefronts_per_request", per_request(s.wavefronts, s.requests)},
                    {"min_wavefronts_per_request", per_request(s.min_wavefronts, s.requests)},
                    {"limit", *limits.max_bank_conflict_ways}};
       if (const std::optional<SharedRequest>& r = s.worst_request) {
-        f.details["request"] = {{"variable", r->variable}, {"bytes", r->bytes_per_lane}, {"offsets", r->offsets},
-                                {"block", {r->block.x, r->block.y, r->block.z}}, {"warp", r->warp}};
+        f.details["request"] = {{"variable", r->variable},
+                                {"bytes", r->bytes_per_lane},
+                                {"offsets", r->offsets},
+                                {"block", {r->block.x, r->block.y, r->block.z}},
+                                {"warp", r->warp}};
         if (!r->dims.empty()) {
           f.details["request"]["dims"] = r->dims;
           f.details["request"]["element_size"] = r->element_size;
@@ -326,10 +359,15 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
     const char* access = first.store ? "store" : "load";
     const double line_ratio = ratio(sum.sectors, sum.min_sectors);
     const double worst_ratio = worst != nullptr ? ratio(worst->full_sectors, worst->full_min_sectors) : 1.0;
-    metrics["global"].push_back({{"variant", variant}, {"file", first.file}, {"line", first.line},
-                                 {"access", access}, {"instructions", instructions},
-                                 {"requests", sum.requests}, {"sectors", sum.sectors},
-                                 {"min_sectors", sum.min_sectors}, {"sector_ratio", line_ratio},
+    metrics["global"].push_back({{"variant", variant},
+                                 {"file", first.file},
+                                 {"line", first.line},
+                                 {"access", access},
+                                 {"instructions", instructions},
+                                 {"requests", sum.requests},
+                                 {"sectors", sum.sectors},
+                                 {"min_sectors", sum.min_sectors},
+                                 {"sector_ratio", line_ratio},
                                  {"worst_sector_ratio", worst_ratio}});
     if (!judge || !limits.max_sector_ratio) continue;
     const bool instruction_fails = worst_ratio > *limits.max_sector_ratio;
@@ -349,7 +387,10 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
                     *limits.max_sector_ratio),
         first.file, first.line);
     f.variant = variant;
-    f.details = {{"sector_ratio", shown}, {"access", access}, {"sectors", sectors}, {"min_sectors", min_sectors},
+    f.details = {{"sector_ratio", shown},
+                 {"access", access},
+                 {"sectors", sectors},
+                 {"min_sectors", min_sectors},
                  {"requests", instruction_fails ? worst->full_requests : sum.requests}};
     findings.push_back(std::move(f));
   }
@@ -382,11 +423,12 @@ void judge_requirements_in_use(const Requirements& requires_, const SharedUseOve
   const bool shared_asked = requires_.shared_memory || requires_.dynamic_shared_memory;
   if (shared_asked && !already("shared_memory") && !already("dynamic_shared_memory") &&
       !shown.feeds_global_stores)
-    missing(requires_.shared_memory ? "shared_memory" : "dynamic_shared_memory",
-            fmt::format("the kernel has a __shared__ array{}, but no value it writes to global memory was loaded "
-                        "from it; this exercise stages the data through shared memory: put the values the block "
-                        "shares into {}, and compute what the kernel stores from what it reads back from {}",
-                        arrays.empty() ? "" : " (" + arrays + ")", array, it));
+    missing(
+        requires_.shared_memory ? "shared_memory" : "dynamic_shared_memory",
+        fmt::format("the kernel has a __shared__ array{}, but no value it writes to global memory was loaded "
+                    "from it; this exercise stages the data through shared memory: put the values the block "
+                    "shares into {}, and compute what the kernel stores from what it reads back from {}",
+                    arrays.empty() ? "" : " (" + arrays + ")", array, it));
   if (requires_.barrier && !already("barrier") && !shown.barrier_orders_shared)
     missing("barrier",
             fmt::format("the kernel calls __syncthreads(), but no thread read a shared element that another "
@@ -404,9 +446,11 @@ std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs) {
     std::string hazard;
     for (const char* field : {"hazard", "requirement", "buffer"})
       if (f.details.contains(field)) hazard += f.details[field].dump();
-    auto key = std::make_tuple(static_cast<int>(f.kind), static_cast<int>(f.severity), f.file, f.line, hazard);
+    auto key =
+        std::make_tuple(static_cast<int>(f.kind), static_cast<int>(f.severity), f.file, f.line, hazard);
     auto [it, inserted] = seen.try_emplace(key, out.size());
-    if (inserted) out.push_back(f);
+    if (inserted)
+      out.push_back(f);
     else if (out[it->second].backend != f.backend && !f.backend.empty())
       out[it->second].backend = "sim+gpu";  // strict GPU grading: both backends saw it
     where[it->second].emplace_back(f.variant, f.size);
@@ -429,8 +473,8 @@ std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs) {
   return out;
 }
 
-std::vector<Finding> check_constants(const Exercise& exercise, const Variant& variant, const KernelTraits& kernel,
-                                     const Submission& source) {
+std::vector<Finding> check_constants(const Exercise& exercise, const Variant& variant,
+                                     const KernelTraits& kernel, const Submission& source) {
   std::vector<Finding> findings;
   std::vector<Size> sizes = exercise.sizes;
   sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
@@ -459,15 +503,19 @@ std::vector<Finding> check_constants(const Exercise& exercise, const Variant& va
       for (const ConstVariable& c : kernel.constants) names.push_back(fmt::format("'{}'", c.name));
       finding.line = constant_line(source.text, "");
       finding.message = fmt::format(
-          "the exercise copies its input '{}' into a __constant__ variable named '{}', but the file declares {}; "
-          "declare `__constant__ {} {}[...];` at file scope (not in a namespace or function), as the stub does",
+          "the exercise copies its input '{}' into a __constant__ variable named '{}', but the file declares "
+          "{}; "
+          "declare `__constant__ {} {}[...];` at file scope (not in a namespace or function), as the stub "
+          "does",
           buffer.name, buffer.constant,
-          names.empty() ? std::string("no __constant__ variable") : fmt::format("only {}", fmt::join(names, ", ")),
+          names.empty() ? std::string("no __constant__ variable")
+                        : fmt::format("only {}", fmt::join(names, ", ")),
           c_type, buffer.constant);
     } else if (found->bytes < most * element_size(buffer.type)) {
       finding.line = constant_line(source.text, buffer.constant);
       finding.message = fmt::format(
-          "__constant__ '{}' holds {} bytes, but the exercise copies {} {} elements ({} bytes) into it at {}; declare "
+          "__constant__ '{}' holds {} bytes, but the exercise copies {} {} elements ({} bytes) into it at "
+          "{}; declare "
           "it with at least {} elements",
           buffer.constant, found->bytes, most, c_type, most * element_size(buffer.type), at, most);
     } else {

@@ -25,15 +25,17 @@ Finding config_finding(FindingKind kind, std::string message, const std::string&
 // a multiset; a difference is one `wrong-output` finding that quotes the first differing lines and the
 // threads that printed them.
 void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got, uint64_t dropped,
-                   const std::vector<std::string>& want, const std::string& file, std::vector<Finding>& findings);
+                   const std::vector<std::string>& want, const std::string& file,
+                   std::vector<Finding>& findings);
 
 // The buffer's init at this size: the size's override, else the buffer's own.
 const Fill& fill_at(const BufferSpec& buffer, const Size& size);
 
 // Every output against the reference, every input against what it held before the launch.
-void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size, const LaunchRequest& launch,
-                   const std::vector<Buffer>& after, const std::vector<Buffer>& expected, const WriteRecord* writes,
-                   const std::string& file, std::vector<Finding>& findings);
+void judge_buffers(const Exercise& exercise, const Variant& variant, const Size& size,
+                   const LaunchRequest& launch, const std::vector<Buffer>& after,
+                   const std::vector<Buffer>& expected, const WriteRecord* writes, const std::string& file,
+                   std::vector<Finding>& findings);
 
 std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
                                         const Technique& technique, const std::string& file);
@@ -56,7 +58,8 @@ struct LineFigures {
       t.requests += s.requests;
       t.wavefronts += s.wavefronts;
       t.min_wavefronts += s.min_wavefronts;
-      if (s.worst_request && (!t.worst_request || s.worst_ways > t.worst_ways)) t.worst_request = s.worst_request;
+      if (s.worst_request && (!t.worst_request || s.worst_ways > t.worst_ways))
+        t.worst_request = s.worst_request;
       t.worst_ways = std::max(t.worst_ways, s.worst_ways);
       t.atomic_requests += s.atomic_requests;
       t.atomic_passes += s.atomic_passes;
@@ -94,8 +97,8 @@ struct LineFigures {
 // nobody) is not failed for it when another variant shows it.
 struct SharedUseOverVariants {
   std::optional<SharedUse> shared_use;  // unset when no run could see it
-  bool stopped_early = false;           // some run faulted or timed out, so shared_use may have missed the rest
-  int kernel_line = 0;                  // the kernel's first line, where a finding is
+  bool stopped_early = false;  // some run faulted or timed out, so shared_use may have missed the rest
+  int kernel_line = 0;         // the kernel's first line, where a finding is
   size_t variants = 0;
   std::vector<std::string> shared_names;  // the kernel's __shared__ arrays as the source names them ("tile")
 
@@ -130,8 +133,8 @@ std::vector<Finding> fold(std::vector<Finding> findings, size_t total_runs);
 
 // Each `constant:` buffer needs the learner's module-scope __constant__ variable of its name, large enough
 // for the buffer at every size: a renamed or shrunk declaration is the learner's to fix, at its line.
-std::vector<Finding> check_constants(const Exercise& exercise, const Variant& variant, const KernelTraits& kernel,
-                                     const Submission& source);
+std::vector<Finding> check_constants(const Exercise& exercise, const Variant& variant,
+                                     const KernelTraits& kernel, const Submission& source);
 
 // Strict GPU grading: a finding of the device's (`gpu`, its backend's name) of a kind the simulator (`sim`)
 // also reported for the same variant, at a line the device could not name, or of the same buffer, is the

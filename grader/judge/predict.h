@@ -17,24 +17,25 @@ namespace gpugrade {
 
 // One device's figures, read from devices/NAME.yaml; each says where it came from in the file.
 struct DeviceProfile {
-  std::string name;                     // as the driver names the device: min_ratio's per-device key
+  std::string name;  // as the driver names the device: min_ratio's per-device key
   int sm_count = 0;
   double clock_ghz = 0;
   uint32_t max_threads_per_sm = 0;
   uint32_t max_blocks_per_sm = 0;
   uint64_t shared_bytes_per_sm = 0;
   uint64_t shared_bytes_reserved_per_block = 0;  // what the driver keeps per resident block
-  double dram_gb_per_s = 0;             // a streaming copy, bytes read plus written
-  double load_sector_ps = 0;            // device time per global load sector beyond the fewest needed
-  double store_sector_ps = 0;           // the same for stores
+  double dram_gb_per_s = 0;                      // a streaming copy, bytes read plus written
+  double load_sector_ps = 0;               // device time per global load sector beyond the fewest needed
+  double store_sector_ps = 0;              // the same for stores
   double shared_wavefronts_per_cycle = 0;  // per SM
   double warp_instructions_per_cycle = 0;  // per SM
-  double phase_latency_ns = 0;          // one round of dependent global loads inside a barrier phase
-  double band = 0;                      // relative uncertainty of a prediction: low = r(1-band), high = r(1+band)
+  double phase_latency_ns = 0;             // one round of dependent global loads inside a barrier phase
+  double band = 0;  // relative uncertainty of a prediction: low = r(1-band), high = r(1+band)
 };
 
 // Reads devices/NAME.yaml; every problem is `file:line:column: message` in *errors.
-std::optional<DeviceProfile> load_device_profile(const std::filesystem::path& file, std::vector<std::string>* errors);
+std::optional<DeviceProfile> load_device_profile(const std::filesystem::path& file,
+                                                 std::vector<std::string>* errors);
 
 // The profile `name` names in `dir` (devices/): dir/NAME.yaml. A name that is not a plain word, or that
 // no file answers to, is an error that lists the devices there.
@@ -47,17 +48,17 @@ struct LaunchCounts {
   uint64_t store_sectors = 0, store_min_sectors = 0;  // global stores
   uint64_t shared_wavefronts = 0;                     // shared loads, stores and atomics' passes
   uint64_t warp_instructions = 0;
-  uint64_t load_requests = 0;                         // warp-level global loads
+  uint64_t load_requests = 0;  // warp-level global loads
   uint64_t blocks = 0;
   uint32_t threads_per_block = 0;
-  uint64_t shared_bytes_per_block = 0;                // static and dynamic
-  bool barrier_phases = false;                        // the kernel calls __syncthreads()
-  bool loads_in_loop = false;                         // a global load sits in a loop the compiler kept
+  uint64_t shared_bytes_per_block = 0;  // static and dynamic
+  bool barrier_phases = false;          // the kernel calls __syncthreads()
+  bool loads_in_loop = false;           // a global load sits in a loop the compiler kept
 };
 
 // The counts of `observed`, a simulator launch of `request` of `kernel`, whose module's PTX is `ptx`.
-LaunchCounts count_launch(const Observations& observed, const LaunchRequest& request, const KernelTraits& kernel,
-                          std::string_view ptx);
+LaunchCounts count_launch(const Observations& observed, const LaunchRequest& request,
+                          const KernelTraits& kernel, std::string_view ptx);
 
 // Whether any `ld.global` of `entry` in `ptx` lies inside a backward branch's range: a loop the compiler
 // did not unroll, whose loads a warp issues one at a time.

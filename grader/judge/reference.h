@@ -18,7 +18,7 @@ namespace gpugrade {
 
 // Limits of one call of the reference (one child process).
 struct ReferenceLimits {
-  double seconds = 30;                       // wall clock
+  double seconds = 30;                        // wall clock
   uint64_t memory_bytes = uint64_t{4} << 30;  // address space, besides twice the buffers' bytes
 };
 
@@ -32,7 +32,8 @@ class ReferenceRunner {
   // Compiles `source` with the host C++ compiler ($CXX, else c++ on $PATH) together with a main that calls
   // `function` with `params`, or takes the program from `cache`. nullopt with *error (a configuration
   // error: `source:12: error text`, with source as the caller named it) when it cannot.
-  static std::optional<ReferenceRunner> build(const std::filesystem::path& source, const std::string& function,
+  static std::optional<ReferenceRunner> build(const std::filesystem::path& source,
+                                              const std::string& function,
                                               const std::vector<ReferenceParam>& params, const Cache& cache,
                                               std::string* error, const ReferenceLimits& limits = {});
 
@@ -49,8 +50,11 @@ class ReferenceRunner {
  private:
   ReferenceRunner(ScratchDir dir, std::vector<ReferenceParam> params, std::string function, bool from_cache,
                   ReferenceLimits limits)
-      : dir_(std::move(dir)), params_(std::move(params)), function_(std::move(function)),
-        from_cache_(from_cache), limits_(limits) {}
+      : dir_(std::move(dir)),
+        params_(std::move(params)),
+        function_(std::move(function)),
+        from_cache_(from_cache),
+        limits_(limits) {}
 
   ScratchDir dir_;  // holds the program, and each call's request and reply files
   std::vector<ReferenceParam> params_;

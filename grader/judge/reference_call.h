@@ -23,7 +23,8 @@
 namespace gpugrade {
 
 // The reference of `exercise`, built (or taken from `cache`). *error is a configuration error.
-std::optional<ReferenceRunner> build_reference(const Exercise& exercise, const Cache& cache, std::string* error);
+std::optional<ReferenceRunner> build_reference(const Exercise& exercise, const Cache& cache,
+                                               std::string* error);
 
 // Runs the reference on `buffers` (which it changes in place) with shape.reference_args; adds and then
 // removes the Launch buffer when the exercise asks for it.
@@ -43,8 +44,8 @@ class ReferenceRuns {
   explicit ReferenceRuns(const ReferenceRunner& reference) : reference_(reference) {}
 
   // As run_reference; `buffers` ends as the reference left it.
-  bool run(const Exercise& exercise, const Variant& variant, const LaunchShape& shape, std::vector<Buffer>& buffers,
-           std::string* error, std::vector<std::string>* printed = nullptr);
+  bool run(const Exercise& exercise, const Variant& variant, const LaunchShape& shape,
+           std::vector<Buffer>& buffers, std::string* error, std::vector<std::string>* printed = nullptr);
 
   size_t calls() const { return calls_; }  // children started
 
@@ -64,8 +65,9 @@ class ReferenceRuns {
 
 // A generator of the reference file, for a buffer of `type` with `init: {generator: NAME}`: called as
 // NAME(T* data, long long count, unsigned long long seed) with T the buffer's C type.
-std::optional<ReferenceRunner> build_generator(const Exercise& exercise, ElementType type, const std::string& function,
-                                               const Cache& cache, std::string* error);
+std::optional<ReferenceRunner> build_generator(const Exercise& exercise, ElementType type,
+                                               const std::string& function, const Cache& cache,
+                                               std::string* error);
 
 // Fills `buffer` (already sized and zeroed) by running its generator.
 bool run_generator(const ReferenceRunner& generator, Buffer& buffer, uint64_t seed, std::string* error);

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "grader/source/git_source.h"
 #include "grader/source/submission_file.h"
@@ -136,8 +136,9 @@ void ProgressState::record_grade(const std::string& exercise, const std::string&
   std::vector<Graded>& earlier = entry.earlier;
   if (entry.verdict && !entry.graded_id.empty() && entry.graded_id != submission_id)
     earlier.insert(earlier.begin(), {entry.graded_id, *entry.verdict});
-  earlier.erase(std::remove_if(earlier.begin(), earlier.end(), [&](const Graded& g) { return g.id == submission_id; }),
-                earlier.end());
+  earlier.erase(
+      std::remove_if(earlier.begin(), earlier.end(), [&](const Graded& g) { return g.id == submission_id; }),
+      earlier.end());
   if (earlier.size() > kRememberedTexts - 1) earlier.resize(kRememberedTexts - 1);
   entry.graded_id = submission_id;
   entry.verdict = verdict;
@@ -248,8 +249,8 @@ void write_status(const std::vector<CourseExercise>& exercises, const ProgressSt
   };
   const auto first_ready = std::find_if(unpassed.begin(), unpassed.end(), ready);
   const CourseExercise* next = first_ready != unpassed.end() ? *first_ready
-                               : unpassed.empty()             ? nullptr
-                                                              : unpassed.front();
+                               : unpassed.empty()            ? nullptr
+                                                             : unpassed.front();
   out << fmt::format("{}/{} exercises passed\n", passed, exercises.size());
   if (next != nullptr) {
     out << fmt::format("next: edit {}, then run `gpugrade grade {}` (or `gpugrade watch`)\n",
@@ -261,7 +262,8 @@ namespace {
 
 // The hint to show next for a failure of `kind` (empty: none known): the first unseen one written for that
 // kind, else the first unseen one; nullopt when every hint was shown.
-std::optional<int> next_hint(const CourseExercise& exercise, const ProgressState& state, const std::string& kind) {
+std::optional<int> next_hint(const CourseExercise& exercise, const ProgressState& state,
+                             const std::string& kind) {
   const std::vector<int> seen = state.hints_seen(exercise.id);
   std::optional<int> first_unseen;
   for (int i = 0; i < static_cast<int>(exercise.hints.size()); ++i) {
@@ -305,7 +307,8 @@ std::string next_hints(const CourseExercise& exercise, ProgressState& state, boo
 std::string hint_offer(const CourseExercise& exercise, const ProgressState& state, const std::string& kind,
                        int in_a_row) {
   const int count = static_cast<int>(exercise.hints.size());
-  std::string again = in_a_row >= 2 && !kind.empty() ? fmt::format("{} again ({} gradings in a row); ", kind, in_a_row) : "";
+  std::string again =
+      in_a_row >= 2 && !kind.empty() ? fmt::format("{} again ({} gradings in a row); ", kind, in_a_row) : "";
   if (count == 0) {
     if (again.empty()) return "";
     return fmt::format("{}the lesson explains it: `gpugrade show {}`\n", again, exercise.id);
@@ -314,15 +317,16 @@ std::string hint_offer(const CourseExercise& exercise, const ProgressState& stat
   if (!next)
     return fmt::format("{}all {} hints shown: `gpugrade hint {} --all` shows them again\n",
                        again.empty() ? "hint: " : again, count, exercise.id);
-  return fmt::format("{}`gpugrade hint {}` shows hint {} of {}{}\n", again.empty() ? "hint: " : again, exercise.id,
-                     *next + 1, count, written_for(exercise.hints[*next], kind) ? fmt::format(", written for {}", kind) : "");
+  return fmt::format("{}`gpugrade hint {}` shows hint {} of {}{}\n", again.empty() ? "hint: " : again,
+                     exercise.id, *next + 1, count,
+                     written_for(exercise.hints[*next], kind) ? fmt::format(", written for {}", kind) : "");
 }
 
 namespace {
 
 // "[##---] 2 of 5 passed; exercise 3 of 5: transpose-tiled (exercises/transpose-tiled/transpose.cu)"
-std::string course_position(const std::vector<CourseExercise>& exercises, size_t current, const ProgressState& state,
-                            Files& files) {
+std::string course_position(const std::vector<CourseExercise>& exercises, size_t current,
+                            const ProgressState& state, Files& files) {
   std::string bar;
   size_t passed = 0;
   for (size_t i = 0; i < exercises.size(); ++i) {
@@ -330,8 +334,8 @@ std::string course_position(const std::vector<CourseExercise>& exercises, size_t
     passed += done;
     bar += i == current ? '>' : done ? '#' : '-';
   }
-  return fmt::format("[{}] {} of {} passed; exercise {} of {}: {} ({})\n", bar, passed, exercises.size(), current + 1,
-                     exercises.size(), exercises[current].id, exercises[current].display_path);
+  return fmt::format("[{}] {} of {} passed; exercise {} of {}: {} ({})\n", bar, passed, exercises.size(),
+                     current + 1, exercises.size(), exercises[current].id, exercises[current].display_path);
 }
 
 }  // namespace

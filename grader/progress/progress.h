@@ -129,8 +129,9 @@ struct WatchHooks {
   // exercise: the error is already printed).
   std::function<std::optional<Verdict>(const CourseExercise&, const std::string& text)> grade;
   std::function<void(std::chrono::milliseconds)> sleep;
-  std::function<bool()> keep_going;  // false ends the loop: a bound in tests (Ctrl-C ends the CLI, os/interrupt.h)
-  bool redraw = false;               // a terminal: clear the screen before each grading
+  std::function<bool()>
+      keep_going;       // false ends the loop: a bound in tests (Ctrl-C ends the CLI, os/interrupt.h)
+  bool redraw = false;  // a terminal: clear the screen before each grading
 };
 
 // What a failing grade ends with: the way to the exercise's next hint, and, when the same kind of problem

@@ -18,7 +18,8 @@ namespace {
 // The variant whose runs gave the finding's figures: its own, else the one "figures_from" names.
 const Variant* variant_of(const Finding& finding, const Exercise& exercise) {
   std::string label = finding.variant;
-  if (label.empty() && finding.details.contains("figures_from") && finding.details["figures_from"].is_string()) {
+  if (label.empty() && finding.details.contains("figures_from") &&
+      finding.details["figures_from"].is_string()) {
     label = finding.details["figures_from"].get<std::string>();
     label = label.substr(0, label.find(", "));
   }
@@ -31,8 +32,8 @@ int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 
 
 void name_shared_element(Finding& finding, const Exercise& exercise, const std::string& source) {
   nlohmann::json& d = finding.details;
-  if (finding.kind != FindingKind::kOutOfBounds || d.value("space", "") != "shared" || !d.contains("buffer") ||
-      !d.contains("offset") || !d["offset"].is_number_integer())
+  if (finding.kind != FindingKind::kOutOfBounds || d.value("space", "") != "shared" ||
+      !d.contains("buffer") || !d.contains("offset") || !d["offset"].is_number_integer())
     return;
   const Variant* variant = variant_of(finding, exercise);
   if (variant == nullptr) return;
@@ -92,7 +93,8 @@ nlohmann::json output_shapes(const Exercise& exercise) {
       const Bindings bindings = bindings_for(exercise.variants.front(), size);
       const auto rows = bindings.find(*row_name);
       const auto cols = bindings.find(*col_name);
-      if (rows != bindings.end() && cols != bindings.end()) sizes[size.label()] = {rows->second, cols->second};
+      if (rows != bindings.end() && cols != bindings.end())
+        sizes[size.label()] = {rows->second, cols->second};
     }
     outputs[spec.name] = {{"count", text}, {"sizes", sizes}};
   }

@@ -24,17 +24,21 @@ struct Annotation {
 
 void write_annotation(const Annotation& annotation, std::ostream& out) {
   std::vector<std::string> properties;
-  if (!annotation.file.empty()) properties.push_back("file=" + escape_workflow_command_value(annotation.file, true));
+  if (!annotation.file.empty())
+    properties.push_back("file=" + escape_workflow_command_value(annotation.file, true));
   if (annotation.line > 0) properties.push_back(fmt::format("line={}", annotation.line));
-  if (!annotation.title.empty()) properties.push_back("title=" + escape_workflow_command_value(annotation.title, true));
+  if (!annotation.title.empty())
+    properties.push_back("title=" + escape_workflow_command_value(annotation.title, true));
   out << "::" << annotation.level << (properties.empty() ? "" : " ")
-      << fmt::format("{}", fmt::join(properties, ",")) << "::" << escape_workflow_command_value(annotation.message, false) << '\n';
+      << fmt::format("{}", fmt::join(properties, ","))
+      << "::" << escape_workflow_command_value(annotation.message, false) << '\n';
 }
 
 // Every annotation the results make, in the order they are printed: notices of the pull request first.
 std::vector<Annotation> annotations_of(const std::vector<Result>& results, const ReportOptions& options) {
   std::vector<Annotation> out;
-  for (const Notice& notice : options.notices) out.push_back({"warning", notice.file, 0, "gpugrade", notice.message});
+  for (const Notice& notice : options.notices)
+    out.push_back({"warning", notice.file, 0, "gpugrade", notice.message});
   for (const Result& result : results) {
     for (const Finding& finding : result.findings) {
       out.push_back({finding.severity == Severity::kError ? "error" : "warning",
@@ -90,9 +94,10 @@ void write_github(const std::vector<Result>& results, std::ostream& out, const R
     }
   }
   if (hidden > 0)
-    out << fmt::format("gpugrade: {} more finding{} than GitHub shows as annotations (10 of each level per step); "
-                       "the step summary lists them\n",
-                       hidden, hidden == 1 ? "" : "s");
+    out << fmt::format(
+        "gpugrade: {} more finding{} than GitHub shows as annotations (10 of each level per step); "
+        "the step summary lists them\n",
+        hidden, hidden == 1 ? "" : "s");
   out << "gpugrade: " << tally(results) << '\n';
 }
 
@@ -105,8 +110,8 @@ std::string append_github_step_summary(const std::vector<Result>& results, const
   if (!hidden.empty()) {
     report << fmt::format("\n#### Not shown as annotations ({}; GitHub shows 10 of each level per step)\n\n",
                           hidden.size());
-    // GitHub refuses a step summary over 1 MiB whole; the lines that would pass the bound are counted instead,
-    // each measured as the block shows it (escaping a control byte takes four bytes).
+    // GitHub refuses a step summary over 1 MiB whole; the lines that would pass the bound are counted
+    // instead, each measured as the block shows it (escaping a control byte takes four bytes).
     std::string lines;
     size_t shown = 0;
     size_t listed = 0;
@@ -120,9 +125,10 @@ std::string append_github_step_summary(const std::vector<Result>& results, const
     }
     report << markdown_code_block(lines);
     if (listed < hidden.size())
-      report << fmt::format("\n{} more not listed: the step summary may take at most {} bytes; the job's log has "
-                            "them all.\n",
-                            hidden.size() - listed, kStepSummaryBytes);
+      report << fmt::format(
+          "\n{} more not listed: the step summary may take at most {} bytes; the job's log has "
+          "them all.\n",
+          hidden.size() - listed, kStepSummaryBytes);
   }
   std::ofstream summary(path, std::ios::app | std::ios::binary);
   summary << report.str();

@@ -37,9 +37,10 @@ std::string content_security_policy(std::string_view style, std::string_view scr
     EVP_EncodeBlock(base64, digest, SHA256_DIGEST_LENGTH);
     return fmt::format("'sha256-{}'", reinterpret_cast<const char*>(base64));
   };
-  return fmt::format("default-src 'none'; style-src {}; script-src {}; img-src 'none'; base-uri 'none'; "
-                     "form-action 'none'",
-                     hash(style), hash(script));
+  return fmt::format(
+      "default-src 'none'; style-src {}; script-src {}; img-src 'none'; base-uri 'none'; "
+      "form-action 'none'",
+      hash(style), hash(script));
 }
 
 // The run label a finding's figures come from: its size, else the size part of "figures_from".
@@ -62,7 +63,8 @@ const nlohmann::json* sample_at(const Result& result, const char* kind, const Fi
   const nlohmann::json* best = nullptr;
   for (const nlohmann::json& sample : result.metrics["samples"][kind]) {
     if (sample.value("line", 0) != finding.line) continue;
-    if (best == nullptr || (sample.value("variant", "") == finding.variant && !finding.variant.empty())) best = &sample;
+    if (best == nullptr || (sample.value("variant", "") == finding.variant && !finding.variant.empty()))
+      best = &sample;
   }
   return best;
 }
@@ -107,19 +109,20 @@ std::optional<nlohmann::json> bank_picture(const Result& result, const Finding& 
     most = words.size();
   }
   const auto [rows, cols] = grid_of(sample->value("dims", nlohmann::json()), highest + 1);
-  return nlohmann::json{{"type", "banks"},
-                        {"line", finding.line},
-                        {"variable", sample->value("variable", "shared")},
-                        {"run", fmt::format("{} {}", sample->value("variant", ""), sample->value("size", ""))},
-                        {"block", sample->value("block", nlohmann::json::array())},
-                        {"warp", sample->value("warp", 0)},
-                        {"rows", rows},
-                        {"cols", cols},
-                        {"element_size", element},
-                        {"base", base},
-                        {"ways", sample->value("ways", 0)},
-                        {"conflict_bank", conflict_bank},
-                        {"lanes", lanes}};
+  return nlohmann::json{
+      {"type", "banks"},
+      {"line", finding.line},
+      {"variable", sample->value("variable", "shared")},
+      {"run", fmt::format("{} {}", sample->value("variant", ""), sample->value("size", ""))},
+      {"block", sample->value("block", nlohmann::json::array())},
+      {"warp", sample->value("warp", 0)},
+      {"rows", rows},
+      {"cols", cols},
+      {"element_size", element},
+      {"base", base},
+      {"ways", sample->value("ways", 0)},
+      {"conflict_bank", conflict_bank},
+      {"lanes", lanes}};
 }
 
 // The integer subscripts of `tile[3][-1]`, in order; a subscript that is not an integer (or does not fit
@@ -132,7 +135,8 @@ std::vector<int64_t> indices_of(const std::string& index) {
     int64_t value = 0;
     const char* first = index.data() + open + 1;
     const char* last = index.data() + close;
-    if (const auto [end, error] = std::from_chars(first, last, value); error == std::errc() && end == last && first != last)
+    if (const auto [end, error] = std::from_chars(first, last, value);
+        error == std::errc() && end == last && first != last)
       out.push_back(value);
   }
   return out;
@@ -161,19 +165,21 @@ std::optional<nlohmann::json> race_picture(const Result& result, const Problem& 
     const std::string verb = f->details.value("hazard", "") == "read-after-write" ? "reads" : "writes";
     const std::string other_verb = f->details.value("hazard", "") == "write-after-read" ? "reads" : "writes";
     const auto thread = [](const nlohmann::json& t) {
-      return t.is_array() && t.size() == 3 ? fmt::format("({},{},{})", t[0].dump(), t[1].dump(), t[2].dump()) : "";
+      return t.is_array() && t.size() == 3 ? fmt::format("({},{},{})", t[0].dump(), t[1].dump(), t[2].dump())
+                                           : "";
     };
     cells.push_back({{"row", flat / cols},
                      {"col", flat % cols},
                      {"index", f->details.value("index", "")},
-                     {"threads", {thread(f->details.value("thread", nlohmann::json())),
-                                  thread(f->details.value("other_thread", nlohmann::json()))}},
+                     {"threads",
+                      {thread(f->details.value("thread", nlohmann::json())),
+                       thread(f->details.value("other_thread", nlohmann::json()))}},
                      {"lines", {f->line, f->details.value("other_line", 0)}},
                      {"verbs", {verb, other_verb}}});
   }
   if (cells.empty()) return std::nullopt;
-  return nlohmann::json{{"type", "race"}, {"line", finding.line}, {"variable", variable}, {"rows", rows},
-                        {"cols", cols},  {"cells", cells}};
+  return nlohmann::json{{"type", "race"}, {"line", finding.line}, {"variable", variable},
+                        {"rows", rows},   {"cols", cols},         {"cells", cells}};
 }
 
 std::optional<nlohmann::json> sector_picture(const Result& result, const Finding& finding) {
@@ -186,17 +192,20 @@ std::optional<nlohmann::json> sector_picture(const Result& result, const Finding
     if (offsets[lane].is_null()) continue;
     const int64_t offset = offsets[lane].get<int64_t>();
     // Sectors are 32-byte pieces of the buffer (buffers start on a sector boundary).
-    lanes.push_back({{"lane", lane}, {"element", offset / element}, {"sector", offset >= 0 ? offset / 32 : (offset - 31) / 32}});
+    lanes.push_back({{"lane", lane},
+                     {"element", offset / element},
+                     {"sector", offset >= 0 ? offset / 32 : (offset - 31) / 32}});
   }
-  return nlohmann::json{{"type", "sectors"},
-                        {"line", finding.line},
-                        {"buffer", sample->value("buffer", "")},
-                        {"run", fmt::format("{} {}", sample->value("variant", ""), sample->value("size", ""))},
-                        {"block", sample->value("block", nlohmann::json::array())},
-                        {"warp", sample->value("warp", 0)},
-                        {"sectors", sample->value("sectors", 0)},
-                        {"min_sectors", sample->value("min_sectors", 0)},
-                        {"lanes", lanes}};
+  return nlohmann::json{
+      {"type", "sectors"},
+      {"line", finding.line},
+      {"buffer", sample->value("buffer", "")},
+      {"run", fmt::format("{} {}", sample->value("variant", ""), sample->value("size", ""))},
+      {"block", sample->value("block", nlohmann::json::array())},
+      {"warp", sample->value("warp", 0)},
+      {"sectors", sample->value("sectors", 0)},
+      {"min_sectors", sample->value("min_sectors", 0)},
+      {"lanes", lanes}};
 }
 
 std::optional<nlohmann::json> heat_picture(const Result& result, const Problem& problem) {
@@ -224,23 +233,35 @@ std::optional<nlohmann::json> heat_picture(const Result& result, const Problem& 
       }
     }
   }
-  const bool truncated = finding.details.value("mismatches", int64_t{0}) > static_cast<int64_t>(wrong.size()) ||
-                         (problem.partner != nullptr &&
-                          problem.partner->details.value("unwritten", int64_t{0}) > static_cast<int64_t>(unwritten.size()));
-  return nlohmann::json{{"type", "heatmap"}, {"buffer", buffer},     {"run", fmt::format("{} {}", variant_of(finding), size)},
-                        {"rows", rows},      {"cols", cols},         {"elements", elements},
-                        {"wrong", wrong},    {"unwritten", unwritten}, {"shape_from", shape_from},
+  const bool truncated =
+      finding.details.value("mismatches", int64_t{0}) > static_cast<int64_t>(wrong.size()) ||
+      (problem.partner != nullptr &&
+       problem.partner->details.value("unwritten", int64_t{0}) > static_cast<int64_t>(unwritten.size()));
+  return nlohmann::json{{"type", "heatmap"},
+                        {"buffer", buffer},
+                        {"run", fmt::format("{} {}", variant_of(finding), size)},
+                        {"rows", rows},
+                        {"cols", cols},
+                        {"elements", elements},
+                        {"wrong", wrong},
+                        {"unwritten", unwritten},
+                        {"shape_from", shape_from},
                         {"truncated", truncated}};
 }
 
 std::optional<nlohmann::json> picture_of(const Result& result, const Problem& problem) {
   switch (problem.finding->kind) {
-    case FindingKind::kBankConflict: return bank_picture(result, *problem.finding);
-    case FindingKind::kRace: return race_picture(result, problem);
-    case FindingKind::kUncoalesced: return sector_picture(result, *problem.finding);
+    case FindingKind::kBankConflict:
+      return bank_picture(result, *problem.finding);
+    case FindingKind::kRace:
+      return race_picture(result, problem);
+    case FindingKind::kUncoalesced:
+      return sector_picture(result, *problem.finding);
     case FindingKind::kWrongOutput:
-    case FindingKind::kUnwrittenOutput: return heat_picture(result, problem);
-    default: return std::nullopt;
+    case FindingKind::kUnwrittenOutput:
+      return heat_picture(result, problem);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -248,7 +269,8 @@ std::optional<nlohmann::json> picture_of(const Result& result, const Problem& pr
 // (a wrong output's first elements) as a table of its own, a long list of indices by its length.
 std::string detail_cell(const nlohmann::json& value) {
   if (value.is_string()) return escape_html(value.get<std::string>());
-  if (value.is_array() && value.size() == 3 && std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_number(); }))
+  if (value.is_array() && value.size() == 3 &&
+      std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_number(); }))
     return fmt::format("({},{},{})", value[0].dump(), value[1].dump(), value[2].dump());
   if (value.is_array() && !value.empty() && value.front().is_object()) {
     std::vector<std::string> columns;
@@ -266,7 +288,8 @@ std::string detail_cell(const nlohmann::json& value) {
     }
     return table + "</table>";
   }
-  if (value.is_array() && value.size() > 8) return fmt::format("{} entries (drawn in the picture)", value.size());
+  if (value.is_array() && value.size() > 8)
+    return fmt::format("{} entries (drawn in the picture)", value.size());
   if (value.is_array()) {
     std::vector<std::string> cells;
     for (const nlohmann::json& v : value) cells.push_back(detail_cell(v));
@@ -282,16 +305,18 @@ std::string around_table(const Finding& f) {
   if (f.kind != FindingKind::kWrongOutput || !d.contains("around") || !d["around"].is_object()) return "";
   const nlohmann::json& around = d["around"];
   if (!around["columns"].is_array() || !around["expected"].is_array()) return "";
-  std::string html = fmt::format("<table class=\"around\"><caption>{} among its neighbours: expected, and what the "
-                                 "kernel wrote where it differs</caption><tr><th></th>",
-                                 escape_html(detail_text(around, "element")));
+  std::string html = fmt::format(
+      "<table class=\"around\"><caption>{} among its neighbours: expected, and what the "
+      "kernel wrote where it differs</caption><tr><th></th>",
+      escape_html(detail_text(around, "element")));
   for (const nlohmann::json& c : around["columns"]) html += fmt::format("<th>{}</th>", c.dump());
   html += "</tr>";
   for (size_t r = 0; r < around["expected"].size(); ++r) {
     html += fmt::format("<tr><th>{}</th>", around.contains("rows") ? around["rows"][r].dump() : "");
     for (size_t c = 0; c < around["columns"].size(); ++c) {
       const bool wrong = around["wrong"][r][c].get<bool>();
-      html += wrong ? fmt::format("<td class=\"wrong\">{}<br>got {}</td>", escape_html(around["expected"][r][c].get<std::string>()),
+      html += wrong ? fmt::format("<td class=\"wrong\">{}<br>got {}</td>",
+                                  escape_html(around["expected"][r][c].get<std::string>()),
                                   escape_html(around["got"][r][c].get<std::string>()))
                     : fmt::format("<td>{}</td>", escape_html(around["expected"][r][c].get<std::string>()));
     }
@@ -300,10 +325,10 @@ std::string around_table(const Finding& f) {
   return html + "</table>";
 }
 
-
 // The full message and every figure of a finding, as a table a learner can read.
 std::string details_table(const Finding& f) {
-  std::string table = "<table class=\"details\"><tr><th>message</th><td>" + escape_html(f.message) + "</td></tr>";
+  std::string table =
+      "<table class=\"details\"><tr><th>message</th><td>" + escape_html(f.message) + "</td></tr>";
   for (const auto& [key, value] : f.details.items())
     table += "<tr><th>" + escape_html(key) + "</th><td>" + detail_cell(value) + "</td></tr>";
   return table + "</table>";
@@ -311,13 +336,14 @@ std::string details_table(const Finding& f) {
 
 void write_result(const Result& result, size_t index, std::ostream& out) {
   const bool pass = result.verdict == Verdict::kPass;
-  out << fmt::format("<section class=\"result\" data-exercise=\"{}\" data-verdict=\"{}\">\n", escape_html(result.exercise),
-                     to_string(result.verdict));
-  out << fmt::format("<h1>{} <span class=\"verdict {}\">{}</span> <span class=\"points\">{}/{} points</span></h1>\n",
-                     escape_html(result.exercise), pass ? "pass" : "fail", pass ? "PASS" : "FAIL", result.points,
-                     result.max_points);
-  out << fmt::format("<p class=\"meta\">{} &middot; {} runs on {}{}</p>\n", escape_html(result.submission), result.runs.size(),
-                     escape_html(result.backend),
+  out << fmt::format("<section class=\"result\" data-exercise=\"{}\" data-verdict=\"{}\">\n",
+                     escape_html(result.exercise), to_string(result.verdict));
+  out << fmt::format(
+      "<h1>{} <span class=\"verdict {}\">{}</span> <span class=\"points\">{}/{} points</span></h1>\n",
+      escape_html(result.exercise), pass ? "pass" : "fail", pass ? "PASS" : "FAIL", result.points,
+      result.max_points);
+  out << fmt::format("<p class=\"meta\">{} &middot; {} runs on {}{}</p>\n", escape_html(result.submission),
+                     result.runs.size(), escape_html(result.backend),
                      result.verdict == Verdict::kFail && !run_summary(result).empty()
                          ? " &middot; " + escape_html(run_summary(result))
                          : "");
@@ -331,13 +357,16 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
     out << fmt::format("<li class=\"problem {}\" data-kind=\"{}\" data-line=\"{}\"{}>", to_string(f.severity),
                        to_string(f.kind), f.line,
                        picture ? fmt::format(" data-picture=\"{}\"", pictures.size()) : "");
-    out << fmt::format("<a class=\"place\" href=\"#r{}-L{}\">{}</a> <span class=\"severity\">{}</span> "
-                       "<span class=\"kind\">{}</span> <span class=\"headline\">{}</span>",
-                       index, f.line, escape_html(place(f.file, f.line, column)), to_string(f.severity), to_string(f.kind),
-                       escape_html(headline(problem)));
+    out << fmt::format(
+        "<a class=\"place\" href=\"#r{}-L{}\">{}</a> <span class=\"severity\">{}</span> "
+        "<span class=\"kind\">{}</span> <span class=\"headline\">{}</span>",
+        index, f.line, escape_html(place(f.file, f.line, column)), to_string(f.severity), to_string(f.kind),
+        escape_html(headline(problem)));
     for (const Note& note : notes_of(problem))
-      out << fmt::format("<div class=\"note\" data-line=\"{}\"><a class=\"place\" href=\"#r{}-L{}\">{}</a> note: {}</div>",
-                         note.line, index, note.line, escape_html(place(note.file, note.line, 0)), escape_html(note.message));
+      out << fmt::format(
+          "<div class=\"note\" data-line=\"{}\"><a class=\"place\" href=\"#r{}-L{}\">{}</a> note: {}</div>",
+          note.line, index, note.line, escape_html(place(note.file, note.line, 0)),
+          escape_html(note.message));
     out << around_table(f);
     out << "<details><summary>everything the grader knows</summary>" << details_table(f) << "</details>";
     if (picture) {
@@ -355,7 +384,8 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
     std::map<int, bool> noted;
     for (const Problem& problem : found) {
       if (problem.finding->file == result.submission && problem.finding->line > 0)
-        at_line[problem.finding->line].push_back(std::string(to_string(problem.finding->kind)) + ": " + headline(problem));
+        at_line[problem.finding->line].push_back(std::string(to_string(problem.finding->kind)) + ": " +
+                                                 headline(problem));
       for (const Note& note : notes_of(problem))
         if (note.file == result.submission) noted[note.line] = true;
     }
@@ -370,9 +400,10 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
       std::string classes = "src-line";
       if (at_line.count(line)) classes += " has-finding";
       if (noted.count(line)) classes += " has-note";
-      out << fmt::format("<div class=\"{}\" id=\"r{}-L{}\" data-line=\"{}\"><span class=\"number\">{}</span>"
-                         "<code>{}</code></div>\n",
-                         classes, index, line, line, line, escape_html(text));
+      out << fmt::format(
+          "<div class=\"{}\" id=\"r{}-L{}\" data-line=\"{}\"><span class=\"number\">{}</span>"
+          "<code>{}</code></div>\n",
+          classes, index, line, line, line, escape_html(text));
       for (const std::string& message : at_line[line])
         out << fmt::format("<div class=\"marker\" data-line=\"{}\">{}</div>\n", line, escape_html(message));
       start = end + 1;
@@ -380,25 +411,28 @@ void write_result(const Result& result, size_t index, std::ostream& out) {
     }
     out << "</div>\n";
   }
-  // '<' never appears raw in the data, so no text in it can end the script element; nor does a runner command.
-  std::string data = guard_workflow_commands(pictures.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                                             kJsonRunnerEscapes);
-  for (size_t at = data.find('<'); at != std::string::npos; at = data.find('<', at)) data.replace(at, 1, "\\u003c");
+  // '<' never appears raw in the data, so no text in it can end the script element; nor does a runner
+  // command.
+  std::string data = guard_workflow_commands(
+      pictures.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJsonRunnerEscapes);
+  for (size_t at = data.find('<'); at != std::string::npos; at = data.find('<', at))
+    data.replace(at, 1, "\\u003c");
   out << fmt::format("<script type=\"application/json\" class=\"pictures\">{}</script>\n</section>\n", data);
 }
 
 }  // namespace
 
 void write_html(const std::vector<Result>& results, std::ostream& out) {
-  // The policy hashes the elements' exact text, so it and the elements below are written from one string each.
+  // The policy hashes the elements' exact text, so it and the elements below are written from one string
+  // each.
   const std::string style = "\n" + std::string(kReportStyle);
   const std::string script = "\n" + std::string(kReportScript);
   static const std::string policy = content_security_policy(style, script);
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << fmt::format("<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n", policy)
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << fmt::format("<title>gpugrade: {}</title>\n", escape_html(tally(results)))
-      << "<style>" << style << "</style>\n</head>\n<body>\n";
+      << fmt::format("<title>gpugrade: {}</title>\n", escape_html(tally(results))) << "<style>" << style
+      << "</style>\n</head>\n<body>\n";
   out << fmt::format("<header><p>gpugrade &middot; {}</p></header>\n", escape_html(tally(results)));
   for (size_t i = 0; i < results.size(); ++i) write_result(results[i], i, out);
   out << "<script>" << script << "</script>\n</body>\n</html>\n";

@@ -36,11 +36,14 @@ void add_finding(TestCase& test, const Finding& finding) {
 std::vector<TestCase> test_cases(const Result& result) {
   std::vector<TestCase> tests;
   for (const Run& run : result.runs) {
-    TestCase test{.name = run.variant + " / " + run.size,
-                  .seconds = run.seconds,
-                  .errors = {},
-                  .warnings = {},
-                  .failure = run.verdict == Verdict::kFail ? "this run failed; its findings are reported once, under the first run that had them" : ""};
+    TestCase test{
+        .name = run.variant + " / " + run.size,
+        .seconds = run.seconds,
+        .errors = {},
+        .warnings = {},
+        .failure = run.verdict == Verdict::kFail
+                       ? "this run failed; its findings are reported once, under the first run that had them"
+                       : ""};
     for (const Finding& finding : result.findings) {
       if (belongs_to(finding, run)) add_finding(test, finding);
     }

@@ -53,12 +53,13 @@ std::string context_of(const Finding& finding) {
 std::string throughput_sentence(const Result& result) {
   if (!result.metrics.contains("throughput")) return "";
   const nlohmann::json& t = result.metrics["throughput"];
-  return fmt::format("{:.0f} GB/s at {} ({}): {:.2f} of the {} baseline's {:.0f} GB/s, the exercise asks for "
-                     "{:.2f}; cuMemcpyDtoD reached {:.0f} GB/s",
-                     t["subject"]["gb_per_s"].get<double>(), t["variant"].get<std::string>(),
-                     t["size"].get<std::string>(), t["ratio"].get<double>(), t["baseline_exercise"].get<std::string>(),
-                     t["baseline"]["gb_per_s"].get<double>(), t["min_ratio"].get<double>(),
-                     t["memcpy_dtod"]["gb_per_s"].get<double>());
+  return fmt::format(
+      "{:.0f} GB/s at {} ({}): {:.2f} of the {} baseline's {:.0f} GB/s, the exercise asks for "
+      "{:.2f}; cuMemcpyDtoD reached {:.0f} GB/s",
+      t["subject"]["gb_per_s"].get<double>(), t["variant"].get<std::string>(), t["size"].get<std::string>(),
+      t["ratio"].get<double>(), t["baseline_exercise"].get<std::string>(),
+      t["baseline"]["gb_per_s"].get<double>(), t["min_ratio"].get<double>(),
+      t["memcpy_dtod"]["gb_per_s"].get<double>());
 }
 
 std::string json_report(const nlohmann::ordered_json& report) {
@@ -98,18 +99,19 @@ std::string tally(const std::vector<Result>& results) {
   }
   // A batch's row for an exercise the student handed nothing in for (or whose row was not graded) has no
   // submission: the table shows it as not submitted, and the header counts it so.
-  const auto unsubmitted =
-      std::count_if(results.begin(), results.end(), [](const Result& result) { return result.submission.empty(); });
-  return fmt::format("{}/{} exercise{} passed{}, {}/{} points", passed, results.size(), results.size() == 1 ? "" : "s",
-                     unsubmitted > 0 ? fmt::format(" ({} not submitted)", unsubmitted) : "", points, max_points);
+  const auto unsubmitted = std::count_if(results.begin(), results.end(),
+                                         [](const Result& result) { return result.submission.empty(); });
+  return fmt::format(
+      "{}/{} exercise{} passed{}, {}/{} points", passed, results.size(), results.size() == 1 ? "" : "s",
+      unsubmitted > 0 ? fmt::format(" ({} not submitted)", unsubmitted) : "", points, max_points);
 }
 
 std::string grade_total(const std::vector<Result>& results, size_t not_graded) {
   const auto passed = static_cast<size_t>(std::count_if(
       results.begin(), results.end(), [](const Result& result) { return result.verdict == Verdict::kPass; }));
   const size_t exercises = results.size() + not_graded;
-  std::string line = fmt::format("total: {} exercise{}, {} passed, {} failed", exercises, exercises == 1 ? "" : "s",
-                                 passed, results.size() - passed);
+  std::string line = fmt::format("total: {} exercise{}, {} passed, {} failed", exercises,
+                                 exercises == 1 ? "" : "s", passed, results.size() - passed);
   if (not_graded > 0) line += fmt::format(", {} not graded (the errors above say why)", not_graded);
   int points = 0, max_points = 0;
   for (const Result& result : results) {
@@ -132,29 +134,52 @@ namespace {
 // Causes before symptoms: what a learner fixes first comes first.
 int cause_rank(FindingKind kind) {
   switch (kind) {
-    case FindingKind::kCompileError: return 0;
-    case FindingKind::kCompileWarning: return 0;
-    case FindingKind::kRejectedSource: return 1;
-    case FindingKind::kSignatureMismatch: return 2;
-    case FindingKind::kResourceLimit: return 3;
-    case FindingKind::kMissingRequirement: return 4;
-    case FindingKind::kBarrierDivergence: return 5;
-    case FindingKind::kUninitializedVariable: return 5;
-    case FindingKind::kDivergentWarpSync: return 5;
-    case FindingKind::kRace: return 6;
-    case FindingKind::kOrderDependent: return 6;
-    case FindingKind::kOutOfBounds: return 7;
-    case FindingKind::kTimeout: return 8;
-    case FindingKind::kRuntimeError: return 9;
-    case FindingKind::kAssertionFailed: return 9;
-    case FindingKind::kUninitializedSharedRead: return 10;
-    case FindingKind::kModifiedInput: return 11;
-    case FindingKind::kWrongOutput: return 12;
-    case FindingKind::kUnwrittenOutput: return 13;
-    case FindingKind::kBankConflict: return 14;
-    case FindingKind::kUncoalesced: return 15;
-    case FindingKind::kTooSlow: return 16;
-    case FindingKind::kPredictedTooSlow: return 16;
+    case FindingKind::kCompileError:
+      return 0;
+    case FindingKind::kCompileWarning:
+      return 0;
+    case FindingKind::kRejectedSource:
+      return 1;
+    case FindingKind::kSignatureMismatch:
+      return 2;
+    case FindingKind::kResourceLimit:
+      return 3;
+    case FindingKind::kMissingRequirement:
+      return 4;
+    case FindingKind::kBarrierDivergence:
+      return 5;
+    case FindingKind::kUninitializedVariable:
+      return 5;
+    case FindingKind::kDivergentWarpSync:
+      return 5;
+    case FindingKind::kRace:
+      return 6;
+    case FindingKind::kOrderDependent:
+      return 6;
+    case FindingKind::kOutOfBounds:
+      return 7;
+    case FindingKind::kTimeout:
+      return 8;
+    case FindingKind::kRuntimeError:
+      return 9;
+    case FindingKind::kAssertionFailed:
+      return 9;
+    case FindingKind::kUninitializedSharedRead:
+      return 10;
+    case FindingKind::kModifiedInput:
+      return 11;
+    case FindingKind::kWrongOutput:
+      return 12;
+    case FindingKind::kUnwrittenOutput:
+      return 13;
+    case FindingKind::kBankConflict:
+      return 14;
+    case FindingKind::kUncoalesced:
+      return 15;
+    case FindingKind::kTooSlow:
+      return 16;
+    case FindingKind::kPredictedTooSlow:
+      return 16;
   }
   return 17;
 }
@@ -178,8 +203,9 @@ std::string first_element(const Finding& finding) {
   if (first == finding.details.end() || !first->is_array() || first->empty()) return "";
   const nlohmann::json& e = first->front();
   // The element in the output's shape (`out[3][5]`) where the exercise declares one.
-  std::string out = e.contains("element") ? e.value("element", "")
-                                          : fmt::format("{}[{}]", detail_text(finding.details, "buffer"), e.value("index", 0));
+  std::string out = e.contains("element")
+                        ? e.value("element", "")
+                        : fmt::format("{}[{}]", detail_text(finding.details, "buffer"), e.value("index", 0));
   const std::string got = e.value("got", "");
   if (got.empty()) return out + fmt::format(" (expected {})", e.value("expected", ""));
   out += fmt::format(": expected {}, got {}", e.value("expected", ""), got);
@@ -190,7 +216,9 @@ std::string first_element(const Finding& finding) {
 
 std::string count_of(const nlohmann::json& details, const char* key) {
   const auto it = details.find(key);
-  return it != details.end() && it->is_number_integer() && it->get<int64_t>() >= 0 ? with_thousands(it->get<uint64_t>()) : "?";
+  return it != details.end() && it->is_number_integer() && it->get<int64_t>() >= 0
+             ? with_thousands(it->get<uint64_t>())
+             : "?";
 }
 
 std::string other_verb(const Finding& race) {
@@ -202,7 +230,8 @@ std::string other_verb(const Finding& race) {
 
 bool shown(const Finding& finding, const Result& result, bool verbose) {
   return finding.severity == Severity::kError || verbose ||
-         ((finding.kind == FindingKind::kCompileWarning || finding.kind == FindingKind::kUninitializedVariable) &&
+         ((finding.kind == FindingKind::kCompileWarning ||
+           finding.kind == FindingKind::kUninitializedVariable) &&
           result.verdict == Verdict::kFail);
 }
 
@@ -233,7 +262,8 @@ std::vector<Problem> problems(const Result& result, bool warnings) {
 
 std::vector<std::string> neighbourhood_lines(const Finding& finding, bool verbose) {
   const nlohmann::json& d = finding.details;
-  if (finding.kind != FindingKind::kWrongOutput || !d.contains("around") || !d["around"].is_object()) return {};
+  if (finding.kind != FindingKind::kWrongOutput || !d.contains("around") || !d["around"].is_object())
+    return {};
   const nlohmann::json& around = d["around"];
   const bool grid = around.contains("rows");
   const nlohmann::json& columns = around["columns"];
@@ -242,19 +272,23 @@ std::vector<std::string> neighbourhood_lines(const Finding& finding, bool verbos
   const uint64_t reach = verbose ? 3 : grid ? 1 : 2;
   const auto near = [&](const nlohmann::json& at, const char* centre) {
     return !at.is_number_unsigned() || !around.contains(centre) ||
-           (at.get<uint64_t>() + reach >= around[centre].get<uint64_t>() && at.get<uint64_t>() <= around[centre].get<uint64_t>() + reach);
+           (at.get<uint64_t>() + reach >= around[centre].get<uint64_t>() &&
+            at.get<uint64_t>() <= around[centre].get<uint64_t>() + reach);
   };
   std::vector<uint64_t> shown_columns;
   for (size_t c = 0; c < columns.size(); ++c)
     if (near(columns[c], "column")) shown_columns.push_back(c);
   if (shown_columns.empty()) return {};
-  const auto range = [](uint64_t low, uint64_t high) { return low == high ? fmt::format("[{}]", low) : fmt::format("[{}..{}]", low, high); };
+  const auto range = [](uint64_t low, uint64_t high) {
+    return low == high ? fmt::format("[{}]", low) : fmt::format("[{}..{}]", low, high);
+  };
   std::string head = "  " + detail_text(d, "buffer");
   std::vector<size_t> shown_rows;
   for (size_t r = 0; r < rows.size(); ++r)
     if (near(rows[r], "row")) shown_rows.push_back(r);
   if (grid) head += range(rows[shown_rows.front()].get<uint64_t>(), rows[shown_rows.back()].get<uint64_t>());
-  head += range(columns[shown_columns.front()].get<uint64_t>(), columns[shown_columns.back()].get<uint64_t>());
+  head +=
+      range(columns[shown_columns.front()].get<uint64_t>(), columns[shown_columns.back()].get<uint64_t>());
   // Each side's cells as shown (a wrong one marked), right-aligned to that side's widest.
   const auto cell = [&](const char* side, size_t r, size_t c) {
     const bool marked = std::string_view(side) == "got" && around["wrong"][r][c].get<bool>();
@@ -265,10 +299,12 @@ std::vector<std::string> neighbourhood_lines(const Finding& finding, bool verbos
     for (size_t r : shown_rows)
       for (size_t c : shown_columns) width[side] = std::max(width[side], cell(side, r, c).size());
   size_t label = 0;
-  for (size_t r : shown_rows) label = std::max(label, fmt::format("{}", grid ? rows[r].get<uint64_t>() : 0).size());
+  for (size_t r : shown_rows)
+    label = std::max(label, fmt::format("{}", grid ? rows[r].get<uint64_t>() : 0).size());
   std::vector<std::string> lines{head + ", expected | got (* differs):"};
   for (size_t r : shown_rows) {
-    std::string line = grid ? fmt::format("    row {:>{}}:", rows[r].get<uint64_t>(), label) : std::string("   ");
+    std::string line =
+        grid ? fmt::format("    row {:>{}}:", rows[r].get<uint64_t>(), label) : std::string("   ");
     for (const char* side : {"expected", "got"}) {
       if (std::string_view(side) == "got") line += " |";
       for (size_t c : shown_columns) line += fmt::format(" {:>{}}", cell(side, r, c), width[side]);
@@ -297,28 +333,30 @@ std::string headline(const Problem& problem) {
     case FindingKind::kUnwrittenOutput: {
       const std::string first = first_element(f);
       if (first.empty()) return f.message;
-      return fmt::format("{} of {} elements of '{}' were never written; the first is {}", count_of(d, "unwritten"),
-                         count_of(d, "elements"), detail_text(d, "buffer"), first);
+      return fmt::format("{} of {} elements of '{}' were never written; the first is {}",
+                         count_of(d, "unwritten"), count_of(d, "elements"), detail_text(d, "buffer"), first);
     }
     case FindingKind::kRace:
       // A race the learner's source explained (grader/judge/explain.cc) is worded already.
       if (d.contains("other_block") && !d.contains("cause"))
-        return fmt::format("{} is written by blocks {} and {}, which run in no fixed order", detail_text(d, "index"),
-                           coordinates(d["block"]), coordinates(d["other_block"]));
+        return fmt::format("{} is written by blocks {} and {}, which run in no fixed order",
+                           detail_text(d, "index"), coordinates(d["block"]), coordinates(d["other_block"]));
       return f.message;
     case FindingKind::kBankConflict:
       if (d.contains("worst_ways") && d.contains("wavefronts_per_request") && !d.contains("cause"))
-        return fmt::format("{}-way bank conflict ({} wavefronts per request where {} {} possible); pad the shared "
-                           "array's rows so a column falls in different banks",
-                           d["worst_ways"].get<uint32_t>(), detail_text(d, "wavefronts_per_request"),
-                           detail_text(d, "min_wavefronts_per_request"),
-                           detail_text(d, "min_wavefronts_per_request") == "1" ? "is" : "are");
+        return fmt::format(
+            "{}-way bank conflict ({} wavefronts per request where {} {} possible); pad the shared "
+            "array's rows so a column falls in different banks",
+            d["worst_ways"].get<uint32_t>(), detail_text(d, "wavefronts_per_request"),
+            detail_text(d, "min_wavefronts_per_request"),
+            detail_text(d, "min_wavefronts_per_request") == "1" ? "is" : "are");
       return f.message;
     case FindingKind::kUncoalesced:
       if (d.contains("sector_ratio"))
-        return fmt::format("a warp touches {:.1f}x the 32-byte sectors it needs; let neighbouring threads "
-                           "(threadIdx.x) touch neighbouring addresses",
-                           d["sector_ratio"].get<double>());
+        return fmt::format(
+            "a warp touches {:.1f}x the 32-byte sectors it needs; let neighbouring threads "
+            "(threadIdx.x) touch neighbouring addresses",
+            d["sector_ratio"].get<double>());
       return f.message;
     case FindingKind::kBarrierDivergence: {
       // The figures first, then why: cut the clause about the other threads, keep the advice.
@@ -340,7 +378,8 @@ std::vector<Note> notes_of(const Problem& problem) {
   const int other_line = detail_int(f.details, "other_line");
   if (other_line <= 0) return notes;
   const std::string file = f.details.contains("other_file") ? detail_text(f.details, "other_file") : f.file;
-  std::string who = f.details.contains("other_thread") ? "thread " + coordinates(f.details["other_thread"]) : "another thread";
+  std::string who = f.details.contains("other_thread") ? "thread " + coordinates(f.details["other_thread"])
+                                                       : "another thread";
   if (f.details.contains("other_block")) who += " of block " + coordinates(f.details["other_block"]);
   const std::string index = detail_text(f.details, "index");
   notes.push_back({file, other_line,
@@ -352,7 +391,8 @@ std::vector<Note> notes_of(const Problem& problem) {
 int column_of(const Finding& finding, int line, std::string_view source) {
   if (line <= 0 || source.empty()) return 0;
   // The compiler's own column, where it gave one (grader/compile/compiler.h).
-  if (const int column = detail_int(finding.details, "column"); column > 0 && detail_int(finding.details, "line") == line)
+  if (const int column = detail_int(finding.details, "column");
+      column > 0 && detail_int(finding.details, "line") == line)
     return column;
   size_t start = 0;
   for (int l = 1; l < line; ++l) {
@@ -364,13 +404,15 @@ int column_of(const Finding& finding, int line, std::string_view source) {
   const std::string_view text = source.substr(start, end - start);
   std::vector<std::string> names;
   for (const char* key : {"variable", "buffer"})
-    if (const std::string name = detail_text(finding.details, key); !name.empty()) names.push_back(name + "[");
+    if (const std::string name = detail_text(finding.details, key); !name.empty())
+      names.push_back(name + "[");
   if (finding.kind == FindingKind::kBarrierDivergence) names.push_back("__syncthreads");
   if (finding.kind == FindingKind::kMissingRequirement) names.push_back("__global__");
   for (const std::string& name : names) {
     // The name where it starts a word: `tile[` but not `subtile[`.
     for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
-      const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+      const bool word_start =
+          at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
       if (word_start) return static_cast<int>(at) + 1;
     }
   }
@@ -390,7 +432,8 @@ std::string run_summary(const Result& result) {
   std::vector<std::pair<std::string, std::pair<size_t, size_t>>> variants;
   size_t failed = 0;
   for (const Run& run : result.runs) {
-    auto it = std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v.first == run.variant; });
+    auto it =
+        std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v.first == run.variant; });
     if (it == variants.end()) {
       variants.emplace_back(run.variant, std::pair<size_t, size_t>{0, 0});
       it = variants.end() - 1;
@@ -405,11 +448,14 @@ std::string run_summary(const Result& result) {
   std::vector<std::string> parts;
   for (const auto& [variant, counts] : variants) {
     if (counts.second == 0) continue;
-    parts.push_back(counts.second == counts.first ? variant
-                                                  : fmt::format("{} at {} of {} sizes", variant, counts.second, counts.first));
+    parts.push_back(counts.second == counts.first
+                        ? variant
+                        : fmt::format("{} at {} of {} sizes", variant, counts.second, counts.first));
   }
   constexpr size_t kShown = 4;
-  std::string listed = fmt::format("{}", fmt::join(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(std::min(parts.size(), kShown)), ", "));
+  std::string listed = fmt::format(
+      "{}", fmt::join(parts.begin(),
+                      parts.begin() + static_cast<std::ptrdiff_t>(std::min(parts.size(), kShown)), ", "));
   if (parts.size() > kShown) listed += fmt::format(" and {} more", parts.size() - kShown);
   return fmt::format("runs: {} of {} failed: {}", failed, result.runs.size(), listed);
 }

@@ -24,8 +24,9 @@ void write_findings(const Result& result, std::ostream& out) {
   const size_t shown = std::min(result.findings.size(), kMaxFindingsShown);
   for (size_t i = 0; i < shown; ++i) {
     const Finding& finding = result.findings[i];
-    out << fmt::format("- **{}** {} at {}: {}\n", to_string(finding.severity), markdown_code(to_string(finding.kind)),
-                       markdown_code(location(result, finding)), escape_markdown(message_with_context(finding)));
+    out << fmt::format("- **{}** {} at {}: {}\n", to_string(finding.severity),
+                       markdown_code(to_string(finding.kind)), markdown_code(location(result, finding)),
+                       escape_markdown(message_with_context(finding)));
     std::string grid;
     for (const std::string& line : neighbourhood_lines(finding, false)) grid += line + '\n';
     if (!grid.empty()) out << markdown_code_block(grid);
@@ -52,8 +53,10 @@ void write_markdown(const std::vector<Result>& results, std::ostream& out, const
     for (const Result& result : results) {
       const bool pass = result.verdict == Verdict::kPass;
       out << fmt::format("| {} | {} | {}/{} |", markdown_code(result.exercise),
-                         result.submission.empty() ? "➖ not submitted" : pass ? "✅ pass" : "❌ fail", result.points,
-                         result.max_points);
+                         result.submission.empty() ? "➖ not submitted"
+                         : pass                    ? "✅ pass"
+                                                   : "❌ fail",
+                         result.points, result.max_points);
       if (options.timings) out << fmt::format(" {:.2f} s |", total_seconds(result));
       out << '\n';
     }

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <map>
-#include <sstream>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,7 +44,8 @@ constexpr size_t kQuoteReach = 60;
 
 std::vector<std::string> quoted_source(const Finding& finding, const Result& result) {
   const int column = detail_int(finding.details, "column");
-  if (column <= 0 || finding.line <= 0 || finding.file != result.submission || detail_int(finding.details, "line") != finding.line)
+  if (column <= 0 || finding.line <= 0 || finding.file != result.submission ||
+      detail_int(finding.details, "line") != finding.line)
     return {};
   std::string_view source = result.source;
   for (int l = 1; l < finding.line; ++l) {
@@ -56,13 +57,15 @@ std::vector<std::string> quoted_source(const Finding& finding, const Result& res
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   const size_t at = static_cast<size_t>(column - 1);
   if (at > line.size()) return {};
-  const auto lead = [&](size_t i) { return i >= line.size() || (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80; };
+  const auto lead = [&](size_t i) {
+    return i >= line.size() || (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
+  };
   size_t from = at > kQuoteReach ? at - kQuoteReach : 0, to = std::min(line.size(), at + kQuoteReach);
   while (from > 0 && !lead(from)) --from;
   while (!lead(to)) ++to;
   std::string text = from > 0 ? "..." : "", caret;
   size_t width = text.size();
-  for (size_t i = from; i <= to; ) {
+  for (size_t i = from; i <= to;) {
     if (i == at) caret = std::string(width, ' ') + '^';
     if (i == to) break;
     size_t next = i + 1;
@@ -87,24 +90,29 @@ size_t problem_lines(const Problem& problem, const Result& result) {
 }
 
 // `grid`: with the wrong element among its neighbours (neighbourhood_lines), where the screen has room.
-void write_problem(const Problem& problem, const Result& result, std::ostream& out, const TextOptions& options,
-                   bool grid) {
+void write_problem(const Problem& problem, const Result& result, std::ostream& out,
+                   const TextOptions& options, bool grid) {
   const Finding& finding = *problem.finding;
   const auto column = [&](const Finding& f, const std::string& file, int line) {
     return file == result.submission ? column_of(f, line, result.source) : 0;
   };
   const bool error = finding.severity == Severity::kError;
-  out << paint(escape_for_terminal(place(finding.file, finding.line, column(finding, finding.file, finding.line))) + ":",
+  out << paint(escape_for_terminal(
+                   place(finding.file, finding.line, column(finding, finding.file, finding.line))) +
+                   ":",
                "1", options.color)
-      << ' ' << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color) << ' '
-      << to_string(finding.kind) << ": " << escape_for_terminal(headline(problem)) << short_context(finding) << '\n';
+      << ' ' << paint(std::string(to_string(finding.severity)) + ":", error ? "1;31" : "1;35", options.color)
+      << ' ' << to_string(finding.kind) << ": " << escape_for_terminal(headline(problem))
+      << short_context(finding) << '\n';
   for (const std::string& quoted : quoted_source(finding, result)) out << quoted << '\n';
   for (const Note& note : notes_of(problem))
-    out << paint(escape_for_terminal(place(note.file, note.line, column(finding, note.file, note.line))) + ":", "1",
-                 options.color)
+    out << paint(
+               escape_for_terminal(place(note.file, note.line, column(finding, note.file, note.line))) + ":",
+               "1", options.color)
         << ' ' << paint("note:", "1;36", options.color) << ' ' << escape_for_terminal(note.message) << '\n';
   if (grid)
-    for (const std::string& line : neighbourhood_lines(finding, options.verbose)) out << escape_for_terminal(line) << '\n';
+    for (const std::string& line : neighbourhood_lines(finding, options.verbose))
+      out << escape_for_terminal(line) << '\n';
 }
 
 void write_runs(const Result& result, std::ostream& out) {
@@ -119,16 +127,18 @@ void write_runs(const Result& result, std::ostream& out) {
   out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", "variant", variant_width, "size", size_width,
                      "verdict", to_string(result.run_figure));
   for (const Run& run : result.runs)
-    out << fmt::format("  {:<{}}  {:<{}}  {:<7}  {:>20}\n", run.variant, variant_width, run.size, size_width,
-                       to_string(run.verdict),
-                       timed ? fmt::format("{:.3f}", run.seconds * 1000) : with_thousands(run.thread_instructions));
+    out << fmt::format(
+        "  {:<{}}  {:<{}}  {:<7}  {:>20}\n", run.variant, variant_width, run.size, size_width,
+        to_string(run.verdict),
+        timed ? fmt::format("{:.3f}", run.seconds * 1000) : with_thousands(run.thread_instructions));
 }
 
 // With --verbose: the checkers' figures per source line, as `metrics` holds them.
 void write_line_tables(const Result& result, std::ostream& out) {
   const nlohmann::json& m = result.metrics;
   if (m.contains("global") && !m["global"].empty()) {
-    out << "  global accesses per line:  variant  line  access  requests  sectors/request  sectors/fewest  worst\n";
+    out << "  global accesses per line:  variant  line  access  requests  sectors/request  sectors/fewest  "
+           "worst\n";
     for (const nlohmann::json& row : m["global"]) {
       const double requests = row["requests"].get<double>();
       out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>6}  {:>8}  {:>15.2f}  {:>14.2f}  {:>5.2f}\n", "",
@@ -143,12 +153,13 @@ void write_line_tables(const Result& result, std::ostream& out) {
     for (const nlohmann::json& row : m["shared"]) {
       const double requests = row["requests"].get<double>();
       if (requests == 0) continue;  // a line of atomics only: the table below
-      if (!accesses_shown) out << "  shared accesses per line:  variant  line  requests  wavefronts/request  worst\n";
+      if (!accesses_shown)
+        out << "  shared accesses per line:  variant  line  requests  wavefronts/request  worst\n";
       accesses_shown = true;
-      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>18.2f}  {:>4}-way\n", "", row["variant"].get<std::string>(),
-                         row["line"].get<int>(), with_thousands(row["requests"].get<uint64_t>()),
-                         requests > 0 ? row["wavefronts"].get<double>() / requests : 0.0,
-                         row["worst_ways"].get<uint32_t>());
+      out << fmt::format(
+          "  {:>26}  {:>7}  {:>4}  {:>8}  {:>18.2f}  {:>4}-way\n", "", row["variant"].get<std::string>(),
+          row["line"].get<int>(), with_thousands(row["requests"].get<uint64_t>()),
+          requests > 0 ? row["wavefronts"].get<double>() / requests : 0.0, row["worst_ways"].get<uint32_t>());
     }
     bool atomics_shown = false;
     for (const nlohmann::json& row : m["shared"]) {
@@ -157,11 +168,11 @@ void write_line_tables(const Result& result, std::ostream& out) {
         out << "  shared atomics per line:   variant  line  requests  passes/request  worst  same address\n";
       atomics_shown = true;
       const double requests = row["atomic_requests"].get<double>();
-      out << fmt::format("  {:>26}  {:>7}  {:>4}  {:>8}  {:>14.2f}  {:>5}  {:>12}\n", "",
-                         row["variant"].get<std::string>(), row["line"].get<int>(),
-                         with_thousands(row["atomic_requests"].get<uint64_t>()),
-                         requests > 0 ? row["atomic_passes"].get<double>() / requests : 0.0,
-                         row["worst_atomic_passes"].get<uint32_t>(), row["worst_same_address"].get<uint32_t>());
+      out << fmt::format(
+          "  {:>26}  {:>7}  {:>4}  {:>8}  {:>14.2f}  {:>5}  {:>12}\n", "", row["variant"].get<std::string>(),
+          row["line"].get<int>(), with_thousands(row["atomic_requests"].get<uint64_t>()),
+          requests > 0 ? row["atomic_passes"].get<double>() / requests : 0.0,
+          row["worst_atomic_passes"].get<uint32_t>(), row["worst_same_address"].get<uint32_t>());
     }
   }
 }
@@ -182,9 +193,9 @@ void write_device_output(const Result& result, std::ostream& out) {
   if (result.device_output.empty() && result.device_output_dropped == 0) return;
   out << "device output (printf; it changes the verdict only where the exercise compares printed lines):\n";
   for (const PrintedLine& line : result.device_output)
-    out << fmt::format("  [{} {}] block ({},{},{}) thread ({},{},{}): {}\n", line.variant, line.size, line.block[0],
-                       line.block[1], line.block[2], line.thread[0], line.thread[1], line.thread[2],
-                       escape_for_terminal(line.text));
+    out << fmt::format("  [{} {}] block ({},{},{}) thread ({},{},{}): {}\n", line.variant, line.size,
+                       line.block[0], line.block[1], line.block[2], line.thread[0], line.thread[1],
+                       line.thread[2], escape_for_terminal(line.text));
   if (result.device_output_dropped != 0)
     out << fmt::format("  ... {} more line{}\n", with_thousands(result.device_output_dropped),
                        result.device_output_dropped == 1 ? "" : "s");
@@ -237,7 +248,8 @@ void write_text(const std::vector<Result>& results, std::ostream& report, const 
     if (result.metrics.contains("simulator"))
       out << fmt::format(" and {} on the simulator", result.metrics["simulator"]["runs"].get<size_t>());
     if (result.metrics.contains("sanitizer"))
-      out << fmt::format(", {} under compute-sanitizer", result.metrics["sanitizer"]["checked_runs"].get<size_t>());
+      out << fmt::format(", {} under compute-sanitizer",
+                         result.metrics["sanitizer"]["checked_runs"].get<size_t>());
     if (unshown_problems > 0)
       out << fmt::format(", {} more problem{}", unshown_problems, unshown_problems == 1 ? "" : "s");
     if (warnings > 0 && !options.verbose)

@@ -101,10 +101,12 @@ void fit_result(Result& result, size_t max_bytes) {
   if (kept < result.findings.size()) {
     const size_t left_out = result.findings.size() - kept;
     result.findings.resize(kept);
-    result.note += (result.note.empty() ? "" : " ") +
-                   fmt::format("{} more finding{} left out of this report, which may take at most {} bytes; the "
-                               "verdict counts them all.",
-                               with_thousands(left_out), left_out == 1 ? " was" : "s were", with_thousands(max_bytes));
+    result.note +=
+        (result.note.empty() ? "" : " ") +
+        fmt::format(
+            "{} more finding{} left out of this report, which may take at most {} bytes; the "
+            "verdict counts them all.",
+            with_thousands(left_out), left_out == 1 ? " was" : "s were", with_thousands(max_bytes));
   }
   if (json_bytes(to_json(result)) <= max_bytes) return;
   result.metrics = nlohmann::json::object();
@@ -112,7 +114,8 @@ void fit_result(Result& result, size_t max_bytes) {
 }
 
 std::optional<Result> result_from_json(const nlohmann::json& json) {
-  if (!json.is_object() || !json.contains("exercise") || !json.contains("findings") || !json["findings"].is_array())
+  if (!json.is_object() || !json.contains("exercise") || !json.contains("findings") ||
+      !json["findings"].is_array())
     return std::nullopt;
   try {
     Result result;

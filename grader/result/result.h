@@ -7,11 +7,10 @@
 
 #include <array>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/backend.h"
 #include "harness/finding.h"
@@ -23,11 +22,11 @@ std::string_view to_string(Verdict verdict);
 
 // One launch: a variant at a size.
 struct Run {
-  std::string variant;              // the variant's label, e.g. "32x8"
-  std::string size;                 // the size's label, e.g. "rows=33 cols=31"
+  std::string variant;  // the variant's label, e.g. "32x8"
+  std::string size;     // the size's label, e.g. "rows=33 cols=31"
   Verdict verdict = Verdict::kPass;
   uint64_t thread_instructions = 0;
-  double seconds = 0;               // wall time of the launch (not part of determinism guarantees)
+  double seconds = 0;  // wall time of the launch (not part of determinism guarantees)
 };
 
 // One line a kernel printed with device printf: the run, the thread, the text (without its newline).
@@ -38,18 +37,18 @@ struct PrintedLine {
 };
 
 struct Result {
-  std::string exercise;             // the exercise id
-  std::string submission;           // the graded file, as the user named it
-  std::string backend;              // "sim" or "gpu"
+  std::string exercise;                                   // the exercise id
+  std::string submission;                                 // the graded file, as the user named it
+  std::string backend;                                    // "sim" or "gpu"
   RunFigure run_figure = RunFigure::kThreadInstructions;  // which of a run's figures the text report shows;
                                                           // not in the JSON, whose runs carry both
   Verdict verdict = Verdict::kFail;
-  int points = 0;                   // the exercise's points: all of them on pass, none on fail
+  int points = 0;  // the exercise's points: all of them on pass, none on fail
   int max_points = 0;
-  std::vector<Finding> findings;    // errors first, then warnings; in source order within each
+  std::vector<Finding> findings;  // errors first, then warnings; in source order within each
   std::vector<Run> runs;
   nlohmann::json metrics = nlohmann::json::object();  // per-line access tables, throughput figures
-  std::string note;                 // a plain sentence for the user when grading stopped early
+  std::string note;  // a plain sentence for the user when grading stopped early
   // Device printf output, shown after the findings and never judged: the first kDeviceOutputLines
   // (harness/backend.h) lines over all runs, in run order and each run's launch order; the rest counted.
   std::vector<PrintedLine> device_output;

@@ -40,7 +40,9 @@ size_t sequence_length(std::string_view text, size_t pos) {
 
 // The code point of a well-formed sequence of `length` bytes at text[pos].
 char32_t code_point(std::string_view text, size_t pos, size_t length) {
-  const auto byte = [&](size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(text[pos + i])); };
+  const auto byte = [&](size_t i) {
+    return static_cast<char32_t>(static_cast<unsigned char>(text[pos + i]));
+  };
   if (length == 1) return byte(0);
   char32_t value = byte(0) & (0xFF >> (length + 1));
   for (size_t i = 1; i < length; ++i) value = value << 6 | (byte(i) & 0x3F);
@@ -48,16 +50,20 @@ char32_t code_point(std::string_view text, size_t pos, size_t length) {
 }
 
 bool is_bidi_control(char32_t c) {
-  return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+  return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
 }
 
 // What a terminal must not be handed raw: it moves the cursor, rings, reorders or breaks the line.
-bool is_control(char32_t c) { return (c < 0x20 && c != '\t') || (c >= 0x7F && c <= 0x9F) || is_bidi_control(c); }
+bool is_control(char32_t c) {
+  return (c < 0x20 && c != '\t') || (c >= 0x7F && c <= 0x9F) || is_bidi_control(c);
+}
 
 // White space that GitHub's runner trims from a line before it looks for `::` (.NET's Char.IsWhiteSpace).
 bool is_runner_white_space(char32_t c) {
   return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
 }
 
 bool is_word_character(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -100,7 +106,10 @@ bool markup_at(std::string_view line, size_t at, bool block_start) {
       return follows(line, at, "www");
     case '#':  // a heading, and on GitHub an issue reference (#12)
       return first || std::isdigit(static_cast<unsigned char>(after));
-    case '>': case '-': case '+': case '=':  // a quote, a list item, a setext underline
+    case '>':
+    case '-':
+    case '+':
+    case '=':  // a quote, a list item, a setext underline
       return first;
     default:
       break;
@@ -108,8 +117,8 @@ bool markup_at(std::string_view line, size_t at, bool block_start) {
   return false;
 }
 
-// Calls `piece(line)` for each line of `text` and `line_break()` between two lines; CR LF, CR and LF each end a
-// line.
+// Calls `piece(line)` for each line of `text` and `line_break()` between two lines; CR LF, CR and LF each end
+// a line.
 template <class Piece, class Break>
 void for_each_line(std::string_view text, Piece piece, Break line_break) {
   for (size_t start = 0;;) {
@@ -207,12 +216,23 @@ std::string escape_workflow_command_value(std::string_view text, bool property) 
   std::string out;
   for (char c : escape_invalid_utf8(text)) {
     switch (c) {
-      case '%': out += "%25"; break;
-      case '\r': out += "%0D"; break;
-      case '\n': out += "%0A"; break;
-      case ':': out += property ? "%3A" : ":"; break;
-      case ',': out += property ? "%2C" : ","; break;
-      default: out += c;
+      case '%':
+        out += "%25";
+        break;
+      case '\r':
+        out += "%0D";
+        break;
+      case '\n':
+        out += "%0A";
+        break;
+      case ':':
+        out += property ? "%3A" : ":";
+        break;
+      case ',':
+        out += property ? "%2C" : ",";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -223,21 +243,37 @@ std::string escape_xml(std::string_view text, bool attribute) {
   for (size_t i = 0; i < text.size();) {
     const size_t length = sequence_length(text, i);
     const char32_t c = length == 0 ? 0 : code_point(text, i, length);
-    const bool allowed = length != 0 && (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') && c != 0xFFFE && c != 0xFFFF;
+    const bool allowed =
+        length != 0 && (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') && c != 0xFFFE && c != 0xFFFF;
     i += std::max<size_t>(length, 1);
     if (!allowed) {
       out += "\xEF\xBF\xBD";  // U+FFFD: XML 1.0 cannot hold this character at all
       continue;
     }
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += attribute ? "&quot;" : "\""; break;
-      case '\n': out += attribute ? "&#10;" : "\n"; break;
-      case '\r': out += "&#13;"; break;
-      case '\t': out += attribute ? "&#9;" : "\t"; break;
-      default: out.append(text.substr(i - length, length));
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += attribute ? "&quot;" : "\"";
+        break;
+      case '\n':
+        out += attribute ? "&#10;" : "\n";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      case '\t':
+        out += attribute ? "&#9;" : "\t";
+        break;
+      default:
+        out.append(text.substr(i - length, length));
     }
   }
   return guard_workflow_commands(out, kMarkupRunnerEscapes);
@@ -247,12 +283,23 @@ std::string escape_html(std::string_view text) {
   std::string out;
   for (char c : escape_invalid_utf8(text)) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return guard_workflow_commands(out, kMarkupRunnerEscapes);
@@ -312,7 +359,8 @@ std::string markdown_code_block(std::string_view lines) {
   if (lines.ends_with('\n')) lines.remove_suffix(1);
   if (lines.ends_with('\r')) lines.remove_suffix(1);
   std::string shown;
-  for_each_line(lines, [&](std::string_view line) { shown += escape_for_terminal(line); }, [&] { shown += '\n'; });
+  for_each_line(
+      lines, [&](std::string_view line) { shown += escape_for_terminal(line); }, [&] { shown += '\n'; });
   shown = guard_workflow_commands(shown, kTerminalRunnerEscapes);
   const std::string fence(std::max<size_t>(3, longest_backtick_run(shown) + 1), '`');
   return fence + '\n' + shown + '\n' + fence + '\n';

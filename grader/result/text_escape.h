@@ -26,7 +26,7 @@ struct RunnerEscapes {
 };
 inline constexpr RunnerEscapes kTerminalRunnerEscapes{"\\x3A", "\\x23"};
 inline constexpr RunnerEscapes kJsonRunnerEscapes{"\\u003a", "\\u0023"};  // in a JSON string
-inline constexpr RunnerEscapes kMarkupRunnerEscapes{"&#58;", "&#35;"};      // in XML or HTML text
+inline constexpr RunnerEscapes kMarkupRunnerEscapes{"&#58;", "&#35;"};    // in XML or HTML text
 
 // `document` with no line a CI runner reads as a workflow command: GitHub Actions takes a line whose first
 // characters past white space are `::`, and `##[` anywhere in a line. The first ':' of such a line and the

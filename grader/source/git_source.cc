@@ -85,14 +85,16 @@ int write_entry(const char* root, const git_tree_entry* entry, void* payload) {
   uint64_t size = 0;
   std::optional<std::string> contents;
   if (!blob_size(walk.repository, git_tree_entry_id(entry), &size) ||
-      (size <= kMaxMaterializedBytes && !(contents = blob_contents(walk.repository, git_tree_entry_id(entry))))) {
+      (size <= kMaxMaterializedBytes &&
+       !(contents = blob_contents(walk.repository, git_tree_entry_id(entry))))) {
     walk.error = fmt::format("cannot read {}{}: {}", root, name, last_git_error());
     return -1;
   }
   if (!contents) {
-    walk.error = fmt::format("{}{} is {} bytes; files of the course's exercises and solutions may be at most {} "
-                             "bytes",
-                             root, name, size, kMaxMaterializedBytes);
+    walk.error = fmt::format(
+        "{}{} is {} bytes; files of the course's exercises and solutions may be at most {} "
+        "bytes",
+        root, name, size, kMaxMaterializedBytes);
     return -1;
   }
   std::error_code ignored;
@@ -190,7 +192,8 @@ std::optional<std::string> GitRepository::merge_base(const std::string& base, co
     const ObjectPtr object(raw_commit);
     git_object* raw_peeled = nullptr;
     if (git_object_peel(&raw_peeled, object.get(), GIT_OBJECT_COMMIT) != 0) {
-      set(error, fmt::format("revision '{}' in the repository at {} is not a commit", revision, path_.string()));
+      set(error,
+          fmt::format("revision '{}' in the repository at {} is not a commit", revision, path_.string()));
       return std::nullopt;
     }
     const ObjectPtr commit(raw_peeled);
@@ -200,9 +203,10 @@ std::optional<std::string> GitRepository::merge_base(const std::string& base, co
   const int code = git_merge_base(&found, repository_, &ids[0], &ids[1]);
   if (code != 0) {
     set(error, code == GIT_ENOTFOUND
-                   ? fmt::format("'{}' and '{}' share no history in the repository at {}; a pull request's head must "
-                                 "branch from its base",
-                                 base, head, path_.string())
+                   ? fmt::format(
+                         "'{}' and '{}' share no history in the repository at {}; a pull request's head must "
+                         "branch from its base",
+                         base, head, path_.string())
                    : fmt::format("cannot find where '{}' left '{}' in the repository at {}: {}", head, base,
                                  path_.string(), last_git_error()));
     return std::nullopt;
@@ -244,7 +248,8 @@ std::optional<std::vector<TreeChange>> GitRepository::diff(const GitTree& base, 
   return changes;
 }
 
-std::optional<GitFile> GitRepository::read(const GitTree& tree, const std::string& path, uint64_t max_bytes) const {
+std::optional<GitFile> GitRepository::read(const GitTree& tree, const std::string& path,
+                                           uint64_t max_bytes) const {
   git_tree_entry* raw_entry = nullptr;
   if (git_tree_entry_bypath(&raw_entry, tree.tree_, path.c_str()) != 0) return std::nullopt;
   const TreeEntryPtr entry(raw_entry);

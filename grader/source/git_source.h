@@ -41,8 +41,8 @@ struct TreeChange {
 
 // A file of a tree, as GitRepository::read finds it.
 struct GitFile {
-  bool link = false;                // a symbolic link (its blob is the link's target): never read
-  uint64_t size = 0;                // the blob's size, from its header
+  bool link = false;                 // a symbolic link (its blob is the link's target): never read
+  uint64_t size = 0;                 // the blob's size, from its header
   std::optional<std::string> bytes;  // nullopt for a link, or when size is over the reader's limit
 };
 
@@ -62,12 +62,14 @@ class GitRepository {
   std::optional<GitTree> tree(const std::string& revision, std::string* error) const;
   // The commit where `head`'s history left `base`'s (`git merge-base base head`), as 40 hex digits: what a
   // pull request's changes are measured from. nullopt with *error when the two share no history.
-  std::optional<std::string> merge_base(const std::string& base, const std::string& head, std::string* error) const;
+  std::optional<std::string> merge_base(const std::string& base, const std::string& head,
+                                        std::string* error) const;
   // Every file that differs from `base` to `head`, with renames detected, in path order.
   std::optional<std::vector<TreeChange>> diff(const GitTree& base, const GitTree& head,
                                               std::string* error) const;
   // The file at `path` in `tree`: what it is and how large, from the object's header, and its bytes only
-  // when it is a file of at most `max_bytes` (a 5 GB blob is sized, never read). nullopt when no file is there.
+  // when it is a file of at most `max_bytes` (a 5 GB blob is sized, never read). nullopt when no file is
+  // there.
   std::optional<GitFile> read(const GitTree& tree, const std::string& path, uint64_t max_bytes) const;
   // The blob id of `path` in the earliest commit reachable from HEAD that holds it: the file as first
   // committed (in a course repository, the stub as shipped). nullopt when no commit holds it.

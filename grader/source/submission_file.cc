@@ -3,6 +3,7 @@
 #include "grader/source/submission_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,8 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "grader/result/text_escape.h"
 
@@ -90,7 +89,8 @@ FolderFile read_descriptor(int fd, size_t max_bytes) {
 
 }  // namespace
 
-std::optional<std::string> read_submission_file(const fs::path& path, const std::string& shown, std::string* error) {
+std::optional<std::string> read_submission_file(const fs::path& path, const std::string& shown,
+                                                std::string* error) {
   const std::string name = escape_invalid_utf8(shown);
   auto fail = [&](std::string why) {
     *error = fmt::format("the submission {} {}", name, why);
@@ -99,13 +99,15 @@ std::optional<std::string> read_submission_file(const fs::path& path, const std:
   std::error_code ec;
   if (fs::is_symlink(path, ec)) {
     fs::path target = fs::canonical(path, ec);
-    if (ec) return fail(fmt::format("is a symbolic link that leads nowhere ({}); give the path of the .cu file itself",
-                                    ec.message()));
+    if (ec)
+      return fail(fmt::format(
+          "is a symbolic link that leads nowhere ({}); give the path of the .cu file itself", ec.message()));
     fs::path folder = fs::canonical(fs::absolute(path, ec).parent_path(), ec);
     if (ec || !is_within(target, folder))
-      return fail(fmt::format("is a symbolic link to {}, outside its folder; copy the file there instead of "
-                              "linking to it",
-                              escape_invalid_utf8(target.string())));
+      return fail(
+          fmt::format("is a symbolic link to {}, outside its folder; copy the file there instead of "
+                      "linking to it",
+                      escape_invalid_utf8(target.string())));
   }
   FolderFile read = read_named_file(path, kMaxSubmissionBytes);
   switch (read.status) {
@@ -115,10 +117,12 @@ std::optional<std::string> read_submission_file(const fs::path& path, const std:
       return fail(fmt::format("is {}, not a file; give the path of the kernel's .cu file", read.why));
     case FolderFile::Status::kTooLarge:
       if (!read.why.empty())
-        return fail(fmt::format("grew past {} bytes (1 MiB) while it was read; a submission may be at most that",
-                                kMaxSubmissionBytes));
-      return fail(fmt::format("is {} bytes; a submission may be at most {} bytes (1 MiB): is it the right file?",
-                              read.size, kMaxSubmissionBytes));
+        return fail(
+            fmt::format("grew past {} bytes (1 MiB) while it was read; a submission may be at most that",
+                        kMaxSubmissionBytes));
+      return fail(
+          fmt::format("is {} bytes; a submission may be at most {} bytes (1 MiB): is it the right file?",
+                      read.size, kMaxSubmissionBytes));
     case FolderFile::Status::kAbsent:
     case FolderFile::Status::kLink:
     case FolderFile::Status::kUnreadable:
@@ -142,7 +146,8 @@ FolderFile read_file_below(const fs::path& folder, const fs::path& relative, siz
   // below it is opened relative to the one before and never followed.
   Descriptor at{open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (at.fd < 0) {
-    out.status = errno == ENOENT || errno == ENOTDIR ? FolderFile::Status::kAbsent : FolderFile::Status::kUnreadable;
+    out.status =
+        errno == ENOENT || errno == ENOTDIR ? FolderFile::Status::kAbsent : FolderFile::Status::kUnreadable;
     out.why = std::strerror(errno);
     return out;
   }
@@ -155,7 +160,8 @@ FolderFile read_file_below(const fs::path& folder, const fs::path& relative, siz
     if (fd < 0) {
       const int code = errno;
       struct stat info {};
-      const bool link = fstatat(at.fd, parts[i].c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(info.st_mode);
+      const bool link =
+          fstatat(at.fd, parts[i].c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(info.st_mode);
       if (code == ELOOP || link) {  // a link to a folder may answer ENOTDIR to O_DIRECTORY | O_NOFOLLOW
         out.status = FolderFile::Status::kLink;
       } else if (code == ENOENT || (code == ENOTDIR && !last)) {

@@ -70,9 +70,11 @@ Waited watch(pid_t pid, int heartbeat, const ChildLimits& limits, bool serving, 
       char rest[64];
       ssize_t got = 0;
       pollfd pending{heartbeat, POLLIN, 0};
-      while (serving && pipe_open && poll(&pending, 1, 0) > 0 && (got = read(heartbeat, rest, sizeof rest)) > 0)
+      while (serving && pipe_open && poll(&pending, 1, 0) > 0 &&
+             (got = read(heartbeat, rest, sizeof rest)) > 0)
         for (ssize_t i = 0; i < got; ++i)
-          if (rest[i] == kHeartbeatJobDone || rest[i] == kHeartbeatJobDoneExiting) return Waited::kServedAndGone;
+          if (rest[i] == kHeartbeatJobDone || rest[i] == kHeartbeatJobDoneExiting)
+            return Waited::kServedAndGone;
       return Waited::kExited;
     }
     if (Clock::now() >= deadline) return Waited::kTimedOut;
@@ -159,11 +161,13 @@ std::optional<LentChild> parse_lent_child(std::string_view text) {
   std::istringstream in{std::string(text)};
   if (!(in >> lent.pid >> lent.command_fd >> lent.heartbeat_fd) || in.get() != ' ') return std::nullopt;
   std::getline(in, lent.output_path);
-  if (lent.pid <= 1 || lent.command_fd < 0 || lent.heartbeat_fd < 0 || lent.output_path.empty()) return std::nullopt;
+  if (lent.pid <= 1 || lent.command_fd < 0 || lent.heartbeat_fd < 0 || lent.output_path.empty())
+    return std::nullopt;
   return lent;
 }
 
-ChildServer::ChildServer(std::vector<std::string> argv, std::string output_path, std::vector<std::string> environment)
+ChildServer::ChildServer(std::vector<std::string> argv, std::string output_path,
+                         std::vector<std::string> environment)
     : argv_(std::move(argv)), output_path_(std::move(output_path)), environment_(std::move(environment)) {}
 
 ChildServer::~ChildServer() {
@@ -224,8 +228,10 @@ bool ChildServer::start(std::string* error) {
 }
 
 void ChildServer::stop() {
-  if (pid_ >= 0 && lent_) kill(-pid_, SIGKILL);  // its lender reaps it
-  else if (pid_ >= 0) kill_process_group(pid_);
+  if (pid_ >= 0 && lent_)
+    kill(-pid_, SIGKILL);  // its lender reaps it
+  else if (pid_ >= 0)
+    kill_process_group(pid_);
   for (int* fd : {&command_fd_, &heartbeat_fd_}) {
     if (*fd >= 0) close(*fd);
     *fd = -1;
@@ -294,8 +300,10 @@ ChildRun ChildServer::serve(const std::string& line, const ChildLimits& limits, 
     if (pid_ < 0 && !start(&run.error)) return run;
     output_path = lent_ ? lent_output_path_ : output_path_;
     std::error_code size_error;
-    offset = static_cast<std::streamoff>(fs::exists(output_path, size_error) ? fs::file_size(output_path, size_error) : 0);
-    if (send(command_fd_, message.data(), message.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(message.size()))
+    offset = static_cast<std::streamoff>(
+        fs::exists(output_path, size_error) ? fs::file_size(output_path, size_error) : 0);
+    if (send(command_fd_, message.data(), message.size(), MSG_NOSIGNAL) ==
+        static_cast<ssize_t>(message.size()))
       break;
     stop();
     if (attempt == 1) {

@@ -36,9 +36,9 @@ struct ChildRun {
   std::string error;       // kNotStarted: why
 };
 
-// Runs argv[0] with argv (a path, not looked up on PATH), started by os/process.h's spawn_process. "{heartbeat}" in any argument is replaced by
-// the heartbeat pipe's file descriptor number. The child gets its own process group, killed whole on
-// timeout. `output_path` receives the child's stdout and stderr.
+// Runs argv[0] with argv (a path, not looked up on PATH), started by os/process.h's spawn_process.
+// "{heartbeat}" in any argument is replaced by the heartbeat pipe's file descriptor number. The child gets
+// its own process group, killed whole on timeout. `output_path` receives the child's stdout and stderr.
 ChildRun run_child(const std::vector<std::string>& argv, const ChildLimits& limits,
                    const std::string& output_path);
 
@@ -65,7 +65,8 @@ class ChildServer {
  public:
   // `argv` as for run_child; `output_path` receives every child's stdout and stderr, appended; `environment`
   // ("NAME=value") is added to each child's.
-  ChildServer(std::vector<std::string> argv, std::string output_path, std::vector<std::string> environment = {});
+  ChildServer(std::vector<std::string> argv, std::string output_path,
+              std::vector<std::string> environment = {});
   ~ChildServer();
   ChildServer(const ChildServer&) = delete;
   ChildServer& operator=(const ChildServer&) = delete;
@@ -94,7 +95,7 @@ class ChildServer {
 
  private:
   bool start(std::string* error);
-  void stop();  // kills the child's process group and reaps it (when it is this process's child)
+  void stop();    // kills the child's process group and reaps it (when it is this process's child)
   bool exited();  // whether this process's own child has ended (reaped then)
   // request(), but a child that is gone (or dies unanswered) is replaced only when `may_start`: a reset sent
   // to a launcher a grade has just killed must not start a fresh one only to reset it.

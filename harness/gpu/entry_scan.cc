@@ -1,13 +1,13 @@
 #include "harness/gpu/entry_scan.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
 #include <span>
-
-#include <fmt/format.h>
 
 namespace gpugrade::gpu {
 
@@ -20,8 +20,12 @@ struct Token {
   int line;
 };
 
-bool word_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
+bool word_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.';
+}
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.';
+}
 
 // Words (identifiers, directives, mnemonics with their modifiers: `ld.shared.f32`), numbers (`0f3F800000`
 // included), strings and single punctuation characters. Comments are already blanked.
@@ -65,7 +69,7 @@ std::optional<uint64_t> number(std::string_view text) {
   if (text.ends_with('U') || text.ends_with('u')) text.remove_suffix(1);
   if (text.empty()) return std::nullopt;
   for (char c : text) {
-    int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+    int digit = std::isdigit(static_cast<unsigned char>(c))                  ? c - '0'
                 : std::isxdigit(static_cast<unsigned char>(c)) && base == 16 ? std::tolower(c) - 'a' + 10
                                                                              : -1;
     if (digit < 0 || value > (UINT64_MAX - digit) / base) return std::nullopt;
@@ -77,10 +81,10 @@ std::optional<uint64_t> number(std::string_view text) {
 // Bytes of a PTX fundamental type, 0 for what is not one.
 uint32_t type_bytes(std::string_view type) {
   static const std::map<std::string_view, uint32_t> kBytes = {
-      {".b8", 1},   {".u8", 1},   {".s8", 1},   {".b16", 2},   {".u16", 2},    {".s16", 2},  {".f16", 2},
-      {".bf16", 2}, {".b32", 4},  {".u32", 4},  {".s32", 4},   {".f32", 4},    {".f16x2", 4}, {".bf16x2", 4},
-      {".tf32", 4}, {".b64", 8},  {".u64", 8},  {".s64", 8},   {".f64", 8},    {".b128", 16}, {".e4m3", 1},
-      {".e5m2", 1}};
+      {".b8", 1},    {".u8", 1},     {".s8", 1},   {".b16", 2}, {".u16", 2}, {".s16", 2},
+      {".f16", 2},   {".bf16", 2},   {".b32", 4},  {".u32", 4}, {".s32", 4}, {".f32", 4},
+      {".f16x2", 4}, {".bf16x2", 4}, {".tf32", 4}, {".b64", 8}, {".u64", 8}, {".s64", 8},
+      {".f64", 8},   {".b128", 16},  {".e4m3", 1}, {".e5m2", 1}};
   auto it = kBytes.find(type);
   return it == kBytes.end() ? 0 : it->second;
 }
@@ -93,11 +97,11 @@ bool is_name(const Token& token) {
 // `.extern .shared .align 16 .b8 dyn[];`, `.const .align 4 .b8 mask[28];`, `.global .u64 table[2] = {f, g};`.
 struct Variable {
   std::string name;
-  std::string space;                   // ".shared", ".const", ".global", ".local"
+  std::string space;  // ".shared", ".const", ".global", ".local"
   uint64_t bytes = 0;
   uint32_t align = 1;
   bool dynamic = false;
-  bool is_extern = false;              // declared `.extern`: defined in another module
+  bool is_extern = false;                              // declared `.extern`: defined in another module
   std::vector<std::string_view> names_in_initializer;  // functions and variables whose address it holds
 };
 
@@ -111,12 +115,18 @@ std::vector<Variable> variables_of(std::span<const Token> tokens) {
   size_t i = 0;
   for (; i < tokens.size() && tokens[i].kind == Token::Kind::kWord && tokens[i].text[0] == '.'; ++i) {
     std::string_view word = tokens[i].text;
-    if (word == ".shared" || word == ".const" || word == ".global" || word == ".local") space = word;
-    else if (word == ".extern") is_extern = true;
-    else if (word == ".v2") vector = 2;
-    else if (word == ".v4") vector = 4;
-    else if (word == ".align" && i + 1 < tokens.size()) align = static_cast<uint32_t>(number(tokens[++i].text).value_or(1));
-    else if (uint32_t bytes = type_bytes(word)) element = bytes;
+    if (word == ".shared" || word == ".const" || word == ".global" || word == ".local")
+      space = word;
+    else if (word == ".extern")
+      is_extern = true;
+    else if (word == ".v2")
+      vector = 2;
+    else if (word == ".v4")
+      vector = 4;
+    else if (word == ".align" && i + 1 < tokens.size())
+      align = static_cast<uint32_t>(number(tokens[++i].text).value_or(1));
+    else if (uint32_t bytes = type_bytes(word))
+      element = bytes;
   }
   if (space.empty() || element == 0) return declared;
   std::vector<std::string_view> initializer;
@@ -152,7 +162,9 @@ std::vector<Variable> variables_of(std::span<const Token> tokens) {
     variable.is_extern = is_extern;
     // Saturated, not wrapped: a declaration too large for any GPU is then one the limits refuse.
     const uint64_t per_element = uint64_t{element} * vector;
-    variable.bytes = variable.dynamic ? 0 : count > UINT64_MAX / per_element ? UINT64_MAX : count * per_element;
+    variable.bytes = variable.dynamic                   ? 0
+                     : count > UINT64_MAX / per_element ? UINT64_MAX
+                                                        : count * per_element;
     declared.push_back(std::move(variable));
   }
   for (Variable& variable : declared) variable.names_in_initializer = initializer;
@@ -203,7 +215,8 @@ std::vector<ParamInfo> params_of(std::span<const Token> tokens) {
 
 // .version, .target, .address_size, .file and .loc end with their line.
 bool ends_with_its_line(std::string_view word) {
-  return word == ".version" || word == ".target" || word == ".address_size" || word == ".file" || word == ".loc";
+  return word == ".version" || word == ".target" || word == ".address_size" || word == ".file" ||
+         word == ".loc";
 }
 
 bool is_barrier_mnemonic(std::string_view word) {
@@ -328,7 +341,8 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
       if (parens == 0 && (text == ";" || text == "{")) break;
     }
     if (i == tokens.size()) {
-      *error = fail(tokens[start].line, fmt::format("the statement that starts with '{}' has no end", tokens[start].text));
+      *error = fail(tokens[start].line,
+                    fmt::format("the statement that starts with '{}' has no end", tokens[start].text));
       return false;
     }
     std::span<const Token> head = std::span(tokens).subspan(start, i - start);
@@ -374,7 +388,8 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
         if (depth == 0) break;
       }
       if (i == tokens.size()) {
-        *error = fail(tokens[start].line, fmt::format("the braces opened after '{}' are not closed", tokens[start].text));
+        *error = fail(tokens[start].line,
+                      fmt::format("the braces opened after '{}' are not closed", tokens[start].text));
         return false;
       }
       if (!initializer) {  // a section: nothing follows its body
@@ -424,7 +439,8 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
         pending.insert(pending.end(), f->second->names.rbegin(), f->second->names.rend());
       } else if (auto v = variable_by_name.find(name); v != variable_by_name.end()) {
         if (v->second->space == ".shared") shared.push_back(v->second);
-        pending.insert(pending.end(), v->second->names_in_initializer.rbegin(), v->second->names_in_initializer.rend());
+        pending.insert(pending.end(), v->second->names_in_initializer.rbegin(),
+                       v->second->names_in_initializer.rend());
       }
     }
     std::set<const Variable*> elsewhere;  // declared in the body of a called function
@@ -437,13 +453,16 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
       }
     }
     for (const Variable* variable : shared) {
-      traits.shared.push_back({variable->name, variable->bytes, variable->align, variable->dynamic, !elsewhere.contains(variable)});
+      traits.shared.push_back({variable->name, variable->bytes, variable->align, variable->dynamic,
+                               !elsewhere.contains(variable)});
       if (variable->dynamic) {
         traits.uses_dynamic_shared = true;
       } else {
-        const uint64_t at = (traits.static_shared_bytes + variable->align - 1) / variable->align * variable->align;
-        traits.static_shared_bytes =
-            at < traits.static_shared_bytes || variable->bytes > UINT64_MAX - at ? UINT64_MAX : at + variable->bytes;
+        const uint64_t at =
+            (traits.static_shared_bytes + variable->align - 1) / variable->align * variable->align;
+        traits.static_shared_bytes = at < traits.static_shared_bytes || variable->bytes > UINT64_MAX - at
+                                         ? UINT64_MAX
+                                         : at + variable->bytes;
       }
     }
     kernels->push_back(std::move(traits));

@@ -13,11 +13,11 @@
 #include <system_error>
 
 #include "harness/gpu/child_process.h"
+#include "harness/gpu/entry_scan.h"
 #include "harness/gpu/job.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/gpu/poison_prologue.h"
 #include "harness/gpu/sanitizer_report.h"
-#include "harness/gpu/entry_scan.h"
 #include "harness/trace.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
@@ -81,7 +81,9 @@ std::optional<gpu::LentChild> take_lent_launcher() {
 namespace {
 
 // A file in a job's scratch folder.
-std::string file_in(const ScratchDir& scratch, std::string_view name) { return (scratch.path() / name).string(); }
+std::string file_in(const ScratchDir& scratch, std::string_view name) {
+  return (scratch.path() / name).string();
+}
 
 std::string tail(const std::string& text, size_t chars = 2000) {
   std::string out = text.size() > chars ? text.substr(text.size() - chars) : text;
@@ -139,7 +141,8 @@ std::optional<gpu::JobResult> run_job(const gpu::Job& job, const GpuOptions& opt
   std::string error;
   std::optional<ScratchDir> scratch = ScratchDir::create("gpu", &error);
   if (!scratch) {
-    findings->push_back(gpu::make_finding(FindingKind::kRuntimeError, "the GPU job has no scratch folder: " + error));
+    findings->push_back(
+        gpu::make_finding(FindingKind::kRuntimeError, "the GPU job has no scratch folder: " + error));
     return std::nullopt;
   }
   const std::string job_path = file_in(*scratch, "job"), result_path = file_in(*scratch, "result");
@@ -199,7 +202,8 @@ class GpuBackend : public Backend {
     gpu::Job job;
     job.mode = gpu::JobMode::kProbe;
     std::vector<Finding> findings;
-    std::optional<gpu::JobResult> result = serve(job, {options_.setup_seconds, options_.setup_seconds}, &findings);
+    std::optional<gpu::JobResult> result =
+        serve(job, {options_.setup_seconds, options_.setup_seconds}, &findings);
     if (result && !result->device.empty()) return true;
     if (result && !result->observations.findings.empty()) findings = result->observations.findings;
     *why_not = findings.empty() ? "the GPU launcher found no device" : findings.front().message;
@@ -216,7 +220,8 @@ class GpuBackend : public Backend {
     // bar.arrive, a learner's inline assembly), and PTX the driver refuses is refused by it, at launch.
     std::vector<KernelTraits> kernels;
     std::string error, poisoned;
-    if (!gpu::scan_kernel_traits(ptx, &kernels, &error) || !gpu::add_poison_prologue(ptx, kernels, &poisoned, &error)) {
+    if (!gpu::scan_kernel_traits(ptx, &kernels, &error) ||
+        !gpu::add_poison_prologue(ptx, kernels, &poisoned, &error)) {
       loaded.findings.push_back(gpu::make_finding(FindingKind::kRuntimeError, error));
       return loaded;
     }
@@ -265,7 +270,8 @@ class GpuBackend : public Backend {
     if (!s || !b) return timing;
     job.subject = std::move(*s);
     job.baseline = std::move(*b);
-    std::optional<gpu::JobResult> result = serve(job, limits_for(request.subject_launch, options_), &timing.findings);
+    std::optional<gpu::JobResult> result =
+        serve(job, limits_for(request.subject_launch, options_), &timing.findings);
     if (!result) return timing;
     return std::move(result->timing);
   }
@@ -289,8 +295,8 @@ class GpuBackend : public Backend {
     }
     const std::string launcher = gpu_launcher_path(options_);
     if (!server_) {
-      server_ = std::make_unique<gpu::ChildServer>(std::vector<std::string>{launcher, "--serve", "{heartbeat}"},
-                                                   file_in(*scratch_, "output"));
+      server_ = std::make_unique<gpu::ChildServer>(
+          std::vector<std::string>{launcher, "--serve", "{heartbeat}"}, file_in(*scratch_, "output"));
       if (options_.lent) server_->adopt(*options_.lent);
     }
     const std::string job_path = file_in(*scratch_, "job"), result_path = file_in(*scratch_, "result");
@@ -372,8 +378,9 @@ std::string poisoned_ptx(const Program& program) {
 
 bool sanitizer_available(std::string* why_not) {
   if (find_program("compute-sanitizer")) return true;
-  *why_not = "compute-sanitizer is not on PATH (it comes with the CUDA toolkit: add its bin folder, e.g. "
-             "/usr/local/cuda/bin, to PATH)";
+  *why_not =
+      "compute-sanitizer is not on PATH (it comes with the CUDA toolkit: add its bin folder, e.g. "
+      "/usr/local/cuda/bin, to PATH)";
   return false;
 }
 
@@ -428,8 +435,9 @@ SanitizerOutcome sanitize_launches(const Program& program, const std::vector<Lau
       if (result && result->observations.completed) break;
       // A launch that failed with nothing reported by the tool failed for some other reason.
       if (started == 0 || started > found.size() || found[started - 1].empty()) {
-        outcome.why_not = fmt::format("compute-sanitizer --tool {}: {}", tool,
-                                      failures.empty() ? "the launcher stopped early" : failures.front().message);
+        outcome.why_not =
+            fmt::format("compute-sanitizer --tool {}: {}", tool,
+                        failures.empty() ? "the launcher stopped early" : failures.front().message);
         return outcome;
       }
       start += started;

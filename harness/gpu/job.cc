@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace gpugrade::gpu {
 namespace {
@@ -81,7 +81,8 @@ std::vector<Buffer> buffers_from_json(const json& j) {
 // The buffers of `buffers` (read from header entries `j`) whose bytes follow in the tail.
 void tail_of(std::vector<Buffer>& buffers, const json& j, std::vector<Buffer*>* tail) {
   for (size_t i = 0; i < buffers.size(); ++i)
-    if (!j.at(i).contains("repeated_word") && !j.at(i).value("unchanged", false)) tail->push_back(&buffers[i]);
+    if (!j.at(i).contains("repeated_word") && !j.at(i).value("unchanged", false))
+      tail->push_back(&buffers[i]);
 }
 
 json launch_to_json(const LaunchRequest& r, std::vector<const Buffer*>* tail) {
@@ -129,7 +130,8 @@ LaunchRequest launch_from_json(const json& j) {
       arg.bytes.resize(bytes.size());
       std::memcpy(arg.bytes.data(), bytes.data(), bytes.size());
       for (const json& p : a.at("struct").at("pointers"))
-        arg.pointers.push_back({p.at("at").get<uint32_t>(), p.at("buffer").get<size_t>(), p.at("offset").get<uint64_t>()});
+        arg.pointers.push_back(
+            {p.at("at").get<uint32_t>(), p.at("buffer").get<size_t>(), p.at("offset").get<uint64_t>()});
     }
     r.args.push_back(std::move(arg));
   }
@@ -151,8 +153,7 @@ json kernel_to_json(const KernelJob& k, std::vector<const Buffer*>* tail) {
 
 KernelJob kernel_from_json(const json& j) {
   return {j.at("ptx").get<std::string>(), j.at("param_bytes").get<std::vector<uint32_t>>(),
-          launch_from_json(j.at("launch")), nullptr,
-          j.value("device_variables", std::vector<std::string>{})};
+          launch_from_json(j.at("launch")), nullptr, j.value("device_variables", std::vector<std::string>{})};
 }
 
 json findings_to_json(const std::vector<Finding>& findings) {
@@ -336,7 +337,8 @@ bool write_result(const std::string& path, const JobResult& result, std::string*
   return write_file(path, header, tail, error);
 }
 
-bool read_result(const std::string& path, JobResult* result, std::string* error, const std::vector<Buffer>* sent) {
+bool read_result(const std::string& path, JobResult* result, std::string* error,
+                 const std::vector<Buffer>* sent) {
   bool unchanged_ok = true;
   const bool read = read_file(path, error, [&](const json& header, std::vector<Buffer*>* tail) {
     result->device = header.at("device").get<std::string>();
@@ -362,7 +364,8 @@ bool read_result(const std::string& path, JobResult* result, std::string* error,
       std::memcpy(o.buffers[i].bytes.data(), (*sent)[i].bytes.data(), o.buffers[i].bytes.size());
     }
   });
-  if (read && !unchanged_ok) *error = fmt::format("{} says a buffer is unchanged that this job did not send", path);
+  if (read && !unchanged_ok)
+    *error = fmt::format("{} says a buffer is unchanged that this job did not send", path);
   return read && unchanged_ok;
 }
 

@@ -22,10 +22,11 @@ std::string describe_cuda_failure(std::string_view api, int code, std::string_vi
 std::string explain_driver_start(std::string_view api, std::string_view code_name, std::string described,
                                  std::optional<uint64_t> address_space_limit) {
   if (api != "cuInit" || code_name != "CUDA_ERROR_OUT_OF_MEMORY" || !address_space_limit) return described;
-  return fmt::format("{}: this process may use only {} bytes of address space (a hard `ulimit -v`, RLIMIT_AS), and "
-                     "the CUDA driver reserves more than that as it starts, whatever the GPU's free memory; run "
-                     "gpugrade without that limit (`ulimit -v unlimited` in the shell or job script that starts it)",
-                     described, *address_space_limit);
+  return fmt::format(
+      "{}: this process may use only {} bytes of address space (a hard `ulimit -v`, RLIMIT_AS), and "
+      "the CUDA driver reserves more than that as it starts, whatever the GPU's free memory; run "
+      "gpugrade without that limit (`ulimit -v unlimited` in the shell or job script that starts it)",
+      described, *address_space_limit);
 }
 
 std::optional<Finding> explain_launch_limits(uint64_t threads_per_block, uint64_t dynamic_shared,
@@ -73,11 +74,15 @@ std::optional<Finding> explain_cooperative_grid(uint64_t blocks, uint64_t thread
   Finding finding;
   finding.kind = FindingKind::kResourceLimit;
   finding.message = fmt::format(
-      "a cooperative launch needs all its blocks resident at once, and its grid of {} blocks of {} threads is more "
-      "than the {} this device holds ({} per multiprocessor, {} multiprocessors, for this kernel's registers and "
+      "a cooperative launch needs all its blocks resident at once, and its grid of {} blocks of {} threads "
+      "is more "
+      "than the {} this device holds ({} per multiprocessor, {} multiprocessors, for this kernel's registers "
+      "and "
       "shared memory); launch at most {} blocks (a grid-stride loop lets fewer blocks cover the data)",
       blocks, threads_per_block, fits, per_sm, sms, fits);
-  finding.details = {{"blocks", blocks}, {"resident_blocks", fits}, {"blocks_per_multiprocessor", per_sm},
+  finding.details = {{"blocks", blocks},
+                     {"resident_blocks", fits},
+                     {"blocks_per_multiprocessor", per_sm},
                      {"multiprocessors", sms}};
   return finding;
 }

@@ -51,7 +51,8 @@ class Cuda {
     rlimit address_space{};
     const bool limited = getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_max != RLIM_INFINITY;
     message_ = explain_driver_start(
-        api, code_name_, describe_cuda_failure(api, static_cast<int>(result), code_name_, description ? description : ""),
+        api, code_name_,
+        describe_cuda_failure(api, static_cast<int>(result), code_name_, description ? description : ""),
         limited ? std::optional<uint64_t>(address_space.rlim_max) : std::nullopt);
     return false;
   }
@@ -192,7 +193,8 @@ class Session {
           (buffer.bytes.empty() && !fill(pointer, bytes)))
         return fail(findings, fmt::format("cannot set up buffer '{}'", buffer.name));
     }
-    if (!copy_constants(module, launch, findings) || !restore_device_variables(module, job, findings)) return false;
+    if (!copy_constants(module, launch, findings) || !restore_device_variables(module, job, findings))
+      return false;
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const KernelArg& arg = launch.args[i];
       std::vector<std::byte> storage(std::max<uint32_t>(job.param_bytes[i], 1));
@@ -203,13 +205,15 @@ class Session {
         std::vector<std::byte> bytes;
         const auto address = [&](size_t buffer) { return static_cast<uint64_t>(prepared->buffers[buffer]); };
         if (!struct_argument_bytes(arg, prepared->buffers.size(), address, &bytes, &error)) {
-          findings->push_back(make_finding(FindingKind::kRuntimeError, fmt::format("argument {}: {}", i, error)));
+          findings->push_back(
+              make_finding(FindingKind::kRuntimeError, fmt::format("argument {}: {}", i, error)));
           return false;
         }
         if (bytes.size() != job.param_bytes[i]) {
-          findings->push_back(make_finding(
-              FindingKind::kRuntimeError, fmt::format("argument {} is a struct of {} bytes, but '{}' takes {}", i,
-                                                      bytes.size(), launch.entry, job.param_bytes[i])));
+          findings->push_back(
+              make_finding(FindingKind::kRuntimeError,
+                           fmt::format("argument {} is a struct of {} bytes, but '{}' takes {}", i,
+                                       bytes.size(), launch.entry, job.param_bytes[i])));
           return false;
         }
         storage = std::move(bytes);
@@ -237,15 +241,17 @@ class Session {
   bool copy_constants(CUmodule module, const LaunchRequest& launch, std::vector<Finding>* findings) {
     for (const ConstantCopy& copy : launch.constants) {
       if (copy.buffer >= launch.buffers.size()) {
-        findings->push_back(make_finding(FindingKind::kRuntimeError,
-                                         fmt::format("the copy into '{}' names buffer {}, but the launch has {}",
-                                                     copy.symbol, copy.buffer, launch.buffers.size())));
+        findings->push_back(
+            make_finding(FindingKind::kRuntimeError,
+                         fmt::format("the copy into '{}' names buffer {}, but the launch has {}", copy.symbol,
+                                     copy.buffer, launch.buffers.size())));
         return false;
       }
       const std::vector<std::byte>& bytes = launch.buffers[copy.buffer].bytes;
       CUdeviceptr symbol = 0;
       size_t symbol_bytes = 0;
-      if (!cuda_.ok(cuModuleGetGlobal(&symbol, &symbol_bytes, module, copy.symbol.c_str()), "cuModuleGetGlobal"))
+      if (!cuda_.ok(cuModuleGetGlobal(&symbol, &symbol_bytes, module, copy.symbol.c_str()),
+                    "cuModuleGetGlobal"))
         return fail(findings, fmt::format("the module has no __constant__ variable '{}'", copy.symbol));
       if (bytes.size() > symbol_bytes) {
         findings->push_back(make_finding(
@@ -272,17 +278,20 @@ class Session {
       for (const std::string& name : job.device_variables) {
         DeviceImage image;
         size_t bytes = 0;
-        if (cuModuleGetGlobal(&image.pointer, &bytes, module, name.c_str()) != CUDA_SUCCESS) continue;  // optimized out
+        if (cuModuleGetGlobal(&image.pointer, &bytes, module, name.c_str()) != CUDA_SUCCESS)
+          continue;  // optimized out
         image.bytes.resize(bytes);
         if (bytes != 0 && !cuda_.ok(cuMemcpyDtoH(image.bytes.data(), image.pointer, bytes), "cuMemcpyDtoH"))
-          return fail(findings, fmt::format("cannot read the initial value of __device__ variable '{}'", name));
+          return fail(findings,
+                      fmt::format("cannot read the initial value of __device__ variable '{}'", name));
         images->second.push_back(std::move(image));
       }
       return true;  // nothing has run on this module yet
     }
     if (job.request().keep_device_variables) return true;
     for (const DeviceImage& image : images->second)
-      if (!image.bytes.empty() && !cuda_.ok(cuMemcpyHtoD(image.pointer, image.bytes.data(), image.bytes.size()), "cuMemcpyHtoD"))
+      if (!image.bytes.empty() &&
+          !cuda_.ok(cuMemcpyHtoD(image.pointer, image.bytes.data(), image.bytes.size()), "cuMemcpyHtoD"))
         return fail(findings, "cannot reset the module's __device__ variables to their initial values");
     return true;
   }
@@ -295,9 +304,9 @@ class Session {
     return timed(
         [&] {
           if (l.cooperative)
-            return cuda_.ok(cuLaunchCooperativeKernel(prepared.function, l.grid.x, l.grid.y, l.grid.z, l.block.x,
-                                                      l.block.y, l.block.z, l.dynamic_shared_bytes, nullptr,
-                                                      prepared.args.data()),
+            return cuda_.ok(cuLaunchCooperativeKernel(prepared.function, l.grid.x, l.grid.y, l.grid.z,
+                                                      l.block.x, l.block.y, l.block.z, l.dynamic_shared_bytes,
+                                                      nullptr, prepared.args.data()),
                             "cuLaunchCooperativeKernel");
           return cuda_.ok(
               cuLaunchKernel(prepared.function, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
@@ -313,20 +322,19 @@ class Session {
                   "cuDeviceGetAttribute") ||
         !cuda_.ok(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_),
                   "cuDeviceGetAttribute") ||
-        !cuda_.ok(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, prepared.function,
-                                                              static_cast<int>(l.block.count()),
-                                                              l.dynamic_shared_bytes),
+        !cuda_.ok(cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &per_sm, prepared.function, static_cast<int>(l.block.count()), l.dynamic_shared_bytes),
                   "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
       return fail(findings, "cannot tell whether the cooperative launch's grid fits on the device");
     if (supported == 0) {
-      findings->push_back(make_finding(FindingKind::kResourceLimit,
-                                       "this device cannot launch kernels cooperatively, which the exercise asks for "
-                                       "(`cooperative: true`); grade on a device that can, or on the simulator"));
+      findings->push_back(
+          make_finding(FindingKind::kResourceLimit,
+                       "this device cannot launch kernels cooperatively, which the exercise asks for "
+                       "(`cooperative: true`); grade on a device that can, or on the simulator"));
       return false;
     }
-    if (std::optional<Finding> refused = explain_cooperative_grid(l.grid.count(), l.block.count(),
-                                                                  static_cast<uint64_t>(per_sm),
-                                                                  static_cast<uint64_t>(sms))) {
+    if (std::optional<Finding> refused = explain_cooperative_grid(
+            l.grid.count(), l.block.count(), static_cast<uint64_t>(per_sm), static_cast<uint64_t>(sms))) {
       findings->push_back(std::move(*refused));
       return false;
     }
@@ -347,8 +355,8 @@ class Session {
           !cuda_.ok(cuMemcpyDtoH(after.data(), prepared.buffers[i] + prepared.sizes[i], kRedZoneBytes),
                     "cuMemcpyDtoH"))
         return fail(findings, fmt::format("cannot read back the guards of buffer '{}'", buffers[i].name));
-      if (std::optional<Finding> stray =
-              gpu::check_red_zones(buffers[i].name, buffers[i].element_size, prepared.sizes[i], before, after))
+      if (std::optional<Finding> stray = gpu::check_red_zones(buffers[i].name, buffers[i].element_size,
+                                                              prepared.sizes[i], before, after))
         findings->push_back(std::move(*stray));
     }
     return true;
@@ -379,7 +387,8 @@ class Session {
   bool reset() {
     end_job();
     bool unloaded = true;
-    for (const auto& [ptx, module] : modules_) unloaded = cuda_.ok(cuModuleUnload(module), "cuModuleUnload") && unloaded;
+    for (const auto& [ptx, module] : modules_)
+      unloaded = cuda_.ok(cuModuleUnload(module), "cuModuleUnload") && unloaded;
     modules_.clear();
     initial_images_.clear();
     if (flush_) cuda_.ok(cuMemFree(flush_), "cuMemFree");
@@ -522,7 +531,8 @@ class Session {
     }();
     const size_t block_bytes = block.size() * sizeof(float);
     for (size_t at = 0; at < bytes; at += block_bytes)
-      if (!cuda_.ok(cuMemcpyHtoD(pointer + at, block.data(), std::min(block_bytes, bytes - at)), "cuMemcpyHtoD"))
+      if (!cuda_.ok(cuMemcpyHtoD(pointer + at, block.data(), std::min(block_bytes, bytes - at)),
+                    "cuMemcpyHtoD"))
         return false;
     return true;
   }
@@ -581,7 +591,8 @@ void run_series(Session& session, Job& job, JobResult* result) {
     KernelJob kernel{std::string(), job.subject.param_bytes, std::move(job.series[k]), nullptr,
                      job.subject.device_variables};
     Prepared prepared;
-    if (!session.prepare(module, kernel, &prepared, &o.findings) || !session.run(kernel, prepared, &o.findings))
+    if (!session.prepare(module, kernel, &prepared, &o.findings) ||
+        !session.run(kernel, prepared, &o.findings))
       return;
     session.release(prepared);
   }
@@ -721,7 +732,8 @@ int main_with(int argc, char** argv) {
     return serve(session);
   }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: gpugrade-launch JOB RESULT [HEARTBEAT_FD] | gpugrade-launch --serve HEARTBEAT_FD\n");
+    std::fprintf(stderr,
+                 "usage: gpugrade-launch JOB RESULT [HEARTBEAT_FD] | gpugrade-launch --serve HEARTBEAT_FD\n");
     return 2;
   }
   if (argc > 3) heartbeat_fd = std::atoi(argv[3]);

@@ -18,8 +18,9 @@ std::vector<std::byte> red_zone_pattern() {
   return bytes;
 }
 
-std::optional<Finding> check_red_zones(const std::string& buffer, uint32_t element_size, uint64_t buffer_bytes,
-                                       const std::vector<std::byte>& before, const std::vector<std::byte>& after) {
+std::optional<Finding> check_red_zones(const std::string& buffer, uint32_t element_size,
+                                       uint64_t buffer_bytes, const std::vector<std::byte>& before,
+                                       const std::vector<std::byte>& after) {
   static const std::vector<std::byte> pattern = red_zone_pattern();
   const uint64_t size = element_size ? element_size : 1;
   const uint64_t elements = buffer_bytes / size;
@@ -55,19 +56,22 @@ std::optional<Finding> check_red_zones(const std::string& buffer, uint32_t eleme
     const uint64_t element = (buffer_bytes + *first_after) / size;
     const uint64_t past = element - elements + 1;
     finding.message = fmt::format(
-        "the kernel wrote past the end of '{}': {}[{}] is {} element{} beyond its last one, {}[{}] ({} element{} of "
-        "the guard after it changed{}); check the guard that keeps threads of the last block inside the buffer",
-        buffer, buffer, element, past, past == 1 ? "" : "s", buffer, elements ? elements - 1 : 0, changed_after,
-        changed_after == 1 ? "" : "s", other);
-    finding.details = {{"buffer", buffer}, {"side", "after"}, {"element", element}, {"changed_elements", changed_after}};
+        "the kernel wrote past the end of '{}': {}[{}] is {} element{} beyond its last one, {}[{}] ({} "
+        "element{} of "
+        "the guard after it changed{}); check the guard that keeps threads of the last block inside the "
+        "buffer",
+        buffer, buffer, element, past, past == 1 ? "" : "s", buffer, elements ? elements - 1 : 0,
+        changed_after, changed_after == 1 ? "" : "s", other);
+    finding.details = {
+        {"buffer", buffer}, {"side", "after"}, {"element", element}, {"changed_elements", changed_after}};
   } else {
     const uint64_t distance = before.size() - *last_before;  // bytes below the buffer's first byte
     const uint64_t elements_before = (distance + size - 1) / size;
     finding.message = fmt::format(
         "the kernel wrote before the start of '{}': {}[-{}] is {} element{} below {}[0] ({} element{} of the "
         "guard before it changed); an index went negative",
-        buffer, buffer, elements_before, elements_before, elements_before == 1 ? "" : "s", buffer, changed_before,
-        changed_before == 1 ? "" : "s");
+        buffer, buffer, elements_before, elements_before, elements_before == 1 ? "" : "s", buffer,
+        changed_before, changed_before == 1 ? "" : "s");
     finding.details = {{"buffer", buffer},
                        {"side", "before"},
                        {"element", -static_cast<int64_t>(elements_before)},

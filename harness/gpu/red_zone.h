@@ -28,7 +28,8 @@ std::vector<std::byte> red_zone_pattern();
 // bytes below and above a buffer of `buffer_bytes` bytes whose elements are `element_size` bytes.
 // Returns an out-of-bounds finding for the side and element nearest the buffer that changed (details:
 // buffer, side, element, changed_elements), or nullopt when both guards are intact.
-std::optional<Finding> check_red_zones(const std::string& buffer, uint32_t element_size, uint64_t buffer_bytes,
-                                       const std::vector<std::byte>& before, const std::vector<std::byte>& after);
+std::optional<Finding> check_red_zones(const std::string& buffer, uint32_t element_size,
+                                       uint64_t buffer_bytes, const std::vector<std::byte>& before,
+                                       const std::vector<std::byte>& after);
 
 }  // namespace gpugrade::gpu

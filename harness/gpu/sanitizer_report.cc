@@ -1,8 +1,6 @@
 // compute-sanitizer report parsing. See sanitizer_report.h.
 #include "harness/gpu/sanitizer_report.h"
 
-#include "harness/gpu/job.h"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,6 +11,8 @@
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "harness/gpu/job.h"
 
 namespace gpugrade::gpu {
 namespace {
@@ -63,7 +63,8 @@ bool take(std::string_view* text, std::string_view prefix) {
 // A word of letters, digits and underscores at the start of `*text` (empty when there is none).
 std::string_view take_word(std::string_view* text) {
   size_t n = 0;
-  while (n < text->size() && (std::isalnum(static_cast<unsigned char>((*text)[n])) != 0 || (*text)[n] == '_')) ++n;
+  while (n < text->size() && (std::isalnum(static_cast<unsigned char>((*text)[n])) != 0 || (*text)[n] == '_'))
+    ++n;
   std::string_view word = text->substr(0, n);
   text->remove_prefix(n);
   return word;
@@ -79,10 +80,12 @@ std::optional<Location> find_location(std::string_view text) {
     size_t end = 0;
     while (end < word.size() && !is_blank(word[end])) ++end;
     word = word.substr(0, end);
-    for (size_t colon = word.find(':', 1); colon != std::string_view::npos; colon = word.find(':', colon + 1)) {
+    for (size_t colon = word.find(':', 1); colon != std::string_view::npos;
+         colon = word.find(':', colon + 1)) {
       std::string_view rest = word.substr(colon + 1);
       const std::optional<int> line = take_number<int>(&rest);
-      if (line && (rest.empty() || rest.front() == ':')) return Location{std::string(word.substr(0, colon)), *line};
+      if (line && (rest.empty() || rest.front() == ':'))
+        return Location{std::string(word.substr(0, colon)), *line};
     }
   }
   return std::nullopt;
@@ -117,7 +120,8 @@ std::optional<RaceSecond> race_second(std::string_view line) {
   if (line.ends_with(" hazards]") || line.ends_with(" hazard]")) {
     if (const size_t open = line.rfind(" ["); open != std::string_view::npos) {
       std::string_view count = line.substr(open + 2);
-      if (std::optional<uint64_t> n = take_number<uint64_t>(&count); n && (count == " hazards]" || count == " hazard]")) {
+      if (std::optional<uint64_t> n = take_number<uint64_t>(&count);
+          n && (count == " hazards]" || count == " hazard]")) {
         race.hazards = *n;
         line = line.substr(0, open);
       }
@@ -139,7 +143,8 @@ std::optional<std::pair<std::vector<int>, std::vector<int>>> thread_and_block(st
     return true;
   };
   std::vector<int> thread, block;
-  if (!take(&line, "by thread ") || !triple(&thread) || !take(&line, " in block ") || !triple(&block)) return std::nullopt;
+  if (!take(&line, "by thread ") || !triple(&thread) || !take(&line, " in block ") || !triple(&block))
+    return std::nullopt;
   return std::pair{thread, block};
 }
 
@@ -161,7 +166,8 @@ std::vector<Finding> parse_sanitizer_report(std::string_view text) {
   std::vector<BarrierReport> barriers;
   for (size_t i = 0; i < lines.size(); ++i) {
     std::optional<RaceFirst> first = race_first(lines[i]);
-    std::optional<RaceSecond> second = first && i + 1 < lines.size() ? race_second(lines[i + 1]) : std::nullopt;
+    std::optional<RaceSecond> second =
+        first && i + 1 < lines.size() ? race_second(lines[i + 1]) : std::nullopt;
     std::string_view barrier_line = lines[i];
     if (first && second) {
       std::optional<Location> first_at = find_location(first->where);
@@ -185,8 +191,9 @@ std::vector<Finding> parse_sanitizer_report(std::string_view text) {
           "(compute-sanitizer racecheck)",
           at_kind == "Read" ? "a read" : "a write", at.line, other_kind == "Read" ? "read" : "write",
           other.line);
-      finding.details = {{"tool", "racecheck"},      {"access", at_kind},        {"other_access", other_kind},
-                         {"other_file", other.file}, {"other_line", other.line}, {"hazards", second->hazards}};
+      finding.details = {{"tool", "racecheck"},        {"access", at_kind},
+                         {"other_access", other_kind}, {"other_file", other.file},
+                         {"other_line", other.line},   {"hazards", second->hazards}};
       findings.push_back(std::move(finding));
       ++i;
     } else if (take(&barrier_line, "Barrier error detected.")) {
@@ -246,7 +253,8 @@ std::vector<std::vector<Finding>> parse_sanitizer_series(std::string_view text, 
       index = index * 10 + static_cast<size_t>(text[digits++] - '0');
     const size_t next = text.find(kSeriesMarker, digits);
     if (digits > number && index < launches)
-      findings[index] = parse_sanitizer_report(text.substr(digits, next == std::string_view::npos ? next : next - digits));
+      findings[index] =
+          parse_sanitizer_report(text.substr(digits, next == std::string_view::npos ? next : next - digits));
     at = next;
   }
   return findings;
@@ -254,7 +262,8 @@ std::vector<std::vector<Finding>> parse_sanitizer_series(std::string_view text, 
 
 size_t series_launches_started(std::string_view text) {
   size_t count = 0;
-  for (size_t at = text.find(kSeriesMarker); at != std::string_view::npos; at = text.find(kSeriesMarker, at + 1))
+  for (size_t at = text.find(kSeriesMarker); at != std::string_view::npos;
+       at = text.find(kSeriesMarker, at + 1))
     ++count;
   return count;
 }

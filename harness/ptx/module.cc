@@ -3,6 +3,8 @@
 // simulator cannot run aside instead (ParseOptions).
 #include "harness/ptx/module.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -10,8 +12,6 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 namespace gpugrade::ptx {
 namespace {
@@ -26,8 +26,12 @@ struct Token {
 // Limits that keep hostile PTX from exhausting the host; nvcc's output stays far below them.
 constexpr uint64_t kMaxRegisters = 65536;
 
-bool is_word_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
+bool is_word_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.';
+}
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.';
+}
 
 // Splits PTX into tokens; comments vanish. `a::b` stays one word (`.shared::cta`, `L2::cache_hint`).
 bool tokenize(std::string_view text, std::vector<Token>* tokens, std::string* error) {
@@ -35,8 +39,15 @@ bool tokenize(std::string_view text, std::vector<Token>* tokens, std::string* er
   size_t i = 0;
   while (i < text.size()) {
     char c = text[i];
-    if (c == '\n') { ++line; ++i; continue; }
-    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+    if (c == '\n') {
+      ++line;
+      ++i;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
     if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
       while (i < text.size() && text[i] != '\n') ++i;
       continue;
@@ -93,13 +104,16 @@ bool tokenize(std::string_view text, std::vector<Token>* tokens, std::string* er
 // An integer literal: decimal, 0x hex, 0b binary, leading-0 octal, optional U suffix; 0fXXXXXXXX and
 // 0dXXXXXXXXXXXXXXXX give a float's bits.
 std::optional<uint64_t> parse_number(std::string_view text) {
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D')) {
+  if (text.size() > 2 && text[0] == '0' &&
+      (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D')) {
     size_t digits = (text[1] == 'f' || text[1] == 'F') ? 8 : 16;
     if (text.size() != digits + 2) return std::nullopt;
     uint64_t value = 0;
     for (char c : text.substr(2)) {
       if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
-      value = value * 16 + static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
+      value = value * 16 + static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c))
+                                                     ? c - '0'
+                                                     : (std::tolower(c) - 'a' + 10));
     }
     return value;
   }
@@ -119,9 +133,12 @@ std::optional<uint64_t> parse_number(std::string_view text) {
   uint64_t value = 0;
   for (char c : text) {
     unsigned digit;
-    if (std::isdigit(static_cast<unsigned char>(c))) digit = static_cast<unsigned>(c - '0');
-    else if (std::isxdigit(static_cast<unsigned char>(c))) digit = static_cast<unsigned>(std::tolower(c) - 'a' + 10);
-    else return std::nullopt;
+    if (std::isdigit(static_cast<unsigned char>(c)))
+      digit = static_cast<unsigned>(c - '0');
+    else if (std::isxdigit(static_cast<unsigned char>(c)))
+      digit = static_cast<unsigned>(std::tolower(c) - 'a' + 10);
+    else
+      return std::nullopt;
     if (digit >= base) return std::nullopt;
     value = value * base + digit;
   }
@@ -156,16 +173,26 @@ std::optional<Space> parse_space(std::string_view word) {
 
 std::optional<Special> parse_special(std::string_view word) {
   static const std::map<std::string_view, Special> kSpecials = {
-      {"%tid.x", Special::kTidX},         {"%tid.y", Special::kTidY},
-      {"%tid.z", Special::kTidZ},         {"%ntid.x", Special::kNtidX},
-      {"%ntid.y", Special::kNtidY},       {"%ntid.z", Special::kNtidZ},
-      {"%ctaid.x", Special::kCtaidX},     {"%ctaid.y", Special::kCtaidY},
-      {"%ctaid.z", Special::kCtaidZ},     {"%nctaid.x", Special::kNctaidX},
-      {"%nctaid.y", Special::kNctaidY},   {"%nctaid.z", Special::kNctaidZ},
-      {"%laneid", Special::kLaneid},      {"%warpid", Special::kWarpid},
-      {"%nwarpid", Special::kNwarpid},    {"%lanemask_eq", Special::kLanemaskEq},
-      {"%lanemask_lt", Special::kLanemaskLt}, {"%lanemask_le", Special::kLanemaskLe},
-      {"%lanemask_gt", Special::kLanemaskGt}, {"%lanemask_ge", Special::kLanemaskGe},
+      {"%tid.x", Special::kTidX},
+      {"%tid.y", Special::kTidY},
+      {"%tid.z", Special::kTidZ},
+      {"%ntid.x", Special::kNtidX},
+      {"%ntid.y", Special::kNtidY},
+      {"%ntid.z", Special::kNtidZ},
+      {"%ctaid.x", Special::kCtaidX},
+      {"%ctaid.y", Special::kCtaidY},
+      {"%ctaid.z", Special::kCtaidZ},
+      {"%nctaid.x", Special::kNctaidX},
+      {"%nctaid.y", Special::kNctaidY},
+      {"%nctaid.z", Special::kNctaidZ},
+      {"%laneid", Special::kLaneid},
+      {"%warpid", Special::kWarpid},
+      {"%nwarpid", Special::kNwarpid},
+      {"%lanemask_eq", Special::kLanemaskEq},
+      {"%lanemask_lt", Special::kLanemaskLt},
+      {"%lanemask_le", Special::kLanemaskLe},
+      {"%lanemask_gt", Special::kLanemaskGt},
+      {"%lanemask_ge", Special::kLanemaskGe},
       {"%dynamic_smem_size", Special::kDynamicSmemSize},
       {"%total_smem_size", Special::kTotalSmemSize},
       {"%reserved_smem_offset_begin", Special::kReservedSmemBegin},
@@ -183,14 +210,14 @@ std::optional<Special> parse_special(std::string_view word) {
 // The special registers of the PTX ISA that neither parse_special nor cluster_of_one models: the
 // performance monitors %pm0..%pm7 (and their _64 forms), the driver's %envreg0..%envreg31, and the rest.
 bool is_unmodelled_special(std::string_view word) {
-  static const std::set<std::string_view> kNamed = {"%gridid",         "%clock_hi",         "%globaltimer_lo",
-                                                    "%globaltimer_hi", "%aggr_smem_size",   "%current_graph_exec",
-                                                    "%pm0_64",         "%pm1_64",           "%pm2_64",
-                                                    "%pm3_64",         "%pm4_64",           "%pm5_64",
-                                                    "%pm6_64",         "%pm7_64"};
+  static const std::set<std::string_view> kNamed = {
+      "%gridid", "%clock_hi", "%globaltimer_lo", "%globaltimer_hi", "%aggr_smem_size", "%current_graph_exec",
+      "%pm0_64", "%pm1_64",   "%pm2_64",         "%pm3_64",         "%pm4_64",         "%pm5_64",
+      "%pm6_64", "%pm7_64"};
   if (kNamed.contains(word)) return true;
   auto numbered = [&](std::string_view prefix, int count) {
-    if (!word.starts_with(prefix) || word.size() == prefix.size() || word.size() > prefix.size() + 2) return false;
+    if (!word.starts_with(prefix) || word.size() == prefix.size() || word.size() > prefix.size() + 2)
+      return false;
     int number = 0;
     for (char c : word.substr(prefix.size())) {
       if (c < '0' || c > '9') return false;
@@ -218,12 +245,13 @@ std::optional<Operand> cluster_of_one(std::string_view word) {
     return operand;
   };
   static const std::map<std::string_view, Special> kSameAsBlock = {
-      {"%clusterid.x", Special::kCtaidX},   {"%clusterid.y", Special::kCtaidY},   {"%clusterid.z", Special::kCtaidZ},
-      {"%nclusterid.x", Special::kNctaidX}, {"%nclusterid.y", Special::kNctaidY}, {"%nclusterid.z", Special::kNctaidZ}};
+      {"%clusterid.x", Special::kCtaidX},   {"%clusterid.y", Special::kCtaidY},
+      {"%clusterid.z", Special::kCtaidZ},   {"%nclusterid.x", Special::kNctaidX},
+      {"%nclusterid.y", Special::kNctaidY}, {"%nclusterid.z", Special::kNctaidZ}};
   static const std::map<std::string_view, int64_t> kConstant = {
-      {"%cluster_ctaid.x", 0},  {"%cluster_ctaid.y", 0},  {"%cluster_ctaid.z", 0},  {"%cluster_ctarank", 0},
-      {"%cluster_nctaid.x", 1}, {"%cluster_nctaid.y", 1}, {"%cluster_nctaid.z", 1}, {"%cluster_nctarank", 1},
-      {"%is_explicit_cluster", 0}};
+      {"%cluster_ctaid.x", 0},  {"%cluster_ctaid.y", 0},  {"%cluster_ctaid.z", 0},
+      {"%cluster_ctarank", 0},  {"%cluster_nctaid.x", 1}, {"%cluster_nctaid.y", 1},
+      {"%cluster_nctaid.z", 1}, {"%cluster_nctarank", 1}, {"%is_explicit_cluster", 0}};
   if (auto same = lookup_word(kSameAsBlock, word)) return special(*same);
   if (auto value = lookup_word(kConstant, word)) return constant(*value);
   return std::nullopt;
@@ -268,9 +296,9 @@ std::optional<AtomOp> parse_atom_op(std::string_view word) {
 }
 
 std::optional<PrmtMode> parse_prmt_mode(std::string_view word) {
-  static const std::map<std::string_view, PrmtMode> kModes = {{"f4e", PrmtMode::kF4e}, {"b4e", PrmtMode::kB4e},
-                                                              {"rc8", PrmtMode::kRc8}, {"ecl", PrmtMode::kEcl},
-                                                              {"ecr", PrmtMode::kEcr}, {"rc16", PrmtMode::kRc16}};
+  static const std::map<std::string_view, PrmtMode> kModes = {
+      {"f4e", PrmtMode::kF4e}, {"b4e", PrmtMode::kB4e}, {"rc8", PrmtMode::kRc8},
+      {"ecl", PrmtMode::kEcl}, {"ecr", PrmtMode::kEcr}, {"rc16", PrmtMode::kRc16}};
   return lookup_word(kModes, word);
 }
 
@@ -282,10 +310,10 @@ bool is_unsimulated_register_type(std::string_view word) {
 // Modifiers that change nothing in a sequentially consistent simulator without caches.
 bool is_ignored_modifier(std::string_view word) {
   static const std::map<std::string_view, int> kIgnored = {
-      {"ca", 0},  {"cg", 0},      {"cs", 0},      {"lu", 0},      {"cv", 0},  {"wb", 0},      {"wt", 0},
-      {"nc", 0},  {"volatile", 0}, {"relaxed", 0}, {"acquire", 0}, {"release", 0}, {"acq_rel", 0},
-      {"sc", 0},  {"weak", 0},    {"cta", 0},     {"gpu", 0},     {"sys", 0}, {"gl", 0},      {"aligned", 0},
-      {"noftz", 0}, {"sync", 0}};
+      {"ca", 0},      {"cg", 0},      {"cs", 0},       {"lu", 0},      {"cv", 0},      {"wb", 0},
+      {"wt", 0},      {"nc", 0},      {"volatile", 0}, {"relaxed", 0}, {"acquire", 0}, {"release", 0},
+      {"acq_rel", 0}, {"sc", 0},      {"weak", 0},     {"cta", 0},     {"gpu", 0},     {"sys", 0},
+      {"gl", 0},      {"aligned", 0}, {"noftz", 0},    {"sync", 0}};
   if (kIgnored.count(word) != 0) return true;
   return word.rfind("L1::", 0) == 0 || word.rfind("L2::", 0) == 0;
 }
@@ -309,7 +337,7 @@ std::string squeeze(std::string_view text) {
 struct Parsed {
   std::vector<Operand> parts;
   bool group = false;
-  std::string_view label;   // an identifier that named nothing yet: a label or a function
+  std::string_view label;  // an identifier that named nothing yet: a label or a function
 };
 
 class Parser {
@@ -376,7 +404,8 @@ class Parser {
       } else if (word == ".address_size") {
         uint64_t size;
         if (!expect_number(&size)) return false;
-        if (size != 64) return fail(token.line, fmt::format(".address_size {} is not supported (only 64)", size));
+        if (size != 64)
+          return fail(token.line, fmt::format(".address_size {} is not supported (only 64)", size));
       } else if (word == ".file") {
         if (!parse_file()) return false;
       } else if (word == ".section") {
@@ -422,11 +451,13 @@ class Parser {
   bool parse_declaration(const Token& first) {
     bool is_extern = false;
     const Token* token = &first;
-    while (token->text == ".visible" || token->text == ".extern" || token->text == ".weak" || token->text == ".common") {
+    while (token->text == ".visible" || token->text == ".extern" || token->text == ".weak" ||
+           token->text == ".common") {
       is_extern = is_extern || token->text == ".extern";
       token = &next();
     }
-    if (token->text == ".entry" || token->text == ".func") return parse_function(*token, token->text == ".entry");
+    if (token->text == ".entry" || token->text == ".func")
+      return parse_function(*token, token->text == ".entry");
     if (auto space = token->text.size() > 1 ? parse_space(token->text.substr(1)) : std::nullopt;
         space && (*space == Space::kGlobal || *space == Space::kConst || *space == Space::kShared)) {
       return parse_variable(*token, *space, is_extern, kNone32);
@@ -445,7 +476,8 @@ class Parser {
       if (word == "align") {
         uint64_t value;
         if (!expect_number(&value)) return false;
-        if (value == 0 || value > 4096 || (value & (value - 1)) != 0) return fail(start.line, fmt::format("bad alignment {}", value));
+        if (value == 0 || value > 4096 || (value & (value - 1)) != 0)
+          return fail(start.line, fmt::format("bad alignment {}", value));
         *align = static_cast<uint32_t>(value);
       } else if (auto parsed = parse_type(word)) {
         *type = *parsed;
@@ -454,7 +486,9 @@ class Parser {
       } else if (word == "attribute" && accept("(")) {
         // `.attribute(.managed)`: a __managed__ variable. No host code runs here, so it is a global
         // variable like any other.
-        if (!accept(".managed")) return fail(start.line, fmt::format("unsupported {} attribute '.attribute({})'", what, peek().text));
+        if (!accept(".managed"))
+          return fail(start.line,
+                      fmt::format("unsupported {} attribute '.attribute({})'", what, peek().text));
         if (!accept(")")) return fail_here("')'");
       } else {
         return fail(start.line, fmt::format("unsupported {} attribute '.{}'", what, word));
@@ -481,7 +515,8 @@ class Parser {
       uint64_t count = 1;
       while (accept("[")) {
         if (accept("]")) {
-          if (!is_extern && space != Space::kShared) return fail(name.line, fmt::format("'{}' has no size", name.text));
+          if (!is_extern && space != Space::kShared)
+            return fail(name.line, fmt::format("'{}' has no size", name.text));
           variable.dynamic = true;
           count = 0;
           continue;
@@ -491,11 +526,13 @@ class Parser {
         if (dim > (uint64_t{1} << 32)) return fail(name.line, fmt::format("'{}' is too large", name.text));
         count *= dim;
       }
-      if (variable.dynamic && space != Space::kShared) return fail(name.line, fmt::format("'{}' has no size", name.text));
+      if (variable.dynamic && space != Space::kShared)
+        return fail(name.line, fmt::format("'{}' has no size", name.text));
       variable.bytes = count * element;
       if (accept("=")) {
         if (!parse_initializer(&variable, element)) return false;
-        if (variable.init.size() > variable.bytes) return fail(name.line, fmt::format("too many initializers for '{}'", name.text));
+        if (variable.init.size() > variable.bytes)
+          return fail(name.line, fmt::format("too many initializers for '{}'", name.text));
       }
       if (!declare(name, std::move(variable))) return false;
       if (!accept(",")) break;
@@ -516,10 +553,12 @@ class Parser {
     uint64_t value = 0;
     // A table of function pointers (`= {_Z4downi, _Z2upi}`) holds zeros here: a call through one is
     // refused where it is made (place_call), so the addresses are never followed.
-    const bool function_address = !negative && peek().kind == Token::Kind::kWord &&
-                                  module_->find_function(peek().text) != nullptr;
-    if (function_address) next();
-    else if (!expect_number(&value)) return false;
+    const bool function_address =
+        !negative && peek().kind == Token::Kind::kWord && module_->find_function(peek().text) != nullptr;
+    if (function_address)
+      next();
+    else if (!expect_number(&value))
+      return false;
     if (negative) value = ~value + 1;
     for (uint32_t i = 0; i < element; ++i) variable->init.push_back(static_cast<uint8_t>(value >> (8 * i)));
     return true;
@@ -527,11 +566,13 @@ class Parser {
 
   bool declare(const Token& name, Variable variable) {
     auto& scope = variable.function == kNone32 ? globals_ : locals_;
-    auto [it, fresh] = scope.emplace(std::string(name.text), static_cast<uint32_t>(module_->variables.size()));
+    auto [it, fresh] =
+        scope.emplace(std::string(name.text), static_cast<uint32_t>(module_->variables.size()));
     if (!fresh) {
       // nvcc declares `param0` and `retval0` afresh in every call sequence block, each block its own scope:
       // the new declaration hides the old one from here on.
-      if (variable.function == kNone32) return fail(name.line, fmt::format("'{}' is declared twice", name.text));
+      if (variable.function == kNone32)
+        return fail(name.line, fmt::format("'{}' is declared twice", name.text));
       it->second = static_cast<uint32_t>(module_->variables.size());
     }
     module_->variables.push_back(std::move(variable));
@@ -563,7 +604,8 @@ class Parser {
       do {
         uint64_t blocks;
         if (!expect_number(&blocks)) return false;
-        function.cluster_blocks = static_cast<uint32_t>(std::min<uint64_t>(function.cluster_blocks * blocks, 1u << 20));
+        function.cluster_blocks =
+            static_cast<uint32_t>(std::min<uint64_t>(function.cluster_blocks * blocks, 1u << 20));
       } while (accept(","));
     }
     uint32_t existing = kNone32;
@@ -649,7 +691,8 @@ class Parser {
     while (depth > 0) {
       const Token& token = next();
       std::string_view word = token.text;
-      if (token.kind == Token::Kind::kEnd) return fail(token.line, fmt::format("missing '}}' at the end of '{}'", function_->name));
+      if (token.kind == Token::Kind::kEnd)
+        return fail(token.line, fmt::format("missing '}}' at the end of '{}'", function_->name));
       if (word == "{") {
         ++depth;
         register_scopes_.emplace_back();
@@ -658,8 +701,10 @@ class Parser {
         if (!register_scopes_.empty()) {
           // The block's registers go out of scope: the names it shadowed mean the outer registers again.
           for (auto it = register_scopes_.back().rbegin(); it != register_scopes_.back().rend(); ++it) {
-            if (it->second) registers_[it->first] = *it->second;
-            else registers_.erase(it->first);
+            if (it->second)
+              registers_[it->first] = *it->second;
+            else
+              registers_.erase(it->first);
           }
           register_scopes_.pop_back();
         }
@@ -678,7 +723,8 @@ class Parser {
           next();
         }
         next();
-      } else if (word == ".local" || word == ".shared" || word == ".param" || word == ".const" || word == ".global") {
+      } else if (word == ".local" || word == ".shared" || word == ".param" || word == ".const" ||
+                 word == ".global") {
         if (!parse_variable(token, *parse_space(word.substr(1)), false, function_index_)) return false;
       } else if (token.kind == Token::Kind::kWord && at(":")) {
         next();
@@ -707,7 +753,8 @@ class Parser {
         uint64_t count;
         if (!expect_number(&count) || !expect(">")) return false;
         if (count > kMaxRegisters || function_->registers.size() + count > kMaxRegisters)
-          return fail(name.line, fmt::format("more than {} registers in '{}'", kMaxRegisters, function_->name));
+          return fail(name.line,
+                      fmt::format("more than {} registers in '{}'", kMaxRegisters, function_->name));
         for (uint64_t i = 0; i < count; ++i) add_register(fmt::format("{}{}", name.text, i), *type);
       } else {
         add_register(std::string(name.text), *type);
@@ -727,7 +774,8 @@ class Parser {
       return;
     }
     auto it = registers_.find(name);
-    register_scopes_.back().emplace_back(name, it == registers_.end() ? std::nullopt : std::optional<uint32_t>(it->second));
+    register_scopes_.back().emplace_back(
+        name, it == registers_.end() ? std::nullopt : std::optional<uint32_t>(it->second));
     registers_[name] = index;
     function_->registers.push_back({std::move(name), type});
   }
@@ -743,8 +791,10 @@ class Parser {
         next();
       } else if (key.text == "inlined_at") {
         uint64_t outer_file, outer_line, outer_column;
-        if (!expect_number(&outer_file) || !expect_number(&outer_line) || !expect_number(&outer_column)) return false;
-        inlined_.push_back({module_->locs.size(), {static_cast<int>(outer_file), static_cast<int>(outer_line)}});
+        if (!expect_number(&outer_file) || !expect_number(&outer_line) || !expect_number(&outer_column))
+          return false;
+        inlined_.push_back(
+            {module_->locs.size(), {static_cast<int>(outer_file), static_cast<int>(outer_line)}});
       } else {
         return fail(key.line, fmt::format("unexpected '{}' in .loc", key.text));
       }
@@ -764,13 +814,17 @@ class Parser {
       std::vector<Instr>& code = function.code;
       uint32_t next = 0;
       for (size_t k = code.size(); k-- > 0;) {
-        if (module_->locs[code[k].loc].line != 0) next = code[k].loc;
-        else if (next != 0) code[k].loc = next;
+        if (module_->locs[code[k].loc].line != 0)
+          next = code[k].loc;
+        else if (next != 0)
+          code[k].loc = next;
       }
       uint32_t last = 0;
       for (Instr& instr : code) {
-        if (module_->locs[instr.loc].line != 0) last = instr.loc;
-        else if (last != 0) instr.loc = last;
+        if (module_->locs[instr.loc].line != 0)
+          last = instr.loc;
+        else if (last != 0)
+          instr.loc = last;
       }
     }
   }
@@ -796,7 +850,9 @@ class Parser {
       size_t search = index;
       for (int depth = 0; depth < kMaxDepth && in_header(at.file); ++depth) {
         size_t k = search;
-        while (k > 0 && !(outer_of[k - 1] && written[k - 1].file == at.file && written[k - 1].line == at.line)) --k;
+        while (k > 0 &&
+               !(outer_of[k - 1] && written[k - 1].file == at.file && written[k - 1].line == at.line))
+          --k;
         if (k == 0) break;
         at = *outer_of[k - 1];
         search = k - 1;
@@ -804,7 +860,6 @@ class Parser {
       module_->locs[index] = at;
     }
   }
-
 
   bool parse_instruction(const Token& start) {
     Instr instr;
@@ -829,7 +884,8 @@ class Parser {
       first = pos_;
     }
     const Token& mnemonic = next();
-    if (mnemonic.kind != Token::Kind::kWord) return fail(mnemonic.line, fmt::format("expected an instruction, got '{}'", mnemonic.text));
+    if (mnemonic.kind != Token::Kind::kWord)
+      return fail(mnemonic.line, fmt::format("expected an instruction, got '{}'", mnemonic.text));
     calling_ = mnemonic.text == "call" || mnemonic.text.starts_with("call.");
     std::vector<Parsed> operands;
     while (!at(";")) {
@@ -840,8 +896,9 @@ class Parser {
       if (!accept(",") && !at(";")) return fail_here("',' or ';'");
     }
     const Token& semicolon = next();
-    std::string_view whole = text_.substr(static_cast<size_t>(tokens_[first].text.data() - text_.data()),
-                                          static_cast<size_t>(semicolon.text.data() - tokens_[first].text.data()));
+    std::string_view whole =
+        text_.substr(static_cast<size_t>(tokens_[first].text.data() - text_.data()),
+                     static_cast<size_t>(semicolon.text.data() - tokens_[first].text.data()));
     statement_ = squeeze(whole);
     refusal_.clear();
     if (!operand_refusal_.empty()) {
@@ -944,7 +1001,8 @@ class Parser {
       const Token& token = next();
       if (token.kind == Token::Kind::kNumber) {
         auto value = parse_number(token.text);
-        if (!value) return fail(token.line, fmt::format("bad number '{}' in '{}'", token.text, current_statement()));
+        if (!value)
+          return fail(token.line, fmt::format("bad number '{}' in '{}'", token.text, current_statement()));
         operand.kind = Operand::Kind::kImm;
         operand.imm = static_cast<int64_t>(negative ? ~*value + 1 : *value);
       } else if (token.kind != Token::Kind::kWord || negative) {
@@ -970,16 +1028,18 @@ class Parser {
       } else if (is_unmodelled_special(token.text)) {
         // A special register of the PTX ISA the simulator does not model (%pm0, %envreg5, ...): the
         // statement is refused as a whole once it is read (parse_instruction), not a syntax error.
-        if (operand_refusal_.empty()) operand_refusal_ = fmt::format("unsupported special register '{}'", token.text);
+        if (operand_refusal_.empty())
+          operand_refusal_ = fmt::format("unsupported special register '{}'", token.text);
         operand.kind = Operand::Kind::kImm;
       } else if (token.text[0] == '%') {
-        return fail(token.line, fmt::format("unknown register '{}' in '{}'", token.text, current_statement()));
+        return fail(token.line,
+                    fmt::format("unknown register '{}' in '{}'", token.text, current_statement()));
       } else if (!calling_ && module_->find_function(token.text) != nullptr) {
         // A function's address (`mov.u64 %rd1, _Z4downi`), other than a call's callee: a function
         // pointer, which the simulator, inlining every call, cannot follow.
         if (operand_refusal_.empty())
-          operand_refusal_ =
-              fmt::format("unsupported function pointer (the address of '{}')", shared_source_name(token.text));
+          operand_refusal_ = fmt::format("unsupported function pointer (the address of '{}')",
+                                         shared_source_name(token.text));
         operand.kind = Operand::Kind::kImm;
       } else {
         operand.kind = Operand::Kind::kLabel;
@@ -1001,8 +1061,8 @@ class Parser {
   // The statement being parsed, for messages; the operands are parsed before the whole text is known.
   std::string current_statement() const {
     size_t start = instruction_start_ != kNoInstruction ? instruction_start_ : pos_;
-    while (start > 0 && tokens_[start - 1].text != ";" && tokens_[start - 1].text != "{" && tokens_[start - 1].text != "}" &&
-           tokens_[start - 1].text != ":")
+    while (start > 0 && tokens_[start - 1].text != ";" && tokens_[start - 1].text != "{" &&
+           tokens_[start - 1].text != "}" && tokens_[start - 1].text != ":")
       --start;
     size_t end = pos_;
     while (end + 1 < tokens_.size() && tokens_[end].text != ";") ++end;
@@ -1049,19 +1109,27 @@ class Parser {
       } else if ((*op == Op::kAtom || *op == Op::kRed || *op == Op::kRedux) && parse_atom_op(word)) {
         instr->mode = static_cast<uint8_t>(*parse_atom_op(word));
       } else if (*op == Op::kShfl && (word == "up" || word == "down" || word == "bfly" || word == "idx")) {
-        instr->mode = static_cast<uint8_t>(word == "up" ? ShflMode::kUp : word == "down" ? ShflMode::kDown
-                                                                                       : word == "bfly" ? ShflMode::kBfly : ShflMode::kIdx);
+        instr->mode = static_cast<uint8_t>(word == "up"     ? ShflMode::kUp
+                                           : word == "down" ? ShflMode::kDown
+                                           : word == "bfly" ? ShflMode::kBfly
+                                                            : ShflMode::kIdx);
       } else if (*op == Op::kVote && (word == "all" || word == "any" || word == "uni" || word == "ballot")) {
-        instr->mode = static_cast<uint8_t>(word == "all" ? VoteMode::kAll : word == "any" ? VoteMode::kAny
-                                                                                        : word == "uni" ? VoteMode::kUni : VoteMode::kBallot);
+        instr->mode = static_cast<uint8_t>(word == "all"   ? VoteMode::kAll
+                                           : word == "any" ? VoteMode::kAny
+                                           : word == "uni" ? VoteMode::kUni
+                                                           : VoteMode::kBallot);
       } else if (*op == Op::kMatch && (word == "any" || word == "all")) {
         instr->mode = word == "all" ? 1 : 0;
-      } else if ((*op == Op::kMul || *op == Op::kMad || *op == Op::kMadc || *op == Op::kMul24 || *op == Op::kMad24) &&
+      } else if ((*op == Op::kMul || *op == Op::kMad || *op == Op::kMadc || *op == Op::kMul24 ||
+                  *op == Op::kMad24) &&
                  (word == "lo" || word == "hi" || word == "wide")) {
-        instr->mode = static_cast<uint8_t>(word == "lo" ? MulMode::kLo : word == "hi" ? MulMode::kHi : MulMode::kWide);
+        instr->mode = static_cast<uint8_t>(word == "lo"   ? MulMode::kLo
+                                           : word == "hi" ? MulMode::kHi
+                                                          : MulMode::kWide);
       } else if (*op == Op::kCpAsync && word == "async" && i == 1) {
         async = true;
-      } else if (*op == Op::kCpAsync && async && (word == "commit_group" || word == "wait_group" || word == "wait_all")) {
+      } else if (*op == Op::kCpAsync && async &&
+                 (word == "commit_group" || word == "wait_group" || word == "wait_all")) {
         instr->mode = static_cast<uint8_t>(word == "commit_group" ? AsyncMode::kCommitGroup
                                            : word == "wait_group" ? AsyncMode::kWaitGroup
                                                                   : AsyncMode::kWaitAll);
@@ -1078,14 +1146,18 @@ class Parser {
       } else if (*op == Op::kBar && word == "red") {
         bar_red = true;
       } else if (*op == Op::kBar && bar_red && (word == "popc" || word == "and" || word == "or")) {
-        instr->mode = static_cast<uint8_t>(word == "popc" ? BarKind::kRedPopc : word == "and" ? BarKind::kRedAnd : BarKind::kRedOr);
+        instr->mode = static_cast<uint8_t>(word == "popc"  ? BarKind::kRedPopc
+                                           : word == "and" ? BarKind::kRedAnd
+                                                           : BarKind::kRedOr);
       } else if (*op == Op::kMembar && (word == "cta" || word == "cluster")) {
         instr->mode = kMembarBlockScope;  // a cluster is one block in the simulator
       } else if (*op == Op::kBar && word == "cluster" && i == 1 && words.size() > 2) {
         // barrier.cluster.arrive then barrier.cluster.wait: in a cluster of one block, the wait is the
         // block's barrier and the arrival orders nothing beyond the block.
-        if (words[2] == "arrive") instr->op = Op::kMembar, instr->mode = kMembarBlockScope;
-        else if (words[2] != "wait") return unsupported(fmt::format("modifier '.{}'", words[2]));
+        if (words[2] == "arrive")
+          instr->op = Op::kMembar, instr->mode = kMembarBlockScope;
+        else if (words[2] != "wait")
+          return unsupported(fmt::format("modifier '.{}'", words[2]));
         ++i;
       } else if (*op == Op::kBfind && word == "shiftamt") {
         instr->mode = 1;
@@ -1094,7 +1166,8 @@ class Parser {
         instr->flags |= kFlagCarryOut;
       } else if (*op == Op::kLd && word == "acquire") {
         instr->flags |= kFlagAcquire | kFlagStrong;
-      } else if ((*op == Op::kSt || *op == Op::kAtom || *op == Op::kRed) && (word == "release" || word == "acq_rel")) {
+      } else if ((*op == Op::kSt || *op == Op::kAtom || *op == Op::kRed) &&
+                 (word == "release" || word == "acq_rel")) {
         instr->flags |= kFlagRelease | kFlagStrong;
       } else if ((*op == Op::kLd || *op == Op::kSt || *op == Op::kAtom || *op == Op::kRed) &&
                  (word == "volatile" || word == "relaxed" || word == "acquire")) {
@@ -1145,20 +1218,24 @@ class Parser {
         instr->nsrc = 1;
         return true;
       }
-      case OperandShape::kCall: return place_call(mnemonic, operands, instr);
+      case OperandShape::kCall:
+        return place_call(mnemonic, operands, instr);
       case OperandShape::kNoOperands:
       case OperandShape::kDestination:
         if (op_info(instr->op).shape == OperandShape::kDestination) {
-          if (operands.size() != 1 || !single(0) || single(0)->kind != Operand::Kind::kReg) return wrong_operands();
+          if (operands.size() != 1 || !single(0) || single(0)->kind != Operand::Kind::kReg)
+            return wrong_operands();
           push_dst(*single(0));
         } else if (!operands.empty()) {
           return wrong_operands();
         }
         return true;
-      default: break;
+      default:
+        break;
     }
     for (const Parsed& parsed : operands)
-      if (!parsed.label.empty()) return fail(mnemonic.line, fmt::format("unknown name '{}' in '{}'", parsed.label, statement_));
+      if (!parsed.label.empty())
+        return fail(mnemonic.line, fmt::format("unknown name '{}' in '{}'", parsed.label, statement_));
     size_t index = 0;
     const OperandShape shape = op_info(instr->op).shape;
     bool writes = !(shape == OperandShape::kStore || shape == OperandShape::kReduction ||
@@ -1193,51 +1270,88 @@ class Parser {
     int dsts = instr.ndst, srcs = instr.nsrc;
     bool ok = false;
     switch (op_info(instr.op).shape) {
-      case OperandShape::kLoad: ok = dsts == instr.vec && srcs == 1 && is_addr(0); break;
-      case OperandShape::kStore: ok = srcs == 1 + instr.vec && is_addr(0) && operands.size() == 2; break;
-      case OperandShape::kMove: ok = (dsts == 1 && (srcs == 1 || srcs == 2 || srcs == 4)) || (srcs == 1 && (dsts == 2 || dsts == 4)); break;
-      case OperandShape::kDestination: ok = dsts == 1; break;
-      case OperandShape::kUnary: ok = dsts == 1 && srcs == 1; break;
-      case OperandShape::kBinary: ok = dsts == 1 && srcs == 2; break;
-      case OperandShape::kTernary: ok = dsts == 1 && srcs == 3; break;
-      case OperandShape::kQuaternary: ok = dsts == 1 && srcs == 4; break;
-      case OperandShape::kSetp: ok = (dsts == 1 || dsts == 2) && srcs == (instr.combine == BoolOp::kNone ? 2 : 3); break;
+      case OperandShape::kLoad:
+        ok = dsts == instr.vec && srcs == 1 && is_addr(0);
+        break;
+      case OperandShape::kStore:
+        ok = srcs == 1 + instr.vec && is_addr(0) && operands.size() == 2;
+        break;
+      case OperandShape::kMove:
+        ok = (dsts == 1 && (srcs == 1 || srcs == 2 || srcs == 4)) || (srcs == 1 && (dsts == 2 || dsts == 4));
+        break;
+      case OperandShape::kDestination:
+        ok = dsts == 1;
+        break;
+      case OperandShape::kUnary:
+        ok = dsts == 1 && srcs == 1;
+        break;
+      case OperandShape::kBinary:
+        ok = dsts == 1 && srcs == 2;
+        break;
+      case OperandShape::kTernary:
+        ok = dsts == 1 && srcs == 3;
+        break;
+      case OperandShape::kQuaternary:
+        ok = dsts == 1 && srcs == 4;
+        break;
+      case OperandShape::kSetp:
+        ok = (dsts == 1 || dsts == 2) && srcs == (instr.combine == BoolOp::kNone ? 2 : 3);
+        break;
       case OperandShape::kAtomic:
         ok = dsts == 1 && is_addr(0) && srcs == (instr.mode == static_cast<uint8_t>(AtomOp::kCas) ? 3 : 2);
         break;
-      case OperandShape::kReduction: ok = srcs == 2 && is_addr(0); break;
-      case OperandShape::kShuffle: ok = (dsts == 1 || dsts == 2) && srcs == 4; break;
-      case OperandShape::kVote: ok = dsts == 1 && srcs == 2; break;
+      case OperandShape::kReduction:
+        ok = srcs == 2 && is_addr(0);
+        break;
+      case OperandShape::kShuffle:
+        ok = (dsts == 1 || dsts == 2) && srcs == 4;
+        break;
+      case OperandShape::kVote:
+        ok = dsts == 1 && srcs == 2;
+        break;
       case OperandShape::kBarrier:
         ok = instr.mode == static_cast<uint8_t>(BarKind::kSync) ? (srcs == 0 || srcs == 1 || srcs == 2)
-                                                                 : (dsts == 1 && (srcs == 2 || srcs == 3));
+                                                                : (dsts == 1 && (srcs == 2 || srcs == 3));
         break;
-      case OperandShape::kWarpSync: ok = srcs == 1; break;
-      case OperandShape::kMatch: ok = (dsts == 1 || (dsts == 2 && instr.mode == 1)) && srcs == 2; break;
-      case OperandShape::kSource: ok = srcs == 1; break;
+      case OperandShape::kWarpSync:
+        ok = srcs == 1;
+        break;
+      case OperandShape::kMatch:
+        ok = (dsts == 1 || (dsts == 2 && instr.mode == 1)) && srcs == 2;
+        break;
+      case OperandShape::kSource:
+        ok = srcs == 1;
+        break;
       case OperandShape::kAsyncCopy:
         switch (static_cast<AsyncMode>(instr.mode)) {
           case AsyncMode::kCopy:
-            ok = (srcs == 3 || srcs == 4) && is_addr(0) && is_addr(1) && instr.src[2].kind == Operand::Kind::kImm;
+            ok = (srcs == 3 || srcs == 4) && is_addr(0) && is_addr(1) &&
+                 instr.src[2].kind == Operand::Kind::kImm;
             break;
-          case AsyncMode::kWaitGroup: ok = srcs == 1 && instr.src[0].kind == Operand::Kind::kImm; break;
-          default: ok = srcs == 0; break;
+          case AsyncMode::kWaitGroup:
+            ok = srcs == 1 && instr.src[0].kind == Operand::Kind::kImm;
+            break;
+          default:
+            ok = srcs == 0;
+            break;
         }
         break;
       // Placed and checked by place_operands and place_call.
       case OperandShape::kBranch:
       case OperandShape::kCall:
-      case OperandShape::kNoOperands: ok = true; break;
+      case OperandShape::kNoOperands:
+        ok = true;
+        break;
     }
     if (!ok) return wrong_operands();
     for (int i = 0; i < srcs; ++i) {
-      if (instr.src[i].kind == Operand::Kind::kAddr && !(instr.op == Op::kLd || instr.op == Op::kSt ||
-                                                          instr.op == Op::kAtom || instr.op == Op::kRed ||
-                                                          instr.op == Op::kCpAsync))
+      if (instr.src[i].kind == Operand::Kind::kAddr &&
+          !(instr.op == Op::kLd || instr.op == Op::kSt || instr.op == Op::kAtom || instr.op == Op::kRed ||
+            instr.op == Op::kCpAsync))
         return wrong_operands();
     }
-    if (instr.type == Type::kNone && instr.op != Op::kBar && instr.op != Op::kBarWarpSync && instr.op != Op::kClock &&
-        instr.op != Op::kIsspacep && instr.op != Op::kCpAsync)
+    if (instr.type == Type::kNone && instr.op != Op::kBar && instr.op != Op::kBarWarpSync &&
+        instr.op != Op::kClock && instr.op != Op::kIsspacep && instr.op != Op::kCpAsync)
       return unsupported("instruction without a type");
     return true;
   }
@@ -1273,13 +1387,15 @@ class Parser {
   bool resolve_calls() {
     for (const PendingCall& pending : pending_calls_) {
       const Function* callee = module_->find_function(pending.name);
-      if (callee == nullptr) return fail(pending.line, fmt::format("call of unknown function '{}'", pending.name));
+      if (callee == nullptr)
+        return fail(pending.line, fmt::format("call of unknown function '{}'", pending.name));
       uint32_t index = static_cast<uint32_t>(callee - module_->functions.data());
       Call& call = module_->functions[pending.caller].calls[pending.call];
       call.callee = index;
       call.system = callee->defined ? SystemCall::kNone : system_call(pending.name);
       if (!callee->defined && call.system == SystemCall::kNone)
-        return fail(pending.line, fmt::format("call of '{}', which has no body in this module", pending.name));
+        return fail(pending.line,
+                    fmt::format("call of '{}', which has no body in this module", pending.name));
       if (call.args.size() != callee->params.size() || call.returns.size() != callee->returns.size())
         return fail(pending.line, fmt::format("wrong number of arguments in '{}'", pending.statement));
     }
@@ -1306,13 +1422,13 @@ class Parser {
   const Token* label_token_ = nullptr;
   std::vector<PendingCall> pending_calls_;
   static constexpr size_t kNoInstruction = ~size_t{0};
-  size_t instruction_start_ = kNoInstruction;  // the token that starts the instruction being parsed
+  size_t instruction_start_ = kNoInstruction;          // the token that starts the instruction being parsed
   std::vector<std::pair<size_t, SourceLoc>> inlined_;  // locs index, the inlined_at position
   Function* function_ = nullptr;
   uint32_t function_index_ = 0;
   uint32_t current_loc_ = 0;
   std::string statement_;
-  std::string refusal_;  // why the decoder refused the current statement; empty when it did not
+  std::string refusal_;          // why the decoder refused the current statement; empty when it did not
   std::string operand_refusal_;  // why an operand of the current statement cannot be run; empty when none
   bool calling_ = false;         // the current statement is a call: a function's name there is its callee
 };
@@ -1354,7 +1470,8 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
   std::vector<KernelTraits> all;
   std::vector<ConstVariable> constants;
   for (const Variable& variable : module.variables)
-    if (variable.function == kNone32 && variable.space == Space::kConst) constants.push_back({variable.name, variable.bytes});
+    if (variable.function == kNone32 && variable.space == Space::kConst)
+      constants.push_back({variable.name, variable.bytes});
   std::vector<std::string> device_variables;
   for (const Variable& variable : module.variables)
     if (variable.function == kNone32 && variable.space == Space::kGlobal && !variable.dynamic)
@@ -1366,7 +1483,8 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
     traits.entry = function.name;
     for (uint32_t p : function.params) {
       const Variable& param = module.variables[p];
-      traits.params.push_back({param.name, std::string(to_string(param.param_type)), static_cast<uint32_t>(param.bytes)});
+      traits.params.push_back(
+          {param.name, std::string(to_string(param.param_type)), static_cast<uint32_t>(param.bytes)});
     }
     traits.line = module.locs[function.first_loc].line;
     traits.constants = constants;
@@ -1385,10 +1503,10 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
         traits.uses_barrier = traits.uses_barrier || instr.op == Op::kBar;
         for (int i = 0; i < instr.nsrc; ++i) reference(instr.src[i].symbol);
         const int line = module.locs[instr.loc].line;
-        const bool reads_workspace =
-            instr.op == Op::kMov && instr.nsrc == 1 && instr.src[0].kind == Operand::Kind::kSpecial &&
-            (instr.src[0].reg == static_cast<uint32_t>(Special::kGridWorkspaceLow) ||
-             instr.src[0].reg == static_cast<uint32_t>(Special::kGridWorkspaceHigh));
+        const bool reads_workspace = instr.op == Op::kMov && instr.nsrc == 1 &&
+                                     instr.src[0].kind == Operand::Kind::kSpecial &&
+                                     (instr.src[0].reg == static_cast<uint32_t>(Special::kGridWorkspaceLow) ||
+                                      instr.src[0].reg == static_cast<uint32_t>(Special::kGridWorkspaceHigh));
         if (reads_workspace && workspace_line == 0) workspace_line = std::max(line, 1);
         if (instr.op == Op::kTrap && workspace_line != 0 && traits.grid_sync_line == 0 && line > 0)
           traits.grid_sync_line = line;
@@ -1406,7 +1524,8 @@ std::vector<KernelTraits> kernel_traits(const Module& module) {
       if (variable.dynamic) {
         traits.uses_dynamic_shared = true;
       } else {
-        traits.static_shared_bytes = (traits.static_shared_bytes + variable.align - 1) / variable.align * variable.align;
+        traits.static_shared_bytes =
+            (traits.static_shared_bytes + variable.align - 1) / variable.align * variable.align;
         traits.static_shared_bytes += variable.bytes;
       }
     }

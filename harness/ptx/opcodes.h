@@ -18,26 +18,26 @@ enum class Op : uint8_t {
 
 // The operands an opcode takes, as the parser checks them (instructions.def's shape column).
 enum class OperandShape : uint8_t {
-  kUnary,        // d, a
-  kBinary,       // d, a, b
-  kTernary,      // d, a, b, c
-  kQuaternary,   // d, a, b, c, e
-  kMove,         // d, a; or d, {a, b[, c, e]}; or {d, e[, f, g]}, a
-  kLoad,         // d or {d...} matching .v2/.v4, then [addr]
-  kStore,        // [addr], then a or {a...} matching .v2/.v4
-  kSetp,         // p[|q], a, b[, c] with .and/.or/.xor
-  kAtomic,       // d, [addr], a[, b for cas]
-  kReduction,    // [addr], a
-  kShuffle,      // d[|p], a, b, c, mask
-  kVote,         // d, q, mask
-  kBarrier,      // [id[, count]]; bar.red: d, id[, count], p
-  kWarpSync,     // mask
-  kMatch,        // d[|p], a, mask
-  kAsyncCopy,    // cp.async: [dst], [src], size[, src-size]; commit_group and wait_all: nothing; wait_group: n
-  kSource,       // a
-  kBranch,       // label
-  kCall,         // (returns), function, (arguments)
-  kNoOperands,   // nothing
+  kUnary,       // d, a
+  kBinary,      // d, a, b
+  kTernary,     // d, a, b, c
+  kQuaternary,  // d, a, b, c, e
+  kMove,        // d, a; or d, {a, b[, c, e]}; or {d, e[, f, g]}, a
+  kLoad,        // d or {d...} matching .v2/.v4, then [addr]
+  kStore,       // [addr], then a or {a...} matching .v2/.v4
+  kSetp,        // p[|q], a, b[, c] with .and/.or/.xor
+  kAtomic,      // d, [addr], a[, b for cas]
+  kReduction,   // [addr], a
+  kShuffle,     // d[|p], a, b, c, mask
+  kVote,        // d, q, mask
+  kBarrier,     // [id[, count]]; bar.red: d, id[, count], p
+  kWarpSync,    // mask
+  kMatch,       // d[|p], a, mask
+  kAsyncCopy,   // cp.async: [dst], [src], size[, src-size]; commit_group and wait_all: nothing; wait_group: n
+  kSource,      // a
+  kBranch,      // label
+  kCall,        // (returns), function, (arguments)
+  kNoOperands,  // nothing
   kDestination,  // d
 };
 
@@ -56,7 +56,23 @@ const OpInfo& op_info(Op op);
 // takes .f16 only in cvt (conversions to and from half; no arithmetic in half precision: sim/half.h) and
 // refuses anything wider than 64 bits. A half NaN converts to the canonical 0x7FFF, assumed, not recorded.
 enum class Type : uint8_t {
-  kNone, kPred, kB8, kB16, kB32, kB64, kU8, kU16, kU32, kU64, kS8, kS16, kS32, kS64, kF16, kF32, kF64
+  kNone,
+  kPred,
+  kB8,
+  kB16,
+  kB32,
+  kB64,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kS8,
+  kS16,
+  kS32,
+  kS64,
+  kF16,
+  kF32,
+  kF64
 };
 
 // State spaces. kGeneric is an ld/st without a space: the address decides.
@@ -66,7 +82,24 @@ enum class Rounding : uint8_t { kNone, kRn, kRz, kRm, kRp, kRni, kRzi, kRmi, kRp
 
 // setp comparisons; the `u` forms are true when either operand is NaN.
 enum class Cmp : uint8_t {
-  kEq, kNe, kLt, kLe, kGt, kGe, kLo, kLs, kHi, kHs, kEqu, kNeu, kLtu, kLeu, kGtu, kGeu, kNum, kNan
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kLo,
+  kLs,
+  kHi,
+  kHs,
+  kEqu,
+  kNeu,
+  kLtu,
+  kLeu,
+  kGtu,
+  kGeu,
+  kNum,
+  kNan
 };
 
 enum class BoolOp : uint8_t { kNone, kAnd, kOr, kXor };
@@ -99,12 +132,29 @@ enum Flag : uint16_t {
 // 1 for pred, 8..64 otherwise, 0 for kNone. Inline: the interpreter asks on every instruction.
 constexpr uint32_t type_bits(Type type) {
   switch (type) {
-    case Type::kNone: return 0;
-    case Type::kPred: return 1;
-    case Type::kB8: case Type::kU8: case Type::kS8: return 8;
-    case Type::kB16: case Type::kU16: case Type::kS16: case Type::kF16: return 16;
-    case Type::kB32: case Type::kU32: case Type::kS32: case Type::kF32: return 32;
-    case Type::kB64: case Type::kU64: case Type::kS64: case Type::kF64: return 64;
+    case Type::kNone:
+      return 0;
+    case Type::kPred:
+      return 1;
+    case Type::kB8:
+    case Type::kU8:
+    case Type::kS8:
+      return 8;
+    case Type::kB16:
+    case Type::kU16:
+    case Type::kS16:
+    case Type::kF16:
+      return 16;
+    case Type::kB32:
+    case Type::kU32:
+    case Type::kS32:
+    case Type::kF32:
+      return 32;
+    case Type::kB64:
+    case Type::kU64:
+    case Type::kS64:
+    case Type::kF64:
+      return 64;
   }
   return 0;
 }

@@ -69,13 +69,13 @@ struct WarpAccess {
   bool tolerates_atomics = false;
   // A scalar store's data per lane (its low bytes_per_lane bytes), valid during on_access; null otherwise.
   const uint64_t* values = nullptr;
-  uint32_t bytes_per_lane = 4;          // 1, 2, 4, 8, 16 (a .v4.f32 is 16)
-  uint32_t warp = 0;                    // warp index within the block
+  uint32_t bytes_per_lane = 4;  // 1, 2, 4, 8, 16 (a .v4.f32 is 16)
+  uint32_t warp = 0;            // warp index within the block
   uint32_t active_mask = 0;
   std::array<uint64_t, 32> address{};
-  int file = 0;                         // .loc file index; 0 when none
-  int line = 0;                         // .loc line; 0 when none
-  uint32_t instruction = 0;             // index of the ld/st/atom in the kernel's code: one PTX instruction
+  int file = 0;              // .loc file index; 0 when none
+  int line = 0;              // .loc line; 0 when none
+  uint32_t instruction = 0;  // index of the ld/st/atom in the kernel's code: one PTX instruction
   // When span_known, `span` summarizes `address`: the interpreter measures it in the pass that computes
   // the addresses, so the checkers need not pass over the lanes again.
   bool span_known = false;
@@ -84,26 +84,26 @@ struct WarpAccess {
 
 // Where a shared variable sits in the block's window, for naming `tile[5][0]`.
 struct SharedRange {
-  std::string name;                     // PTX name (mangled)
+  std::string name;  // PTX name (mangled)
   uint64_t offset = 0;
-  uint64_t bytes = 0;                   // the dynamic window's size at this launch for .extern
+  uint64_t bytes = 0;  // the dynamic window's size at this launch for .extern
   bool dynamic = false;
 };
 
 // A global allocation of the launch, so checkers can track writes per element and name `out[5]`.
 struct GlobalRange {
-  std::string name;                     // the buffer's name in the request ("out")
-  uint64_t address = 0;                 // its first device address
+  std::string name;      // the buffer's name in the request ("out")
+  uint64_t address = 0;  // its first device address
   uint64_t bytes = 0;
   uint32_t element_size = 1;
 };
 
 // The block about to run: everything a checker needs to name threads, blocks and variables.
 struct BlockContext {
-  Dim3 block_index;                     // %ctaid
-  Dim3 block_dim;                       // %ntid
+  Dim3 block_index;  // %ctaid
+  Dim3 block_dim;    // %ntid
   uint32_t warps = 0;
-  uint64_t shared_bytes = 0;            // static plus dynamic
+  uint64_t shared_bytes = 0;  // static plus dynamic
   const std::vector<SharedRange>* shared_ranges = nullptr;
   // The launch's buffers; the same vector for every block of a launch. Null: no cross-block race check.
   const std::vector<GlobalRange>* global_ranges = nullptr;

@@ -30,7 +30,7 @@ struct SharedSample {
   uint32_t wavefronts = 0;
   WarpAccess access;
   Dim3 block;
-  std::string variable;        // the learner's name for the array the first active lane hit
+  std::string variable;  // the learner's name for the array the first active lane hit
   uint64_t variable_offset = 0;
   std::optional<SharedShape> shape;
 };
@@ -58,15 +58,18 @@ std::pair<uint32_t, uint32_t> sector_counts(const WarpAccess& access) {
     if (!(access.active_mask >> lane & 1)) continue;
     const uint64_t a = access.address[lane];
     starts[n_starts++] = a;
-    for (uint64_t s = a / kSectorBytes; s <= (a + access.bytes_per_lane - 1) / kSectorBytes && n_sectors < sectors.size(); ++s)
+    for (uint64_t s = a / kSectorBytes;
+         s <= (a + access.bytes_per_lane - 1) / kSectorBytes && n_sectors < sectors.size(); ++s)
       sectors[n_sectors++] = s;
   }
   const auto distinct = [](auto& values, size_t n) {
     std::sort(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
-    return static_cast<uint64_t>(std::unique(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n)) - values.begin());
+    return static_cast<uint64_t>(
+        std::unique(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n)) - values.begin());
   };
   const uint64_t bytes = distinct(starts, n_starts) * access.bytes_per_lane;
-  return {static_cast<uint32_t>(distinct(sectors, n_sectors)), static_cast<uint32_t>((bytes + kSectorBytes - 1) / kSectorBytes)};
+  return {static_cast<uint32_t>(distinct(sectors, n_sectors)),
+          static_cast<uint32_t>((bytes + kSectorBytes - 1) / kSectorBytes)};
 }
 
 nlohmann::json lane_offsets(const WarpAccess& access, int64_t base) {
@@ -90,11 +93,13 @@ struct AccessSamples::Store {
   std::map<LineKey, SharedSample> shared;
   std::map<LineKey, GlobalSample> global;
 
-  void merge(const std::map<LineKey, SharedSample>& more_shared, const std::map<LineKey, GlobalSample>& more_global) {
+  void merge(const std::map<LineKey, SharedSample>& more_shared,
+             const std::map<LineKey, GlobalSample>& more_global) {
     std::lock_guard lock(mutex);
     for (const auto& [key, s] : more_shared) {
       auto it = shared.find(key);
-      if (it == shared.end() || s.ways > it->second.ways || (s.ways == it->second.ways && s.at < it->second.at))
+      if (it == shared.end() || s.ways > it->second.ways ||
+          (s.ways == it->second.ways && s.at < it->second.at))
         shared[key] = s;
     }
     for (const auto& [key, g] : more_global) {
@@ -115,12 +120,14 @@ namespace {
 // One worker's view of one launch: keeps its own best requests, merged into the store at collect().
 class SampleObserver : public AccessObserver {
  public:
-  SampleObserver(std::shared_ptr<AccessSamples::Store> store, const SimLaunch& launch) : store_(std::move(store)) {
+  SampleObserver(std::shared_ptr<AccessSamples::Store> store, const SimLaunch& launch)
+      : store_(std::move(store)) {
     std::lock_guard lock(store_->mutex);
     run_ = store_->run;
     if (launch.request != nullptr) shapes_ = launch.request->shared_shapes;
     if (launch.files != nullptr)
-      for (const std::string& file : *launch.files) files_.push_back(std::filesystem::path(file).filename().string());
+      for (const std::string& file : *launch.files)
+        files_.push_back(std::filesystem::path(file).filename().string());
   }
 
   void begin_block(const BlockContext& block) override { block_ = block; }
@@ -134,7 +141,8 @@ class SampleObserver : public AccessObserver {
       const BankWays cost = bank_ways(access.address, access.active_mask, access.bytes_per_lane);
       const uint32_t ways = cost.ways, wavefronts = cost.wavefronts;
       auto it = shared_.find(key);
-      if (it != shared_.end() && (ways < it->second.ways || (ways == it->second.ways && !(at < it->second.at))))
+      if (it != shared_.end() &&
+          (ways < it->second.ways || (ways == it->second.ways && !(at < it->second.at))))
         return;
       SharedSample sample{at, ways, wavefronts, access, block_.block_index, "shared", 0, std::nullopt};
       name_shared(sample);
@@ -149,9 +157,17 @@ class SampleObserver : public AccessObserver {
       }
       const uint32_t first = static_cast<uint32_t>(__builtin_ctz(access.active_mask));
       for (const GlobalRange& range : *block_.global_ranges) {
-        if (access.address[first] < range.address || access.address[first] >= range.address + range.bytes) continue;
-        global_[key] = GlobalSample{at,      sectors,          min_sectors, access, block_.block_index, range.name,
-                                    range.address, range.bytes, std::max<uint32_t>(range.element_size, 1)};
+        if (access.address[first] < range.address || access.address[first] >= range.address + range.bytes)
+          continue;
+        global_[key] = GlobalSample{at,
+                                    sectors,
+                                    min_sectors,
+                                    access,
+                                    block_.block_index,
+                                    range.name,
+                                    range.address,
+                                    range.bytes,
+                                    std::max<uint32_t>(range.element_size, 1)};
         return;
       }
     }
@@ -177,7 +193,8 @@ class SampleObserver : public AccessObserver {
   // The array the first active lane's offset falls in, with the shape the grader read from the source.
   void name_shared(SharedSample& sample) const {
     if (block_.shared_ranges == nullptr) return;
-    const uint64_t offset = sample.access.address[static_cast<uint32_t>(__builtin_ctz(sample.access.active_mask))];
+    const uint64_t offset =
+        sample.access.address[static_cast<uint32_t>(__builtin_ctz(sample.access.active_mask))];
     for (const SharedRange& range : *block_.shared_ranges) {
       if (offset < range.offset || offset >= range.offset + range.bytes) continue;
       sample.variable = shared_source_name(range.name);
@@ -266,7 +283,8 @@ AccessSamples::AccessSamples() : store_(std::make_shared<Store>()) {}
 AccessSamples::~AccessSamples() = default;
 
 ObserverFactory AccessSamples::observe_with(ObserverFactory checkers) {
-  return [store = store_, checkers = std::move(checkers)](const SimLaunch& launch) -> std::unique_ptr<AccessObserver> {
+  return [store = store_,
+          checkers = std::move(checkers)](const SimLaunch& launch) -> std::unique_ptr<AccessObserver> {
     auto samples = std::make_unique<SampleObserver>(store, launch);
     if (!checkers) return samples;
     return std::make_unique<BothObservers>(checkers(launch), std::move(samples));

@@ -53,7 +53,8 @@ std::vector<uint8_t> data_path_bits(const Kernel& kernel) {
         });
         continue;
       } else if (!is_memory(in)) {
-        for (uint32_t i = 0; i < in.nsrc; ++i) from = from || (in.src[i] < carries.size() && carries[in.src[i]]);
+        for (uint32_t i = 0; i < in.nsrc; ++i)
+          from = from || (in.src[i] < carries.size() && carries[in.src[i]]);
       }
       if (from)
         for (uint32_t d = 0; d < in.ndst; ++d) mark(in.dst[d]);
@@ -64,12 +65,15 @@ std::vector<uint8_t> data_path_bits(const Kernel& kernel) {
   std::vector<bool> needed(kernel.slots, false);
   bool local_needed = false;
   for (const Inst& in : code)
-    if (stores_global(in)) for_values(in, [&](uint32_t slot) { if (slot < needed.size()) needed[slot] = true; });
+    if (stores_global(in))
+      for_values(in, [&](uint32_t slot) {
+        if (slot < needed.size()) needed[slot] = true;
+      });
   for (bool changed = true; changed;) {
     changed = false;
     for (const Inst& in : code) {
-      const bool any_needed = std::any_of(in.dst, in.dst + in.ndst,
-                                          [&](uint32_t slot) { return slot < needed.size() && needed[slot]; });
+      const bool any_needed = std::any_of(
+          in.dst, in.dst + in.ndst, [&](uint32_t slot) { return slot < needed.size() && needed[slot]; });
       if (in.op == ptx::Op::kSt && in.space == ptx::Space::kLocal) {
         if (!local_needed) continue;
         for_values(in, [&](uint32_t slot) {
@@ -89,8 +93,8 @@ std::vector<uint8_t> data_path_bits(const Kernel& kernel) {
 
   for (size_t pc = 0; pc < code.size(); ++pc) {
     const Inst& in = code[pc];
-    if (loads_shared(in) &&
-        std::any_of(in.dst, in.dst + in.ndst, [&](uint32_t slot) { return slot < needed.size() && needed[slot]; }))
+    if (loads_shared(in) && std::any_of(in.dst, in.dst + in.ndst,
+                                        [&](uint32_t slot) { return slot < needed.size() && needed[slot]; }))
       bits[pc] |= kFeedsGlobalStore;
     const bool strong = (in.flags & ptx::kFlagStrong) != 0 && (in.flags & ptx::kFlagBlockScope) == 0;
     if (stores_global(in) && (in.op != ptx::Op::kSt || strong)) bits[pc] |= kGlobalSync;
@@ -129,7 +133,8 @@ void mark_cas_guesses(Kernel* kernel) {
           if (in.src[i] < slots && reached[in.src[i]]) changed = reached[in.dst[0]] = true;
       }
     }
-    load.cas_guess = std::any_of(compares.begin(), compares.end(), [&](uint32_t slot) { return slot < slots && reached[slot]; });
+    load.cas_guess = std::any_of(compares.begin(), compares.end(),
+                                 [&](uint32_t slot) { return slot < slots && reached[slot]; });
   }
 }
 
@@ -173,8 +178,8 @@ void mark_speculative_loads(Kernel* kernel) {
       in.poison |= kResultOnlySelected;
     if (in.op == ptx::Op::kLd && in.ndst == 1 && holds[in.dst[0]]) {
       in.speculation = kSpeculativeLoad;
-    } else if (in.op == ptx::Op::kSelp &&
-               ((is_register(in.src[0]) && holds[in.src[0]]) || (is_register(in.src[1]) && holds[in.src[1]]))) {
+    } else if (in.op == ptx::Op::kSelp && ((is_register(in.src[0]) && holds[in.src[0]]) ||
+                                           (is_register(in.src[1]) && holds[in.src[1]]))) {
       in.speculation = holds[in.dst[0]] ? kForwardingSelp : kConsumingSelp;
       in.handler = Handler::kSelpSpeculative;
     }

@@ -31,65 +31,98 @@ Handler integer_or_general(const Inst& in, Handler handler) {
 }
 
 Handler handler_for(const Inst& in) {
-  if (in.type == Type::kPred && (in.op == Op::kAnd || in.op == Op::kOr || in.op == Op::kXor || in.op == Op::kNot ||
-                                 in.op == Op::kCnot || (in.op == Op::kMov && in.ndst == 1 && in.nsrc == 1)))
+  if (in.type == Type::kPred &&
+      (in.op == Op::kAnd || in.op == Op::kOr || in.op == Op::kXor || in.op == Op::kNot ||
+       in.op == Op::kCnot || (in.op == Op::kMov && in.ndst == 1 && in.nsrc == 1)))
     return Handler::kPredLogic;
   switch (in.op) {
     case Op::kMov:
       return in.ndst == 1 && in.nsrc == 1 && in.type != Type::kNone ? Handler::kMove : Handler::kGeneral;
-    case Op::kLd: return (in.flags & ptx::kFlagAcquire) != 0 ? Handler::kLoadAcquire : Handler::kLoadStore;
-    case Op::kSt: return Handler::kLoadStore;
+    case Op::kLd:
+      return (in.flags & ptx::kFlagAcquire) != 0 ? Handler::kLoadAcquire : Handler::kLoadStore;
+    case Op::kSt:
+      return Handler::kLoadStore;
     case Op::kAdd:
       if (plain_f32(in)) return Handler::kAddF32;
       return integer_or_general(in, Handler::kIntAdd);
-    case Op::kSub: return integer_or_general(in, Handler::kIntSub);
+    case Op::kSub:
+      return integer_or_general(in, Handler::kIntSub);
     case Op::kMul:
       if (plain_f32(in)) return Handler::kMulF32;
       if (!plain_integer(in)) return Handler::kGeneral;
       if (low_half(in)) return Handler::kIntMulLo;
-      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kS32) return Handler::kMulWideS32;
-      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kU32) return Handler::kMulWideU32;
-      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kS16) return Handler::kMulWideS16;
-      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kU16) return Handler::kMulWideU16;
+      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kS32)
+        return Handler::kMulWideS32;
+      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kU32)
+        return Handler::kMulWideU32;
+      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kS16)
+        return Handler::kMulWideS16;
+      if (static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kWide && in.type == Type::kU16)
+        return Handler::kMulWideU16;
       return Handler::kGeneral;
     case Op::kMad:
       if (plain_f32(in)) return Handler::kFmaF32;
       return plain_integer(in) && low_half(in) ? Handler::kIntMadLo : Handler::kGeneral;
-    case Op::kFma: return plain_f32(in) ? Handler::kFmaF32 : Handler::kGeneral;
-    case Op::kAnd: return integer_or_general(in, Handler::kIntAnd);
-    case Op::kOr: return integer_or_general(in, Handler::kIntOr);
-    case Op::kXor: return integer_or_general(in, Handler::kIntXor);
-    case Op::kShl: return integer_or_general(in, Handler::kIntShl);
-    case Op::kShr: return is_integer(in.type) && !ptx::is_signed(in.type) ? Handler::kIntShrUnsigned : Handler::kGeneral;
+    case Op::kFma:
+      return plain_f32(in) ? Handler::kFmaF32 : Handler::kGeneral;
+    case Op::kAnd:
+      return integer_or_general(in, Handler::kIntAnd);
+    case Op::kOr:
+      return integer_or_general(in, Handler::kIntOr);
+    case Op::kXor:
+      return integer_or_general(in, Handler::kIntXor);
+    case Op::kShl:
+      return integer_or_general(in, Handler::kIntShl);
+    case Op::kShr:
+      return is_integer(in.type) && !ptx::is_signed(in.type) ? Handler::kIntShrUnsigned : Handler::kGeneral;
     case Op::kSetp:
-      if (!is_integer(in.type) || in.combine != ptx::BoolOp::kNone || static_cast<ptx::Cmp>(in.mode) > ptx::Cmp::kHs)
+      if (!is_integer(in.type) || in.combine != ptx::BoolOp::kNone ||
+          static_cast<ptx::Cmp>(in.mode) > ptx::Cmp::kHs)
         return Handler::kGeneral;
       // lo/ls/hi/hs compare unsigned whatever the type says, as the general code does.
-      if (ptx::is_signed(in.type) && static_cast<ptx::Cmp>(in.mode) < ptx::Cmp::kLo) return Handler::kSetpSigned;
+      if (ptx::is_signed(in.type) && static_cast<ptx::Cmp>(in.mode) < ptx::Cmp::kLo)
+        return Handler::kSetpSigned;
       return Handler::kSetpUnsigned;
-    case Op::kSelp: return Handler::kSelp;
+    case Op::kSelp:
+      return Handler::kSelp;
     case Op::kAtom:
-    case Op::kRed: return Handler::kAtomic;
-    case Op::kBra: return Handler::kBranch;
+    case Op::kRed:
+      return Handler::kAtomic;
+    case Op::kBra:
+      return Handler::kBranch;
     case Op::kRet:
-    case Op::kExit: return Handler::kExit;
-    case Op::kBar: return Handler::kBarrier;
-    case Op::kBarWarpSync: return Handler::kWarpSync;
-    case Op::kMembar: return Handler::kNothing;
-    case Op::kShfl: return Handler::kShuffle;
-    case Op::kVote: return Handler::kVote;
-    case Op::kActivemask: return Handler::kActiveMask;
-    case Op::kRedux: return Handler::kRedux;
-    case Op::kMatch: return Handler::kMatch;
-    case Op::kNanosleep: return Handler::kYield;
-    case Op::kCpAsync: return Handler::kAsyncCopy;
-    // The linker inlines calls of .func bodies; only runtime functions (printf, assert) reach the interpreter.
-    case Op::kCall: return Handler::kSystemCall;
-    case Op::kTrap: return Handler::kTrap;
+    case Op::kExit:
+      return Handler::kExit;
+    case Op::kBar:
+      return Handler::kBarrier;
+    case Op::kBarWarpSync:
+      return Handler::kWarpSync;
+    case Op::kMembar:
+      return Handler::kNothing;
+    case Op::kShfl:
+      return Handler::kShuffle;
+    case Op::kVote:
+      return Handler::kVote;
+    case Op::kActivemask:
+      return Handler::kActiveMask;
+    case Op::kRedux:
+      return Handler::kRedux;
+    case Op::kMatch:
+      return Handler::kMatch;
+    case Op::kNanosleep:
+      return Handler::kYield;
+    case Op::kCpAsync:
+      return Handler::kAsyncCopy;
+    // The linker inlines calls of .func bodies; only runtime functions (printf, assert) reach the
+    // interpreter.
+    case Op::kCall:
+      return Handler::kSystemCall;
+    case Op::kTrap:
+      return Handler::kTrap;
     // The rest is the families' code.
     case Op::kCvt:
-      return is_integer(in.type) && is_integer(in.type2) && in.type != Type::kPred && in.type2 != Type::kPred &&
-                     (in.flags & ptx::kFlagSat) == 0
+      return is_integer(in.type) && is_integer(in.type2) && in.type != Type::kPred &&
+                     in.type2 != Type::kPred && (in.flags & ptx::kFlagSat) == 0
                  ? Handler::kCvtInteger
                  : Handler::kGeneral;
     case Op::kCvta:
@@ -129,7 +162,8 @@ Handler handler_for(const Inst& in) {
     case Op::kSin:
     case Op::kCos:
     case Op::kTanh:
-    case Op::kClock: return Handler::kGeneral;
+    case Op::kClock:
+      return Handler::kGeneral;
   }
   return Handler::kGeneral;
 }

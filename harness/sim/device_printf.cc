@@ -3,10 +3,10 @@
 // buffer's layout is the simulator's to get right.
 #include "harness/sim/device_printf.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace gpugrade::sim {
 namespace {
@@ -15,9 +15,9 @@ namespace {
 // modifier and the conversion character.
 struct Spec {
   std::string flags;
-  std::string width;       // digits, "*" or empty
-  std::string precision;   // ".digits", ".*" or empty
-  std::string length;      // hh h l ll j z t L, or empty
+  std::string width;      // digits, "*" or empty
+  std::string precision;  // ".digits", ".*" or empty
+  std::string length;     // hh h l ll j z t L, or empty
   char conversion = 0;
 };
 
@@ -28,12 +28,16 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool parse_spec(std::string_view format, size_t* i, Spec* spec) {
   size_t at = *i;
   while (at < format.size() && is_flag(format[at])) spec->flags += format[at++];
-  if (at < format.size() && format[at] == '*') spec->width = format[at++];
-  else while (at < format.size() && is_digit(format[at])) spec->width += format[at++];
+  if (at < format.size() && format[at] == '*')
+    spec->width = format[at++];
+  else
+    while (at < format.size() && is_digit(format[at])) spec->width += format[at++];
   if (at < format.size() && format[at] == '.') {
     spec->precision = format[at++];
-    if (at < format.size() && format[at] == '*') spec->precision += format[at++];
-    else while (at < format.size() && is_digit(format[at])) spec->precision += format[at++];
+    if (at < format.size() && format[at] == '*')
+      spec->precision += format[at++];
+    else
+      while (at < format.size() && is_digit(format[at])) spec->precision += format[at++];
   }
   while (at < format.size() && std::strchr("hljztL", format[at]) != nullptr && spec->length.size() < 2)
     spec->length += format[at++];
@@ -100,8 +104,8 @@ std::optional<std::string> read_device_string(uint64_t address, const DeviceRead
   return text;
 }
 
-PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read, size_t limit,
-                                  PrintfBudget* budget) {
+PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read,
+                                  size_t limit, PrintfBudget* budget) {
   PrintfResult result;
   Arguments arguments(args, read);
   auto missing = [&](std::string_view written) {
@@ -137,12 +141,18 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
     if (width == "*" || precision == ".*") {
       int32_t value = 0;
       if (width == "*") {
-        if (!arguments.next(&value)) { missing(written); continue; }
+        if (!arguments.next(&value)) {
+          missing(written);
+          continue;
+        }
         width = std::to_string(value);
         ++result.arguments;
       }
       if (precision == ".*") {
-        if (!arguments.next(&value)) { missing(written); continue; }
+        if (!arguments.next(&value)) {
+          missing(written);
+          continue;
+        }
         precision = value < 0 ? "" : "." + std::to_string(value);
         ++result.arguments;
       }
@@ -157,14 +167,25 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
                      : host_format(conversion, value);
     };
     switch (spec.conversion) {
-      case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': {
+      case 'd':
+      case 'i':
+      case 'u':
+      case 'o':
+      case 'x':
+      case 'X': {
         if (wide) {
           uint64_t value;
-          if (!arguments.next(&value)) { missing(written); continue; }
+          if (!arguments.next(&value)) {
+            missing(written);
+            continue;
+          }
           result.text += convert(head + "ll" + spec.conversion, static_cast<long long>(value));
         } else {
           uint32_t value;
-          if (!arguments.next(&value)) { missing(written); continue; }
+          if (!arguments.next(&value)) {
+            missing(written);
+            continue;
+          }
           // h and hh narrow the promoted int as C's printf does.
           std::string length = spec.length == "h" || spec.length == "hh" ? spec.length : "";
           result.text += convert(head + length + spec.conversion, static_cast<int>(value));
@@ -173,19 +194,35 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
       }
       case 'c': {
         uint32_t value;
-        if (!arguments.next(&value)) { missing(written); continue; }
+        if (!arguments.next(&value)) {
+          missing(written);
+          continue;
+        }
         result.text += convert(head + 'c', static_cast<int>(value));
         break;
       }
-      case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E':
+      case 'g':
+      case 'G':
+      case 'a':
+      case 'A': {
         double value;
-        if (!arguments.next(&value)) { missing(written); continue; }
+        if (!arguments.next(&value)) {
+          missing(written);
+          continue;
+        }
         result.text += convert(head + spec.conversion, value);
         break;
       }
       case 's': {
         uint64_t pointer;
-        if (!arguments.next(&pointer)) { missing(written); continue; }
+        if (!arguments.next(&pointer)) {
+          missing(written);
+          continue;
+        }
         std::optional<std::string> text = read_device_string(pointer, read, limit);
         if (!text) text = pointer == 0 ? "(null)" : "<unreadable string>";
         result.text += convert(head + 's', text->c_str());
@@ -193,9 +230,13 @@ PrintfResult format_device_printf(std::string_view format, uint64_t args, const 
       }
       case 'p': {
         uint64_t pointer;
-        if (!arguments.next(&pointer)) { missing(written); continue; }
+        if (!arguments.next(&pointer)) {
+          missing(written);
+          continue;
+        }
         // As glibc prints a pointer: 0x and lowercase hex, (nil) for null; only `-` and a width apply.
-        const std::string shown = pointer == 0 ? "(nil)" : host_format("%#llx", static_cast<unsigned long long>(pointer));
+        const std::string shown =
+            pointer == 0 ? "(nil)" : host_format("%#llx", static_cast<unsigned long long>(pointer));
         const std::string align = spec.flags.find('-') != std::string::npos ? "-" : "";
         result.text += convert("%" + align + width + "s", shown.c_str());
         break;

@@ -19,9 +19,9 @@ using DeviceRead = std::function<bool(uint64_t address, void* out, uint32_t byte
 
 // Formatting's own limits (docs/limits.md), apart from the launch's instruction and time budgets: one printf
 // is a single instruction, however much text it makes.
-inline constexpr int kPrintfMaxField = 4096;                   // a conversion's width or precision
-inline constexpr size_t kPrintfCallBytes = 4096;               // text of one call; the rest is cut
-inline constexpr uint64_t kPrintfLaunchBytes = 16u << 20;      // text formatted per launch
+inline constexpr int kPrintfMaxField = 4096;                    // a conversion's width or precision
+inline constexpr size_t kPrintfCallBytes = 4096;                // text of one call; the rest is cut
+inline constexpr uint64_t kPrintfLaunchBytes = 16u << 20;       // text formatted per launch
 inline constexpr uint64_t kPrintfLaunchConversions = 1u << 20;  // conversions per launch
 
 // What a launch has spent on printf, shared by its worker threads. Once spent, the launch's further printf
@@ -33,7 +33,9 @@ class PrintfBudget {
            conversions_.load(std::memory_order_relaxed) >= kPrintfLaunchConversions;
   }
   // False when the launch has already made its kPrintfLaunchConversions conversions.
-  bool take_conversion() { return conversions_.fetch_add(1, std::memory_order_relaxed) < kPrintfLaunchConversions; }
+  bool take_conversion() {
+    return conversions_.fetch_add(1, std::memory_order_relaxed) < kPrintfLaunchConversions;
+  }
   void charge(size_t bytes) { bytes_.fetch_add(bytes, std::memory_order_relaxed); }
 
  private:
@@ -49,8 +51,8 @@ struct PrintfResult {
 // Formats `format` with the arguments packed at generic address `args` (0 when the call has none). A
 // conversion whose argument cannot be read, or that CUDA's printf does not know, is written as it stands
 // followed by a note in angle brackets, never a crash; so is one whose width or precision passes
-// kPrintfMaxField. Output past `limit` bytes is cut. With a `budget`, each conversion and the text are charged
-// to it, and formatting stops with a note at the conversion that finds it spent.
+// kPrintfMaxField. Output past `limit` bytes is cut. With a `budget`, each conversion and the text are
+// charged to it, and formatting stops with a note at the conversion that finds it spent.
 PrintfResult format_device_printf(std::string_view format, uint64_t args, const DeviceRead& read,
                                   size_t limit = kPrintfCallBytes, PrintfBudget* budget = nullptr);
 

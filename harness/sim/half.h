@@ -31,7 +31,8 @@ inline uint16_t double_to_half(double x, ptx::Rounding rounding) {
   const double magnitude = std::fabs(x);
   if (magnitude == 0) return sign;
   const bool up_is_away = rounding == (negative ? ptx::Rounding::kRm : ptx::Rounding::kRp);
-  const bool toward_zero = rounding == ptx::Rounding::kRz || rounding == (negative ? ptx::Rounding::kRp : ptx::Rounding::kRm);
+  const bool toward_zero =
+      rounding == ptx::Rounding::kRz || rounding == (negative ? ptx::Rounding::kRp : ptx::Rounding::kRm);
   const uint16_t overflow = toward_zero ? 0x7BFF : 0x7C00;
   if (std::isinf(magnitude)) return sign | 0x7C00;
   int exponent = 0;
@@ -42,12 +43,15 @@ inline uint16_t double_to_half(double x, ptx::Rounding rounding) {
   const int quantum = e < -14 ? -24 : e - 10;
   const double scaled = std::ldexp(magnitude, -quantum);  // exact: a power-of-two scaling within range
   double whole = std::floor(scaled);
-  const double fraction = scaled - whole;                  // exact
+  const double fraction = scaled - whole;  // exact
   bool round_up = false;
   if (fraction > 0) {
-    if (toward_zero) round_up = false;
-    else if (up_is_away) round_up = true;
-    else round_up = fraction > 0.5 || (fraction == 0.5 && std::fmod(whole, 2.0) != 0);  // .rn: ties to even
+    if (toward_zero)
+      round_up = false;
+    else if (up_is_away)
+      round_up = true;
+    else
+      round_up = fraction > 0.5 || (fraction == 0.5 && std::fmod(whole, 2.0) != 0);  // .rn: ties to even
   }
   uint32_t m = static_cast<uint32_t>(whole) + (round_up ? 1 : 0);
   if (e < -14) return sign | static_cast<uint16_t>(m);  // m == 1024 is the smallest normal, encoded alike

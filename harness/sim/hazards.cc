@@ -2,8 +2,6 @@
 // and sector arithmetic per warp request, and the deterministic merge of what the workers saw.
 #include "harness/sim/hazards.h"
 
-#include "harness/sim/data_path.h"
-
 #include <emmintrin.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -21,6 +19,8 @@
 #include <tuple>
 #include <unordered_map>
 #include <utility>
+
+#include "harness/sim/data_path.h"
 
 namespace gpugrade::sim {
 namespace {
@@ -129,8 +129,8 @@ BankCost bank_cost(const WarpAccess& access, const Span& span) {
 // A shared atomic is a read-modify-write: lanes on one word do not share a broadcast, each takes its own
 // pass, and so does each lane on another word of the same bank. Its cost is the most lanes on one bank.
 struct AtomicCost {
-  uint32_t passes = 0;          // the most active lanes whose words fall in one bank
-  uint32_t same_address = 0;    // the most active lanes on one address
+  uint32_t passes = 0;        // the most active lanes whose words fall in one bank
+  uint32_t same_address = 0;  // the most active lanes on one address
 };
 
 // `hits` is one zeroed byte per word of the shared window, left zeroed, or null when some lane's word is
@@ -608,7 +608,7 @@ struct BufferWriters {
   int element_shift = -1;  // log2 of the element size when it is a power of two
   std::atomic<bool> made{false};
   std::atomic<bool> atomics{false};  // an atomic updated it: its writer cells do not tell every update
-  bool unshadowed = false;  // too large to shadow: left unchecked
+  bool unshadowed = false;           // too large to shadow: left unchecked
   Cells lowest;
   Cells highest;
   // When blocks run one at a time in a kernel with global atomics: the latest write in run order, and
@@ -944,12 +944,14 @@ class HazardObserver final : public AccessObserver {
     if (access.values == nullptr || shared_memory_ == nullptr) return false;
     const uint32_t other = writer % kWarpSize;
     const bool same_store = writer / kWarpSize == access.warp && (access.active_mask >> other & 1) != 0 &&
-                            access.address[other] <= offset && offset < access.address[other] + access.bytes_per_lane;
+                            access.address[other] <= offset &&
+                            offset < access.address[other] + access.bytes_per_lane;
     const uint64_t start = access.address[lane], end = start + access.bytes_per_lane;
     for (uint64_t b = std::max(offset, start); b < std::min(offset + size, end); ++b) {
       const auto stored = static_cast<uint8_t>(access.values[lane] >> (8 * (b - start)));
-      const auto there = same_store ? static_cast<uint8_t>(access.values[other] >> (8 * (b - access.address[other])))
-                                    : static_cast<uint8_t>(shared_memory_[b]);
+      const auto there = same_store
+                             ? static_cast<uint8_t>(access.values[other] >> (8 * (b - access.address[other])))
+                             : static_cast<uint8_t>(shared_memory_[b]);
       if (there != stored) return false;
     }
     return true;
@@ -1001,20 +1003,20 @@ class HazardObserver final : public AccessObserver {
   uint64_t block_ = 0;     // linear index of the current block
   uint64_t sequence_ = 0;  // hazards so far in the block
   bool check_globals_ = false;
-  bool alone_ = false;  // the launch's only worker: global write shadows need no atomics
+  bool alone_ = false;      // the launch's only worker: global write shadows need no atomics
   size_t last_buffer_ = 0;  // most global writes of a warp land in the buffer the last one did
   std::array<PendingWarp, kPendingWarps> pending_;
   size_t next_pending_ = 0;  // the oldest queued warp write, applied when its slot is needed
   std::vector<Contested> contested_;
-  bool follow_order_ = false;      // this launch follows publication (HazardLaunch::State::follow_order)
-  std::vector<uint32_t> fences_;   // per thread of the block: device fences made so far
+  bool follow_order_ = false;     // this launch follows publication (HazardLaunch::State::follow_order)
+  std::vector<uint32_t> fences_;  // per thread of the block: device fences made so far
   std::vector<uint32_t> fence_barriers_;  // per thread: the block's barriers before its latest fence
-  uint32_t barriers_ = 0;          // barriers the block has completed
+  uint32_t barriers_ = 0;                 // barriers the block has completed
   bool fenced_since_barrier_ = false;
   // Writes made before this many barriers were followed by a device fence (by any thread) and a barrier.
   uint32_t fenced_barriers_ = 0;
-  Releases acquired_;              // what this block's atomics and acquiring loads observed
-  Releases read_strong_;           // what its .volatile or .relaxed loads saw: acquired at its next fence
+  Releases acquired_;     // what this block's atomics and acquiring loads observed
+  Releases read_strong_;  // what its .volatile or .relaxed loads saw: acquired at its next fence
 
   std::vector<Group> groups_;
   LineTable<SharedCounters> shared_lines_;
@@ -1022,8 +1024,8 @@ class HazardObserver final : public AccessObserver {
   // What shared memory did for the result (SharedUse), as this worker's blocks showed it.
   const std::vector<uint8_t>* data_path_ = nullptr;
   const std::byte* shared_memory_ = nullptr;  // the block's shared window (BlockContext::shared_memory)
-  bool shared_fed_ = false;  // a shared load with kFeedsGlobalStore ran
-  bool carried_ = false;     // a global store with kCarriesSharedValue ran
+  bool shared_fed_ = false;                   // a shared load with kFeedsGlobalStore ran
+  bool carried_ = false;                      // a global store with kCarriesSharedValue ran
   bool barrier_orders_shared_ = false;
 };
 
@@ -1205,7 +1207,8 @@ void HazardObserver::on_access(const WarpAccess& access) {
   } else if (access.space == Space::kGlobal) {
     if (checks_.coalescing && access.kind != AccessKind::kAtomic) {
       const SectorCost cost = sector_cost(access, request);
-      if (access.instruction >= global_instructions_.size()) global_instructions_.resize(access.instruction + 1);
+      if (access.instruction >= global_instructions_.size())
+        global_instructions_.resize(access.instruction + 1);
       GlobalCounters& counters = global_instructions_[access.instruction];
       ++counters.requests;
       counters.sectors += cost.sectors;
@@ -1220,7 +1223,8 @@ void HazardObserver::on_access(const WarpAccess& access) {
       counters.store = access.kind != AccessKind::kRead;
     }
     if (access.kind != AccessKind::kRead && on_path(access, kCarriesSharedValue)) carried_ = true;
-    if (checks_.races && access.kind == AccessKind::kWrite && check_globals_) record_global_writes(access, request);
+    if (checks_.races && access.kind == AccessKind::kWrite && check_globals_)
+      record_global_writes(access, request);
     if (follow_order_ && checks_.races && access.ordering != Ordering::kWeak) {
       // A .release access carries a fence before it; an atomic releases and acquires, a strong write
       // releases, a strong read acquires.
@@ -1230,7 +1234,8 @@ void HazardObserver::on_access(const WarpAccess& access) {
       } else if (access.kind == AccessKind::kWrite) {
         std::lock_guard lock(state_.release_mutex);
         for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1)
-          release(access.address[std::countr_zero(mask)], access.warp * kWarpSize + static_cast<uint32_t>(std::countr_zero(mask)));
+          release(access.address[std::countr_zero(mask)],
+                  access.warp * kWarpSize + static_cast<uint32_t>(std::countr_zero(mask)));
       } else {
         acquire(access);
       }
@@ -1312,8 +1317,8 @@ void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& la
     const bool same_value = access.kind == AccessKind::kWrite && cell.cold.write_kind == AccessKind::kWrite &&
                             stores_what_is_there(access, thread % kWarpSize, cell.hot.writer, offset,
                                                  word_index(cell) >= 0 ? 4 : 1);
-    if (cell.hot.write_epoch == epoch_ && unordered(cell.hot.writer, cell.cold.write_sync, thread) && !beside_atomic &&
-        !same_value) {
+    if (cell.hot.write_epoch == epoch_ && unordered(cell.hot.writer, cell.cold.write_sync, thread) &&
+        !beside_atomic && !same_value) {
       other = cell.hot.writer;
       key.other_line = cell.cold.write_line;
       key.other_access = cell.cold.write_kind;
@@ -1698,7 +1703,8 @@ void HazardObserver::record_global_writes(const WarpAccess& access, const Span& 
     const uint32_t narrow = state_.narrow.on ? state_.narrow.pack(block_, access.line, thread) : 0;
     const uint64_t last =
         std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
-    const uint64_t point = follow_order_ ? order_point(fences_[access.warp * kWarpSize + lane], barriers_) : 0;
+    const uint64_t point =
+        follow_order_ ? order_point(fences_[access.warp * kWarpSize + lane], barriers_) : 0;
     const bool strong = access.ordering != Ordering::kWeak;
     for (uint64_t e = (address - buffer->range.address) / size; e <= last; ++e) {
       const bool again = state_.narrow.on ? record_cell<uint32_t>(*buffer, e, narrow)
@@ -1827,10 +1833,11 @@ Finding HazardLaunch::State::shared_finding(const Group& group) const {
     finding.message = fmt::format(
         "thread {} {} {}, which no thread of block {} wrote{}", text(thread), verb(key.access), index,
         text(block_index),
-        key.after_barrier ? ", though a barrier came before this read: the block's threads wrote other elements, "
-                            "so check this index against the ones they write (the elements of a partial tile or "
-                            "a halo must be written too, or not read)"
-                          : "");
+        key.after_barrier
+            ? ", though a barrier came before this read: the block's threads wrote other elements, "
+              "so check this index against the ones they write (the elements of a partial tile or "
+              "a halo must be written too, or not read)"
+            : "");
     finding.details["after_barrier"] = key.after_barrier;
     return finding;
   }
@@ -1890,9 +1897,10 @@ Finding HazardLaunch::State::global_finding(const Group& group) const {
       "thread {} of block {} writes {}, which thread {} of block {} also writes at line {}; blocks run in "
       "no fixed order, so each element must be written by one block{}",
       text(thread), text(block_index), index, text(other), text(other_block), key.other_line,
-      follow_order ? ", or handed on: write it, call __threadfence(), then update an atomic that the other block "
-                     "reads before it writes"
-                   : "");
+      follow_order
+          ? ", or handed on: write it, call __threadfence(), then update an atomic that the other block "
+            "reads before it writes"
+          : "");
   finding.details = {{"hazard", "write-after-write"},
                      {"block", json_array(block_index)},
                      {"thread", json_array(thread)},
@@ -2007,19 +2015,20 @@ void HazardLaunch::State::merge(Observations& out) {
     line.requests += c.requests;
     line.sectors += c.sectors;
     line.min_sectors += c.min_sectors;
-    out.global_instructions.push_back({file_name(c.file), c.line, c.store, static_cast<uint32_t>(i), c.requests,
-                                       c.sectors, c.min_sectors, c.full_requests, c.full_sectors,
+    out.global_instructions.push_back({file_name(c.file), c.line, c.store, static_cast<uint32_t>(i),
+                                       c.requests, c.sectors, c.min_sectors, c.full_requests, c.full_sectors,
                                        c.full_min_sectors});
   }
   std::stable_sort(out.global_instructions.begin(), out.global_instructions.end(),
                    [](const GlobalInstructionStats& a, const GlobalInstructionStats& b) {
                      return std::tie(a.file, a.line, a.store) < std::tie(b.file, b.line, b.store);
                    });
-  if (checks.races || checks.uninitialized_shared) out.shared_use = SharedUse{feeds && carried, barrier_orders};
+  if (checks.races || checks.uninitialized_shared)
+    out.shared_use = SharedUse{feeds && carried, barrier_orders};
   for (const auto& [where, c] : shared_totals) {
     out.shared_lines.push_back({file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways,
-                                c.atomic_requests, c.atomic_passes, c.worst_atomic_passes, c.worst_same_address,
-                                c.min_wavefronts, std::nullopt});
+                                c.atomic_requests, c.atomic_passes, c.worst_atomic_passes,
+                                c.worst_same_address, c.min_wavefronts, std::nullopt});
     if (c.worst.mask != 0) out.shared_lines.back().worst_request = shared_request(c.worst);
   }
   for (const auto& [where, c] : global_totals)
@@ -2046,7 +2055,8 @@ std::optional<ElementWrites> HazardLaunch::writes(std::string_view buffer, uint6
     if (!b->made.load(std::memory_order_acquire)) return ElementWrites{};  // the launch never wrote it
     if (b->unshadowed) return std::nullopt;
     const auto writer = [&](const Cells& cells) {
-      return state.narrow.on ? state.narrow.widen(cells.as<uint32_t>()[element]) : cells.as<uint64_t>()[element];
+      return state.narrow.on ? state.narrow.widen(cells.as<uint32_t>()[element])
+                             : cells.as<uint64_t>()[element];
     };
     ElementWrites out;
     for (const uint64_t packed : {writer(b->lowest), writer(b->highest)})

@@ -5,6 +5,8 @@
 // lays blocks out so that this is the immediate post-dominator for the code it emits).
 #include "harness/sim/interpreter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cfenv>
@@ -14,8 +16,6 @@
 #include <limits>
 #include <map>
 #include <type_traits>
-
-#include <fmt/format.h>
 
 #include "harness/poison.h"
 #include "harness/sim/device_printf.h"
@@ -114,10 +114,14 @@ class RoundingScope {
 template <class T>
 T round_integral(T x, ptx::Rounding rounding) {
   switch (rounding) {
-    case ptx::Rounding::kRzi: return std::trunc(x);
-    case ptx::Rounding::kRmi: return std::floor(x);
-    case ptx::Rounding::kRpi: return std::ceil(x);
-    default: return std::nearbyint(x);  // .rni and the default: to nearest, ties to even
+    case ptx::Rounding::kRzi:
+      return std::trunc(x);
+    case ptx::Rounding::kRmi:
+      return std::floor(x);
+    case ptx::Rounding::kRpi:
+      return std::ceil(x);
+    default:
+      return std::nearbyint(x);  // .rni and the default: to nearest, ties to even
   }
 }
 
@@ -139,8 +143,8 @@ uint64_t float_to_int(double x, Type type) {
 
 // fma.f32 on the lanes `on`, the result's NaN canonical as the GPU's: with the host's FMA instruction where
 // it has one, else with libm's fmaf, which gives the same bits (one rounding either way) a call per lane.
-[[gnu::target_clones("fma", "default")]] void fma_f32_lanes(uint32_t on, uint64_t* d, const uint64_t* a, const uint64_t* b,
-                                                           const uint64_t* c) {
+[[gnu::target_clones("fma", "default")]] void fma_f32_lanes(uint32_t on, uint64_t* d, const uint64_t* a,
+                                                            const uint64_t* b, const uint64_t* c) {
   for_lanes(on, [&](uint32_t l) {
     const float x = std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l]));
     d[l] = std::isnan(x) ? uint64_t{0x7FFFFFFFu} : from_f32(x);
@@ -149,41 +153,41 @@ uint64_t float_to_int(double x, Type type) {
 
 // One cp.async of a warp, kept until its lanes wait for it: on a GPU the bytes may land any time before.
 struct AsyncCopy {
-  const Inst* in = nullptr;   // the cp.async, for the checkers and findings
-  uint32_t lanes = 0;         // lanes whose copy has not happened yet
-  uint32_t bytes = 0;         // cp-size: 4, 8 or 16
-  uint64_t dst[32] = {};      // shared offsets
-  uint64_t src[32] = {};      // global addresses
+  const Inst* in = nullptr;     // the cp.async, for the checkers and findings
+  uint32_t lanes = 0;           // lanes whose copy has not happened yet
+  uint32_t bytes = 0;           // cp-size: 4, 8 or 16
+  uint64_t dst[32] = {};        // shared offsets
+  uint64_t src[32] = {};        // global addresses
   uint32_t src_bytes[32] = {};  // bytes read from src; the rest of the copy is zeros
-  uint32_t group[32] = {};    // the lane's committed-group count when it issued: its group's number
+  uint32_t group[32] = {};      // the lane's committed-group count when it issued: its group's number
 };
 
 // cp.async copies a warp keeps unfinished before it lands the oldest (each is 800 bytes of host memory).
 constexpr size_t kCopiesInFlight = 64;
 
 struct Warp {
-  uint64_t* regs = nullptr;        // slots x 32
-  std::byte* local = nullptr;      // 32 x local_bytes
+  uint64_t* regs = nullptr;    // slots x 32
+  std::byte* local = nullptr;  // 32 x local_bytes
   uint32_t pc[32] = {};
-  uint32_t lanes = 0;              // threads the warp has: 32, fewer in a block's last partial warp
-  uint32_t live = 0;               // lanes that have not exited
-  uint32_t waiting = 0;            // lanes at a block barrier
+  uint32_t lanes = 0;    // threads the warp has: 32, fewer in a block's last partial warp
+  uint32_t live = 0;     // lanes that have not exited
+  uint32_t waiting = 0;  // lanes at a block barrier
   // Lanes at a .sync warp operation (shfl, vote, redux, match, bar.warp.sync) waiting for other lanes it
   // names, which run elsewhere: a GPU executes the operation once they all arrive (park_at_warp_operation).
   uint32_t parked = 0;
-  uint32_t live_at_park = 0;       // the live lanes when lanes parked (while any are parked)
+  uint32_t live_at_park = 0;  // the live lanes when lanes parked (while any are parked)
   // For the warp operation executing now, after its lanes parked: named lanes that were live then and have
   // exited since (they took another branch), which check_warp_sync counts as live. 0 otherwise.
   uint32_t left_while_parked = 0;
-  uint32_t upc = 0;                // the common pc while `uniform`
+  uint32_t upc = 0;  // the common pc while `uniform`
   // Every live lane is at upc (pc[] is stale). Lanes may wait while uniform only when all of them arrived
   // at one barrier together, the one just before upc; then none can run until it opens.
   bool uniform = true;
   uint64_t clock = 0;
   uint32_t index = 0;
-  uint8_t carry[32] = {};          // each lane's carry (or borrow) flag, for add.cc/addc and their kin
-  std::vector<AsyncCopy> copies;   // cp.async copies not yet waited for, oldest first
-  uint32_t commits[32] = {};       // each lane's cp.async.commit_group count
+  uint8_t carry[32] = {};         // each lane's carry (or borrow) flag, for add.cc/addc and their kin
+  std::vector<AsyncCopy> copies;  // cp.async copies not yet waited for, oldest first
+  uint32_t commits[32] = {};      // each lane's cp.async.commit_group count
 };
 
 // kYield: the warp can still run but lets the block's other warps go first (it waits for one of them).
@@ -207,24 +211,29 @@ std::string file_name(const LaunchState& launch, uint32_t file) {
   return (*launch.files)[file];
 }
 
-void LaunchState::DeviceOutput::add(uint64_t block, std::vector<DeviceOutputLine>* block_lines, uint64_t block_dropped) {
+void LaunchState::DeviceOutput::add(uint64_t block, std::vector<DeviceOutputLine>* block_lines,
+                                    uint64_t block_dropped) {
   std::lock_guard lock(mutex);
   if (block_dropped != 0) dropped[block] += block_dropped;
   for (DeviceOutputLine& line : *block_lines) lines.emplace_back(block, std::move(line));
   block_lines->clear();
   if (lines.size() <= 2 * kDeviceOutputLines) return;
-  std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   for (size_t i = kDeviceOutputLines; i < lines.size(); ++i) ++dropped[lines[i].first];
   lines.resize(kDeviceOutputLines);
 }
 
 void LaunchState::DeviceOutput::take(uint64_t last, Observations* out) {
   std::lock_guard lock(mutex);
-  std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [block, line] : lines) {
     if (block > last) continue;
-    if (out->device_output.size() < kDeviceOutputLines) out->device_output.push_back(std::move(line));
-    else ++out->device_output_dropped;
+    if (out->device_output.size() < kDeviceOutputLines)
+      out->device_output.push_back(std::move(line));
+    else
+      ++out->device_output_dropped;
   }
   for (const auto& [block, count] : dropped)
     if (block <= last) out->device_output_dropped += count;
@@ -241,9 +250,9 @@ struct BlockRunner::Impl {
   uint32_t threads = 0;
   Dim3 block_index;
   uint64_t linear_block = 0;
-  uint64_t executed = 0;           // thread-instructions of this block
-  uint64_t limit = 0;              // the budget left when the block started
-  uint32_t until_clock = kClockInterval;  // warp-instructions before the next look at the clock
+  uint64_t executed = 0;                    // thread-instructions of this block
+  uint64_t limit = 0;                       // the budget left when the block started
+  uint32_t until_clock = kClockInterval;    // warp-instructions before the next look at the clock
   double cpu_start = thread_cpu_seconds();  // the worker's CPU clock when it took up the launch
   std::optional<BlockFault> fault;
   std::vector<Finding>* findings = nullptr;
@@ -252,8 +261,8 @@ struct BlockRunner::Impl {
   // Per warp, the speculative loads (Inst::speculation) whose values some lanes hold in a register that only
   // selps read: the reads are checked for those lanes whose selps keep the value (speculative_selp).
   struct PendingRead {
-    uint32_t slot = 0;                  // the register holding the loaded value
-    std::vector<WarpAccess> reads;      // by load; active_mask: the lanes whose register still holds it
+    uint32_t slot = 0;              // the register holding the loaded value
+    std::vector<WarpAccess> reads;  // by load; active_mask: the lanes whose register still holds it
   };
   std::vector<std::vector<PendingRead>> pending_reads;
   std::vector<WarpAccess> kept_reads;  // speculative_selp's scratch
@@ -262,13 +271,16 @@ struct BlockRunner::Impl {
   std::vector<uint32_t> uninitialized_lines;
   std::vector<DeviceOutputLine> printed;  // this block's device printf lines, at most kDeviceOutputLines
   uint64_t printed_dropped = 0;
-  std::vector<uint32_t> warp_sync_lines;  // lines with a divergent-warp-sync finding in this block
-  std::vector<uint32_t> barrier_pcs;      // release_barrier's: the barriers the block's threads wait at
+  std::vector<uint32_t> warp_sync_lines;        // lines with a divergent-warp-sync finding in this block
+  std::vector<uint32_t> barrier_pcs;            // release_barrier's: the barriers the block's threads wait at
   std::vector<LaunchState::Activity> activity;  // per instruction, this worker's blocks; added at the end
   std::vector<uint64_t> last_global;  // per instruction and warp, the lowest address of its last global hit
 
   Impl(LaunchState& state, AccessObserver* obs)
-      : launch(state), kernel(*state.kernel), observer(obs), activity(state.kernel->code.size()),
+      : launch(state),
+        kernel(*state.kernel),
+        observer(obs),
+        activity(state.kernel->code.size()),
         last_global(state.kernel->code.size() * ((state.block.count() + 31) / 32), 0) {
     uint32_t threads_per_block = static_cast<uint32_t>(launch.block.count());
     uint32_t warp_count = (threads_per_block + 31) / 32;
@@ -292,7 +304,8 @@ struct BlockRunner::Impl {
     for (uint32_t lane = 0; lane < 32; ++lane) {
       Dim3 t = thread_of(w, lane);
       auto set = [&](ptx::Special special, uint64_t value) {
-        if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) w.regs[static_cast<size_t>(special) * 32 + lane] = value;
+        if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0)
+          w.regs[static_cast<size_t>(special) * 32 + lane] = value;
       };
       set(ptx::Special::kTidX, t.x);
       set(ptx::Special::kTidY, t.y);
@@ -330,7 +343,9 @@ struct BlockRunner::Impl {
 
   // A predicate register holds the warp's 32 lanes as one mask (bit l: lane l) in the first word of its
   // slot: a guard, a setp or a selp reads or writes one word, not 32.
-  static uint32_t pred(const Warp& w, uint32_t slot) { return static_cast<uint32_t>(w.regs[static_cast<size_t>(slot) * 32]); }
+  static uint32_t pred(const Warp& w, uint32_t slot) {
+    return static_cast<uint32_t>(w.regs[static_cast<size_t>(slot) * 32]);
+  }
   // Sets the lanes `on` of predicate `slot` to their bits of `value`; the other lanes keep theirs.
   static void set_pred(Warp& w, uint32_t slot, uint32_t on, uint32_t value) {
     uint64_t& word = w.regs[static_cast<size_t>(slot) * 32];
@@ -360,7 +375,8 @@ struct BlockRunner::Impl {
     std::byte* const words = shared.data();
     for (size_t i = 0, count = shared.size() / 4; i < count; ++i) std::memcpy(words + 4 * i, &poison, 4);
     if (launch.reserved_shared_offset != 0)
-      std::fill(shared.begin() + static_cast<std::ptrdiff_t>(launch.reserved_shared_offset), shared.end(), std::byte{0});
+      std::fill(shared.begin() + static_cast<std::ptrdiff_t>(launch.reserved_shared_offset), shared.end(),
+                std::byte{0});
     std::fill(local.begin(), local.end(), std::byte{0});
     pending_reads.assign(warps.size(), {});
     poison_written.assign(warps.size() * kernel.poisoned.size(), 0);
@@ -381,9 +397,11 @@ struct BlockRunner::Impl {
       w.copies.clear();
       std::fill(std::begin(w.commits), std::end(w.commits), 0u);
       for (uint32_t slot : kernel.read_before_written) fill_slot(w.regs + static_cast<size_t>(slot) * 32, 0);
-      for (uint32_t slot : kernel.poisoned) fill_slot(w.regs + static_cast<size_t>(slot) * 32, kRegisterPoison);
+      for (uint32_t slot : kernel.poisoned)
+        fill_slot(w.regs + static_cast<size_t>(slot) * 32, kRegisterPoison);
       auto set_ctaid = [&](ptx::Special special, uint64_t value) {
-        if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0) fill_slot(w.regs + static_cast<size_t>(special) * 32, value);
+        if ((kernel.specials_read >> static_cast<uint32_t>(special) & 1) != 0)
+          fill_slot(w.regs + static_cast<size_t>(special) * 32, value);
       };
       set_ctaid(ptx::Special::kCtaidX, block_index.x);
       set_ctaid(ptx::Special::kCtaidY, block_index.y);
@@ -406,21 +424,25 @@ struct BlockRunner::Impl {
   static nlohmann::json dim_json(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
 
   void runtime_error(const Inst& in, std::string what) {
-    Finding finding = located(FindingKind::kRuntimeError, in, fmt::format("{} (PTX line {})", what, in.ptx_line));
+    Finding finding =
+        located(FindingKind::kRuntimeError, in, fmt::format("{} (PTX line {})", what, in.ptx_line));
     finding.details["block"] = dim_json(block_index);
     fault = BlockFault{std::move(finding)};
   }
 
-  // A faulting access, worded by what the learner indexed: the buffer or shared array, the element and how far
-  // outside it, never an address. The details carry the same figures (signed) for the grader's pictures and
-  // for naming `tile[row][col]` from the shapes it knows.
-  void memory_fault(const Warp& w, uint32_t lane, const Inst& in, ptx::Space space, bool write, uint64_t address,
-                    uint32_t bytes, bool misaligned) {
+  // A faulting access, worded by what the learner indexed: the buffer or shared array, the element and how
+  // far outside it, never an address. The details carry the same figures (signed) for the grader's pictures
+  // and for naming `tile[row][col]` from the shapes it knows.
+  void memory_fault(const Warp& w, uint32_t lane, const Inst& in, ptx::Space space, bool write,
+                    uint64_t address, uint32_t bytes, bool misaligned) {
     Dim3 t = thread_of(w, lane);
-    nlohmann::json details = {{"thread", dim_json(t)}, {"block", dim_json(block_index)}, {"bytes", bytes},
-                              {"space", std::string(ptx::to_string(space))}, {"write", write}};
-    // The region the access belongs to: its name, where it starts (signed: a shared index below zero wraps the
-    // address) and its size and element size. Unnamed regions (local, const, param) are the whole window.
+    nlohmann::json details = {{"thread", dim_json(t)},
+                              {"block", dim_json(block_index)},
+                              {"bytes", bytes},
+                              {"space", std::string(ptx::to_string(space))},
+                              {"write", write}};
+    // The region the access belongs to: its name, where it starts (signed: a shared index below zero wraps
+    // the address) and its size and element size. Unnamed regions (local, const, param) are the whole window.
     std::string name;
     int64_t offset = 0;
     uint64_t size = 0;
@@ -430,8 +452,9 @@ struct BlockRunner::Impl {
       const Allocation* nearest = nullptr;
       uint64_t distance = std::numeric_limits<uint64_t>::max();
       for (const Allocation& a : launch.allocations) {
-        uint64_t d = address >= a.base ? (address >= a.base + a.bytes ? address + bytes - (a.base + a.bytes) : 0)
-                                       : a.base - address;
+        uint64_t d = address >= a.base
+                         ? (address >= a.base + a.bytes ? address + bytes - (a.base + a.bytes) : 0)
+                         : a.base - address;
         if (d < distance) {
           distance = d;
           nearest = &a;
@@ -453,7 +476,7 @@ struct BlockRunner::Impl {
                : address >= (uint64_t{1} << 31) && address < (uint64_t{1} << 32)
                    ? static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(address)))
                    : static_cast<int64_t>(address);
-      size = space == ptx::Space::kShared ? launch.shared_bytes
+      size = space == ptx::Space::kShared  ? launch.shared_bytes
              : space == ptx::Space::kLocal ? kernel.local_bytes
              : space == ptx::Space::kConst ? launch.const_bank.size()
                                            : launch.params.size();
@@ -463,7 +486,9 @@ struct BlockRunner::Impl {
         const SharedRange* first = nullptr;
         for (const SharedRange& range : launch.shared_ranges) {
           if (first == nullptr || range.offset < first->offset) first = &range;
-          if (static_cast<int64_t>(range.offset) <= offset && (named == nullptr || range.offset > named->offset)) named = &range;
+          if (static_cast<int64_t>(range.offset) <= offset &&
+              (named == nullptr || range.offset > named->offset))
+            named = &range;
         }
         if (named == nullptr) named = first;
         if (named != nullptr) {
@@ -486,10 +511,11 @@ struct BlockRunner::Impl {
     std::string message;
     if (wild) {
       details["wild"] = true;
-      message = address < kWindowBytes ? fmt::format("{} {} {} bytes through a null pointer", who, verb, bytes)
-                                       : fmt::format("{} {} {} bytes through a pointer into no buffer", who, verb, bytes);
+      message = address < kWindowBytes
+                    ? fmt::format("{} {} {} bytes through a null pointer", who, verb, bytes)
+                    : fmt::format("{} {} {} bytes through a pointer into no buffer", who, verb, bytes);
     } else {
-      const std::string region = !name.empty() ? fmt::format("'{}'", name)
+      const std::string region = !name.empty()                 ? fmt::format("'{}'", name)
                                  : space == ptx::Space::kLocal ? "its local memory"
                                  : space == ptx::Space::kConst ? "constant memory"
                                                                : "the kernel parameters";
@@ -503,31 +529,37 @@ struct BlockRunner::Impl {
       details["elements"] = elements;
       details["offset"] = offset;
       details["index"] = index;
-      std::string at = name.empty() ? fmt::format("byte {} of {}", offset, region) : fmt::format("{}[{}]", name, index);
+      std::string at =
+          name.empty() ? fmt::format("byte {} of {}", offset, region) : fmt::format("{}[{}]", name, index);
       if (!name.empty() && offset % e != 0) at += fmt::format(" (byte {} of it)", offset - index * e);
       if (write && (space == ptx::Space::kConst || space == ptx::Space::kParam)) {
         details["read_only"] = true;
         message = fmt::format("{} writes {} bytes to {}, which is read-only", who, bytes, region);
       } else if (misaligned) {
         details["misaligned"] = true;
-        message = fmt::format("{} {} {} bytes at {}, which is not {}-byte aligned", who, verb, bytes, at, bytes);
+        message =
+            fmt::format("{} {} {} bytes at {}, which is not {}-byte aligned", who, verb, bytes, at, bytes);
       } else if (offset < 0) {
         details["bytes_before_start"] = -offset;
         details["elements_before_start"] = -index;
         message = fmt::format("{} {} {}, {} {} before the start of {} ({} {})", who, verb, at, -index,
-                              -index == 1 ? "element" : "elements", region, elements, elements == 1 ? "element" : "elements");
+                              -index == 1 ? "element" : "elements", region, elements,
+                              elements == 1 ? "element" : "elements");
       } else {
         const uint64_t past_bytes = static_cast<uint64_t>(offset) + bytes - size;
-        const uint64_t past = static_cast<uint64_t>(index) >= elements ? static_cast<uint64_t>(index) - elements + 1 : 0;
+        const uint64_t past =
+            static_cast<uint64_t>(index) >= elements ? static_cast<uint64_t>(index) - elements + 1 : 0;
         details["bytes_past_end"] = past_bytes;
         details["elements_past_end"] = past;
         message = past > 0 ? fmt::format("{} {} {}, {} {} past the end of {} ({} {})", who, verb, at, past,
-                                         past == 1 ? "element" : "elements", region, elements, elements == 1 ? "element" : "elements")
-                           : fmt::format("{} {} {} bytes at {}, {} bytes past the end of {} ({} bytes)", who, verb, bytes, at,
-                                         past_bytes, region, size);
+                                         past == 1 ? "element" : "elements", region, elements,
+                                         elements == 1 ? "element" : "elements")
+                           : fmt::format("{} {} {} bytes at {}, {} bytes past the end of {} ({} bytes)", who,
+                                         verb, bytes, at, past_bytes, region, size);
       }
     }
-    Finding finding = located(misaligned ? FindingKind::kRuntimeError : FindingKind::kOutOfBounds, in, std::move(message));
+    Finding finding =
+        located(misaligned ? FindingKind::kRuntimeError : FindingKind::kOutOfBounds, in, std::move(message));
     finding.details = std::move(details);
     fault = BlockFault{std::move(finding)};
   }
@@ -540,7 +572,8 @@ struct BlockRunner::Impl {
       const Allocation& a = all[last_allocation];
       if (address >= a.base && address - a.base + bytes <= a.bytes) return &a;
     }
-    auto it = std::upper_bound(all.begin(), all.end(), address, [](uint64_t x, const Allocation& a) { return x < a.base; });
+    auto it = std::upper_bound(all.begin(), all.end(), address,
+                               [](uint64_t x, const Allocation& a) { return x < a.base; });
     if (it == all.begin()) return nullptr;
     --it;
     if (address - it->base + bytes > it->bytes) return nullptr;
@@ -565,11 +598,16 @@ struct BlockRunner::Impl {
 
   static uint64_t window(ptx::Space space) {
     switch (space) {
-      case ptx::Space::kShared: return kSharedWindow;
-      case ptx::Space::kLocal: return kLocalWindow;
-      case ptx::Space::kConst: return kConstWindow;
-      case ptx::Space::kParam: return kParamWindow;
-      default: return 0;
+      case ptx::Space::kShared:
+        return kSharedWindow;
+      case ptx::Space::kLocal:
+        return kLocalWindow;
+      case ptx::Space::kConst:
+        return kConstWindow;
+      case ptx::Space::kParam:
+        return kParamWindow;
+      default:
+        return 0;
     }
   }
 
@@ -594,13 +632,16 @@ struct BlockRunner::Impl {
       }
       return true;
     }
-    if ((space == ptx::Space::kGlobal || space == ptx::Space::kShared) && hit_path(space, on, bytes, addresses, host)) {
+    if ((space == ptx::Space::kGlobal || space == ptx::Space::kShared) &&
+        hit_path(space, on, bytes, addresses, host)) {
       announce(w, in, on, space, kind, bytes, addresses);
       return true;
     }
     bool write = kind != AccessKind::kRead;
     uint32_t misaligned = 0, outside = 0;
-    for_lanes(on, [&](uint32_t lane) { misaligned |= static_cast<uint32_t>((addresses[lane] & (bytes - 1)) != 0) << lane; });
+    for_lanes(on, [&](uint32_t lane) {
+      misaligned |= static_cast<uint32_t>((addresses[lane] & (bytes - 1)) != 0) << lane;
+    });
     // A flat window [base, base + size) covers every space but global; global looks up its allocation.
     auto window_lanes = [&](std::byte* base, uint64_t size, uint64_t lane_stride) {
       for_lanes(on, [&](uint32_t lane) {
@@ -614,19 +655,28 @@ struct BlockRunner::Impl {
       case ptx::Space::kGlobal:
         for_lanes(on, [&](uint32_t lane) {
           const Allocation* a = find_allocation(addresses[lane], bytes);
-          if (a == nullptr) outside |= uint32_t{1} << lane;
-          else host[lane] = a->data + (addresses[lane] - a->base);
+          if (a == nullptr)
+            outside |= uint32_t{1} << lane;
+          else
+            host[lane] = a->data + (addresses[lane] - a->base);
         });
         break;
-      case ptx::Space::kShared: window_lanes(shared.data(), shared.size(), 0); break;
-      case ptx::Space::kLocal: window_lanes(w.local, kernel.local_bytes, kernel.local_bytes); break;
+      case ptx::Space::kShared:
+        window_lanes(shared.data(), shared.size(), 0);
+        break;
+      case ptx::Space::kLocal:
+        window_lanes(w.local, kernel.local_bytes, kernel.local_bytes);
+        break;
       case ptx::Space::kConst:
-        window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.const_bank.data())), write ? 0 : launch.const_bank.size(), 0);
+        window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.const_bank.data())),
+                     write ? 0 : launch.const_bank.size(), 0);
         break;
       case ptx::Space::kParam:
-        window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.params.data())), write ? 0 : launch.params.size(), 0);
+        window_lanes(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(launch.params.data())),
+                     write ? 0 : launch.params.size(), 0);
         break;
-      case ptx::Space::kGeneric: break;
+      case ptx::Space::kGeneric:
+        break;
     }
     if ((misaligned | outside) != 0) {
       uint32_t lane = static_cast<uint32_t>(std::countr_zero(misaligned | outside));
@@ -642,7 +692,8 @@ struct BlockRunner::Impl {
   // check for the warp; *origin is then the host address of device address 0, so a lane's host address is
   // origin + its address. Anything else takes the per-lane path, which finds the lane at fault and words
   // the finding.
-  [[gnu::target_clones("avx2", "default")]] bool warp_origin(ptx::Space space, uint32_t on, uint32_t bytes, const uint64_t* addresses, uintptr_t* origin) {
+  [[gnu::target_clones("avx2", "default")]] bool warp_origin(ptx::Space space, uint32_t on, uint32_t bytes,
+                                                             const uint64_t* addresses, uintptr_t* origin) {
     Span span;
     for_lanes(on, [&](uint32_t lane) { span.add(addresses[lane]); });
     return span_origin(space, span, bytes, origin);
@@ -653,7 +704,8 @@ struct BlockRunner::Impl {
   using Span = AccessSpan;
 
   // warp_origin's test and origin, for a span its caller measured while computing the addresses.
-  [[gnu::always_inline]] bool span_origin(ptx::Space space, const Span& span, uint32_t bytes, uintptr_t* origin) {
+  [[gnu::always_inline]] bool span_origin(ptx::Space space, const Span& span, uint32_t bytes,
+                                          uintptr_t* origin) {
     const uint64_t low = span.low, high = span.high;
     if ((span.bits & (bytes - 1)) != 0) return false;
     auto in_window = [&](const void* data, size_t size) {
@@ -662,10 +714,14 @@ struct BlockRunner::Impl {
       return true;
     };
     switch (space) {
-      case ptx::Space::kShared: return in_window(shared.data(), shared.size());
-      case ptx::Space::kParam: return in_window(launch.params.data(), launch.params.size());
-      case ptx::Space::kConst: return in_window(launch.const_bank.data(), launch.const_bank.size());
-      default: break;
+      case ptx::Space::kShared:
+        return in_window(shared.data(), shared.size());
+      case ptx::Space::kParam:
+        return in_window(launch.params.data(), launch.params.size());
+      case ptx::Space::kConst:
+        return in_window(launch.const_bank.data(), launch.const_bank.size());
+      default:
+        break;
     }
     const Allocation* allocation = find_allocation(low, high - low + bytes);
     if (allocation == nullptr) return false;
@@ -688,15 +744,18 @@ struct BlockRunner::Impl {
     if (span.high - span.low >= kMostLines * kLine) return;  // a scattered gather: no single next place
     const uintptr_t next = origin + span.low + step;
     for (uint64_t offset = 0; offset <= span.high - span.low + next % kLine; offset += kLine) {
-      if (store) __builtin_prefetch(reinterpret_cast<const void*>(next + offset), 1);
-      else __builtin_prefetch(reinterpret_cast<const void*>(next + offset), 0);
+      if (store)
+        __builtin_prefetch(reinterpret_cast<const void*>(next + offset), 1);
+      else
+        __builtin_prefetch(reinterpret_cast<const void*>(next + offset), 0);
     }
   }
 
   bool hit_path(ptx::Space space, uint32_t on, uint32_t bytes, const uint64_t* addresses, std::byte** host) {
     uintptr_t origin = 0;
     if (!warp_origin(space, on, bytes, addresses, &origin)) return false;
-    for_lanes(on, [&](uint32_t lane) { host[lane] = reinterpret_cast<std::byte*>(origin + addresses[lane]); });
+    for_lanes(on,
+              [&](uint32_t lane) { host[lane] = reinterpret_cast<std::byte*>(origin + addresses[lane]); });
     return true;
   }
 
@@ -704,15 +763,26 @@ struct BlockRunner::Impl {
   // than 8 bytes is sign-extended into the register, as the general path does. A full warp at consecutive
   // addresses (a row of an array, the common case) is one block of memory, which the compiler copies with
   // vector loads and stores rather than lane by lane.
-  [[gnu::always_inline]] void copy_lanes(Warp& w, const Inst& in, uint32_t on, uint32_t element, bool store, uintptr_t origin,
-                                         const uint64_t* addresses, const Span& span) {
+  [[gnu::always_inline]] void copy_lanes(Warp& w, const Inst& in, uint32_t on, uint32_t element, bool store,
+                                         uintptr_t origin, const uint64_t* addresses, const Span& span) {
     if (on == kFullMask && span.strided && span.stride == static_cast<int64_t>(element)) {
       std::byte* first = reinterpret_cast<std::byte*>(origin + addresses[0]);
       switch (element) {
-        case 1: copy_lanes_at<uint8_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane; }); break;
-        case 2: copy_lanes_at<uint16_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 2; }); break;
-        case 4: copy_lanes_at<uint32_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 4; }); break;
-        default: copy_lanes_at<uint64_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane * 8; }); break;
+        case 1:
+          copy_lanes_at<uint8_t>(w, in, kFullMask, store, [first](uint32_t lane) { return first + lane; });
+          break;
+        case 2:
+          copy_lanes_at<uint16_t>(w, in, kFullMask, store,
+                                  [first](uint32_t lane) { return first + lane * 2; });
+          break;
+        case 4:
+          copy_lanes_at<uint32_t>(w, in, kFullMask, store,
+                                  [first](uint32_t lane) { return first + lane * 4; });
+          break;
+        default:
+          copy_lanes_at<uint64_t>(w, in, kFullMask, store,
+                                  [first](uint32_t lane) { return first + lane * 8; });
+          break;
       }
       return;
     }
@@ -721,18 +791,34 @@ struct BlockRunner::Impl {
       uint64_t* target = reg(w, in.dst[0]);
       const bool sign = ptx::is_signed(in.type);
       switch (element) {
-        case 1: gather_lanes<uint8_t>(target, sign, at); break;
-        case 2: gather_lanes<uint16_t>(target, sign, at); break;
-        case 4: gather_lanes<uint32_t>(target, sign, at); break;
-        default: gather_lanes<uint64_t>(target, false, at); break;
+        case 1:
+          gather_lanes<uint8_t>(target, sign, at);
+          break;
+        case 2:
+          gather_lanes<uint16_t>(target, sign, at);
+          break;
+        case 4:
+          gather_lanes<uint32_t>(target, sign, at);
+          break;
+        default:
+          gather_lanes<uint64_t>(target, false, at);
+          break;
       }
       return;
     }
     switch (element) {
-      case 1: copy_lanes_at<uint8_t>(w, in, on, store, at); break;
-      case 2: copy_lanes_at<uint16_t>(w, in, on, store, at); break;
-      case 4: copy_lanes_at<uint32_t>(w, in, on, store, at); break;
-      default: copy_lanes_at<uint64_t>(w, in, on, store, at); break;
+      case 1:
+        copy_lanes_at<uint8_t>(w, in, on, store, at);
+        break;
+      case 2:
+        copy_lanes_at<uint16_t>(w, in, on, store, at);
+        break;
+      case 4:
+        copy_lanes_at<uint32_t>(w, in, on, store, at);
+        break;
+      default:
+        copy_lanes_at<uint64_t>(w, in, on, store, at);
+        break;
     }
   }
 
@@ -755,7 +841,8 @@ struct BlockRunner::Impl {
   }
 
   // One element of type T (an unsigned integer of the element's size) per lane between memory and the
-  // register: a store writes the register's low bytes, a load zero- or sign-extends by the instruction's type.
+  // register: a store writes the register's low bytes, a load zero- or sign-extends by the instruction's
+  // type.
   template <class T, class At>
   [[gnu::always_inline]] void copy_lanes_at(Warp& w, const Inst& in, uint32_t on, bool store, At&& at) {
     if (store) {
@@ -786,14 +873,16 @@ struct BlockRunner::Impl {
   // The general path's per-lane copies, by element size: a fixed-size copy is a register load or store,
   // where a copy of a variable size through a 64-bit temporary stalls on store forwarding every lane.
   template <class T>
-  [[gnu::always_inline]] static void store_lanes(uint32_t on, std::byte* const* host, uint32_t at, const uint64_t* source) {
+  [[gnu::always_inline]] static void store_lanes(uint32_t on, std::byte* const* host, uint32_t at,
+                                                 const uint64_t* source) {
     for_lanes(on, [&](uint32_t lane) {
       const T value = static_cast<T>(source[lane]);
       std::memcpy(host[lane] + at, &value, sizeof(T));
     });
   }
   template <class T>
-  [[gnu::always_inline]] static void load_lanes(uint32_t on, std::byte* const* host, uint32_t at, bool sign, uint64_t* target) {
+  [[gnu::always_inline]] static void load_lanes(uint32_t on, std::byte* const* host, uint32_t at, bool sign,
+                                                uint64_t* target) {
     using Signed = std::make_signed_t<T>;
     for_lanes(on, [&](uint32_t lane) {
       T value;
@@ -802,32 +891,34 @@ struct BlockRunner::Impl {
     });
   }
 
-
   // Shows the checkers one warp-level access that is about to happen.
   // `span`, when not null, summarizes the addresses (measured where they were computed).
   static Ordering ordering_of(const Inst& in, AccessKind kind) {
     if ((in.flags & ptx::kFlagBlockScope) != 0) return Ordering::kWeak;
     if ((in.flags & ptx::kFlagRelease) != 0) return Ordering::kRelease;
     if ((in.flags & ptx::kFlagAcquire) != 0) return Ordering::kAcquire;
-    return (in.flags & ptx::kFlagStrong) != 0 || kind == AccessKind::kAtomic ? Ordering::kStrong : Ordering::kWeak;
+    return (in.flags & ptx::kFlagStrong) != 0 || kind == AccessKind::kAtomic ? Ordering::kStrong
+                                                                             : Ordering::kWeak;
   }
 
   void announce(const Warp& w, const Inst& in, uint32_t on, ptx::Space space, AccessKind kind, uint32_t bytes,
                 const uint64_t* addresses, const Span* span = nullptr) {
     // The reserved words are the runtime's (a tile barrier's flags), not the learner's data: unchecked.
-    const bool reserved = space == ptx::Space::kShared && launch.reserved_shared_offset != 0 &&
-                          addresses[std::countr_zero(on | (on == 0 ? 1u : 0u))] >= launch.reserved_shared_offset;
+    const bool reserved =
+        space == ptx::Space::kShared && launch.reserved_shared_offset != 0 &&
+        addresses[std::countr_zero(on | (on == 0 ? 1u : 0u))] >= launch.reserved_shared_offset;
     if (observer != nullptr && space != ptx::Space::kParam && !reserved) {
-      access.space = space == ptx::Space::kGlobal ? Space::kGlobal
+      access.space = space == ptx::Space::kGlobal   ? Space::kGlobal
                      : space == ptx::Space::kShared ? Space::kShared
-                     : space == ptx::Space::kLocal ? Space::kLocal
-                                                   : Space::kConst;
+                     : space == ptx::Space::kLocal  ? Space::kLocal
+                                                    : Space::kConst;
       access.kind = kind;
       access.ordering = ordering_of(in, kind);
       access.bytes_per_lane = bytes;
       access.warp = w.index;
       access.active_mask = on;
-      if (addresses != access.address.data()) for_lanes(on, [&](uint32_t lane) { access.address[lane] = addresses[lane]; });
+      if (addresses != access.address.data())
+        for_lanes(on, [&](uint32_t lane) { access.address[lane] = addresses[lane]; });
       access.file = static_cast<int>(in.file);
       access.line = static_cast<int>(in.line);
       access.instruction = static_cast<uint32_t>(&in - kernel.code.data());
@@ -836,8 +927,9 @@ struct BlockRunner::Impl {
       const bool speculative = in.speculation == kSpeculativeLoad && space == ptx::Space::kShared;
       access.speculation = speculative ? Speculation::kCostOnly : Speculation::kNone;
       access.tolerates_atomics = kind == AccessKind::kRead && space == ptx::Space::kShared && in.cas_guess;
-      access.values =
-          kind == AccessKind::kWrite && in.op == Op::kSt && in.vec == 1 ? w.regs + static_cast<size_t>(in.src[1]) * 32 : nullptr;
+      access.values = kind == AccessKind::kWrite && in.op == Op::kSt && in.vec == 1
+                          ? w.regs + static_cast<size_t>(in.src[1]) * 32
+                          : nullptr;
       observer->on_access(access);
       if (speculative) hold_read(w.index, in.dst[0], access);
     }
@@ -911,7 +1003,8 @@ struct BlockRunner::Impl {
       span.add(addresses[lane]);
     });
     // Loads of kernel parameters and of __constant__ data (one window each, read-only) take the hit path too.
-    const bool read_only_window = !store && (in.space == ptx::Space::kParam || in.space == ptx::Space::kConst);
+    const bool read_only_window =
+        !store && (in.space == ptx::Space::kParam || in.space == ptx::Space::kConst);
     if ((explicit_space || read_only_window) && in.vec == 1 && element <= 8) {
       uintptr_t origin = 0;
       if (span_origin(in.space, span, bytes, &origin)) {
@@ -929,19 +1022,36 @@ struct BlockRunner::Impl {
       if (store) {
         const uint64_t* source = reg(w, in.src[1 + v]);
         switch (element) {
-          case 1: store_lanes<uint8_t>(on, host, at, source); break;
-          case 2: store_lanes<uint16_t>(on, host, at, source); break;
-          case 4: store_lanes<uint32_t>(on, host, at, source); break;
-          case 8: store_lanes<uint64_t>(on, host, at, source); break;
-          default: for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + at, &source[lane], element); });
+          case 1:
+            store_lanes<uint8_t>(on, host, at, source);
+            break;
+          case 2:
+            store_lanes<uint16_t>(on, host, at, source);
+            break;
+          case 4:
+            store_lanes<uint32_t>(on, host, at, source);
+            break;
+          case 8:
+            store_lanes<uint64_t>(on, host, at, source);
+            break;
+          default:
+            for_lanes(on, [&](uint32_t lane) { std::memcpy(host[lane] + at, &source[lane], element); });
         }
       } else {
         uint64_t* target = reg(w, in.dst[v]);
         switch (element) {
-          case 1: load_lanes<uint8_t>(on, host, at, sign, target); break;
-          case 2: load_lanes<uint16_t>(on, host, at, sign, target); break;
-          case 4: load_lanes<uint32_t>(on, host, at, sign, target); break;
-          case 8: load_lanes<uint64_t>(on, host, at, false, target); break;
+          case 1:
+            load_lanes<uint8_t>(on, host, at, sign, target);
+            break;
+          case 2:
+            load_lanes<uint16_t>(on, host, at, sign, target);
+            break;
+          case 4:
+            load_lanes<uint32_t>(on, host, at, sign, target);
+            break;
+          case 8:
+            load_lanes<uint64_t>(on, host, at, false, target);
+            break;
           default:
             for_lanes(on, [&](uint32_t lane) {
               uint64_t value = 0;
@@ -969,13 +1079,20 @@ struct BlockRunner::Impl {
       case ptx::AtomOp::kMax:
         if (sign) return sext(old, bits) > sext(b, bits) ? old : b;
         return std::max(old, b);
-      case ptx::AtomOp::kExch: return b;
-      case ptx::AtomOp::kCas: return old == b ? c : old;
-      case ptx::AtomOp::kAnd: return old & b;
-      case ptx::AtomOp::kOr: return old | b;
-      case ptx::AtomOp::kXor: return old ^ b;
-      case ptx::AtomOp::kInc: return old >= b ? T(0) : static_cast<T>(old + 1);
-      case ptx::AtomOp::kDec: return (old == 0 || old > b) ? b : static_cast<T>(old - 1);
+      case ptx::AtomOp::kExch:
+        return b;
+      case ptx::AtomOp::kCas:
+        return old == b ? c : old;
+      case ptx::AtomOp::kAnd:
+        return old & b;
+      case ptx::AtomOp::kOr:
+        return old | b;
+      case ptx::AtomOp::kXor:
+        return old ^ b;
+      case ptx::AtomOp::kInc:
+        return old >= b ? T(0) : static_cast<T>(old + 1);
+      case ptx::AtomOp::kDec:
+        return (old == 0 || old > b) ? b : static_cast<T>(old - 1);
     }
     return old;
   }
@@ -1025,14 +1142,18 @@ struct BlockRunner::Impl {
     uint64_t addresses[32];
     std::byte* host[32];
     const uint64_t width = address_mask(in.space);
-    for_lanes(on, [&](uint32_t lane) { addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width; });
+    for_lanes(on, [&](uint32_t lane) {
+      addresses[lane] = (base[lane] + static_cast<uint64_t>(in.offset)) & width;
+    });
     // A generic atomic is split by window inside resolve; its lanes' spaces decide atomicity below.
     ptx::Space space = in.space;
     if (space == ptx::Space::kGeneric && on != 0) space = classify(addresses[std::countr_zero(on)]);
     if (!resolve(w, in, on, in.space, AccessKind::kAtomic, bytes, addresses, host)) return false;
     bool global = space == ptx::Space::kGlobal;
-    if (bytes == 4) atomic_lanes<uint32_t>(w, in, on, host, global);
-    else atomic_lanes<uint64_t>(w, in, on, host, global);
+    if (bytes == 4)
+      atomic_lanes<uint32_t>(w, in, on, host, global);
+    else
+      atomic_lanes<uint64_t>(w, in, on, host, global);
     return true;
   }
 
@@ -1056,7 +1177,9 @@ struct BlockRunner::Impl {
         for_lanes(on, [&](uint32_t lane) {
           copy.dst[lane] = (dst[lane] + static_cast<uint64_t>(in.offset)) & address_mask(ptx::Space::kShared);
           copy.src[lane] = src[lane] + static_cast<uint64_t>(in.offset2);
-          copy.src_bytes[lane] = size != nullptr ? static_cast<uint32_t>(std::min<uint64_t>(size[lane], copy.bytes)) : copy.bytes;
+          copy.src_bytes[lane] = size != nullptr
+                                     ? static_cast<uint32_t>(std::min<uint64_t>(size[lane], copy.bytes))
+                                     : copy.bytes;
           copy.group[lane] = w.commits[lane];
         });
         // A GPU holds a bounded number of copies in flight, and lands the oldest on its own: so does the
@@ -1109,9 +1232,10 @@ struct BlockRunner::Impl {
       remaining &= ~alike;
       if (size == 0) continue;
       if (!std::has_single_bit(size)) {
-        runtime_error(in, fmt::format("cp.async reading {} of its {} bytes (the rest zero-filled); the simulator "
-                                      "reads only a power of two of them",
-                                      size, copy.bytes));
+        runtime_error(in,
+                      fmt::format("cp.async reading {} of its {} bytes (the rest zero-filled); the simulator "
+                                  "reads only a power of two of them",
+                                  size, copy.bytes));
         return false;
       }
       uint64_t addresses[32] = {};
@@ -1120,7 +1244,8 @@ struct BlockRunner::Impl {
     }
     uint64_t addresses[32] = {};
     for_lanes(due, [&](uint32_t lane) { addresses[lane] = copy.dst[lane]; });
-    if (!resolve(w, in, due, ptx::Space::kShared, AccessKind::kWrite, copy.bytes, addresses, to)) return false;
+    if (!resolve(w, in, due, ptx::Space::kShared, AccessKind::kWrite, copy.bytes, addresses, to))
+      return false;
     for_lanes(due, [&](uint32_t lane) {
       const uint32_t size = copy.src_bytes[lane];
       if (size != 0) std::memmove(to[lane], from[lane], size);
@@ -1161,11 +1286,13 @@ struct BlockRunner::Impl {
       return fout64(x);
     };
     auto unsupported = [&]() {
-      runtime_error(in, fmt::format("unsupported instruction {}{} for this type", ptx::to_string(in.op), ptx::to_string(type)));
+      runtime_error(in, fmt::format("unsupported instruction {}{} for this type", ptx::to_string(in.op),
+                                    ptx::to_string(type)));
       return false;
     };
 
-    if ((in.flags & ptx::kFlagCarryOut) != 0 || in.op == Op::kAddc || in.op == Op::kSubc || in.op == Op::kMadc)
+    if ((in.flags & ptx::kFlagCarryOut) != 0 || in.op == Op::kAddc || in.op == Op::kSubc ||
+        in.op == Op::kMadc)
       return carry_arithmetic(w, in, on);
 
     switch (in.op) {
@@ -1194,9 +1321,11 @@ struct BlockRunner::Impl {
       case Op::kSad: {
         // c + |a - b|, the difference taken in the type's signedness.
         for_lanes(on, [&](uint32_t l) {
-          const uint64_t diff = sign ? static_cast<uint64_t>(sext(a[l] & m, bits) > sext(b[l] & m, bits) ? sext(a[l] & m, bits) - sext(b[l] & m, bits)
-                                                                                                          : sext(b[l] & m, bits) - sext(a[l] & m, bits))
-                                     : ((a[l] & m) > (b[l] & m) ? (a[l] & m) - (b[l] & m) : (b[l] & m) - (a[l] & m));
+          const uint64_t diff =
+              sign ? static_cast<uint64_t>(sext(a[l] & m, bits) > sext(b[l] & m, bits)
+                                               ? sext(a[l] & m, bits) - sext(b[l] & m, bits)
+                                               : sext(b[l] & m, bits) - sext(a[l] & m, bits))
+                   : ((a[l] & m) > (b[l] & m) ? (a[l] & m) - (b[l] & m) : (b[l] & m) - (a[l] & m));
           d[l] = (c[l] + diff) & m;
         });
         return true;
@@ -1208,14 +1337,16 @@ struct BlockRunner::Impl {
           uint32_t part = bits / in.nsrc;
           for_lanes(on, [&](uint32_t l) {
             uint64_t value = 0;
-            for (uint32_t i = 0; i < in.nsrc; ++i) value |= (reg(w, in.src[i])[l] & low_mask(part)) << (i * part);
+            for (uint32_t i = 0; i < in.nsrc; ++i)
+              value |= (reg(w, in.src[i])[l] & low_mask(part)) << (i * part);
             d[l] = value;
           });
         } else {
           uint32_t part = bits / in.ndst;
           for_lanes(on, [&](uint32_t l) {
             uint64_t value = a[l];
-            for (uint32_t i = 0; i < in.ndst; ++i) reg(w, in.dst[i])[l] = (value >> (i * part)) & low_mask(part);
+            for (uint32_t i = 0; i < in.ndst; ++i)
+              reg(w, in.dst[i])[l] = (value >> (i * part)) & low_mask(part);
           });
         }
         return true;
@@ -1232,16 +1363,21 @@ struct BlockRunner::Impl {
       case Op::kIsspacep:
         set_pred(w, in.dst[0], on, lanes_where(on, [&](uint32_t l) { return classify(a[l]) == in.space; }));
         return true;
-      case Op::kCvt: return convert(w, in, on);
+      case Op::kCvt:
+        return convert(w, in, on);
       case Op::kAdd:
       case Op::kSub: {
         bool sub = in.op == Op::kSub;
         if (f32) {
           RoundingScope scope(in.rounding);
-          for_lanes(on, [&](uint32_t l) { d[l] = fout32(sub ? fin32(a[l]) - fin32(b[l]) : fin32(a[l]) + fin32(b[l])); });
+          for_lanes(on, [&](uint32_t l) {
+            d[l] = fout32(sub ? fin32(a[l]) - fin32(b[l]) : fin32(a[l]) + fin32(b[l]));
+          });
         } else if (f64) {
           RoundingScope scope(in.rounding);
-          for_lanes(on, [&](uint32_t l) { d[l] = fnan64(sub ? as_f64(a[l]) - as_f64(b[l]) : as_f64(a[l]) + as_f64(b[l]), l); });
+          for_lanes(on, [&](uint32_t l) {
+            d[l] = fnan64(sub ? as_f64(a[l]) - as_f64(b[l]) : as_f64(a[l]) + as_f64(b[l]), l);
+          });
         } else if (sat) {
           if (type != Type::kS32) return unsupported();
           for_lanes(on, [&](uint32_t l) {
@@ -1261,14 +1397,21 @@ struct BlockRunner::Impl {
         bool mad = in.op == Op::kMad;
         if (f32) {
           RoundingScope scope(in.rounding);
-          if (mad) for_lanes(on, [&](uint32_t l) { d[l] = fout32(std::fma(fin32(a[l]), fin32(b[l]), fin32(c[l]))); });
-          else for_lanes(on, [&](uint32_t l) { d[l] = fout32(fin32(a[l]) * fin32(b[l])); });
+          if (mad)
+            for_lanes(on,
+                      [&](uint32_t l) { d[l] = fout32(std::fma(fin32(a[l]), fin32(b[l]), fin32(c[l]))); });
+          else
+            for_lanes(on, [&](uint32_t l) { d[l] = fout32(fin32(a[l]) * fin32(b[l])); });
           return true;
         }
         if (f64) {
           RoundingScope scope(in.rounding);
-          if (mad) for_lanes(on, [&](uint32_t l) { d[l] = fnan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l); });
-          else for_lanes(on, [&](uint32_t l) { d[l] = fnan64(as_f64(a[l]) * as_f64(b[l]), l); });
+          if (mad)
+            for_lanes(on, [&](uint32_t l) {
+              d[l] = fnan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l);
+            });
+          else
+            for_lanes(on, [&](uint32_t l) { d[l] = fnan64(as_f64(a[l]) * as_f64(b[l]), l); });
           return true;
         }
         auto mode = static_cast<ptx::MulMode>(in.mode);
@@ -1280,7 +1423,9 @@ struct BlockRunner::Impl {
           if (bits > 32) return unsupported();
           uint64_t wide = low_mask(2 * bits);
           if (sign) {
-            for_lanes(on, [&](uint32_t l) { d[l] = (static_cast<uint64_t>(sext(a[l], bits) * sext(b[l], bits)) + (mad ? c[l] : 0)) & wide; });
+            for_lanes(on, [&](uint32_t l) {
+              d[l] = (static_cast<uint64_t>(sext(a[l], bits) * sext(b[l], bits)) + (mad ? c[l] : 0)) & wide;
+            });
           } else {
             for_lanes(on, [&](uint32_t l) { d[l] = ((a[l] & m) * (b[l] & m) + (mad ? c[l] : 0)) & wide; });
           }
@@ -1288,14 +1433,18 @@ struct BlockRunner::Impl {
           for_lanes(on, [&](uint32_t l) {
             uint64_t high;
             if (bits == 64) {
-              high = sign ? static_cast<uint64_t>((static_cast<Int128>(static_cast<int64_t>(a[l])) * static_cast<int64_t>(b[l])) >> 64)
+              high = sign ? static_cast<uint64_t>((static_cast<Int128>(static_cast<int64_t>(a[l])) *
+                                                   static_cast<int64_t>(b[l])) >>
+                                                  64)
                           : static_cast<uint64_t>((static_cast<Uint128>(a[l]) * b[l]) >> 64);
             } else {
               high = sign ? static_cast<uint64_t>((sext(a[l], bits) * sext(b[l], bits)) >> bits)
                           : ((a[l] & m) * (b[l] & m)) >> bits;
             }
             if (mad && sat && type == Type::kS32) {
-              d[l] = static_cast<uint64_t>(std::clamp<int64_t>(sext(high, 32) + sext(c[l], 32), INT32_MIN, INT32_MAX)) & m;
+              d[l] = static_cast<uint64_t>(
+                         std::clamp<int64_t>(sext(high, 32) + sext(c[l], 32), INT32_MIN, INT32_MAX)) &
+                     m;
             } else {
               d[l] = (high + (mad ? c[l] : 0)) & m;
             }
@@ -1322,7 +1471,8 @@ struct BlockRunner::Impl {
           for_lanes(on, [&](uint32_t l) { d[l] = fout32(std::fma(fin32(a[l]), fin32(b[l]), fin32(c[l]))); });
         } else if (f64) {
           RoundingScope scope(in.rounding);
-          for_lanes(on, [&](uint32_t l) { d[l] = fnan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l); });
+          for_lanes(
+              on, [&](uint32_t l) { d[l] = fnan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l); });
         } else {
           return unsupported();
         }
@@ -1347,9 +1497,12 @@ struct BlockRunner::Impl {
             int64_t minimum = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
             int64_t r;
             // By zero the H200 gives all ones, except a 32- or 64-bit remainder, which gives the dividend.
-            if (y == 0) r = rem && bits > 16 ? x : -1;
-            else if (x == minimum && y == -1) r = rem ? 0 : minimum;
-            else r = rem ? x % y : x / y;
+            if (y == 0)
+              r = rem && bits > 16 ? x : -1;
+            else if (x == minimum && y == -1)
+              r = rem ? 0 : minimum;
+            else
+              r = rem ? x % y : x / y;
             d[l] = static_cast<uint64_t>(r) & m;
           } else {
             uint64_t x = a[l] & m, y = b[l] & m;
@@ -1372,11 +1525,14 @@ struct BlockRunner::Impl {
             d[l] = abs ? v & 0x7FFFFFFFu : v ^ 0x80000000u;
           });
         } else if (f64) {
-          for_lanes(on, [&](uint32_t l) { d[l] = abs ? a[l] & ~(uint64_t{1} << 63) : a[l] ^ (uint64_t{1} << 63); });
+          for_lanes(
+              on, [&](uint32_t l) { d[l] = abs ? a[l] & ~(uint64_t{1} << 63) : a[l] ^ (uint64_t{1} << 63); });
         } else {
           for_lanes(on, [&](uint32_t l) {
             int64_t x = sext(a[l], bits);
-            d[l] = static_cast<uint64_t>(abs && x >= 0 ? x : static_cast<int64_t>(0 - static_cast<uint64_t>(x))) & m;
+            d[l] = static_cast<uint64_t>(abs && x >= 0 ? x
+                                                       : static_cast<int64_t>(0 - static_cast<uint64_t>(x))) &
+                   m;
           });
         }
         return true;
@@ -1393,8 +1549,10 @@ struct BlockRunner::Impl {
           if (std::isnan(x) || std::isnan(y)) {
             if (!std::isnan(x)) return x;
             if (!std::isnan(y)) return y;
-            if constexpr (sizeof(T) == 8) return std::bit_cast<double>(std::bit_cast<uint64_t>(y) | (uint64_t{1} << 51));
-            else return std::bit_cast<float>(std::bit_cast<uint32_t>(y) | (uint32_t{1} << 22));
+            if constexpr (sizeof(T) == 8)
+              return std::bit_cast<double>(std::bit_cast<uint64_t>(y) | (uint64_t{1} << 51));
+            else
+              return std::bit_cast<float>(std::bit_cast<uint32_t>(y) | (uint32_t{1} << 22));
           }
           if (x == y) return (std::signbit(x) != max) ? x : y;
           return max ? (x > y ? x : y) : (x < y ? x : y);
@@ -1409,7 +1567,9 @@ struct BlockRunner::Impl {
             d[l] = static_cast<uint64_t>(max ? std::max(x, y) : std::min(x, y)) & m;
           });
         } else {
-          for_lanes(on, [&](uint32_t l) { d[l] = max ? std::max(a[l] & m, b[l] & m) : std::min(a[l] & m, b[l] & m); });
+          for_lanes(on, [&](uint32_t l) {
+            d[l] = max ? std::max(a[l] & m, b[l] & m) : std::min(a[l] & m, b[l] & m);
+          });
         }
         return true;
       }
@@ -1437,8 +1597,10 @@ struct BlockRunner::Impl {
       case Op::kShr:
         for_lanes(on, [&](uint32_t l) {
           uint64_t amount = std::min<uint64_t>(b[l] & 0xFFFFFFFFu, bits);
-          if (sign) d[l] = static_cast<uint64_t>(sext(a[l], bits) >> std::min<uint64_t>(amount, 63)) & m;
-          else d[l] = amount >= bits ? 0 : (a[l] & m) >> amount;
+          if (sign)
+            d[l] = static_cast<uint64_t>(sext(a[l], bits) >> std::min<uint64_t>(amount, 63)) & m;
+          else
+            d[l] = amount >= bits ? 0 : (a[l] & m) >> amount;
         });
         return true;
       case Op::kBfe:
@@ -1449,8 +1611,10 @@ struct BlockRunner::Impl {
           uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(c[l] & 0xFF, 255));
           uint64_t value = a[l] & m;
           uint64_t result;
-          if (len == 0) result = 0;
-          else if (pos >= bits) result = sign && ((value >> (bits - 1)) & 1) ? m : 0;
+          if (len == 0)
+            result = 0;
+          else if (pos >= bits)
+            result = sign && ((value >> (bits - 1)) & 1) ? m : 0;
           else {
             uint32_t width = std::min(len, bits - pos);
             uint64_t field = (value >> pos) & low_mask(width);
@@ -1463,7 +1627,8 @@ struct BlockRunner::Impl {
         const uint64_t* e = reg(w, in.src[3]);
         for_lanes(on, [&](uint32_t l) {
           // As for bfe: the 64-bit form keeps the position whole.
-          uint32_t pos = static_cast<uint32_t>(std::min<uint64_t>(c[l] & (bits == 64 ? 0xFFFFFFFFu : 0xFF), 255 + 64));
+          uint32_t pos =
+              static_cast<uint32_t>(std::min<uint64_t>(c[l] & (bits == 64 ? 0xFFFFFFFFu : 0xFF), 255 + 64));
           uint32_t len = static_cast<uint32_t>(e[l] & 0xFF);
           if (len == 0 || pos >= bits) {
             d[l] = b[l] & m;
@@ -1514,15 +1679,20 @@ struct BlockRunner::Impl {
         return true;
       }
       case Op::kCopysign:
-        if (f32) for_lanes(on, [&](uint32_t l) { d[l] = (b[l] & 0x7FFFFFFFu) | (a[l] & 0x80000000u); });
-        else if (f64) for_lanes(on, [&](uint32_t l) { d[l] = (b[l] & ~(uint64_t{1} << 63)) | (a[l] & (uint64_t{1} << 63)); });
-        else return unsupported();
+        if (f32)
+          for_lanes(on, [&](uint32_t l) { d[l] = (b[l] & 0x7FFFFFFFu) | (a[l] & 0x80000000u); });
+        else if (f64)
+          for_lanes(on,
+                    [&](uint32_t l) { d[l] = (b[l] & ~(uint64_t{1} << 63)) | (a[l] & (uint64_t{1} << 63)); });
+        else
+          return unsupported();
         return true;
       case Op::kPopc:
         for_lanes(on, [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::popcount(a[l] & m)); });
         return true;
       case Op::kClz:
-        for_lanes(on, [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::countl_zero(a[l] & m)) - (64 - bits); });
+        for_lanes(
+            on, [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::countl_zero(a[l] & m)) - (64 - bits); });
         return true;
       case Op::kBfind:
         for_lanes(on, [&](uint32_t l) {
@@ -1555,7 +1725,8 @@ struct BlockRunner::Impl {
         });
         return true;
       }
-      case Op::kSetp: return compare(w, in, on);
+      case Op::kSetp:
+        return compare(w, in, on);
       case Op::kSelp: {
         const uint32_t pick = pred_source(w, in, 2);
         for_lanes(on, [&](uint32_t l) { d[l] = ((pick >> l) & 1 ? a[l] : b[l]) & m; });
@@ -1577,14 +1748,22 @@ struct BlockRunner::Impl {
       case Op::kTanh: {
         auto function = [&](double x) {
           switch (in.op) {
-            case Op::kSqrt: return std::sqrt(x);
-            case Op::kRsqrt: return 1.0 / std::sqrt(x);
-            case Op::kRcp: return 1.0 / x;
-            case Op::kEx2: return std::exp2(x);
-            case Op::kLg2: return std::log2(x);
-            case Op::kSin: return std::sin(x);
-            case Op::kCos: return std::cos(x);
-            default: return std::tanh(x);
+            case Op::kSqrt:
+              return std::sqrt(x);
+            case Op::kRsqrt:
+              return 1.0 / std::sqrt(x);
+            case Op::kRcp:
+              return 1.0 / x;
+            case Op::kEx2:
+              return std::exp2(x);
+            case Op::kLg2:
+              return std::log2(x);
+            case Op::kSin:
+              return std::sin(x);
+            case Op::kCos:
+              return std::cos(x);
+            default:
+              return std::tanh(x);
           }
         };
         if (f32) {
@@ -1594,7 +1773,9 @@ struct BlockRunner::Impl {
             // The H200's sin and cos units read a subnormal operand as a zero of its sign.
             if (in.op == Op::kSin || in.op == Op::kCos) x = flush(x);
             // sqrt and rcp in float give the exactly rounded .rn result; the others go through double.
-            float r = in.op == Op::kSqrt ? std::sqrt(x) : in.op == Op::kRcp ? 1.0f / x : static_cast<float>(function(x));
+            float r = in.op == Op::kSqrt  ? std::sqrt(x)
+                      : in.op == Op::kRcp ? 1.0f / x
+                                          : static_cast<float>(function(x));
             d[l] = fout32(r);
           });
         } else if (f64) {
@@ -1624,16 +1805,21 @@ struct BlockRunner::Impl {
     if (!ptx::is_float(to) && !ptx::is_float(from)) {
       bool from_signed = ptx::is_signed(from), to_signed = ptx::is_signed(to);
       for_lanes(on, [&](uint32_t l) {
-        uint64_t value = from_signed ? static_cast<uint64_t>(sext(a[l], from_bits)) : a[l] & low_mask(from_bits);
+        uint64_t value =
+            from_signed ? static_cast<uint64_t>(sext(a[l], from_bits)) : a[l] & low_mask(from_bits);
         if (sat) {
           if (to_signed) {
             int64_t lo = to_bits == 64 ? INT64_MIN : -(int64_t{1} << (to_bits - 1));
             int64_t hi = to_bits == 64 ? INT64_MAX : (int64_t{1} << (to_bits - 1)) - 1;
-            if (from_signed) value = static_cast<uint64_t>(std::clamp(static_cast<int64_t>(value), lo, hi));
-            else value = std::min<uint64_t>(value, static_cast<uint64_t>(hi));
+            if (from_signed)
+              value = static_cast<uint64_t>(std::clamp(static_cast<int64_t>(value), lo, hi));
+            else
+              value = std::min<uint64_t>(value, static_cast<uint64_t>(hi));
           } else {
-            if (from_signed && static_cast<int64_t>(value) < 0) value = 0;
-            else value = std::min(value, low_mask(to_bits));
+            if (from_signed && static_cast<int64_t>(value) < 0)
+              value = 0;
+            else
+              value = std::min(value, low_mask(to_bits));
           }
         }
         // A narrow signed result is sign-extended to the register, as the GPU does.
@@ -1661,11 +1847,13 @@ struct BlockRunner::Impl {
       return true;
     }
     if (!ptx::is_float(to)) {
-      // NaN converts to 0 from f32 to a 32-bit integer; from f64, or to 64 bits, the H200 gives the sign bit alone.
+      // NaN converts to 0 from f32 to a 32-bit integer; from f64, or to 64 bits, the H200 gives the sign bit
+      // alone.
       const uint64_t nan_result = from == Type::kF32 && to_bits <= 32 ? 0 : uint64_t{1} << (to_bits - 1);
       for_lanes(on, [&](uint32_t l) {
         double x = source_float(a[l]);
-        // A narrow signed result is sign-extended into the whole register (cvt.rmi.s8 of -128 in a .b16 reads 0xFF80).
+        // A narrow signed result is sign-extended into the whole register (cvt.rmi.s8 of -128 in a .b16 reads
+        // 0xFF80).
         uint64_t value = std::isnan(x) ? nan_result : float_to_int(round_integral(x, in.rounding), to);
         d[l] = ptx::is_signed(to) ? static_cast<uint64_t>(sext(value, to_bits)) : value;
       });
@@ -1710,20 +1898,38 @@ struct BlockRunner::Impl {
   static uint32_t compare_floats(uint32_t on, ptx::Cmp cmp, const double* x, const double* y) {
     auto unordered = [&](uint32_t l) { return std::isnan(x[l]) || std::isnan(y[l]); };
     switch (cmp) {
-      case ptx::Cmp::kEq: return lanes_where(on, [&](uint32_t l) { return x[l] == y[l]; });
-      case ptx::Cmp::kNe: return lanes_where(on, [&](uint32_t l) { return !unordered(l) && x[l] != y[l]; });
-      case ptx::Cmp::kLt: case ptx::Cmp::kLo: return lanes_where(on, [&](uint32_t l) { return x[l] < y[l]; });
-      case ptx::Cmp::kLe: case ptx::Cmp::kLs: return lanes_where(on, [&](uint32_t l) { return x[l] <= y[l]; });
-      case ptx::Cmp::kGt: case ptx::Cmp::kHi: return lanes_where(on, [&](uint32_t l) { return x[l] > y[l]; });
-      case ptx::Cmp::kGe: case ptx::Cmp::kHs: return lanes_where(on, [&](uint32_t l) { return x[l] >= y[l]; });
-      case ptx::Cmp::kEqu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] == y[l]; });
-      case ptx::Cmp::kNeu: return lanes_where(on, [&](uint32_t l) { return x[l] != y[l]; });
-      case ptx::Cmp::kLtu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] < y[l]; });
-      case ptx::Cmp::kLeu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] <= y[l]; });
-      case ptx::Cmp::kGtu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] > y[l]; });
-      case ptx::Cmp::kGeu: return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] >= y[l]; });
-      case ptx::Cmp::kNum: return lanes_where(on, [&](uint32_t l) { return !unordered(l); });
-      case ptx::Cmp::kNan: return lanes_where(on, [&](uint32_t l) { return unordered(l); });
+      case ptx::Cmp::kEq:
+        return lanes_where(on, [&](uint32_t l) { return x[l] == y[l]; });
+      case ptx::Cmp::kNe:
+        return lanes_where(on, [&](uint32_t l) { return !unordered(l) && x[l] != y[l]; });
+      case ptx::Cmp::kLt:
+      case ptx::Cmp::kLo:
+        return lanes_where(on, [&](uint32_t l) { return x[l] < y[l]; });
+      case ptx::Cmp::kLe:
+      case ptx::Cmp::kLs:
+        return lanes_where(on, [&](uint32_t l) { return x[l] <= y[l]; });
+      case ptx::Cmp::kGt:
+      case ptx::Cmp::kHi:
+        return lanes_where(on, [&](uint32_t l) { return x[l] > y[l]; });
+      case ptx::Cmp::kGe:
+      case ptx::Cmp::kHs:
+        return lanes_where(on, [&](uint32_t l) { return x[l] >= y[l]; });
+      case ptx::Cmp::kEqu:
+        return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] == y[l]; });
+      case ptx::Cmp::kNeu:
+        return lanes_where(on, [&](uint32_t l) { return x[l] != y[l]; });
+      case ptx::Cmp::kLtu:
+        return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] < y[l]; });
+      case ptx::Cmp::kLeu:
+        return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] <= y[l]; });
+      case ptx::Cmp::kGtu:
+        return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] > y[l]; });
+      case ptx::Cmp::kGeu:
+        return lanes_where(on, [&](uint32_t l) { return unordered(l) || x[l] >= y[l]; });
+      case ptx::Cmp::kNum:
+        return lanes_where(on, [&](uint32_t l) { return !unordered(l); });
+      case ptx::Cmp::kNan:
+        return lanes_where(on, [&](uint32_t l) { return unordered(l); });
     }
     return 0;
   }
@@ -1759,10 +1965,20 @@ struct BlockRunner::Impl {
     if (in.combine != ptx::BoolOp::kNone) {
       const uint32_t cv = on & pred_source(w, in, 2);
       switch (in.combine) {
-        case ptx::BoolOp::kAnd: truth &= cv; falsity &= cv; break;
-        case ptx::BoolOp::kOr: truth |= cv; falsity |= cv; break;
-        case ptx::BoolOp::kXor: truth ^= cv; falsity ^= cv; break;
-        case ptx::BoolOp::kNone: break;
+        case ptx::BoolOp::kAnd:
+          truth &= cv;
+          falsity &= cv;
+          break;
+        case ptx::BoolOp::kOr:
+          truth |= cv;
+          falsity |= cv;
+          break;
+        case ptx::BoolOp::kXor:
+          truth ^= cv;
+          falsity ^= cv;
+          break;
+        case ptx::BoolOp::kNone:
+          break;
       }
     }
     set_pred(w, in.dst[0], on, truth);
@@ -1799,10 +2015,22 @@ struct BlockRunner::Impl {
       int32_t j;
       bool ok;
       switch (mode) {
-        case ptx::ShflMode::kUp: j = self - bval; ok = j >= max_lane; break;
-        case ptx::ShflMode::kDown: j = self + bval; ok = j <= max_lane; break;
-        case ptx::ShflMode::kBfly: j = self ^ bval; ok = j <= max_lane; break;
-        default: j = min_lane | (bval & ~segmask); ok = j <= max_lane; break;
+        case ptx::ShflMode::kUp:
+          j = self - bval;
+          ok = j >= max_lane;
+          break;
+        case ptx::ShflMode::kDown:
+          j = self + bval;
+          ok = j <= max_lane;
+          break;
+        case ptx::ShflMode::kBfly:
+          j = self ^ bval;
+          ok = j <= max_lane;
+          break;
+        default:
+          j = min_lane | (bval & ~segmask);
+          ok = j <= max_lane;
+          break;
       }
       if (!ok) j = self;
       // A lane that does not execute the shuffle (exited, elsewhere, or not in the block) gives an undefined
@@ -1829,7 +2057,8 @@ struct BlockRunner::Impl {
     const uint64_t* b = reg(w, in.src[1]);
     const uint64_t* c = reg(w, in.src[2]);
     uint64_t differ = 0;
-    for (uint32_t lane = 0; lane < 32; ++lane) differ |= ((b[lane] ^ b[0]) & 0x1F) | ((c[lane] ^ c[0]) & 0xFFFFFFFFu);
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      differ |= ((b[lane] ^ b[0]) & 0x1F) | ((c[lane] ^ c[0]) & 0xFFFFFFFFu);
     if (differ != 0) return false;
     const int32_t delta = static_cast<int32_t>(b[0] & 0x1F);
     const int32_t segmask = static_cast<int32_t>((c[0] >> 8) & 0x1F);
@@ -1906,29 +2135,43 @@ struct BlockRunner::Impl {
   static std::string_view warp_operation(const Inst& in) {
     if (in.op == Op::kShfl) {
       switch (static_cast<ptx::ShflMode>(in.mode)) {
-        case ptx::ShflMode::kUp: return "__shfl_up_sync";
-        case ptx::ShflMode::kDown: return "__shfl_down_sync";
-        case ptx::ShflMode::kBfly: return "__shfl_xor_sync";
-        default: return "__shfl_sync";
+        case ptx::ShflMode::kUp:
+          return "__shfl_up_sync";
+        case ptx::ShflMode::kDown:
+          return "__shfl_down_sync";
+        case ptx::ShflMode::kBfly:
+          return "__shfl_xor_sync";
+        default:
+          return "__shfl_sync";
       }
     }
     if (in.op == Op::kVote) {
       switch (static_cast<ptx::VoteMode>(in.mode)) {
-        case ptx::VoteMode::kAll: return "__all_sync";
-        case ptx::VoteMode::kAny: return "__any_sync";
-        case ptx::VoteMode::kUni: return "__uni_sync";
-        default: return "__ballot_sync";
+        case ptx::VoteMode::kAll:
+          return "__all_sync";
+        case ptx::VoteMode::kAny:
+          return "__any_sync";
+        case ptx::VoteMode::kUni:
+          return "__uni_sync";
+        default:
+          return "__ballot_sync";
       }
     }
     if (in.op == Op::kMatch) return in.mode == 0 ? "__match_any_sync" : "__match_all_sync";
     if (in.op == Op::kRedux) {
       switch (static_cast<ptx::AtomOp>(in.mode)) {
-        case ptx::AtomOp::kMin: return "__reduce_min_sync";
-        case ptx::AtomOp::kMax: return "__reduce_max_sync";
-        case ptx::AtomOp::kAnd: return "__reduce_and_sync";
-        case ptx::AtomOp::kOr: return "__reduce_or_sync";
-        case ptx::AtomOp::kXor: return "__reduce_xor_sync";
-        default: return "__reduce_add_sync";
+        case ptx::AtomOp::kMin:
+          return "__reduce_min_sync";
+        case ptx::AtomOp::kMax:
+          return "__reduce_max_sync";
+        case ptx::AtomOp::kAnd:
+          return "__reduce_and_sync";
+        case ptx::AtomOp::kOr:
+          return "__reduce_or_sync";
+        case ptx::AtomOp::kXor:
+          return "__reduce_xor_sync";
+        default:
+          return "__reduce_add_sync";
       }
     }
     return "__syncwarp";
@@ -1943,7 +2186,8 @@ struct BlockRunner::Impl {
     const uint32_t elsewhere = mask & (w.live | w.left_while_parked) & ~on;
     const uint32_t unread = sources & ~on;
     // A lane that executes the operation must be named in its own mask.
-    const uint32_t unnamed = lanes_where(on, [masks](uint32_t lane) { return (masks[lane] >> lane & 1) == 0; });
+    const uint32_t unnamed =
+        lanes_where(on, [masks](uint32_t lane) { return (masks[lane] >> lane & 1) == 0; });
     if ((elsewhere | unread | unnamed) == 0) return;
     if (std::find(warp_sync_lines.begin(), warp_sync_lines.end(), in.line) != warp_sync_lines.end()) return;
     warp_sync_lines.push_back(in.line);
@@ -1952,27 +2196,28 @@ struct BlockRunner::Impl {
     std::string message;
     if (unnamed != 0) {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(unnamed));
-      message = fmt::format("{} with mask 0x{:08x} is executed by {} lanes of warp {} of block {} that the mask does "
-                            "not name (lane {} first), so on a GPU its result is undefined (a lane that executes a "
-                            "warp operation must be in its mask: 0xffffffff when the whole warp executes it, or the "
-                            "lanes that take the branch, from __ballot_sync before it)",
-                            what, static_cast<uint32_t>(masks[lane]), std::popcount(unnamed), w.index,
-                            dim(block_index), lane);
+      message = fmt::format(
+          "{} with mask 0x{:08x} is executed by {} lanes of warp {} of block {} that the mask does "
+          "not name (lane {} first), so on a GPU its result is undefined (a lane that executes a "
+          "warp operation must be in its mask: 0xffffffff when the whole warp executes it, or the "
+          "lanes that take the branch, from __ballot_sync before it)",
+          what, static_cast<uint32_t>(masks[lane]), std::popcount(unnamed), w.index, dim(block_index), lane);
     } else if (elsewhere != 0) {
-      message = fmt::format("{} with mask 0x{:08x} executed by {} of the {} lanes it names in warp {} of block {}; the "
-                            "other {} took another branch or returned before it, so on a GPU its result is undefined "
-                            "(call a warp operation where every lane its mask names gets to it, outside branches some "
-                            "lanes skip and before any early return, or name only the lanes that get there, e.g. with "
-                            "__ballot_sync before the branch)",
-                            what, mask, std::popcount(mask & on), named, w.index, dim(block_index),
-                            std::popcount(elsewhere));
+      message = fmt::format(
+          "{} with mask 0x{:08x} executed by {} of the {} lanes it names in warp {} of block {}; the "
+          "other {} took another branch or returned before it, so on a GPU its result is undefined "
+          "(call a warp operation where every lane its mask names gets to it, outside branches some "
+          "lanes skip and before any early return, or name only the lanes that get there, e.g. with "
+          "__ballot_sync before the branch)",
+          what, mask, std::popcount(mask & on), named, w.index, dim(block_index), std::popcount(elsewhere));
     } else {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(unread));
-      message = fmt::format("{} with mask 0x{:08x} in warp {} of block {} reads lane {}, which {}, so on a GPU the "
-                            "value it gets is undefined (a full-mask shuffle after an early return or in a partial "
-                            "last warp: keep every lane until the shuffles are done, giving idle lanes a neutral value)",
-                            what, mask, w.index, dim(block_index), lane,
-                            (w.live >> lane & 1) != 0 ? "does not execute it" : "has exited (or is not in the block)");
+      message = fmt::format(
+          "{} with mask 0x{:08x} in warp {} of block {} reads lane {}, which {}, so on a GPU the "
+          "value it gets is undefined (a full-mask shuffle after an early return or in a partial "
+          "last warp: keep every lane until the shuffles are done, giving idle lanes a neutral value)",
+          what, mask, w.index, dim(block_index), lane,
+          (w.live >> lane & 1) != 0 ? "does not execute it" : "has exited (or is not in the block)");
     }
     Finding finding = located(FindingKind::kDivergentWarpSync, in, std::move(message));
     // Reading a lane that does not execute gives the reader an undefined value, which it may never use (a
@@ -1990,9 +2235,15 @@ struct BlockRunner::Impl {
     const uint32_t ballot = on & pred_source(w, in, 0);
     bool holds;
     switch (static_cast<ptx::VoteMode>(in.mode)) {
-      case ptx::VoteMode::kAll: holds = ballot == on; break;
-      case ptx::VoteMode::kAny: holds = ballot != 0; break;
-      case ptx::VoteMode::kUni: holds = ballot == on || ballot == 0; break;
+      case ptx::VoteMode::kAll:
+        holds = ballot == on;
+        break;
+      case ptx::VoteMode::kAny:
+        holds = ballot != 0;
+        break;
+      case ptx::VoteMode::kUni:
+        holds = ballot == on || ballot == 0;
+        break;
       default: {  // ballot: a b32 register
         uint64_t* d = reg(w, in.dst[0]);
         for_lanes(on, [&](uint32_t lane) { d[lane] = ballot; });
@@ -2000,7 +2251,8 @@ struct BlockRunner::Impl {
         break;
       }
     }
-    if (static_cast<ptx::VoteMode>(in.mode) != ptx::VoteMode::kBallot) set_pred(w, in.dst[0], on, holds ? kFullMask : 0);
+    if (static_cast<ptx::VoteMode>(in.mode) != ptx::VoteMode::kBallot)
+      set_pred(w, in.dst[0], on, holds ? kFullMask : 0);
     check_warp_sync(w, in, on, reg(w, in.src[1]), 0);
   }
 
@@ -2054,10 +2306,14 @@ struct BlockRunner::Impl {
       return true;
     };
     switch (space) {
-      case ptx::Space::kShared: return from(shared.data(), shared.size());
-      case ptx::Space::kLocal: return from(w.local + static_cast<size_t>(lane) * kernel.local_bytes, kernel.local_bytes);
-      case ptx::Space::kConst: return from(launch.const_bank.data(), launch.const_bank.size());
-      case ptx::Space::kParam: return from(launch.params.data(), launch.params.size());
+      case ptx::Space::kShared:
+        return from(shared.data(), shared.size());
+      case ptx::Space::kLocal:
+        return from(w.local + static_cast<size_t>(lane) * kernel.local_bytes, kernel.local_bytes);
+      case ptx::Space::kConst:
+        return from(launch.const_bank.data(), launch.const_bank.size());
+      case ptx::Space::kParam:
+        return from(launch.params.data(), launch.params.size());
       default: {
         const Allocation* allocation = find_allocation(address, bytes);
         if (allocation == nullptr) return false;
@@ -2080,7 +2336,9 @@ struct BlockRunner::Impl {
   // Lanes print in lane order, each call's text split at its newlines into lines.
   void device_printf(Warp& w, const Inst& in, uint32_t on) {
     for_lanes(on, [&](uint32_t lane) {
-      DeviceRead read = [&](uint64_t address, void* out, uint32_t bytes) { return read_generic(w, lane, address, out, bytes); };
+      DeviceRead read = [&](uint64_t address, void* out, uint32_t bytes) {
+        return read_generic(w, lane, address, out, bytes);
+      };
       const uint64_t format_address = call_argument<uint64_t>(w, in, lane, 0);
       const uint64_t args = in.nsrc > 1 ? call_argument<uint64_t>(w, in, lane, 1) : 0;
       if (launch.printf_budget.spent()) {
@@ -2090,15 +2348,18 @@ struct BlockRunner::Impl {
         return;
       }
       std::optional<std::string> format = read_device_string(format_address, read);
-      PrintfResult result = format ? format_device_printf(*format, args, read, kPrintfCallBytes, &launch.printf_budget)
-                                   : PrintfResult{"<unreadable format string>", 0};
+      PrintfResult result =
+          format ? format_device_printf(*format, args, read, kPrintfCallBytes, &launch.printf_budget)
+                 : PrintfResult{"<unreadable format string>", 0};
       std::string_view text = result.text;
       if (text.ends_with('\n')) text.remove_suffix(1);
       const Dim3 thread = thread_of(w, lane);
       for (size_t start = 0;;) {
         size_t end = text.find('\n', start);
         if (printed.size() < kDeviceOutputLines) {
-          printed.push_back({block_index, thread, std::string(text.substr(start, end == std::string_view::npos ? end : end - start))});
+          printed.push_back(
+              {block_index, thread,
+               std::string(text.substr(start, end == std::string_view::npos ? end : end - start))});
         } else {
           ++printed_dropped;
         }
@@ -2119,16 +2380,24 @@ struct BlockRunner::Impl {
   // GPU's does. The message quotes the expression as nvcc passed it.
   void assertion_failed(Warp& w, const Inst& in, uint32_t on) {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(on));
-    DeviceRead read = [&](uint64_t address, void* out, uint32_t bytes) { return read_generic(w, lane, address, out, bytes); };
-    const std::string expression = read_device_string(call_argument<uint64_t>(w, in, lane, 0), read, 512).value_or("?");
-    const std::string function = in.nsrc > 3 ? read_device_string(call_argument<uint64_t>(w, in, lane, 3), read, 512).value_or("") : "";
+    DeviceRead read = [&](uint64_t address, void* out, uint32_t bytes) {
+      return read_generic(w, lane, address, out, bytes);
+    };
+    const std::string expression =
+        read_device_string(call_argument<uint64_t>(w, in, lane, 0), read, 512).value_or("?");
+    const std::string function =
+        in.nsrc > 3 ? read_device_string(call_argument<uint64_t>(w, in, lane, 3), read, 512).value_or("")
+                    : "";
     const Dim3 thread = thread_of(w, lane);
     const int lanes = std::popcount(on);
-    std::string message = fmt::format("assertion `{}` failed in thread {} of block {}", expression, dim(thread), dim(block_index));
-    if (lanes > 1) message += fmt::format(" (and {} more thread{} of its warp)", lanes - 1, lanes == 2 ? "" : "s");
+    std::string message = fmt::format("assertion `{}` failed in thread {} of block {}", expression,
+                                      dim(thread), dim(block_index));
+    if (lanes > 1)
+      message += fmt::format(" (and {} more thread{} of its warp)", lanes - 1, lanes == 2 ? "" : "s");
     if (!function.empty()) message += fmt::format(", in {}", function);
     Finding finding = located(FindingKind::kAssertionFailed, in, std::move(message));
-    finding.details = {{"thread", dim_json(thread)}, {"block", dim_json(block_index)}, {"expression", expression}};
+    finding.details = {
+        {"thread", dim_json(thread)}, {"block", dim_json(block_index)}, {"expression", expression}};
     if (!function.empty()) finding.details["function"] = function;
     if (in.nsrc > 2) finding.details["assert_line"] = call_argument<uint32_t>(w, in, lane, 2);
     fault = BlockFault{std::move(finding)};
@@ -2136,9 +2405,11 @@ struct BlockRunner::Impl {
 
   void trap(Warp& w, const Inst& in, uint32_t on) {
     const Dim3 thread = thread_of(w, static_cast<uint32_t>(std::countr_zero(on)));
-    Finding finding = located(FindingKind::kRuntimeError, in,
-                              fmt::format("thread {} of block {} executed a trap (__trap() or asm(\"trap;\")), which "
-                                          "aborts the kernel", dim(thread), dim(block_index)));
+    Finding finding =
+        located(FindingKind::kRuntimeError, in,
+                fmt::format("thread {} of block {} executed a trap (__trap() or asm(\"trap;\")), which "
+                            "aborts the kernel",
+                            dim(thread), dim(block_index)));
     finding.details = {{"thread", dim_json(thread)}, {"block", dim_json(block_index)}, {"trap", true}};
     fault = BlockFault{std::move(finding)};
   }
@@ -2165,17 +2436,30 @@ struct BlockRunner::Impl {
         return;
       }
       switch (op) {
-        case ptx::AtomOp::kAdd: result += x; break;
+        case ptx::AtomOp::kAdd:
+          result += x;
+          break;
         case ptx::AtomOp::kMin:
-          result = sign ? static_cast<uint32_t>(std::min(static_cast<int32_t>(result), static_cast<int32_t>(x))) : std::min(result, x);
+          result =
+              sign ? static_cast<uint32_t>(std::min(static_cast<int32_t>(result), static_cast<int32_t>(x)))
+                   : std::min(result, x);
           break;
         case ptx::AtomOp::kMax:
-          result = sign ? static_cast<uint32_t>(std::max(static_cast<int32_t>(result), static_cast<int32_t>(x))) : std::max(result, x);
+          result =
+              sign ? static_cast<uint32_t>(std::max(static_cast<int32_t>(result), static_cast<int32_t>(x)))
+                   : std::max(result, x);
           break;
-        case ptx::AtomOp::kAnd: result &= x; break;
-        case ptx::AtomOp::kOr: result |= x; break;
-        case ptx::AtomOp::kXor: result ^= x; break;
-        default: break;  // the parser takes only the six above
+        case ptx::AtomOp::kAnd:
+          result &= x;
+          break;
+        case ptx::AtomOp::kOr:
+          result |= x;
+          break;
+        case ptx::AtomOp::kXor:
+          result ^= x;
+          break;
+        default:
+          break;  // the parser takes only the six above
       }
     });
     for_lanes(on, [&](uint32_t lane) { d[lane] = (lanes >> lane & 1) != 0 ? result : 0; });
@@ -2209,9 +2493,9 @@ struct BlockRunner::Impl {
 
   // ---- control ----
 
-  // A .sync warp operation at `pc` reached by the lanes `mask` (`on` where its guard holds), whose member mask
-  // is source operand `mask_source`: on a GPU it executes once every lane it names has arrived, so while a
-  // named lane can still run elsewhere (a loop whose latch nvcc placed before its header sends the lanes
+  // A .sync warp operation at `pc` reached by the lanes `mask` (`on` where its guard holds), whose member
+  // mask is source operand `mask_source`: on a GPU it executes once every lane it names has arrived, so while
+  // a named lane can still run elsewhere (a loop whose latch nvcc placed before its header sends the lanes
   // that skip the body round to the operation first) the arrivals park, and returns true. When the others
   // arrive, the parked lanes join them in `mask` and `on`. After `unpark` (no other lane could run) they go
   // on alone, as when a named lane never comes.
@@ -2219,7 +2503,8 @@ struct BlockRunner::Impl {
                               uint32_t& mask, uint32_t& on) {
     bool parked_before = unpark;
     if (!unpark) {
-      const uint32_t here = w.parked & lanes_where(w.parked, [&w, pc](uint32_t lane) { return w.pc[lane] == pc; });
+      const uint32_t here =
+          w.parked & lanes_where(w.parked, [&w, pc](uint32_t lane) { return w.pc[lane] == pc; });
       if (here != 0) {
         parked_before = true;
         w.parked &= ~here;
@@ -2230,7 +2515,8 @@ struct BlockRunner::Impl {
           on = in.guard_negate ? mask & ~bits : mask & bits;
         }
       }
-      const uint32_t named = on == 0 ? 0 : static_cast<uint32_t>(reg(w, in.src[mask_source])[std::countr_zero(on)]);
+      const uint32_t named =
+          on == 0 ? 0 : static_cast<uint32_t>(reg(w, in.src[mask_source])[std::countr_zero(on)]);
       if ((named & w.live & ~w.waiting & ~w.parked & ~mask) != 0) {
         w.parked |= mask;
         w.live_at_park |= w.live;
@@ -2250,22 +2536,25 @@ struct BlockRunner::Impl {
   void track_poisoned(const Warp& w, const Inst& in, uint32_t on) {
     if (on == 0) return;
     uint32_t* written = poison_written.data() + static_cast<size_t>(w.index) * kernel.poisoned.size();
-    const bool copy = in.op == Op::kMov || in.op == Op::kSelp || in.op == Op::kCvt || (in.poison & kResultOnlySelected) != 0;
+    const bool copy = in.op == Op::kMov || in.op == Op::kSelp || in.op == Op::kCvt ||
+                      (in.poison & kResultOnlySelected) != 0;
     if ((in.poison & kReadsPoisoned) != 0 && !copy) {
       for (uint32_t i = 0; i < in.nsrc; ++i) {
         const int32_t index = kernel.poison_index[in.src[i]];
         if (index < 0) continue;
         const uint32_t unset = on & ~written[index];
-        if (unset == 0 || std::find(uninitialized_lines.begin(), uninitialized_lines.end(), in.line) != uninitialized_lines.end())
+        if (unset == 0 || std::find(uninitialized_lines.begin(), uninitialized_lines.end(), in.line) !=
+                              uninitialized_lines.end())
           continue;
         uninitialized_lines.push_back(in.line);
         const uint32_t lane = static_cast<uint32_t>(std::countr_zero(unset));
-        Finding finding = located(
-            FindingKind::kUninitializedVariable, in,
-            fmt::format("thread {} of block {} computes with a variable it has not given a value yet (a local declared "
-                        "without one, as in `float sum;` then `sum += ...`); a GPU leaves it undefined, so give it its "
-                        "first value where it is declared (`float sum = 0.0f;`)",
-                        dim(thread_of(w, lane)), dim(block_index)));
+        Finding finding = located(FindingKind::kUninitializedVariable, in,
+                                  fmt::format("thread {} of block {} computes with a variable it has not "
+                                              "given a value yet (a local declared "
+                                              "without one, as in `float sum;` then `sum += ...`); a GPU "
+                                              "leaves it undefined, so give it its "
+                                              "first value where it is declared (`float sum = 0.0f;`)",
+                                              dim(thread_of(w, lane)), dim(block_index)));
         finding.severity = Severity::kWarning;
         finding.details = {{"block", dim_json(block_index)}, {"thread", dim_json(thread_of(w, lane))}};
         findings->push_back(std::move(finding));
@@ -2330,9 +2619,11 @@ struct BlockRunner::Impl {
       } else {
         // Branch-free over all 32 lanes (vector instructions): the lowest pc, then the lanes at it.
         uint32_t lowest = UINT32_MAX;
-        for (uint32_t lane = 0; lane < 32; ++lane) lowest = std::min(lowest, w.pc[lane] | ((runnable >> lane & 1) - 1));
+        for (uint32_t lane = 0; lane < 32; ++lane)
+          lowest = std::min(lowest, w.pc[lane] | ((runnable >> lane & 1) - 1));
         // By value: a pc captured by reference would live in memory for the whole loop.
-        mask = runnable & lanes_where(kFullMask, [&w, lowest](uint32_t lane) { return w.pc[lane] == lowest; });
+        mask =
+            runnable & lanes_where(kFullMask, [&w, lowest](uint32_t lane) { return w.pc[lane] == lowest; });
         pc = lowest;
         // Not while some lanes wait at a barrier or a warp operation: their pc[] must survive.
         if (mask == runnable && w.waiting == 0 && w.parked == 0 && !unpark) {
@@ -2363,14 +2654,27 @@ struct BlockRunner::Impl {
         const uint32_t bits = pred(w, in.guard);
         on = in.guard_negate ? mask & ~bits : mask & bits;
       }
-      if ((in.poison & (kReadsPoisoned | kWritesPoisoned)) != 0) [[unlikely]] track_poisoned(w, in, on);
+      if ((in.poison & (kReadsPoisoned | kWritesPoisoned)) != 0) [[unlikely]]
+        track_poisoned(w, in, on);
       switch (in.handler) {
-        case Handler::kIntAdd: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x + y) & m; }); break;
-        case Handler::kIntSub: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x - y) & m; }); break;
-        case Handler::kIntMulLo: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x * y) & m; }); break;
-        case Handler::kIntAnd: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x & y) & m; }); break;
-        case Handler::kIntOr: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x | y) & m; }); break;
-        case Handler::kIntXor: lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x ^ y) & m; }); break;
+        case Handler::kIntAdd:
+          lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x + y) & m; });
+          break;
+        case Handler::kIntSub:
+          lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x - y) & m; });
+          break;
+        case Handler::kIntMulLo:
+          lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x * y) & m; });
+          break;
+        case Handler::kIntAnd:
+          lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x & y) & m; });
+          break;
+        case Handler::kIntOr:
+          lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x | y) & m; });
+          break;
+        case Handler::kIntXor:
+          lanes2(w, in, on, [m = in.mask](uint64_t x, uint64_t y) { return (x ^ y) & m; });
+          break;
         case Handler::kIntShl: {
           const uint64_t bits = ptx::type_bits(in.type);
           lanes2(w, in, on, [m = in.mask, bits](uint64_t x, uint64_t y) {
@@ -2404,13 +2708,17 @@ struct BlockRunner::Impl {
           break;
         case Handler::kMulWideS16:  // the 32-bit product, in a 32-bit register
           lanes2(w, in, on, [](uint64_t x, uint64_t y) {
-            return static_cast<uint64_t>(int64_t{static_cast<int16_t>(x)} * int64_t{static_cast<int16_t>(y)}) & 0xFFFFFFFFu;
+            return static_cast<uint64_t>(int64_t{static_cast<int16_t>(x)} *
+                                         int64_t{static_cast<int16_t>(y)}) &
+                   0xFFFFFFFFu;
           });
           break;
         case Handler::kMulWideU16:
           lanes2(w, in, on, [](uint64_t x, uint64_t y) { return (x & 0xFFFFu) * (y & 0xFFFFu); });
           break;
-        case Handler::kCvtInteger: convert_integer(w, in, on); break;
+        case Handler::kCvtInteger:
+          convert_integer(w, in, on);
+          break;
         case Handler::kMove: {
           uint64_t* d = reg(w, in.dst[0]);
           const uint64_t* a = reg(w, in.src[0]);
@@ -2418,16 +2726,23 @@ struct BlockRunner::Impl {
           for_lanes(on, [&](uint32_t l) { d[l] = a[l] & m; });
           break;
         }
-        case Handler::kPredLogic: predicate_logic(w, in, on); break;
-        case Handler::kSetpSigned: set_predicates(w, in, on, compare_signed(w, in, on)); break;
-        case Handler::kSetpUnsigned: set_predicates(w, in, on, compare_unsigned(w, in, on)); break;
+        case Handler::kPredLogic:
+          predicate_logic(w, in, on);
+          break;
+        case Handler::kSetpSigned:
+          set_predicates(w, in, on, compare_signed(w, in, on));
+          break;
+        case Handler::kSetpUnsigned:
+          set_predicates(w, in, on, compare_unsigned(w, in, on));
+          break;
         case Handler::kSelp:
         case Handler::kSelpSpeculative: {
           uint64_t* d = reg(w, in.dst[0]);
           const uint64_t *a = reg(w, in.src[0]), *b = reg(w, in.src[1]);
           const uint64_t m = in.mask;
           const uint32_t pick = pred_source(w, in, 2);
-          if (in.handler == Handler::kSelpSpeculative && observer != nullptr && on != 0) speculative_selp(w, in, on, pick);
+          if (in.handler == Handler::kSelpSpeculative && observer != nullptr && on != 0)
+            speculative_selp(w, in, on, pick);
           for_lanes(on, [&](uint32_t l) { d[l] = ((pick >> l) & 1 ? a[l] : b[l]) & m; });
           break;
         }
@@ -2449,7 +2764,9 @@ struct BlockRunner::Impl {
             advance(w, mask, pc + 1);
           } else {
             diverge(w);
-            for_lanes(mask, [&w, on, target, next = pc + 1](uint32_t lane) { w.pc[lane] = (on >> lane) & 1 ? target : next; });
+            for_lanes(mask, [&w, on, target, next = pc + 1](uint32_t lane) {
+              w.pc[lane] = (on >> lane) & 1 ? target : next;
+            });
           }
           continue;
         }
@@ -2476,7 +2793,8 @@ struct BlockRunner::Impl {
           if (!w.uniform && park_at_warp_operation(w, in, pc, 0, unpark, mask, on)) continue;
           if (on != 0) check_warp_sync(w, in, on, reg(w, in.src[0]), 0);
           if (on != 0 && observer != nullptr) {
-            observer->on_warp_sync(w.index, static_cast<uint32_t>(reg(w, in.src[0])[std::countr_zero(on)]) & w.live);
+            observer->on_warp_sync(w.index,
+                                   static_cast<uint32_t>(reg(w, in.src[0])[std::countr_zero(on)]) & w.live);
           }
           break;
         case Handler::kNothing:
@@ -2545,7 +2863,9 @@ struct BlockRunner::Impl {
   // general code does. Each step is ((v & m) ^ s) - s, m the type's bits and s its sign bit (0 when
   // unsigned): and, xor and subtract exist for 64-bit vector lanes, where an arithmetic shift does not.
   [[gnu::always_inline]] void convert_integer(Warp& w, const Inst& in, uint32_t on) {
-    auto sign_bit = [](Type type) { return ptx::is_signed(type) ? uint64_t{1} << (ptx::type_bits(type) - 1) : 0; };
+    auto sign_bit = [](Type type) {
+      return ptx::is_signed(type) ? uint64_t{1} << (ptx::type_bits(type) - 1) : 0;
+    };
     const uint64_t from_mask = low_mask(ptx::type_bits(in.type2)), from_sign = sign_bit(in.type2);
     const uint64_t to_mask = low_mask(ptx::type_bits(in.type)), to_sign = sign_bit(in.type);
     uint64_t* d = reg(w, in.dst[0]);
@@ -2565,19 +2885,32 @@ struct BlockRunner::Impl {
     for_lanes(on, [&](uint32_t l) { d[l] = f(a[l], b[l]); });
   }
 
-  // The f32 result's bits; the GPU's f32 arithmetic returns the canonical NaN 0x7FFFFFFF, whatever NaN went in.
+  // The f32 result's bits; the GPU's f32 arithmetic returns the canonical NaN 0x7FFFFFFF, whatever NaN went
+  // in.
   static uint64_t canonical_f32(float x) { return std::isnan(x) ? uint64_t{0x7FFFFFFFu} : from_f32(x); }
 
   template <class T, class Widen>
-  [[gnu::always_inline]] static uint32_t compare_lanes(uint32_t on, ptx::Cmp cmp, const uint64_t* a, const uint64_t* b, Widen widen) {
+  [[gnu::always_inline]] static uint32_t compare_lanes(uint32_t on, ptx::Cmp cmp, const uint64_t* a,
+                                                       const uint64_t* b, Widen widen) {
     switch (cmp) {
-      case ptx::Cmp::kEq: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) == widen(b[l]); });
-      case ptx::Cmp::kNe: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) != widen(b[l]); });
-      case ptx::Cmp::kLt: case ptx::Cmp::kLo: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) < widen(b[l]); });
-      case ptx::Cmp::kLe: case ptx::Cmp::kLs: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) <= widen(b[l]); });
-      case ptx::Cmp::kGt: case ptx::Cmp::kHi: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) > widen(b[l]); });
-      case ptx::Cmp::kGe: case ptx::Cmp::kHs: return lanes_where(on, [&](uint32_t l) { return widen(a[l]) >= widen(b[l]); });
-      default: return 0;
+      case ptx::Cmp::kEq:
+        return lanes_where(on, [&](uint32_t l) { return widen(a[l]) == widen(b[l]); });
+      case ptx::Cmp::kNe:
+        return lanes_where(on, [&](uint32_t l) { return widen(a[l]) != widen(b[l]); });
+      case ptx::Cmp::kLt:
+      case ptx::Cmp::kLo:
+        return lanes_where(on, [&](uint32_t l) { return widen(a[l]) < widen(b[l]); });
+      case ptx::Cmp::kLe:
+      case ptx::Cmp::kLs:
+        return lanes_where(on, [&](uint32_t l) { return widen(a[l]) <= widen(b[l]); });
+      case ptx::Cmp::kGt:
+      case ptx::Cmp::kHi:
+        return lanes_where(on, [&](uint32_t l) { return widen(a[l]) > widen(b[l]); });
+      case ptx::Cmp::kGe:
+      case ptx::Cmp::kHs:
+        return lanes_where(on, [&](uint32_t l) { return widen(a[l]) >= widen(b[l]); });
+      default:
+        return 0;
     }
   }
 
@@ -2600,12 +2933,21 @@ struct BlockRunner::Impl {
     const uint32_t a = pred_source(w, in, 0);
     uint32_t value = a;
     switch (in.op) {
-      case Op::kAnd: value = a & pred_source(w, in, 1); break;
-      case Op::kOr: value = a | pred_source(w, in, 1); break;
-      case Op::kXor: value = a ^ pred_source(w, in, 1); break;
+      case Op::kAnd:
+        value = a & pred_source(w, in, 1);
+        break;
+      case Op::kOr:
+        value = a | pred_source(w, in, 1);
+        break;
+      case Op::kXor:
+        value = a ^ pred_source(w, in, 1);
+        break;
       case Op::kNot:
-      case Op::kCnot: value = ~a; break;
-      default: break;  // mov
+      case Op::kCnot:
+        value = ~a;
+        break;
+      default:
+        break;  // mov
     }
     set_pred(w, in.dst[0], on, value);
   }
@@ -2622,13 +2964,16 @@ struct BlockRunner::Impl {
     uint32_t arrived = 0;
     barrier_pcs.clear();
     auto note = [&](uint32_t pc) {
-      if (std::find(barrier_pcs.begin(), barrier_pcs.end(), pc) == barrier_pcs.end()) barrier_pcs.push_back(pc);
+      if (std::find(barrier_pcs.begin(), barrier_pcs.end(), pc) == barrier_pcs.end())
+        barrier_pcs.push_back(pc);
     };
     for (Warp& w : warps) {
       if (w.waiting == 0) continue;
       arrived += static_cast<uint32_t>(std::popcount(w.waiting));
-      if (w.uniform) note(w.upc - 1);  // its lanes arrived together
-      else for_lanes(w.waiting, [&](uint32_t lane) { note(w.pc[lane] - 1); });
+      if (w.uniform)
+        note(w.upc - 1);  // its lanes arrived together
+      else
+        for_lanes(w.waiting, [&](uint32_t lane) { note(w.pc[lane] - 1); });
     }
     std::sort(barrier_pcs.begin(), barrier_pcs.end());
     const Inst& first = code[barrier_pcs.front()];
@@ -2639,15 +2984,19 @@ struct BlockRunner::Impl {
       if (barrier_pcs.size() > 1) {
         std::string list;
         for (uint32_t pc : barrier_pcs) list += fmt::format("{}{}", list.empty() ? "" : ", ", code[pc].line);
-        message = fmt::format("threads of block {} wait at different barriers (lines {}): __syncthreads() must be reached "
-                              "by every thread of the block at the same place", dim(block_index), list);
+        message = fmt::format(
+            "threads of block {} wait at different barriers (lines {}): __syncthreads() must be reached "
+            "by every thread of the block at the same place",
+            dim(block_index), list);
       } else {
-        message = fmt::format("barrier reached by only {} of {} threads of block {}; the other {} exited without reaching it "
-                              "(__syncthreads() inside a branch or after an early return)",
-                              arrived, threads, dim(block_index), threads - arrived);
+        message = fmt::format(
+            "barrier reached by only {} of {} threads of block {}; the other {} exited without reaching it "
+            "(__syncthreads() inside a branch or after an early return)",
+            arrived, threads, dim(block_index), threads - arrived);
       }
       Finding finding = located(FindingKind::kBarrierDivergence, first, std::move(message));
-      finding.details = {{"block", dim_json(block_index)}, {"arrived", arrived}, {"threads", threads}, {"lines", lines}};
+      finding.details = {
+          {"block", dim_json(block_index)}, {"arrived", arrived}, {"threads", threads}, {"lines", lines}};
       findings->push_back(std::move(finding));
     }
     // bar.red: every waiting thread gets the reduction of all waiting threads' predicates.
@@ -2665,9 +3014,15 @@ struct BlockRunner::Impl {
           const Inst& in = code[lane_pc(w, lane) - 1];
           // .popc gives a u32 register; .and and .or a predicate.
           switch (static_cast<ptx::BarKind>(in.mode)) {
-            case ptx::BarKind::kRedPopc: reg(w, in.dst[0])[lane] = count; break;
-            case ptx::BarKind::kRedAnd: set_pred(w, in.dst[0], uint32_t{1} << lane, count == total ? kFullMask : 0); break;
-            default: set_pred(w, in.dst[0], uint32_t{1} << lane, count != 0 ? kFullMask : 0); break;
+            case ptx::BarKind::kRedPopc:
+              reg(w, in.dst[0])[lane] = count;
+              break;
+            case ptx::BarKind::kRedAnd:
+              set_pred(w, in.dst[0], uint32_t{1} << lane, count == total ? kFullMask : 0);
+              break;
+            default:
+              set_pred(w, in.dst[0], uint32_t{1} << lane, count != 0 ? kFullMask : 0);
+              break;
           }
         });
       }
@@ -2727,38 +3082,46 @@ struct BlockRunner::Impl {
         ++loops[{loop->file, loop->line}];
       }
     }
-    const auto listed = [](const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& counts, nlohmann::json* list,
-                           nlohmann::json* per_line) {
+    const auto listed = [](const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& counts,
+                           nlohmann::json* list, nlohmann::json* per_line) {
       std::string text;
       for (const auto& [position, count] : counts) {
-        text += fmt::format("{}{} ({} warp{})", text.empty() ? "" : ", ", position.second, count, count == 1 ? "" : "s");
+        text += fmt::format("{}{} ({} warp{})", text.empty() ? "" : ", ", position.second, count,
+                            count == 1 ? "" : "s");
         list->push_back(position.second);
         if (per_line != nullptr) per_line->push_back(count);
       }
       return text;
     };
-    nlohmann::json list = nlohmann::json::array(), loop_list = nlohmann::json::array(), loop_warps = nlohmann::json::array();
+    nlohmann::json list = nlohmann::json::array(), loop_list = nlohmann::json::array(),
+                   loop_warps = nlohmann::json::array();
     const std::string lines = listed(where, &list, nullptr);
     const std::string loop_lines = listed(loops, &loop_list, &loop_warps);
     // The finding stands at the loop that did not end, which is what the learner has to look at.
-    const std::string at =
-        loops.empty() ? fmt::format("in block {} the warps were at line {}", dim(block_index), lines)
-                      : fmt::format("in block {} the warps were in the loop at line {}, at line {}", dim(block_index),
-                                    loop_lines, lines);
+    const std::string at = loops.empty()
+                               ? fmt::format("in block {} the warps were at line {}", dim(block_index), lines)
+                               : fmt::format("in block {} the warps were in the loop at line {}, at line {}",
+                                             dim(block_index), loop_lines, lines);
     Inst none;
-    Finding finding = located(FindingKind::kTimeout, first_loop != nullptr ? *first_loop : first != nullptr ? *first : none,
-                              why == Stop::kBudget
-                                  ? fmt::format("the kernel ran past its budget of {} thread-instructions (an endless loop?); {}",
-                                                launch.budget, at)
-                                  : fmt::format("the kernel ran past its time limit of {} s (an endless loop?); {}",
-                                                launch.time_limit_seconds, at));
+    Finding finding = located(
+        FindingKind::kTimeout,
+        first_loop != nullptr ? *first_loop
+        : first != nullptr    ? *first
+                              : none,
+        why == Stop::kBudget
+            ? fmt::format("the kernel ran past its budget of {} thread-instructions (an endless loop?); {}",
+                          launch.budget, at)
+            : fmt::format("the kernel ran past its time limit of {} s (an endless loop?); {}",
+                          launch.time_limit_seconds, at));
     finding.details = {{"block", dim_json(block_index)}, {"lines", list}};
     if (!loops.empty()) {
       finding.details["loop_lines"] = loop_list;
       finding.details["loop_warps"] = loop_warps;
     }
-    if (why == Stop::kBudget) finding.details["budget"] = launch.budget;
-    else finding.details["time_limit_seconds"] = launch.time_limit_seconds;
+    if (why == Stop::kBudget)
+      finding.details["budget"] = launch.budget;
+    else
+      finding.details["time_limit_seconds"] = launch.time_limit_seconds;
     return finding;
   }
 
@@ -2840,7 +3203,8 @@ struct BlockRunner::Impl {
   }
 };
 
-BlockRunner::BlockRunner(LaunchState& launch, AccessObserver* observer) : impl_(std::make_unique<Impl>(launch, observer)) {}
+BlockRunner::BlockRunner(LaunchState& launch, AccessObserver* observer)
+    : impl_(std::make_unique<Impl>(launch, observer)) {}
 
 BlockRunner::~BlockRunner() {
   std::lock_guard lock(impl_->launch.activity_mutex);

@@ -25,7 +25,7 @@ struct Allocation {
   uint64_t base = 0;
   uint64_t bytes = 0;
   std::byte* data = nullptr;
-  bool variable = false;       // a module .global variable rather than a buffer
+  bool variable = false;  // a module .global variable rather than a buffer
 };
 
 // What every worker of a launch shares. Workers only read it, except the atomic counters.
@@ -34,19 +34,19 @@ struct LaunchState {
   const std::vector<std::string>* files = nullptr;
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
-  uint64_t shared_bytes = 0;                 // static plus dynamic, plus the reserved bytes if any
-  uint64_t reserved_shared_offset = 0;       // where the reserved bytes start; 0 when the kernel has none
-  std::vector<SharedRange> shared_ranges;    // with the dynamic window's size filled in
-  std::vector<Allocation> allocations;       // sorted by base
-  std::vector<GlobalRange> global_ranges;    // the request's buffers, for the cross-block race checker
-  std::vector<uint8_t> params;               // the kernel's parameter block
-  std::vector<uint8_t> const_bank;           // the kernel's const bank with the request's ConstantCopy applied
+  uint64_t shared_bytes = 0;               // static plus dynamic, plus the reserved bytes if any
+  uint64_t reserved_shared_offset = 0;     // where the reserved bytes start; 0 when the kernel has none
+  std::vector<SharedRange> shared_ranges;  // with the dynamic window's size filled in
+  std::vector<Allocation> allocations;     // sorted by base
+  std::vector<GlobalRange> global_ranges;  // the request's buffers, for the cross-block race checker
+  std::vector<uint8_t> params;             // the kernel's parameter block
+  std::vector<uint8_t> const_bank;         // the kernel's const bank with the request's ConstantCopy applied
   uint64_t budget = 0;
   // The time limit: seconds of CPU time each worker thread may spend on the launch (0: none). Warps look
   // at their thread's CPU clock every few thousand instructions, so an endless loop costs seconds whatever
   // the budget; CPU time rather than wall time, so that a busy machine does not stop a correct kernel.
   double time_limit_seconds = 0;
-  std::atomic<uint64_t> instructions{0};     // thread-instructions of finished blocks
+  std::atomic<uint64_t> instructions{0};       // thread-instructions of finished blocks
   std::atomic<uint64_t> warp_instructions{0};  // warp-instructions issued by finished blocks
   std::atomic<bool> budget_exhausted{false};
   // Per instruction of the kernel's code: warp issues, their active lanes and their warps' threads, summed
@@ -61,10 +61,10 @@ struct LaunchState {
   // which grid.sync() counts arrivals in, is at this address (0: none; %envreg1 and %envreg2 read it).
   bool cooperative = false;
   uint64_t grid_workspace = 0;
-  bool warps_reversed = false;               // run each block's warps last first (Schedule::kReversed)
-  bool one_worker = false;                   // run the blocks on one thread, in the schedule's order
+  bool warps_reversed = false;  // run each block's warps last first (Schedule::kReversed)
+  bool one_worker = false;      // run the blocks on one thread, in the schedule's order
 
-  PrintfBudget printf_budget;                // what the launch's printf calls have formatted
+  PrintfBudget printf_budget;  // what the launch's printf calls have formatted
 
   // Device printf: the first lines of the lowest blocks, whatever the workers' order (DeviceOutput).
   struct DeviceOutput {

@@ -3,6 +3,7 @@
 #include "harness/sim/kernel.h"
 
 #include <cxxabi.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <bit>
@@ -10,8 +11,6 @@
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "harness/sim/data_path.h"
 
@@ -23,7 +22,8 @@ using ptx::Operand;
 
 uint64_t align_up(uint64_t value, uint64_t align) { return (value + align - 1) / align * align; }
 
-// `copy(float*, float const*, int, int)` for `_Z4copyPfPKfii`, as the learner wrote it; other names as they are.
+// `copy(float*, float const*, int, int)` for `_Z4copyPfPKfii`, as the learner wrote it; other names as they
+// are.
 std::string readable(const std::string& name) {
   int status = 0;
   char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
@@ -47,13 +47,15 @@ constexpr size_t kMaxInlinedInstructions = size_t{1} << 18;
 // find_reads_before_writes keeps one bit per register per instruction: at most this many bytes.
 constexpr uint64_t kMaxDataflowBytes = uint64_t{256} << 20;
 // share_register_slots keeps a bit per register per instruction twice over, and one per pair of registers:
-// above these sizes (far above nvcc's output for an exercise) it is skipped, and each register keeps its slot.
+// above these sizes (far above nvcc's output for an exercise) it is skipped, and each register keeps its
+// slot.
 constexpr uint32_t kMaxSharedSlotRegisters = 4096;
 constexpr size_t kMaxSharedSlotWords = size_t{1} << 20;
 
 class Linker {
  public:
-  Linker(const ptx::Module& module, uint32_t entry, Kernel* kernel) : module_(module), entry_(entry), kernel_(kernel) {}
+  Linker(const ptx::Module& module, uint32_t entry, Kernel* kernel)
+      : module_(module), entry_(entry), kernel_(kernel) {}
 
   bool run(LinkError* error) {
     if (link()) return true;
@@ -77,21 +79,29 @@ class Linker {
     std::vector<uint32_t> stack;
     if (!emit(entry_, {}, &stack)) return false;
     if (next_slot_ > kMaxSlots)
-      return over_limit(entry.line, fmt::format("kernel '{}' needs {} registers once its calls are inlined; the simulator allows {}",
-                                          readable(entry.name), next_slot_, kMaxSlots));
+      return over_limit(
+          entry.line,
+          fmt::format("kernel '{}' needs {} registers once its calls are inlined; the simulator allows {}",
+                      readable(entry.name), next_slot_, kMaxSlots));
     if (kernel_->local_bytes > kMaxLocalBytes)
-      return over_limit(entry.line, fmt::format("kernel '{}' needs {} bytes of local memory per thread; the simulator allows {}",
-                                          readable(entry.name), kernel_->local_bytes, kMaxLocalBytes));
+      return over_limit(
+          entry.line,
+          fmt::format("kernel '{}' needs {} bytes of local memory per thread; the simulator allows {}",
+                      readable(entry.name), kernel_->local_bytes, kMaxLocalBytes));
     Inst end;
     end.op = ptx::Op::kExit;
     end.guard = kNoGuard;
     kernel_->code.push_back(end);
     kernel_->slots = next_slot_;
-    if (const uint64_t bytes = kernel_->code.size() * ((uint64_t{next_slot_} + 63) / 64) * 8; bytes > kMaxDataflowBytes)
-      return over_limit(entry.line, fmt::format("kernel '{}' is too large for the simulator: {} instructions and {} registers once "
-                                          "its calls are inlined (its register analysis would need {} MiB; the simulator "
-                                          "allows {})", readable(entry.name), kernel_->code.size(), next_slot_, bytes >> 20,
-                                          kMaxDataflowBytes >> 20));
+    if (const uint64_t bytes = kernel_->code.size() * ((uint64_t{next_slot_} + 63) / 64) * 8;
+        bytes > kMaxDataflowBytes)
+      return over_limit(
+          entry.line,
+          fmt::format("kernel '{}' is too large for the simulator: {} instructions and {} registers once "
+                      "its calls are inlined (its register analysis would need {} MiB; the simulator "
+                      "allows {})",
+                      readable(entry.name), kernel_->code.size(), next_slot_, bytes >> 20,
+                      kMaxDataflowBytes >> 20));
     place_constants_first();
     find_reads_before_writes();
     for (Inst& inst : kernel_->code) choose_handler(&inst);
@@ -117,7 +127,8 @@ class Linker {
     auto flows_on = [&](size_t pc) {
       const Inst& in = code[pc];
       const bool unconditional = in.guard == kNoGuard;
-      return !(unconditional && (in.op == ptx::Op::kBra || in.op == ptx::Op::kExit || in.op == ptx::Op::kRet));
+      return !(unconditional &&
+               (in.op == ptx::Op::kBra || in.op == ptx::Op::kExit || in.op == ptx::Op::kRet));
     };
     auto meet = [&](size_t target, bool* changed) {
       for (size_t i = 0; i < words; ++i) {
@@ -135,13 +146,16 @@ class Linker {
         out = written[pc];
         if (in.guard == kNoGuard)
           for (int i = 0; i < in.ndst; ++i)
-            if (in.dst[i] >= first) out[(in.dst[i] - first) / 64] |= uint64_t{1} << ((in.dst[i] - first) % 64);
-        if (in.op == ptx::Op::kBra && static_cast<size_t>(in.offset) < code.size()) meet(static_cast<size_t>(in.offset), &changed);
+            if (in.dst[i] >= first)
+              out[(in.dst[i] - first) / 64] |= uint64_t{1} << ((in.dst[i] - first) % 64);
+        if (in.op == ptx::Op::kBra && static_cast<size_t>(in.offset) < code.size())
+          meet(static_cast<size_t>(in.offset), &changed);
         if (flows_on(pc) && pc + 1 < code.size()) meet(pc + 1, &changed);
       }
     }
     std::vector<uint64_t> needed(words, 0);
-    std::vector<uint64_t> own(words, 0);  // read by the thread itself, not only as another lane's shuffle source
+    std::vector<uint64_t> own(words,
+                              0);  // read by the thread itself, not only as another lane's shuffle source
     for (size_t pc = 0; pc < code.size(); ++pc) {
       const Inst& in = code[pc];
       auto note = [&](uint32_t slot) {
@@ -223,8 +237,8 @@ class Linker {
       const Inst& in = code[pc];
       if (int64_t g = index(in.guard); in.guard != kNoGuard && g >= 0) add(uses[pc], g);
       if (in.op == ptx::Op::kBra) continue;  // its source is the label, already a pc
-      const bool other_lanes = in.op == ptx::Op::kShfl || in.op == ptx::Op::kVote || in.op == ptx::Op::kMatch ||
-                               in.op == ptx::Op::kRedux;
+      const bool other_lanes = in.op == ptx::Op::kShfl || in.op == ptx::Op::kVote ||
+                               in.op == ptx::Op::kMatch || in.op == ptx::Op::kRedux;
       for (int i = 0; i < in.nsrc; ++i) {
         if (int64_t r = index(in.src[i]); r >= 0) {
           add(uses[pc], r);
@@ -237,7 +251,8 @@ class Linker {
     }
     auto flows_on = [&](size_t pc) {
       const Inst& in = code[pc];
-      return !(in.guard == kNoGuard && (in.op == ptx::Op::kBra || in.op == ptx::Op::kExit || in.op == ptx::Op::kRet));
+      return !(in.guard == kNoGuard &&
+               (in.op == ptx::Op::kBra || in.op == ptx::Op::kExit || in.op == ptx::Op::kRet));
     };
     // live[pc]: live on entry to pc. Backward to a fixed point: live = uses | (out & ~kills).
     Set out(words);
@@ -252,7 +267,8 @@ class Linker {
           for (size_t i = 0; i < words; ++i) out[i] |= live[static_cast<size_t>(in.offset)][i];
         if (in.guard == kNoGuard && in.op != ptx::Op::kBra)
           for (int d = 0; d < in.ndst; ++d)
-            if (int64_t r = index(in.dst[d]); r >= 0) out[static_cast<size_t>(r) / 64] &= ~(uint64_t{1} << (r % 64));
+            if (int64_t r = index(in.dst[d]); r >= 0)
+              out[static_cast<size_t>(r) / 64] &= ~(uint64_t{1} << (r % 64));
         for (size_t i = 0; i < words; ++i) {
           const uint64_t next = out[i] | uses[pc][i];
           if (next != live[pc][i]) {
@@ -262,7 +278,8 @@ class Linker {
         }
       }
     }
-    // interferes[r]: the registers r may not share a slot with. A write interferes with what is live after it.
+    // interferes[r]: the registers r may not share a slot with. A write interferes with what is live after
+    // it.
     std::vector<Set> interferes(registers, Set(words, 0));
     for (size_t pc = 0; pc < code.size(); ++pc) {
       const Inst& in = code[pc];
@@ -284,7 +301,7 @@ class Linker {
           add(interferes[i * 64 + static_cast<size_t>(std::countr_zero(bits))], r);
     // Greedy colouring, registers in slot order; a colour is a slot.
     std::vector<uint32_t> colour(registers, 0);
-    std::vector<Set> members;              // per colour, its registers
+    std::vector<Set> members;  // per colour, its registers
     std::vector<uint8_t> colour_predicate, colour_closed;
     for (uint32_t r = 0; r < registers; ++r) {
       const bool predicate = predicate_slots_.count(first + r) != 0;
@@ -334,7 +351,8 @@ class Linker {
         for (int i = 0; i < instr.nsrc; ++i) {
           uint32_t symbol = instr.src[i].symbol;
           if (symbol == kNone32 || module_.variables[symbol].space != ptx::Space::kShared) continue;
-          if (std::find(shared_order.begin(), shared_order.end(), symbol) == shared_order.end()) shared_order.push_back(symbol);
+          if (std::find(shared_order.begin(), shared_order.end(), symbol) == shared_order.end())
+            shared_order.push_back(symbol);
         }
       }
     }
@@ -365,15 +383,20 @@ class Linker {
       if (variable.function != kNone32) continue;
       if (variable.space == ptx::Space::kConst) {
         if (kernel_->const_bank.size() + variable.bytes + variable.align > kMaxConstBytes)
-          return over_limit(module_.functions[entry_].line, fmt::format("const memory above {} bytes (at '{}')", kMaxConstBytes, variable.name));
+          return over_limit(
+              module_.functions[entry_].line,
+              fmt::format("const memory above {} bytes (at '{}')", kMaxConstBytes, variable.name));
         uint64_t offset = align_up(kernel_->const_bank.size(), variable.align);
         kernel_->const_bank.resize(offset + variable.bytes);
-        std::copy(variable.init.begin(), variable.init.end(), kernel_->const_bank.begin() + static_cast<std::ptrdiff_t>(offset));
+        std::copy(variable.init.begin(), variable.init.end(),
+                  kernel_->const_bank.begin() + static_cast<std::ptrdiff_t>(offset));
         const_offset_[v] = offset;
         kernel_->const_variables.push_back({variable.name, offset, variable.bytes});
       } else if (variable.space == ptx::Space::kGlobal) {
         if (variable.bytes > kMaxModuleGlobalBytes)
-          return over_limit(module_.functions[entry_].line, fmt::format("'{}' is larger than {} bytes", variable.name, kMaxModuleGlobalBytes));
+          return over_limit(
+              module_.functions[entry_].line,
+              fmt::format("'{}' is larger than {} bytes", variable.name, kMaxModuleGlobalBytes));
         global_top = align_up(global_top, 256);
         kernel_->globals.push_back({variable.name, global_top, variable.bytes, variable.init});
         global_address_[v] = global_top;
@@ -417,11 +440,13 @@ class Linker {
         *address = shared_offset_.at(symbol);
         return true;
       case ptx::Space::kConst:
-        if (const_offset_.count(symbol) == 0) return fail(line, fmt::format("'{}' is not a module-scope .const variable", variable.name));
+        if (const_offset_.count(symbol) == 0)
+          return fail(line, fmt::format("'{}' is not a module-scope .const variable", variable.name));
         *address = const_offset_[symbol];
         return true;
       case ptx::Space::kGlobal:
-        if (global_address_.count(symbol) == 0) return fail(line, fmt::format("'{}' is not a module-scope .global variable", variable.name));
+        if (global_address_.count(symbol) == 0)
+          return fail(line, fmt::format("'{}' is not a module-scope .global variable", variable.name));
         *address = global_address_[symbol];
         return true;
       case ptx::Space::kParam:
@@ -445,15 +470,18 @@ class Linker {
     frame.reg_base = next_slot_;
     next_slot_ += static_cast<uint32_t>(function.registers.size());
     for (const ptx::Register& reg : function.registers) {
-      if (reg.type == ptx::Type::kPred) predicate_slots_.insert(frame.reg_base + static_cast<uint32_t>(&reg - function.registers.data()));
+      if (reg.type == ptx::Type::kPred)
+        predicate_slots_.insert(frame.reg_base + static_cast<uint32_t>(&reg - function.registers.data()));
     }
     frame.local = aliases;
     for (uint32_t v = 0; v < module_.variables.size(); ++v) {
       const ptx::Variable& variable = module_.variables[v];
       if (variable.function != f || frame.local.count(v) != 0) continue;
-      bool own_param = std::find(function.params.begin(), function.params.end(), v) != function.params.end() ||
-                       std::find(function.returns.begin(), function.returns.end(), v) != function.returns.end();
-      if (variable.space == ptx::Space::kLocal || (variable.space == ptx::Space::kParam && !(own_param && f == entry_))) {
+      bool own_param =
+          std::find(function.params.begin(), function.params.end(), v) != function.params.end() ||
+          std::find(function.returns.begin(), function.returns.end(), v) != function.returns.end();
+      if (variable.space == ptx::Space::kLocal ||
+          (variable.space == ptx::Space::kParam && !(own_param && f == entry_))) {
         kernel_->local_bytes = align_up(kernel_->local_bytes, variable.align);
         frame.local[v] = kernel_->local_bytes;
         kernel_->local_bytes += variable.bytes;
@@ -465,7 +493,8 @@ class Linker {
       new_pc[i] = static_cast<uint32_t>(kernel_->code.size());
       const ptx::Instr& instr = function.code[i];
       if (instr.op == ptx::Op::kCall) {
-        if (instr.guard.kind != Operand::Kind::kNone) return fail(instr.line, "a predicated call is not supported");
+        if (instr.guard.kind != Operand::Kind::kNone)
+          return fail(instr.line, "a predicated call is not supported");
         const ptx::Call& call = function.calls[instr.call];
         const ptx::Function& callee = module_.functions[call.callee];
         if (call.system != ptx::SystemCall::kNone) {
@@ -475,21 +504,25 @@ class Linker {
         std::unordered_map<uint32_t, uint64_t> callee_aliases;
         for (size_t a = 0; a < call.args.size(); ++a) {
           auto it = frame.local.find(call.args[a]);
-          if (call.args[a] == kNone32 || it == frame.local.end()) return fail(instr.line, "call arguments must be .param variables");
+          if (call.args[a] == kNone32 || it == frame.local.end())
+            return fail(instr.line, "call arguments must be .param variables");
           callee_aliases[callee.params[a]] = it->second;
         }
         for (size_t r = 0; r < call.returns.size(); ++r) {
           auto it = frame.local.find(call.returns[r]);
-          if (call.returns[r] == kNone32 || it == frame.local.end()) return fail(instr.line, "call results must be .param variables");
+          if (call.returns[r] == kNone32 || it == frame.local.end())
+            return fail(instr.line, "call results must be .param variables");
           callee_aliases[callee.returns[r]] = it->second;
         }
         if (kernel_->code.size() > kMaxInlinedInstructions || next_slot_ > kMaxSlots)
-          return over_limit(instr.line, fmt::format("kernel '{}' grows past {} instructions or {} registers once the simulator "
-                                              "inlines its calls (at this call of '{}'); the simulator inlines every call, "
-                                              "so functions that call functions several times multiply: call them "
-                                              "from a loop instead, or call fewer of them",
-                                              readable(module_.functions[entry_].name), kMaxInlinedInstructions, kMaxSlots,
-                                              readable(callee.name)));
+          return over_limit(
+              instr.line,
+              fmt::format("kernel '{}' grows past {} instructions or {} registers once the simulator "
+                          "inlines its calls (at this call of '{}'); the simulator inlines every call, "
+                          "so functions that call functions several times multiply: call them "
+                          "from a loop instead, or call fewer of them",
+                          readable(module_.functions[entry_].name), kMaxInlinedInstructions, kMaxSlots,
+                          readable(callee.name)));
         if (!emit(call.callee, callee_aliases, stack)) return false;
         continue;
       }
@@ -525,17 +558,20 @@ class Linker {
     inst.file = static_cast<uint32_t>(loc.file);
     inst.line = static_cast<uint32_t>(loc.line);
     inst.guard = kNoGuard;
-    if (call.args.size() > std::size(inst.src)) return fail(instr.line, "too many arguments for a runtime call");
+    if (call.args.size() > std::size(inst.src))
+      return fail(instr.line, "too many arguments for a runtime call");
     for (size_t a = 0; a < call.args.size(); ++a) {
       auto it = frame.local.find(call.args[a]);
-      if (call.args[a] == kNone32 || it == frame.local.end()) return fail(instr.line, "call arguments must be .param variables");
+      if (call.args[a] == kNone32 || it == frame.local.end())
+        return fail(instr.line, "call arguments must be .param variables");
       inst.src[a] = constant(it->second);
     }
     inst.nsrc = static_cast<uint8_t>(call.args.size());
     inst.offset = -1;
     if (!call.returns.empty()) {
       auto it = frame.local.find(call.returns[0]);
-      if (call.returns[0] == kNone32 || it == frame.local.end()) return fail(instr.line, "call results must be .param variables");
+      if (call.returns[0] == kNone32 || it == frame.local.end())
+        return fail(instr.line, "call results must be .param variables");
       inst.offset = static_cast<int64_t>(it->second);
     }
     kernel_->code.push_back(inst);
@@ -550,12 +586,17 @@ class Linker {
       case ptx::Op::kXor:
       case ptx::Op::kNot:
       case ptx::Op::kCnot:
-      case ptx::Op::kMov: return instr.type == ptx::Type::kPred;
+      case ptx::Op::kMov:
+        return instr.type == ptx::Type::kPred;
       case ptx::Op::kSetp:
-      case ptx::Op::kSelp: return i == 2;
-      case ptx::Op::kVote: return i == 0;
-      case ptx::Op::kBar: return instr.mode != static_cast<uint8_t>(ptx::BarKind::kSync) && i == instr.nsrc - 1;
-      default: return false;
+      case ptx::Op::kSelp:
+        return i == 2;
+      case ptx::Op::kVote:
+        return i == 0;
+      case ptx::Op::kBar:
+        return instr.mode != static_cast<uint8_t>(ptx::BarKind::kSync) && i == instr.nsrc - 1;
+      default:
+        return false;
     }
   }
 
@@ -582,17 +623,24 @@ class Linker {
     }
     for (int i = 0; i < instr.ndst; ++i) inst->dst[i] = frame.reg_base + instr.dst[i].reg;
     if (instr.op == ptx::Op::kBra) return true;
-    bool counted_barrier = instr.op == ptx::Op::kBar && instr.nsrc == (instr.mode == static_cast<uint8_t>(ptx::BarKind::kSync) ? 2 : 3);
-    if (counted_barrier) return fail(instr.line, "barriers with a thread count (named barriers) are not supported");
+    bool counted_barrier = instr.op == ptx::Op::kBar &&
+                           instr.nsrc == (instr.mode == static_cast<uint8_t>(ptx::BarKind::kSync) ? 2 : 3);
+    if (counted_barrier)
+      return fail(instr.line, "barriers with a thread count (named barriers) are not supported");
     for (int i = 0; i < instr.nsrc; ++i) {
       const Operand& operand = instr.src[i];
       inst->negate_src[i] = operand.negate;
       switch (operand.kind) {
-        case Operand::Kind::kReg: inst->src[i] = frame.reg_base + operand.reg; break;
-        case Operand::Kind::kSpecial: inst->src[i] = operand.reg; break;
+        case Operand::Kind::kReg:
+          inst->src[i] = frame.reg_base + operand.reg;
+          break;
+        case Operand::Kind::kSpecial:
+          inst->src[i] = operand.reg;
+          break;
         case Operand::Kind::kImm:
           // A predicate holds one bit per lane (interpreter.cc), so an immediate one is all lanes or none.
-          inst->src[i] = constant(predicate_source(instr, i) ? ((operand.imm & 1) != 0 ? 0xFFFFFFFFu : 0) : static_cast<uint64_t>(operand.imm));
+          inst->src[i] = constant(predicate_source(instr, i) ? ((operand.imm & 1) != 0 ? 0xFFFFFFFFu : 0)
+                                                             : static_cast<uint64_t>(operand.imm));
           break;
         case Operand::Kind::kSymbol: {
           ptx::Space space;
@@ -610,11 +658,13 @@ class Linker {
             uint64_t address;
             if (!place(frame, operand.symbol, instr.line, &space, &address)) return false;
             offset += static_cast<int64_t>(address);
-            if (inst->space == ptx::Space::kParam && space == ptx::Space::kLocal) inst->space = ptx::Space::kLocal;
+            if (inst->space == ptx::Space::kParam && space == ptx::Space::kLocal)
+              inst->space = ptx::Space::kLocal;
           }
           break;
         }
-        default: return fail(instr.line, "unexpected operand");
+        default:
+          return fail(instr.line, "unexpected operand");
       }
     }
     return true;
@@ -644,9 +694,12 @@ bool link_kernel(const ptx::Module& module, uint32_t entry, Kernel* kernel, Link
   linker.share_register_slots();
   // Which instructions read or write a poisoned register, in the slots as shared.
   kernel->poison_index.assign(kernel->slots, -1);
-  for (size_t i = 0; i < kernel->poisoned.size(); ++i) kernel->poison_index[kernel->poisoned[i]] = static_cast<int32_t>(i);
+  for (size_t i = 0; i < kernel->poisoned.size(); ++i)
+    kernel->poison_index[kernel->poisoned[i]] = static_cast<int32_t>(i);
   for (Inst& in : kernel->code) {
-    const auto poisoned = [&](uint32_t slot) { return slot < kernel->slots && kernel->poison_index[slot] >= 0; };
+    const auto poisoned = [&](uint32_t slot) {
+      return slot < kernel->slots && kernel->poison_index[slot] >= 0;
+    };
     for (uint32_t d = 0; d < in.ndst; ++d)
       if (poisoned(in.dst[d])) in.poison |= kWritesPoisoned;
     if (in.op == ptx::Op::kBra) continue;

@@ -4,6 +4,9 @@
 // order.
 #include "harness/sim/sim_backend.h"
 
+#include <fmt/format.h>
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,11 +15,8 @@
 #include <mutex>
 #include <new>
 #include <optional>
-#include <sys/mman.h>
 #include <system_error>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "harness/ptx/module.h"
 #include "harness/sim/data_path.h"
@@ -112,7 +112,8 @@ Finding link_refusal(const ptx::Module& module, const ptx::Function& function, c
   uint32_t loc = function.first_loc;
   for (const ptx::Function& f : module.functions)
     for (const ptx::Instr& instr : f.code)
-      if (instr.line == error.ptx_line && instr.loc < module.locs.size() && module.locs[instr.loc].line > 0) loc = instr.loc;
+      if (instr.line == error.ptx_line && instr.loc < module.locs.size() && module.locs[instr.loc].line > 0)
+        loc = instr.loc;
   const ptx::SourceLoc& at = module.locs[loc];
   if (at.file > 0 && static_cast<size_t>(at.file) < module.files.size()) {
     finding.file = module.files[at.file];
@@ -130,7 +131,8 @@ std::optional<Finding> entry_refusal(const ptx::Module& module, uint32_t entry) 
   if (kernel.cluster_blocks > 1) {
     Finding finding = error_finding(
         FindingKind::kRuntimeError,
-        fmt::format("the simulator cannot run this kernel: it asks for clusters of {} blocks (__cluster_dims__), and the "
+        fmt::format("the simulator cannot run this kernel: it asks for clusters of {} blocks "
+                    "(__cluster_dims__), and the "
                     "simulator runs every block as a cluster of one; a GPU can: grade it with --backend gpu",
                     kernel.cluster_blocks));
     const ptx::SourceLoc& loc = module.locs[kernel.first_loc];
@@ -244,12 +246,15 @@ class SimBackend : public Backend {
     } catch (const std::bad_alloc&) {
       Observations out;
       out.completed = false;
-      out.findings.push_back(error_finding(FindingKind::kResourceLimit, "the launch needs more host memory than the simulator has"));
+      out.findings.push_back(error_finding(FindingKind::kResourceLimit,
+                                           "the launch needs more host memory than the simulator has"));
       return out;
     } catch (const std::system_error& error) {
       Observations out;
       out.completed = false;
-      out.findings.push_back(error_finding(FindingKind::kRuntimeError, fmt::format("the simulator could not start its workers: {}", error.what())));
+      out.findings.push_back(
+          error_finding(FindingKind::kRuntimeError,
+                        fmt::format("the simulator could not start its workers: {}", error.what())));
       return out;
     }
   }
@@ -263,26 +268,32 @@ class SimBackend : public Backend {
     const bool atomics = blocks_communicate(kernel);
     for (const Buffer& buffer : request.buffers) {
       buffers += buffer.bytes.size();
-      if (options_.make_observer) shadow += buffer.bytes.size() / std::max<uint32_t>(1, buffer.element_size) * (atomics ? 32 : 16);
+      if (options_.make_observer)
+        shadow += buffer.bytes.size() / std::max<uint32_t>(1, buffer.element_size) * (atomics ? 32 : 16);
     }
     const sim::GlobalVariable* largest = nullptr;
     for (const sim::GlobalVariable& variable : kernel.globals) {
       globals += variable.bytes;
       if (largest == nullptr || variable.bytes > largest->bytes) largest = &variable;
     }
-    auto mib = [](uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); };
+    auto mib = [](uint64_t bytes) {
+      return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+    };
     if (globals > options_.max_device_variable_bytes)
-      return error_finding(FindingKind::kResourceLimit,
-                           fmt::format("the module's __device__ variables take {} ('{}' alone takes {}); the simulator "
-                                       "zeroes them for every launch and allows {} in all: make them smaller",
-                                       mib(globals), largest->name, mib(largest->bytes), mib(options_.max_device_variable_bytes)));
+      return error_finding(
+          FindingKind::kResourceLimit,
+          fmt::format("the module's __device__ variables take {} ('{}' alone takes {}); the simulator "
+                      "zeroes them for every launch and allows {} in all: make them smaller",
+                      mib(globals), largest->name, mib(largest->bytes),
+                      mib(options_.max_device_variable_bytes)));
     const uint64_t total = buffers + shadow + globals;
     if (total <= options_.memory_budget_bytes) return std::nullopt;
-    return error_finding(FindingKind::kResourceLimit,
-                         fmt::format("the launch needs {} of host memory in the simulator (buffers {}, the checkers' "
-                                     "shadow of them {}, __device__ variables {}), more than its budget of {}: grade "
-                                     "sizes this large on a GPU (gpu_sizes), or make them smaller",
-                                     mib(total), mib(buffers), mib(shadow), mib(globals), mib(options_.memory_budget_bytes)));
+    return error_finding(
+        FindingKind::kResourceLimit,
+        fmt::format("the launch needs {} of host memory in the simulator (buffers {}, the checkers' "
+                    "shadow of them {}, __device__ variables {}), more than its budget of {}: grade "
+                    "sizes this large on a GPU (gpu_sizes), or make them smaller",
+                    mib(total), mib(buffers), mib(shadow), mib(globals), mib(options_.memory_budget_bytes)));
   }
 
   Observations launch_checked(Program& program, const LaunchRequest& request, bool one_worker) {
@@ -298,16 +309,22 @@ class SimBackend : public Backend {
       return stop_with(refused->second);
     auto found = sim_program.linked.find(request.entry);
     if (found == sim_program.linked.end())
-      return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("no kernel named '{}' in the module", request.entry)));
+      return stop_with(error_finding(FindingKind::kRuntimeError,
+                                     fmt::format("no kernel named '{}' in the module", request.entry)));
     const sim::Kernel& kernel = found->second;
     if (request.args.size() != kernel.param_offsets.size())
-      return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("kernel '{}' takes {} arguments, the launch gave {}",
-                                                                            request.entry, kernel.param_offsets.size(), request.args.size())));
+      return stop_with(
+          error_finding(FindingKind::kRuntimeError,
+                        fmt::format("kernel '{}' takes {} arguments, the launch gave {}", request.entry,
+                                    kernel.param_offsets.size(), request.args.size())));
     if (request.block.count() == 0 || request.grid.count() == 0)
-      return stop_with(error_finding(FindingKind::kRuntimeError, "a launch needs at least one block of one thread"));
+      return stop_with(
+          error_finding(FindingKind::kRuntimeError, "a launch needs at least one block of one thread"));
     if (request.block.count() > kMaxThreadsPerBlock || request.block.z > 64)
-      return stop_with(error_finding(FindingKind::kResourceLimit, fmt::format("a block of {}x{}x{} threads is more than the {} a block may have",
-                                                                             request.block.x, request.block.y, request.block.z, kMaxThreadsPerBlock)));
+      return stop_with(
+          error_finding(FindingKind::kResourceLimit,
+                        fmt::format("a block of {}x{}x{} threads is more than the {} a block may have",
+                                    request.block.x, request.block.y, request.block.z, kMaxThreadsPerBlock)));
 
     if (std::optional<Finding> over = over_memory_budget(kernel, request)) return stop_with(std::move(*over));
     out.buffers = launch_copies(request.buffers);
@@ -318,16 +335,20 @@ class SimBackend : public Backend {
     state.grid = request.grid;
     state.block = request.block;
     state.dynamic_shared_bytes = request.dynamic_shared_bytes;
-    state.shared_bytes = request.dynamic_shared_bytes > 0 ? kernel.dynamic_shared_offset + request.dynamic_shared_bytes
-                                                          : kernel.static_shared_bytes;
+    state.shared_bytes = request.dynamic_shared_bytes > 0
+                             ? kernel.dynamic_shared_offset + request.dynamic_shared_bytes
+                             : kernel.static_shared_bytes;
     if (state.shared_bytes > kMaxSharedPerBlock)
-      return stop_with(error_finding(FindingKind::kResourceLimit, fmt::format("the kernel asks for {} bytes of shared memory per block, more than the {} allowed",
-                                                                             state.shared_bytes, kMaxSharedPerBlock)));
+      return stop_with(error_finding(
+          FindingKind::kResourceLimit,
+          fmt::format("the kernel asks for {} bytes of shared memory per block, more than the {} allowed",
+                      state.shared_bytes, kMaxSharedPerBlock)));
     // The reserved shared memory of cooperative groups' tiles, after the learner's, only when it is read.
-    constexpr uint32_t kReservedSpecials =
-        (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemBegin)) | (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemEnd)) |
-        (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemCap)) | (1u << static_cast<uint32_t>(ptx::Special::kReservedSmem0)) |
-        (1u << static_cast<uint32_t>(ptx::Special::kReservedSmem1));
+    constexpr uint32_t kReservedSpecials = (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemBegin)) |
+                                           (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemEnd)) |
+                                           (1u << static_cast<uint32_t>(ptx::Special::kReservedSmemCap)) |
+                                           (1u << static_cast<uint32_t>(ptx::Special::kReservedSmem0)) |
+                                           (1u << static_cast<uint32_t>(ptx::Special::kReservedSmem1));
     if ((kernel.specials_read & kReservedSpecials) != 0) {
       state.reserved_shared_offset = std::max<uint64_t>(8, (state.shared_bytes + 7) / 8 * 8);
       state.shared_bytes = state.reserved_shared_offset + ptx::kReservedSharedBytes;
@@ -338,8 +359,10 @@ class SimBackend : public Backend {
 
     for (size_t i = 0; i < out.buffers.size(); ++i) {
       Buffer& buffer = out.buffers[i];
-      state.allocations.push_back({buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(), buffer.bytes.data(), false});
-      state.global_ranges.push_back({buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(), buffer.element_size});
+      state.allocations.push_back({buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(),
+                                   buffer.bytes.data(), false});
+      state.global_ranges.push_back(
+          {buffer.name, sim::kBufferBase + i * kBufferStride, buffer.bytes.size(), buffer.element_size});
     }
     // A run's first launch starts the __device__ variables from their initializers (zeros elsewhere); its
     // later launches find what the one before left.
@@ -347,8 +370,8 @@ class SimBackend : public Backend {
       std::vector<std::byte>& bytes = sim_program.device_variables[variable.name];
       if (!request.keep_device_variables || bytes.size() != variable.bytes) {
         bytes.assign(variable.bytes, std::byte{0});
-        std::copy_n(reinterpret_cast<const std::byte*>(variable.init.data()), std::min<size_t>(variable.init.size(), variable.bytes),
-                    bytes.begin());
+        std::copy_n(reinterpret_cast<const std::byte*>(variable.init.data()),
+                    std::min<size_t>(variable.init.size(), variable.bytes), bytes.begin());
       }
       state.allocations.push_back({variable.name, variable.address, variable.bytes, bytes.data(), true});
     }
@@ -358,14 +381,17 @@ class SimBackend : public Backend {
       if (request.grid.count() > fits)
         return stop_with(error_finding(
             FindingKind::kResourceLimit,
-            fmt::format("a cooperative launch needs all its blocks resident at once, and its grid of {} blocks of {} "
-                        "threads ({} bytes of shared memory each) is more than the {} an H200 holds; launch at most {} "
-                        "blocks (a grid-stride loop lets fewer blocks cover the data)",
-                        request.grid.count(), request.block.count(), state.shared_bytes, fits, fits)));
+            fmt::format(
+                "a cooperative launch needs all its blocks resident at once, and its grid of {} blocks of {} "
+                "threads ({} bytes of shared memory each) is more than the {} an H200 holds; launch at most "
+                "{} "
+                "blocks (a grid-stride loop lets fewer blocks cover the data)",
+                request.grid.count(), request.block.count(), state.shared_bytes, fits, fits)));
       state.cooperative = true;
       state.grid_workspace = kGridWorkspaceBase;
       grid_workspace[0] = std::byte{kGridWorkspaceBytes};  // its first word: the workspace's size
-      state.allocations.push_back({"grid workspace", kGridWorkspaceBase, kGridWorkspaceBytes, grid_workspace.data(), true});
+      state.allocations.push_back(
+          {"grid workspace", kGridWorkspaceBase, kGridWorkspaceBytes, grid_workspace.data(), true});
     }
     std::sort(state.allocations.begin(), state.allocations.end(),
               [](const sim::Allocation& a, const sim::Allocation& b) { return a.base < b.base; });
@@ -375,13 +401,19 @@ class SimBackend : public Backend {
       auto variable = std::find_if(kernel.const_variables.begin(), kernel.const_variables.end(),
                                    [&](const sim::ConstRange& range) { return range.name == copy.symbol; });
       if (variable == kernel.const_variables.end())
-        return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("the module has no __constant__ variable '{}' to copy into", copy.symbol)));
+        return stop_with(error_finding(
+            FindingKind::kRuntimeError,
+            fmt::format("the module has no __constant__ variable '{}' to copy into", copy.symbol)));
       if (copy.buffer >= request.buffers.size())
-        return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("the copy into '{}' names buffer {}, which does not exist", copy.symbol, copy.buffer)));
+        return stop_with(error_finding(FindingKind::kRuntimeError,
+                                       fmt::format("the copy into '{}' names buffer {}, which does not exist",
+                                                   copy.symbol, copy.buffer)));
       const std::vector<std::byte>& bytes = request.buffers[copy.buffer].bytes;
       if (bytes.size() > variable->bytes)
-        return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("__constant__ '{}' has {} bytes, fewer than the {} of buffer '{}' copied into it",
-                                                                              copy.symbol, variable->bytes, bytes.size(), request.buffers[copy.buffer].name)));
+        return stop_with(error_finding(
+            FindingKind::kRuntimeError,
+            fmt::format("__constant__ '{}' has {} bytes, fewer than the {} of buffer '{}' copied into it",
+                        copy.symbol, variable->bytes, bytes.size(), request.buffers[copy.buffer].name)));
       std::memcpy(state.const_bank.data() + variable->offset, bytes.data(), bytes.size());
     }
     state.params.assign(kernel.param_block_bytes, 0);
@@ -392,28 +424,35 @@ class SimBackend : public Backend {
         std::string error;
         const auto address = [](size_t buffer) { return sim::kBufferBase + buffer * kBufferStride; };
         if (!struct_argument_bytes(arg, request.buffers.size(), address, &bytes, &error))
-          return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("argument {}: {}", i, error)));
+          return stop_with(
+              error_finding(FindingKind::kRuntimeError, fmt::format("argument {}: {}", i, error)));
         if (bytes.size() != kernel.param_bytes[i])
-          return stop_with(error_finding(FindingKind::kRuntimeError,
-                                         fmt::format("argument {} is a struct of {} bytes, but the kernel's parameter has {}",
-                                                     i, bytes.size(), kernel.param_bytes[i])));
+          return stop_with(error_finding(
+              FindingKind::kRuntimeError,
+              fmt::format("argument {} is a struct of {} bytes, but the kernel's parameter has {}", i,
+                          bytes.size(), kernel.param_bytes[i])));
         std::memcpy(state.params.data() + kernel.param_offsets[i], bytes.data(), bytes.size());
         continue;
       }
       uint64_t bits = arg.bits;
       if (arg.kind == KernelArg::Kind::kBuffer) {
         if (arg.buffer >= request.buffers.size())
-          return stop_with(error_finding(FindingKind::kRuntimeError, fmt::format("argument {} names buffer {}, which does not exist", i, arg.buffer)));
+          return stop_with(
+              error_finding(FindingKind::kRuntimeError,
+                            fmt::format("argument {} names buffer {}, which does not exist", i, arg.buffer)));
         bits = sim::kBufferBase + arg.buffer * kBufferStride + arg.bits;
       }
-      std::memcpy(state.params.data() + kernel.param_offsets[i], &bits, std::min<uint32_t>(8, kernel.param_bytes[i]));
+      std::memcpy(state.params.data() + kernel.param_offsets[i], &bits,
+                  std::min<uint32_t>(8, kernel.param_bytes[i]));
     }
-    state.budget = request.instruction_budget != 0 ? request.instruction_budget : options_.default_instruction_budget;
-    state.time_limit_seconds = request.wall_seconds > 0 ? request.wall_seconds : options_.default_time_limit_seconds;
+    state.budget =
+        request.instruction_budget != 0 ? request.instruction_budget : options_.default_instruction_budget;
+    state.time_limit_seconds =
+        request.wall_seconds > 0 ? request.wall_seconds : options_.default_time_limit_seconds;
 
-    // Blocks that communicate through global atomics or flags, and a schedule asked for, run in one fixed order.
-    state.one_worker = one_worker || request.schedule != Schedule::kLaunchOrder ||
-                       blocks_communicate(kernel);
+    // Blocks that communicate through global atomics or flags, and a schedule asked for, run in one fixed
+    // order.
+    state.one_worker = one_worker || request.schedule != Schedule::kLaunchOrder || blocks_communicate(kernel);
     state.warps_reversed = request.schedule == Schedule::kReversed;
     run_blocks(state, request, &out);
     out.thread_instructions = state.instructions.load();
@@ -439,7 +478,8 @@ class SimBackend : public Backend {
   void run_blocks(sim::LaunchState& state, const LaunchRequest& request, Observations* out) {
     if (state.cooperative) return run_cooperative(state, request, out);
     uint64_t blocks = request.grid.count();
-    unsigned workers = options_.worker_threads != 0 ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
+    unsigned workers = options_.worker_threads != 0 ? options_.worker_threads
+                                                    : std::max(1u, std::thread::hardware_concurrency());
     workers = state.one_worker ? 1 : static_cast<unsigned>(std::min<uint64_t>(workers, blocks));
     std::atomic<uint64_t> next_block{0};
     std::atomic<uint64_t> stop_block{blocks};  // blocks at or past it need not run
@@ -514,16 +554,19 @@ class SimBackend : public Backend {
   // The launch's findings from its blocks': the lowest faulting block stops it, and per-block notes
   // are merged in block order up to it.
   void finish_blocks(sim::LaunchState& state, uint64_t blocks, std::vector<BlockFinding> faults,
-                     std::vector<BlockFinding> notes, std::vector<std::unique_ptr<sim::AccessObserver>>& observers,
-                     Observations* out) {
+                     std::vector<BlockFinding> notes,
+                     std::vector<std::unique_ptr<sim::AccessObserver>>& observers, Observations* out) {
     uint64_t last = blocks;
     if (!faults.empty()) {
-      auto first = std::min_element(faults.begin(), faults.end(), [](const BlockFinding& a, const BlockFinding& b) { return a.block < b.block; });
+      auto first =
+          std::min_element(faults.begin(), faults.end(),
+                           [](const BlockFinding& a, const BlockFinding& b) { return a.block < b.block; });
       last = first->block;
       out->completed = false;
       notes.push_back(std::move(*first));
     }
-    std::stable_sort(notes.begin(), notes.end(), [](const BlockFinding& a, const BlockFinding& b) { return a.block < b.block; });
+    std::stable_sort(notes.begin(), notes.end(),
+                     [](const BlockFinding& a, const BlockFinding& b) { return a.block < b.block; });
     // One finding per kind and line; the lowest block's speaks for the others, which are counted.
     std::map<std::pair<FindingKind, int>, size_t> seen;
     for (BlockFinding& note : notes) {
@@ -549,6 +592,8 @@ class SimBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_sim_backend(SimOptions options) { return std::make_unique<SimBackend>(std::move(options)); }
+std::unique_ptr<Backend> make_sim_backend(SimOptions options) {
+  return std::make_unique<SimBackend>(std::move(options));
+}
 
 }  // namespace gpugrade

@@ -9,7 +9,8 @@
 //   line and how many threads of how many arrived. bar.sync with a thread count (named barriers) is refused.
 // - Shared memory is poisoned before each block with harness/poison.h's poison_word(block), block being
 //   the linear block index: a float read of unwritten shared memory is a quiet NaN whose payload names
-//   the block (modulo 65,535), the same words a GPU's poison prologue writes. Local memory and registers start at zero, so runs are deterministic.
+//   the block (modulo 65,535), the same words a GPU's poison prologue writes. Local memory and registers
+//   start at zero, so runs are deterministic.
 // - Addresses: global buffers live 2^36 bytes apart from 0x7000'0000'0000, so an overrun lands outside
 //   every allocation; the generic windows of shared, local, const and param space are in kernel.h. Every
 //   access is bounds- and alignment-checked; a bad one stops the launch with `out-of-bounds` (or a
@@ -57,9 +58,9 @@ struct SimLaunch {
 using ObserverFactory = std::function<std::unique_ptr<sim::AccessObserver>(const SimLaunch&)>;
 
 struct SimOptions {
-  unsigned worker_threads = 1;                          // CPU threads running blocks; 0 = all cores
+  unsigned worker_threads = 1;                              // CPU threads running blocks; 0 = all cores
   uint64_t default_instruction_budget = uint64_t{1} << 31;  // thread-instructions per launch
-  ObserverFactory make_observer;                        // empty: no checkers
+  ObserverFactory make_observer;                            // empty: no checkers
   // Seconds of CPU time each worker may spend on a launch when LaunchRequest::wall_seconds is 0 (the
   // request's limit is taken as CPU time too: on a busy machine wall time would stop correct kernels). The
   // budget alone lets an endless loop run for minutes (2^31 thread-instructions take 3 to 10 minutes with
@@ -70,7 +71,8 @@ struct SimOptions {
   // A grade's launches run one after another, so with the grader's own buffers (at most 2 GiB a launch,
   // checked when the exercise loads) this bounds a grade. Sizes past it belong in `gpu_sizes`.
   uint64_t memory_budget_bytes = uint64_t{8} << 30;
-  // The __device__ variables alone (a run's first launch initializes all of them; its later launches keep them).
+  // The __device__ variables alone (a run's first launch initializes all of them; its later launches keep
+  // them).
   uint64_t max_device_variable_bytes = uint64_t{1} << 30;
 };
 

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -600,7 +600,8 @@ std::optional<std::string> compare(const KernelCase& kernel, const std::vector<O
     uint64_t differing = 0, first = 0;
     for (uint64_t i = 0; i < spec.count; ++i) {
       if (within(spec.type, spec.tolerance, want->words[i], have->words[i])) continue;
-      if (std::find(spec.sass_differs.begin(), spec.sass_differs.end(), i) != spec.sass_differs.end()) continue;
+      if (std::find(spec.sass_differs.begin(), spec.sass_differs.end(), i) != spec.sass_differs.end())
+        continue;
       if (differing++ == 0) first = i;
     }
     if (differing != 0) {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "grader/compile/compiler.h"
+#include "grader/compile/screen.h"
 #include "grader/exercise/exercise.h"
 #include "grader/exercise/expr.h"
-#include "grader/compile/screen.h"
 #include "grader/exercise/shared_shapes.h"
 #include "harness/ptx/module.h"
 #include "os/file.h"

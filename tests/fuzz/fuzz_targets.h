@@ -9,18 +9,19 @@
 
 namespace gpugrade::fuzz {
 
-void exercise_yaml(const uint8_t* data, size_t size);   // the exercise loader, on an exercise.yaml
-void expression(const uint8_t* data, size_t size);      // the expression parser and evaluator
-void screen(const uint8_t* data, size_t size);          // the source screen, shared-shape scanner, diagnostics
-void ptx_module(const uint8_t* data, size_t size);      // harness/ptx parse_module and kernel_traits
+void exercise_yaml(const uint8_t* data, size_t size);  // the exercise loader, on an exercise.yaml
+void expression(const uint8_t* data, size_t size);     // the expression parser and evaluator
+void screen(const uint8_t* data, size_t size);         // the source screen, shared-shape scanner, diagnostics
+void ptx_module(const uint8_t* data, size_t size);     // harness/ptx parse_module and kernel_traits
 
 // The output formats (output_targets.cc), each fed learner text in every field it shows and read back as its
 // reader would; a violation is thrown.
-void text_report(const uint8_t* data, size_t size);     // --format text (and json): no control, command or fake line
-void github_report(const uint8_t* data, size_t size);   // annotations and the step summary
-void markdown_report(const uint8_t* data, size_t size); // the pr comment, students/*.md and summary.md
-void junit_report(const uint8_t* data, size_t size);    // well-formed XML
-void csv_gradebook(const uint8_t* data, size_t size);   // RFC 4180, one row per student, no formula
-void html_report(const uint8_t* data, size_t size);     // the report's own elements only, with its CSP
+void text_report(const uint8_t* data,
+                 size_t size);  // --format text (and json): no control, command or fake line
+void github_report(const uint8_t* data, size_t size);    // annotations and the step summary
+void markdown_report(const uint8_t* data, size_t size);  // the pr comment, students/*.md and summary.md
+void junit_report(const uint8_t* data, size_t size);     // well-formed XML
+void csv_gradebook(const uint8_t* data, size_t size);    // RFC 4180, one row per student, no formula
+void html_report(const uint8_t* data, size_t size);      // the report's own elements only, with its CSP
 
 }  // namespace gpugrade::fuzz

@@ -2,6 +2,8 @@
 // per target (seconds, not minutes), each a mutation of real inputs (the shipped exercises, solutions,
 // hostile submissions, nvcc's PTX). A crash, hang or escaped exception fails the test; the inputs that
 // reproduce one are the seed and the iteration printed before it. GPUGRADE_FUZZ_RUNS=N multiplies the counts.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -10,8 +12,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "grader/exercise/exercise.h"
 #include "grader/exercise/expr.h"
@@ -124,14 +124,16 @@ TEST(Fuzz, ExerciseYamlLoader) {
   ASSERT_TRUE(load_exercise(kSource / "exercises/copy", &errors)) << errors.front();
   // The shipped course, and the test fixtures and ported courses, which hold the fields the course does not
   // use (structs, cooperative launches, baseline maps, `from:`, per-variant limits).
-  for (const std::string& more : files({kSource / "exercises", kSource / "tests/data/exercises", kSource / "tests/courses"}, ".yaml"))
+  for (const std::string& more :
+       files({kSource / "exercises", kSource / "tests/data/exercises", kSource / "tests/courses"}, ".yaml"))
     seeds.push_back(more);
   drive(seeds, fuzz::exercise_yaml, runs(4000), 120);
 }
 
 TEST(Fuzz, ExpressionParser) {
-  std::vector<std::string> seeds = {"ceil_div(cols, TILE_DIM)", "2*rows*cols*4", "min(rows, max(cols, 3), -4) % 7",
-                                    "-(rows - -cols) / (TILE_DIM + 1)", "9223372036854775807 * 2"};
+  std::vector<std::string> seeds = {"ceil_div(cols, TILE_DIM)", "2*rows*cols*4",
+                                    "min(rows, max(cols, 3), -4) % 7", "-(rows - -cols) / (TILE_DIM + 1)",
+                                    "9223372036854775807 * 2"};
   for (const std::string& seed : seeds) {
     std::string error;
     ASSERT_TRUE(Expr::parse(seed, &error)) << seed << ": " << error;
@@ -140,7 +142,8 @@ TEST(Fuzz, ExpressionParser) {
 }
 
 TEST(Fuzz, SourceScreen) {
-  std::vector<std::string> seeds = files({kSource / "solutions", kSource / "tests/hostile/submissions"}, ".cu");
+  std::vector<std::string> seeds =
+      files({kSource / "solutions", kSource / "tests/hostile/submissions"}, ".cu");
   seeds.push_back("kernel.cu(12): error: expected a \";\"\nkernel.cu:3:9: fatal error: x.h: No such file\n");
   drive(seeds, fuzz::screen, runs(8000), 120);
 }
@@ -158,15 +161,46 @@ TEST(Fuzz, PtxFrontEnd) {
 // Learner text that has broken an output format before, or would if it could: workflow commands, markdown
 // that closes its block or links out, HTML, formulas, terminal controls, XML non-characters, bidi controls.
 std::vector<std::string> hostile_text_seeds() {
-  const std::vector<std::string> pieces = {
-      "::add-mask::secret", "  ::error file=x::boom", "x ##[error]y", "\r::warning::z", "a\rb\r\n::notice::c",
-      "```\n<img src=https://evil.example/p.png>\n```", "`` ` ``", "<script>alert(1)</script>",
-      "https://evil.example/x", "www.evil.example", "mail@evil.example", "[link](https://evil.example)",
-      "![i](https://evil.example/i.png)", "| a | b |", "# heading", "- item", "1. item", "    code",
-      "=HYPERLINK(\"https://evil.example\")", "+1", "-2", "@SUM(A1)", "\t=1", "\r=1", "a,b\"c",
-      "\x1b[2J\x1b]0;title\x07", "\x1b[1;32mPASS\x1b[0m", "\xc2\x9b" "31m", "copy: PASS (5/5 points)",
-      "\xef\xbf\xbe\xef\xbf\xbf", "\x01\x02\x7f", "\xff\xc0\x80", "\xe2\x80\xae reversed \xe2\x81\xa6",
-      "\xc2\xa0::add-mask::nbsp", "\xe3\x80\x80##[group]ideographic", "&amp; &lt;", "]]>", "%0A::x::y", "\\|"};
+  const std::vector<std::string> pieces = {"::add-mask::secret",
+                                           "  ::error file=x::boom",
+                                           "x ##[error]y",
+                                           "\r::warning::z",
+                                           "a\rb\r\n::notice::c",
+                                           "```\n<img src=https://evil.example/p.png>\n```",
+                                           "`` ` ``",
+                                           "<script>alert(1)</script>",
+                                           "https://evil.example/x",
+                                           "www.evil.example",
+                                           "mail@evil.example",
+                                           "[link](https://evil.example)",
+                                           "![i](https://evil.example/i.png)",
+                                           "| a | b |",
+                                           "# heading",
+                                           "- item",
+                                           "1. item",
+                                           "    code",
+                                           "=HYPERLINK(\"https://evil.example\")",
+                                           "+1",
+                                           "-2",
+                                           "@SUM(A1)",
+                                           "\t=1",
+                                           "\r=1",
+                                           "a,b\"c",
+                                           "\x1b[2J\x1b]0;title\x07",
+                                           "\x1b[1;32mPASS\x1b[0m",
+                                           "\xc2\x9b"
+                                           "31m",
+                                           "copy: PASS (5/5 points)",
+                                           "\xef\xbf\xbe\xef\xbf\xbf",
+                                           "\x01\x02\x7f",
+                                           "\xff\xc0\x80",
+                                           "\xe2\x80\xae reversed \xe2\x81\xa6",
+                                           "\xc2\xa0::add-mask::nbsp",
+                                           "\xe3\x80\x80##[group]ideographic",
+                                           "&amp; &lt;",
+                                           "]]>",
+                                           "%0A::x::y",
+                                           "\\|"};
   std::vector<std::string> seeds;
   for (size_t i = 0; i < pieces.size(); ++i) {
     std::string seed;
@@ -179,7 +213,9 @@ std::vector<std::string> hostile_text_seeds() {
 // Each output format, bounded in time like the front ends: a violation fails with the report that shows it.
 TEST(Fuzz, TextOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::text_report, runs(1000), 60); }
 TEST(Fuzz, GithubOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::github_report, runs(1000), 60); }
-TEST(Fuzz, MarkdownOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::markdown_report, runs(1000), 60); }
+TEST(Fuzz, MarkdownOutputHoldsLearnerText) {
+  drive(hostile_text_seeds(), fuzz::markdown_report, runs(1000), 60);
+}
 TEST(Fuzz, JunitOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::junit_report, runs(1000), 60); }
 TEST(Fuzz, CsvGradebookHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::csv_gradebook, runs(1000), 60); }
 TEST(Fuzz, HtmlOutputHoldsLearnerText) { drive(hostile_text_seeds(), fuzz::html_report, runs(1000), 60); }

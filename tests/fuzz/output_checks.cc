@@ -24,7 +24,8 @@ std::u32string code_points(std::string_view text) {
     const unsigned char lead = static_cast<unsigned char>(text[i]);
     const size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
     char32_t c = length == 1 ? lead : lead & (0xFF >> (length + 1));
-    for (size_t k = 1; k < length && i + k < text.size(); ++k) c = c << 6 | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    for (size_t k = 1; k < length && i + k < text.size(); ++k)
+      c = c << 6 | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     out += c;
     i += length;
   }
@@ -33,7 +34,8 @@ std::u32string code_points(std::string_view text) {
 
 bool is_white_space(char32_t c) {  // .NET's Char.IsWhiteSpace, which the runner's Trim() uses
   return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
 }
 
 std::vector<std::string_view> lines_of(std::string_view text) {
@@ -57,13 +59,14 @@ std::string runner_commands(std::string_view output, bool annotations) {
     size_t skip = 0;
     while (skip < points.size() && is_white_space(points[skip])) ++skip;
     const bool command = points.size() >= skip + 2 && points[skip] == ':' && points[skip + 1] == ':';
-    const bool annotation = annotations && skip == 0 &&
-                            (line.starts_with("::error ") || line.starts_with("::warning ") ||
-                             line.starts_with("::notice ") || line.starts_with("::error::") ||
-                             line.starts_with("::warning::") || line.starts_with("::notice::"));
+    const bool annotation =
+        annotations && skip == 0 &&
+        (line.starts_with("::error ") || line.starts_with("::warning ") || line.starts_with("::notice ") ||
+         line.starts_with("::error::") || line.starts_with("::warning::") || line.starts_with("::notice::"));
     if (command && !annotation) return "a `::` command line: " + shown(line);
     // The runner reads a line as a `::` command first; only lines that are not one are read for `##[`.
-    if (!annotation && line.find("##[") != std::string_view::npos) return "a `##[` command in line: " + shown(line);
+    if (!annotation && line.find("##[") != std::string_view::npos)
+      return "a `##[` command in line: " + shown(line);
   }
   return "";
 }
@@ -72,7 +75,8 @@ std::string terminal_controls(std::string_view output) {
   if (escape_invalid_utf8(output) != output) return "invalid UTF-8";
   for (char32_t c : code_points(output)) {
     const bool control = (c < 0x20 && c != '\t' && c != '\n') || (c >= 0x7F && c <= 0x9F) || c == 0x061C ||
-                         c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+                         c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
+                         (c >= 0x2066 && c <= 0x2069);
     if (control) return fmt::format("control character U+{:04X}", static_cast<uint32_t>(c));
   }
   return "";
@@ -85,8 +89,9 @@ std::string xml_error(std::string_view xml) {
   std::string error;
   if (doc == nullptr) {
     const xmlError* last = xmlGetLastError();
-    error = last != nullptr && last->message != nullptr ? fmt::format("line {}: {}", last->line, last->message)
-                                                         : "libxml2 could not parse it";
+    error = last != nullptr && last->message != nullptr
+                ? fmt::format("line {}: {}", last->line, last->message)
+                : "libxml2 could not parse it";
   }
   xmlFreeDoc(doc);
   return error;
@@ -108,9 +113,9 @@ std::string render_markdown(std::string_view markdown) {
 }
 
 std::string foreign_markdown_tags(std::string_view html) {
-  static const std::set<std::string, std::less<>> kAllowed = {
-      "h1", "h2", "h3", "h4", "p", "table", "thead", "tbody", "tr", "th", "td", "ul", "li", "strong", "code",
-      "pre", "br"};
+  static const std::set<std::string, std::less<>> kAllowed = {"h1",    "h2",     "h3",   "h4",  "p",  "table",
+                                                              "thead", "tbody",  "tr",   "th",  "td", "ul",
+                                                              "li",    "strong", "code", "pre", "br"};
   for (size_t at = html.find('<'); at != std::string_view::npos; at = html.find('<', at + 1)) {
     size_t name = at + 1 + (at + 1 < html.size() && html[at + 1] == '/');
     size_t end = name;
@@ -119,16 +124,19 @@ std::string foreign_markdown_tags(std::string_view html) {
     const size_t close = html.find('>', end);
     const std::string_view rest = html.substr(end, close == std::string_view::npos ? 0 : close - end);
     // The only attribute cmark-gfm writes for these is a table column's alignment.
-    const bool plain_attributes = rest.empty() || rest == " /" || rest == " align=\"right\"" || rest == " align=\"left\"";
-    if (!kAllowed.contains(tag) || !plain_attributes) return "markup from learner text: " + shown(html.substr(at, 120));
+    const bool plain_attributes =
+        rest.empty() || rest == " /" || rest == " align=\"right\"" || rest == " align=\"left\"";
+    if (!kAllowed.contains(tag) || !plain_attributes)
+      return "markup from learner text: " + shown(html.substr(at, 120));
   }
   return "";
 }
 
 std::string html_report_problems(std::string_view html) {
   static const std::set<std::string, std::less<>> kElements = {
-      "html", "head", "meta", "title", "style", "body", "header", "section", "h1", "span", "p", "ol", "li", "a",
-      "details", "summary", "pre", "div", "code", "script", "table", "tr", "th", "td"};
+      "html", "head", "meta", "title",  "style", "body", "header",  "section",
+      "h1",   "span", "p",    "ol",     "li",    "a",    "details", "summary",
+      "pre",  "div",  "code", "script", "table", "tr",   "th",      "td"};
   htmlDocPtr doc = htmlReadMemory(html.data(), static_cast<int>(html.size()), "report.html", "UTF-8",
                                   HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
   if (doc == nullptr) return "libxml2 could not parse the page";
@@ -172,9 +180,12 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view csv, std::strin
   for (size_t i = 0; i < csv.size(); ++i) {
     const char c = csv[i];
     if (in_quotes) {
-      if (c != '"') field += c;
-      else if (i + 1 < csv.size() && csv[i + 1] == '"') field += csv[++i];
-      else in_quotes = false;
+      if (c != '"')
+        field += c;
+      else if (i + 1 < csv.size() && csv[i + 1] == '"')
+        field += csv[++i];
+      else
+        in_quotes = false;
     } else if (c == '"') {
       if (!field.empty() || quoted_field) {
         *error = fmt::format("byte {}: a quote inside an unquoted field", i);

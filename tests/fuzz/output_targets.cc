@@ -33,7 +33,8 @@ class LearnerText {
     std::string_view text(reinterpret_cast<const char*>(data), size);
     for (size_t start = 0;;) {
       const size_t end = text.find('\0', start);
-      pieces_.emplace_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+      pieces_.emplace_back(
+          text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
       if (end == std::string_view::npos) break;
       start = end + 1;
     }
@@ -85,7 +86,8 @@ std::vector<Result> results_of(LearnerText& text, ReportOptions* options, const 
 
 void expect(const std::string& problem, std::string_view format, std::string_view output) {
   if (problem.empty()) return;
-  throw std::runtime_error(fmt::format("{} report: {}\n--- the report:\n{}", format, problem, output.substr(0, 4000)));
+  throw std::runtime_error(
+      fmt::format("{} report: {}\n--- the report:\n{}", format, problem, output.substr(0, 4000)));
 }
 
 size_t count(std::string_view text, std::string_view what) {
@@ -118,11 +120,16 @@ void text_report(const uint8_t* data, size_t size) {
   expect(checks::runner_commands(report, false), "text", report);
   // Learner text cannot start a line, so it cannot fake a verdict.
   size_t verdicts = 0;
-  for (const char* verdict : {"copy: PASS (", "copy: FAIL ("}) verdicts += report.starts_with(verdict) + count(report, std::string("\n") + verdict);
-  expect(verdicts == results.size() ? "" : fmt::format("{} verdict lines for {} results", verdicts, results.size()), "text", report);
+  for (const char* verdict : {"copy: PASS (", "copy: FAIL ("})
+    verdicts += report.starts_with(verdict) + count(report, std::string("\n") + verdict);
+  expect(verdicts == results.size()
+             ? ""
+             : fmt::format("{} verdict lines for {} results", verdicts, results.size()),
+         "text", report);
   std::ostringstream json;
   write_json(results, json);
-  expect(nlohmann::json::parse(json.str(), nullptr, false).is_discarded() ? "not JSON" : "", "json", json.str());
+  expect(nlohmann::json::parse(json.str(), nullptr, false).is_discarded() ? "not JSON" : "", "json",
+         json.str());
   expect(checks::runner_commands(json.str(), false), "json", json.str());
 }
 
@@ -166,7 +173,8 @@ void github_report(const uint8_t* data, size_t size) {
   const size_t block_lines = pre == std::string::npos ? 0 : count(html.substr(pre, pre_end - pre), "\n");
   expect(blocks == (plain > 0) && block_lines == plain
              ? ""
-             : fmt::format("{} code blocks of {} lines for {} annotations past GitHub's count", blocks, block_lines, plain),
+             : fmt::format("{} code blocks of {} lines for {} annotations past GitHub's count", blocks,
+                           block_lines, plain),
          "step summary", markdown);
 }
 
@@ -192,13 +200,15 @@ void markdown_report(const uint8_t* data, size_t size) {
   write_student_markdown(student, student_report);
   const std::string student_html = checks::render_markdown(student_report.str());
   expect(checks::foreign_markdown_tags(student_html), "student markdown", student_report.str());
-  expect(count(student_html, "<h1>") == 1 ? "" : "the student's heading was split", "student markdown", student_report.str());
+  expect(count(student_html, "<h1>") == 1 ? "" : "the student's heading was split", "student markdown",
+         student_report.str());
   const std::vector<GradebookColumn> columns = {{results[0].exercise, 5}, {results[1].exercise, 5}};
   std::ostringstream summary;
   write_class_summary(columns, {student}, summary);
   const std::string summary_html = checks::render_markdown(summary.str());
   expect(checks::foreign_markdown_tags(summary_html), "class summary", summary.str());
-  expect(count(summary_html, "<tr>") == columns.size() + 1 && count(summary_html, "<h2>") == columns.size() + 1  // + the roster section
+  expect(count(summary_html, "<tr>") == columns.size() + 1 &&
+                 count(summary_html, "<h2>") == columns.size() + 1  // + the roster section
              ? ""
              : "the summary's table or headings were split",
          "class summary", summary.str());
@@ -220,17 +230,20 @@ void csv_gradebook(const uint8_t* data, size_t size) {
   const std::vector<GradebookColumn> columns = {{results[0].exercise, 5}, {results[1].exercise, 5}};
   std::vector<StudentResults> students;
   // The middle row has a problem (a learner-chosen path or revision in its words): a last column holds it.
-  for (int s = 0; s < 3; ++s) students.push_back({text.next(), results, s == 1 ? "no such revision " + text.next() : "", {}});
+  for (int s = 0; s < 3; ++s)
+    students.push_back({text.next(), results, s == 1 ? "no such revision " + text.next() : "", {}});
   std::ostringstream out;
   write_gradebook_csv(columns, students, out);
   std::string error;
   const std::vector<std::vector<std::string>> rows = checks::parse_csv(out.str(), &error);
   expect(error, "csv", out.str());
-  expect(rows.size() == students.size() + 1 ? "" : fmt::format("{} rows for {} students", rows.size(), students.size()),
+  expect(rows.size() == students.size() + 1
+             ? ""
+             : fmt::format("{} rows for {} students", rows.size(), students.size()),
          "csv", out.str());
   for (size_t r = 0; r < rows.size(); ++r) {
-    expect(rows[r].size() == columns.size() + 3 ? "" : fmt::format("row {} has {} fields", r, rows[r].size()), "csv",
-           out.str());
+    expect(rows[r].size() == columns.size() + 3 ? "" : fmt::format("row {} has {} fields", r, rows[r].size()),
+           "csv", out.str());
     for (const std::string& field : rows[r])
       expect(checks::is_formula(field) ? "a formula: " + field : "", "csv", out.str());
     const std::string& written = r == 0 ? columns[0].exercise : students[r - 1].student;

@@ -3,23 +3,22 @@
 // asserts the exit code, the verdict or configuration error, what the message says and where, and that it
 // ended within a bounded time. The inputs are in tests/hostile/ (submissions/, references/); the largest
 // (a 40,000-character line, a 1 MB #define, 30,000 nested parentheses, invalid UTF-8) are made here.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "grader/class/gradebook.h"
-#include "grader/judge/reference.h"
 #include "grader/compile/sandbox.h"
+#include "grader/judge/reference.h"
 #include "grader/result/text_escape.h"
 #include "os/file.h"
 #include "os/process.h"
@@ -47,7 +46,8 @@ class HostileTest : public ::testing::Test {
     ASSERT_TRUE(scratch_) << error;
     root_ = scratch_->path() / "course";
     fs::create_directories(root_ / "exercises");
-    fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/copy", root_ / "exercises/copy", fs::copy_options::recursive);
+    fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/copy", root_ / "exercises/copy",
+             fs::copy_options::recursive);
   }
 
   // Runs gpugrade in the course folder with a private cache; no case may need more than `limit` seconds.
@@ -69,8 +69,9 @@ class HostileTest : public ::testing::Test {
   }
 
   Outcome grade(const fs::path& submission, const std::string& format = "json", double limit = 240) {
-    return gpugrade({"grade", "copy", "--backend", "sim", "--format", format, "--submission", submission.string()},
-                    limit);
+    return gpugrade(
+        {"grade", "copy", "--backend", "sim", "--format", format, "--submission", submission.string()},
+        limit);
   }
 
   // The one finding of a failed JSON grade, checked to be of `kind` at `line` of the submission.
@@ -95,7 +96,9 @@ class HostileTest : public ::testing::Test {
     return path;
   }
 
-  std::string solution() { return read_file_bytes(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu").value(); }
+  std::string solution() {
+    return read_file_bytes(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu").value();
+  }
 
   // Replaces `from` by `to` in the course's copy exercise's file `name`.
   void edit_exercise(const std::string& name, const std::string& from, const std::string& to) {
@@ -162,7 +165,8 @@ TEST_F(HostileTest, InvalidUtf8InTheSubmissionsPathIsEscapedInEveryFormat) {
   for (const std::string& format : kFormats) {
     Outcome outcome = grade(file, format);
     EXPECT_EQ(outcome.run.exit_code, 1) << format << ": " << outcome.run.out << outcome.run.err;
-    EXPECT_TRUE(shows_escaped(outcome.run.out, R"(learner-\xFF\xC0.cu)")) << format << ": " << outcome.run.out;
+    EXPECT_TRUE(shows_escaped(outcome.run.out, R"(learner-\xFF\xC0.cu)"))
+        << format << ": " << outcome.run.out;
     if (format == "json" || format == "gradescope") {
       EXPECT_FALSE(nlohmann::json::parse(outcome.run.out, nullptr, false).is_discarded()) << format;
     }
@@ -172,14 +176,16 @@ TEST_F(HostileTest, InvalidUtf8InTheSubmissionsPathIsEscapedInEveryFormat) {
 // ---- Class 4: sizes are checked when the exercise loads.
 
 TEST_F(HostileTest, AnExerciseSizeOfTenBillionElementsIsAConfigurationErrorAtItsLine) {
-  edit_exercise("exercise.yaml", "  - {rows: 256, cols: 320}\n", "  - {rows: 256, cols: 320}\n  - {rows: 100000, cols: 100000}\n");
+  edit_exercise("exercise.yaml", "  - {rows: 256, cols: 320}\n",
+                "  - {rows: 256, cols: 320}\n  - {rows: 100000, cols: 100000}\n");
   Outcome outcome = grade(root_ / "exercises/copy/copy.cu", "text", 60);
   EXPECT_EQ(outcome.run.exit_code, 2);
   EXPECT_NE(outcome.run.err.find("exercises/copy/exercise.yaml:17:"), std::string::npos) << outcome.run.err;
-  EXPECT_NE(outcome.run.err.find("'buffers.in.count' is 10000000000 (40000000000 bytes of float), which brings the "
-                                 "buffers of one launch to 40000000000 bytes; they may hold at most 2147483648 "
-                                 "bytes (2 GiB) in all at variant 32x8, size rows=100000 cols=100000"),
-            std::string::npos)
+  EXPECT_NE(
+      outcome.run.err.find("'buffers.in.count' is 10000000000 (40000000000 bytes of float), which brings the "
+                           "buffers of one launch to 40000000000 bytes; they may hold at most 2147483648 "
+                           "bytes (2 GiB) in all at variant 32x8, size rows=100000 cols=100000"),
+      std::string::npos)
       << outcome.run.err;
   EXPECT_LT(outcome.seconds, 60);
 }
@@ -190,10 +196,13 @@ TEST_F(HostileTest, CallsThatMultiplyWhenInlinedAreRefusedAtTheCallThatCrossesTh
   Outcome outcome = grade(kHostile / "submissions/inline_explosion.cu", "json", 120);
   // Line 3 is f1's call of f0: the innermost call, where the kernel crossed the limit.
   nlohmann::json finding = only_finding(outcome, "resource-limit", 3);
-  EXPECT_EQ(finding["message"],
-            "kernel 'copy(float*, float const*, int, int)' grows past 262144 instructions or 32768 registers once the "
-            "simulator inlines its calls (at this call of 'f0(float)'); the simulator inlines every call, so functions "
-            "that call functions several times multiply: call them from a loop instead, or call fewer of them");
+  EXPECT_EQ(
+      finding["message"],
+      "kernel 'copy(float*, float const*, int, int)' grows past 262144 instructions or 32768 registers once "
+      "the "
+      "simulator inlines its calls (at this call of 'f0(float)'); the simulator inlines every call, so "
+      "functions "
+      "that call functions several times multiply: call them from a loop instead, or call fewer of them");
   EXPECT_LT(outcome.seconds, 120);
 }
 
@@ -201,7 +210,8 @@ TEST_F(HostileTest, DeviceArraysOfThreeGibibytesAreAResourceLimitWithTheFigures)
   Outcome outcome = grade(kHostile / "submissions/device_arrays_3g.cu", "json", 120);
   nlohmann::json finding = only_finding(outcome, "resource-limit", 0);
   EXPECT_EQ(finding["message"],
-            "the module's __device__ variables take 3072.0 MiB ('pool0' alone takes 256.0 MiB); the simulator zeroes "
+            "the module's __device__ variables take 3072.0 MiB ('pool0' alone takes 256.0 MiB); the "
+            "simulator zeroes "
             "them for every launch and allows 1024.0 MiB in all: make them smaller");
   EXPECT_LT(outcome.seconds, 120);
 }
@@ -216,12 +226,15 @@ struct ReferenceCase {
 
 TEST_F(HostileTest, EveryFailureOfTheReferenceIsAConfigurationErrorNamingTheExercise) {
   const ReferenceCase cases[] = {
-      {"null_dereference.cpp", "rows=1 cols=1", "the reference 'copy' crashed with SIGSEGV (a null or stray pointer, or a write "
-                               "past a buffer's end)"},
-      {"failed_assert.cpp", "rows=33 cols=31", "the reference 'copy' crashed with SIGABRT (abort() was called, or an assert failed): "},
+      {"null_dereference.cpp", "rows=1 cols=1",
+       "the reference 'copy' crashed with SIGSEGV (a null or stray pointer, or a write "
+       "past a buffer's end)"},
+      {"failed_assert.cpp", "rows=33 cols=31",
+       "the reference 'copy' crashed with SIGABRT (abort() was called, or an assert failed): "},
       {"overrun.cpp", "rows=1 cols=1", "the reference 'copy' wrote past the end of the buffer 'out'"},
-      {"exit_zero.cpp", "rows=1 cols=1", "the reference 'copy' ended the process with exit status 0 instead of returning; a "
-                        "reference must not call exit()"},
+      {"exit_zero.cpp", "rows=1 cols=1",
+       "the reference 'copy' ended the process with exit status 0 instead of returning; a "
+       "reference must not call exit()"},
   };
   for (const ReferenceCase& c : cases) {
     fs::copy_file(kHostile / "references" / c.file, root_ / "exercises/copy/reference.cpp",
@@ -229,8 +242,8 @@ TEST_F(HostileTest, EveryFailureOfTheReferenceIsAConfigurationErrorNamingTheExer
     Outcome outcome = grade(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu", "text", 120);
     EXPECT_EQ(outcome.run.exit_code, 2) << c.file << ": " << outcome.run.out << outcome.run.err;
     EXPECT_EQ(outcome.run.out, "") << c.file;
-    EXPECT_NE(outcome.run.err.find(std::string("exercises/copy/reference.cpp: the reference failed at 32x8 ") +
-                                   c.size + ": "),
+    EXPECT_NE(outcome.run.err.find(
+                  std::string("exercises/copy/reference.cpp: the reference failed at 32x8 ") + c.size + ": "),
               std::string::npos)
         << c.file << ": " << outcome.run.err;
     EXPECT_NE(outcome.run.err.find(c.says), std::string::npos) << c.file << ": " << outcome.run.err;
@@ -246,12 +259,15 @@ TEST_F(HostileTest, AReferenceThatNeverReturnsIsStoppedAtItsTimeLimit) {
   Cache cache(cache_dir.path());
   std::optional<ReferenceRunner> runner =
       ReferenceRunner::build(kHostile / "references/endless_loop.cpp", "copy",
-                             {{"float*", true}, {"const float*", true}, {"int", false}, {"int", false}}, cache,
-                             &error, ReferenceLimits{.seconds = 1, .memory_bytes = uint64_t{1} << 30});
+                             {{"float*", true}, {"const float*", true}, {"int", false}, {"int", false}},
+                             cache, &error, ReferenceLimits{.seconds = 1, .memory_bytes = uint64_t{1} << 30});
   ASSERT_TRUE(runner) << error;
-  std::vector<Buffer> buffers = {{"out", 4, std::vector<std::byte>(16)}, {"in", 4, std::vector<std::byte>(16)}};
-  std::vector<KernelArg> args = {{KernelArg::Kind::kBuffer, 0, 0}, {KernelArg::Kind::kBuffer, 1, 0},
-                                 {KernelArg::Kind::kScalar, 0, 2}, {KernelArg::Kind::kScalar, 0, 2}};
+  std::vector<Buffer> buffers = {{"out", 4, std::vector<std::byte>(16)},
+                                 {"in", 4, std::vector<std::byte>(16)}};
+  std::vector<KernelArg> args = {{KernelArg::Kind::kBuffer, 0, 0},
+                                 {KernelArg::Kind::kBuffer, 1, 0},
+                                 {KernelArg::Kind::kScalar, 0, 2},
+                                 {KernelArg::Kind::kScalar, 0, 2}};
   auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(runner->run(args, buffers, &error));
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
@@ -263,10 +279,11 @@ TEST_F(HostileTest, AReferenceThatNeverReturnsIsStoppedAtItsTimeLimit) {
 TEST_F(HostileTest, StaticSharedMemoryOver48KiBIsAResourceLimitAtItsDeclaration) {
   Outcome outcome = grade(kHostile / "submissions/static_shared_64k.cu");
   nlohmann::json finding = only_finding(outcome, "resource-limit", 3);
-  EXPECT_EQ(finding["message"],
-            "the kernel declares 65536 bytes of static shared memory ('staging' alone takes 65536), more than the "
-            "49152 bytes (48 KiB) that ptxas accepts on any GPU; make the arrays smaller, or declare the tile "
-            "`extern __shared__` so that the launch sizes it as dynamic shared memory");
+  EXPECT_EQ(
+      finding["message"],
+      "the kernel declares 65536 bytes of static shared memory ('staging' alone takes 65536), more than the "
+      "49152 bytes (48 KiB) that ptxas accepts on any GPU; make the arrays smaller, or declare the tile "
+      "`extern __shared__` so that the launch sizes it as dynamic shared memory");
 }
 
 // ---- Class 8: the submission's path.
@@ -284,8 +301,9 @@ TEST_F(HostileTest, OnlyARegularFileOfAtMostOneMebibyteIsASubmission) {
       {fifo, "is a FIFO (named pipe), not a file; give the path of the kernel's .cu file"},
       {"/dev/zero", "is a character device, not a file; give the path of the kernel's .cu file"},
       {folder, "is a folder, not a file; give the path of the kernel's .cu file"},
-      {inside / "link.cu", "is a symbolic link to /etc/passwd, outside its folder; copy the file there instead of "
-                           "linking to it"},
+      {inside / "link.cu",
+       "is a symbolic link to /etc/passwd, outside its folder; copy the file there instead of "
+       "linking to it"},
       {large, "is 2097152 bytes; a submission may be at most 1048576 bytes (1 MiB): is it the right file?"},
   };
   for (const auto& [path, says] : cases) {
@@ -327,11 +345,14 @@ TEST_F(HostileTest, ThirtyThousandNestedParenthesesAreAnErrorAtTheirPlace) {
   EXPECT_NE(outcome.run.out.find("(its exercise.yaml has errors: gpugrade check copy)"), std::string::npos)
       << outcome.run.out;
   // The line of copy's `grid:` in the shipped definition (the error stands where the nesting is).
-  const std::string yaml = read_file_bytes(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/copy/exercise.yaml").value();
+  const std::string yaml =
+      read_file_bytes(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/copy/exercise.yaml").value();
   const size_t grid_at = yaml.find("\ngrid: [");
   ASSERT_NE(grid_at, std::string::npos);
-  const auto grid_line = std::count(yaml.begin(), yaml.begin() + static_cast<std::ptrdiff_t>(grid_at) + 1, '\n') + 1;
-  EXPECT_NE(outcome.run.err.find(fmt::format("exercises/copy/exercise.yaml:{}:", grid_line)), std::string::npos)
+  const auto grid_line =
+      std::count(yaml.begin(), yaml.begin() + static_cast<std::ptrdiff_t>(grid_at) + 1, '\n') + 1;
+  EXPECT_NE(outcome.run.err.find(fmt::format("exercises/copy/exercise.yaml:{}:", grid_line)),
+            std::string::npos)
       << outcome.run.err;
   EXPECT_EQ(gpugrade({"check", "copy"}, 60).run.exit_code, 2);
   EXPECT_NE(outcome.run.err.find("nested more than 100 levels deep (parentheses, calls and unary '-')"),
@@ -344,15 +365,19 @@ TEST_F(HostileTest, DeeplyNestedYamlIsAnErrorNotACrash) {
   const std::string original = read_file_bytes(root_ / "exercises/copy/exercise.yaml").value();
   const size_t hints = original.find("\nhints:\n");
   ASSERT_NE(hints, std::string::npos);
-  const auto line = std::count(original.begin(), original.begin() + static_cast<std::ptrdiff_t>(hints) + 1, '\n') + 1;
-  edit_exercise("exercise.yaml", "hints:\n", "hints: " + std::string(30000, '[') + std::string(30000, ']') + "\nold_hints:\n");
+  const auto line =
+      std::count(original.begin(), original.begin() + static_cast<std::ptrdiff_t>(hints) + 1, '\n') + 1;
+  edit_exercise("exercise.yaml", "hints:\n",
+                "hints: " + std::string(30000, '[') + std::string(30000, ']') + "\nold_hints:\n");
   Outcome outcome = gpugrade({"list"}, 60);  // lists the rest of the course, the error on stderr
   EXPECT_EQ(outcome.run.exit_code, 0) << outcome.run.err.substr(0, 2000);
   EXPECT_EQ(gpugrade({"check", "copy"}, 60).run.exit_code, 2);
-  EXPECT_NE(outcome.run.err.find("exercises/copy/exercise.yaml:" + std::to_string(line) + ":"), std::string::npos)
-      << outcome.run.err.substr(0, 2000);
-  EXPECT_NE(outcome.run.err.find("levels deep, past the YAML reader's limit; an exercise needs only a few levels"),
+  EXPECT_NE(outcome.run.err.find("exercises/copy/exercise.yaml:" + std::to_string(line) + ":"),
             std::string::npos)
+      << outcome.run.err.substr(0, 2000);
+  EXPECT_NE(
+      outcome.run.err.find("levels deep, past the YAML reader's limit; an exercise needs only a few levels"),
+      std::string::npos)
       << outcome.run.err.substr(0, 2000);
 }
 
@@ -372,14 +397,16 @@ TEST_F(HostileTest, APreprocessorProbeThePastingHidesFromTheScreenFindsNothingIn
 // quote `##[` and `::` commands.
 TEST_F(HostileTest, LearnerTextBecomesNoRunnerCommandInAnyFormat) {
   std::string source = solution();
-  for (int i = 0; i < 12; ++i) source += fmt::format("#error ##[add-mask]secret{} ::set-output name=a::b\n", i);
+  for (int i = 0; i < 12; ++i)
+    source += fmt::format("#error ##[add-mask]secret{} ::set-output name=a::b\n", i);
   const fs::path file = write("x\n::add-mask::secret.cu", source);
   for (const std::string format : {"text", "json", "junit", "github", "gradescope", "markdown", "html"}) {
-    // The text format shows a failure in 8 lines unless asked for every one: the twelfth error needs --verbose.
-    Outcome outcome = format == "text" ? gpugrade({"grade", "copy", "--backend", "sim", "--verbose", "--submission",
-                                                   file.string()},
-                                                  240)
-                                       : grade(file, format);
+    // The text format shows a failure in 8 lines unless asked for every one: the twelfth error needs
+    // --verbose.
+    Outcome outcome =
+        format == "text"
+            ? gpugrade({"grade", "copy", "--backend", "sim", "--verbose", "--submission", file.string()}, 240)
+            : grade(file, format);
     EXPECT_EQ(outcome.run.exit_code, 1) << format << ": " << outcome.run.err;
     EXPECT_NE(outcome.run.out.find("secret11"), std::string::npos) << format << ": " << outcome.run.out;
     EXPECT_EQ(checks::runner_commands(outcome.run.out, format == "github"), "") << format;
@@ -402,23 +429,27 @@ TEST_F(HostileTest, LearnerTextBecomesNoRunnerCommandInAnyFormat) {
 TEST_F(HostileTest, EscapeSequencesBellsAndCarriageReturnsReachNoTerminal) {
   std::string source = solution();
   source.insert(source.find("  int column"),
-                "  if (threadIdx.x == 0 && blockIdx.x == 0) printf(\"\\x1b[2J\\x1b]0;owned\\x07\\rcopy: PASS\\xe2\\x80\\xae\\n\");\n");
+                "  if (threadIdx.x == 0 && blockIdx.x == 0) printf(\"\\x1b[2J\\x1b]0;owned\\x07\\rcopy: "
+                "PASS\\xe2\\x80\\xae\\n\");\n");
   source = "#include <cstdio>\n" + source;
   Outcome printed = grade(write("printf_controls.cu", source), "text");
   EXPECT_EQ(printed.run.exit_code, 0) << printed.run.out << printed.run.err;
   EXPECT_EQ(checks::terminal_controls(printed.run.out), "") << printed.run.out;
   EXPECT_NE(printed.run.out.find("\\x1B[2J\\x1B]0;owned\\x07\\x0Dcopy: PASS\\u{202E}"), std::string::npos)
       << printed.run.out;
-  Outcome compiled = grade(write("error_controls.cu", solution() + "#error \x1b[1;32mall tests passed\x1b[0m\r\n"), "text");
+  Outcome compiled =
+      grade(write("error_controls.cu", solution() + "#error \x1b[1;32mall tests passed\x1b[0m\r\n"), "text");
   EXPECT_EQ(compiled.run.exit_code, 1) << compiled.run.out << compiled.run.err;
   EXPECT_EQ(checks::terminal_controls(compiled.run.out), "") << compiled.run.out;
-  EXPECT_NE(compiled.run.out.find("\\x1B[1;32mall tests passed\\x1B[0m"), std::string::npos) << compiled.run.out;
+  EXPECT_NE(compiled.run.out.find("\\x1B[1;32mall tests passed\\x1B[0m"), std::string::npos)
+      << compiled.run.out;
 }
 
 // ---- Issue 27, class 3: every format stays valid and inert whatever learner text it carries.
 
 TEST_F(HostileTest, JunitStaysWellFormedWithXmlNonCharacters) {
-  Outcome outcome = grade(write("nonchar.cu", solution() + "#error bad \xEF\xBF\xBE and \xEF\xBF\xBF\n"), "junit");
+  Outcome outcome =
+      grade(write("nonchar.cu", solution() + "#error bad \xEF\xBF\xBE and \xEF\xBF\xBF\n"), "junit");
   EXPECT_EQ(outcome.run.exit_code, 1) << outcome.run.err;
   EXPECT_EQ(checks::xml_error(outcome.run.out), "") << outcome.run.out;
   EXPECT_NE(outcome.run.out.find("compile-error"), std::string::npos) << outcome.run.out;
@@ -426,15 +457,17 @@ TEST_F(HostileTest, JunitStaysWellFormedWithXmlNonCharacters) {
 
 TEST_F(HostileTest, MarkdownAndHtmlReportsLinkNowhereFromLearnerText) {
   // Quoted, so that the preprocessor keeps the `//` of the addresses.
-  const fs::path file = write("links.cu", solution() + "#error \"see https://evil.example/x.png www.evil.example "
-                                                      "me@evil.example <img src=https://evil.example/p.png> ```\"\n");
+  const fs::path file = write("links.cu", solution() +
+                                              "#error \"see https://evil.example/x.png www.evil.example "
+                                              "me@evil.example <img src=https://evil.example/p.png> ```\"\n");
   Outcome markdown = grade(file, "markdown");
   EXPECT_EQ(markdown.run.exit_code, 1) << markdown.run.err;
   const std::string rendered = checks::render_markdown(markdown.run.out);
   EXPECT_EQ(checks::foreign_markdown_tags(rendered), "") << markdown.run.out;
-  EXPECT_NE(rendered.find("&quot;see https://evil.example/x.png www.evil.example me<code>@</code>evil.example "
-                          "&lt;img src=https://evil.example/p.png&gt; ```&quot;"),
-            std::string::npos)
+  EXPECT_NE(
+      rendered.find("&quot;see https://evil.example/x.png www.evil.example me<code>@</code>evil.example "
+                    "&lt;img src=https://evil.example/p.png&gt; ```&quot;"),
+      std::string::npos)
       << rendered;
   Outcome html = grade(file, "html");
   EXPECT_EQ(html.run.exit_code, 1) << html.run.err;
@@ -448,11 +481,12 @@ TEST(HostileGradebook, StudentIdsAreNeverFormulasNorMarkup) {
   graded.exercise = "copy";
   graded.max_points = 5;
   const std::vector<GradebookColumn> columns = {{"copy", 5}};
-  const std::vector<StudentResults> students = {{"=HYPERLINK(\"https://evil.example\",\"grade\")", {graded}, "", {}},
-                                                {"@SUM(A1:A9)", {graded}, "", {}},
-                                                {"-2+3", {graded}, "", {}},
-                                                {"\t=1", {graded}, "", {}},
-                                                {"<img src=https://evil.example/p.png>", {graded}, "", {}}};
+  const std::vector<StudentResults> students = {
+      {"=HYPERLINK(\"https://evil.example\",\"grade\")", {graded}, "", {}},
+      {"@SUM(A1:A9)", {graded}, "", {}},
+      {"-2+3", {graded}, "", {}},
+      {"\t=1", {graded}, "", {}},
+      {"<img src=https://evil.example/p.png>", {graded}, "", {}}};
   std::ostringstream csv;
   write_gradebook_csv(columns, students, csv);
   std::string error;
@@ -476,21 +510,23 @@ TEST_F(HostileTest, APrintfOfTwoBillionColumnsEndsInSecondsAndSaysSo) {
                 "  printf(\"%2147483000d|%.2147483000f|%*d\\n\", 5, 1.0, 2147483000, 7);\n");
   Outcome outcome = grade(write("wide_printf.cu", "#include <cstdio>\n" + source), "text", 60);
   EXPECT_EQ(outcome.run.exit_code, 0) << outcome.run.out << outcome.run.err;
-  EXPECT_NE(outcome.run.out.find("%2147483000d<width or precision over 4096>|%.2147483000f<width or precision "
-                                 "over 4096>|%*d<width or precision over 4096>"),
-            std::string::npos)
+  EXPECT_NE(
+      outcome.run.out.find("%2147483000d<width or precision over 4096>|%.2147483000f<width or precision "
+                           "over 4096>|%*d<width or precision over 4096>"),
+      std::string::npos)
       << outcome.run.out.substr(0, 2000);
   EXPECT_LT(outcome.seconds, 60);
 }
 
 TEST_F(HostileTest, AGradePastItsTimeLimitStopsWithATimeoutFinding) {
-  Outcome outcome = gpugrade({"grade", "copy", "--backend", "sim", "--format", "json", "--time-limit", "0.001",
-                              "--submission", (root_ / "exercises/copy/copy.cu").string()});
+  Outcome outcome = gpugrade({"grade", "copy", "--backend", "sim", "--format", "json", "--time-limit",
+                              "0.001", "--submission", (root_ / "exercises/copy/copy.cu").string()});
   nlohmann::json finding = only_finding(outcome, "timeout", 0);
-  EXPECT_EQ(finding["message"],
-            "grading took longer than 0.001 s, the limit for one grade (compiling, the reference, the runs and "
-            "their comparison together), and was stopped: make the kernel faster, or grade with a larger "
-            "--time-limit");
+  EXPECT_EQ(
+      finding["message"],
+      "grading took longer than 0.001 s, the limit for one grade (compiling, the reference, the runs and "
+      "their comparison together), and was stopped: make the kernel faster, or grade with a larger "
+      "--time-limit");
 }
 
 }  // namespace

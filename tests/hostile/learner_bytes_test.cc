@@ -1,11 +1,10 @@
 // Hostile inputs of issue 27 that reach the grader through a learner's bytes rather than a roster or a pull
 // request: a result too large to carry whole, bytes NVRTC cannot take, a file of gigabytes under `status`.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
-
-#include <gtest/gtest.h>
 
 #include "grader/progress/progress.h"
 #include "grader/result/result.h"
@@ -39,9 +38,10 @@ TEST(ResultFit, AHugeResultFitsItsBoundAndKeepsItsVerdict) {
   EXPECT_EQ(result.verdict, Verdict::kPass);
   EXPECT_EQ(result.points, 5);
   EXPECT_EQ(result.findings[0].message.substr(4096), " [95,904 more bytes left out]");
-  EXPECT_NE(result.note.find("more findings were left out of this report, which may take at most 2,097,152 bytes; "
-                             "the verdict counts them all."),
-            std::string::npos)
+  EXPECT_NE(
+      result.note.find("more findings were left out of this report, which may take at most 2,097,152 bytes; "
+                       "the verdict counts them all."),
+      std::string::npos)
       << result.note;
   Result small;
   small.note = "unchanged";
@@ -53,21 +53,25 @@ TEST(ResultFit, AHugeResultFitsItsBoundAndKeepsItsVerdict) {
 // comment before the kernel leave a correct kernel correct, with NVRTC (which takes a C string) as with nvcc.
 TEST(LearnerBytes, NulAndLatin1BytesInACommentGradeACorrectKernelAsCorrect) {
   std::optional<ScratchDir> dir = ScratchDir::create("learner-bytes", nullptr);
-  const std::string solution = read_file_bytes(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu").value();
-  for (const std::string& comment : {std::string("// caf\xE9 au lait\n"), std::string("// a NUL: \0 here\n", 17)}) {
+  const std::string solution =
+      read_file_bytes(fs::path(GPUGRADE_SOURCE_DIR) / "solutions/copy/copy.cu").value();
+  for (const std::string& comment :
+       {std::string("// caf\xE9 au lait\n"), std::string("// a NUL: \0 here\n", 17)}) {
     const fs::path file = dir->path() / "copy.cu";
     ASSERT_TRUE(write_file_bytes(file, comment + solution));
     for (const char* compiler : {"nvrtc", "nvcc"}) {
-      ProcessResult run = run_process({GPUGRADE_BINARY, "--root", GPUGRADE_SOURCE_DIR, "grade", "copy", "--submission",
-                                       file.string(), "--backend", "sim", "--compiler", compiler, "--format", "json"},
-                                      {.working_directory = dir->path(),
-                                       .time_limit_seconds = 240,
-                                       .memory_limit_bytes = 0,
-                                       .extra_environment = {"GPUGRADE_CACHE_DIR=" + (dir->path() / "cache").string(),
-                                                             "XDG_STATE_HOME=" + (dir->path() / "state").string()}});
+      ProcessResult run =
+          run_process({GPUGRADE_BINARY, "--root", GPUGRADE_SOURCE_DIR, "grade", "copy", "--submission",
+                       file.string(), "--backend", "sim", "--compiler", compiler, "--format", "json"},
+                      {.working_directory = dir->path(),
+                       .time_limit_seconds = 240,
+                       .memory_limit_bytes = 0,
+                       .extra_environment = {"GPUGRADE_CACHE_DIR=" + (dir->path() / "cache").string(),
+                                             "XDG_STATE_HOME=" + (dir->path() / "state").string()}});
       nlohmann::json json = nlohmann::json::parse(run.out, nullptr, false);
       ASSERT_TRUE(json.is_object()) << compiler << ": " << run.out << run.err;
-      EXPECT_EQ(json["verdict"], "pass") << compiler << " with " << comment.size() << " bytes of comment: " << json.dump();
+      EXPECT_EQ(json["verdict"], "pass")
+          << compiler << " with " << comment.size() << " bytes of comment: " << json.dump();
     }
   }
 }
