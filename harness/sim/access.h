@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -136,3 +138,19 @@ class AccessObserver {
 };
 
 }  // namespace gpugrade::sim
+
+namespace gpugrade {
+
+// What an observer is created for: one launch. Both pointers outlive the observer's use in the launch.
+struct SimLaunch {
+  const LaunchRequest* request = nullptr;
+  // The PTX's `.file` paths by their index (files[1] is `.file 1 "..."`); WarpAccess::file indexes it.
+  const std::vector<std::string>* files = nullptr;
+};
+
+// Makes the checkers for one launch. The simulator calls it once per worker thread that runs blocks, shows
+// each observer the blocks that worker ran (begin_block ... end_block), and at the end calls collect() on
+// each in worker order. What an observer collects must not depend on how blocks were split among workers.
+using ObserverFactory = std::function<std::unique_ptr<sim::AccessObserver>(const SimLaunch&)>;
+
+}  // namespace gpugrade

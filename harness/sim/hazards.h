@@ -9,9 +9,10 @@
 
 #include "harness/backend.h"
 #include "harness/sim/access.h"
-#include "harness/sim/sim_backend.h"
 
 namespace gpugrade::sim {
+
+struct LaunchFindings;  // hazard_report.h
 
 // The checkers of one launch. Each worker thread gets its own observer (make_worker); blocks may go to
 // any worker in any order. The first observer's collect() merges every worker's results into the
@@ -31,10 +32,8 @@ class HazardLaunch {
   // After collect(): the writers of element `element` of the buffer named `buffer` (WriteRecord::writes).
   std::optional<ElementWrites> writes(std::string_view buffer, uint64_t element) const;
 
-  struct State;  // defined in hazards.cc
-
  private:
-  std::unique_ptr<State> state_;
+  std::unique_ptr<LaunchFindings> state_;
 };
 
 // For SimOptions::make_observer: the observers the simulator creates for one launch share one
