@@ -236,8 +236,15 @@ void LaunchFindings::merge(Observations& out) {
   std::vector<Group> groups;
   for (const HazardObserver* worker : workers)
     for (const Group& group : worker->groups()) fold(groups, group.key, group.example, group.count);
+  fold_global_races(groups, out);
+  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.key < b.key; });
+  for (const Group& group : groups)
+    out.findings.push_back(group.key.where == Where::kGlobal ? global_finding(group) : shared_finding(group));
+  merge_figures(out);
+}
 
-  // A global element whose lowest and highest writers are different blocks was written by two blocks.
+// A global element whose lowest and highest writers are different blocks was written by two blocks.
+void LaunchFindings::fold_global_races(std::vector<Group>& groups, Observations& out) const {
   const int file = global_write_file.load(std::memory_order_relaxed);
   for (size_t b = 0; b < buffers.size(); ++b) {
     const BufferWriters& buffer = *buffers[b];
@@ -280,10 +287,10 @@ void LaunchFindings::merge(Observations& out) {
            1);
     }
   }
-  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.key < b.key; });
-  for (const Group& group : groups)
-    out.findings.push_back(group.key.where == Where::kGlobal ? global_finding(group) : shared_finding(group));
+}
 
+// Sums every worker's per-line and per-instruction counters into the launch's figures.
+void LaunchFindings::merge_figures(Observations& out) const {
   std::map<std::pair<int, int>, SharedCounters> shared_totals;
   std::map<std::pair<int, int>, GlobalCounters> global_totals;
   std::vector<GlobalCounters> instruction_totals;

@@ -60,6 +60,8 @@ struct LaunchFindings {
   // Makes the buffer's writer cells at its first write; false when they could not be made.
   bool shadow(BufferWriters& buffer);
   void merge(Observations& out);
+  void fold_global_races(std::vector<Group>& groups, Observations& out) const;
+  void merge_figures(Observations& out) const;
   Finding shared_finding(const Group& group) const;
   SharedRequest shared_request(const WorstRequest& worst) const;
   Finding global_finding(const Group& group) const;

@@ -296,6 +296,100 @@ class SimBackend : public Backend {
                     mib(total), mib(buffers), mib(shadow), mib(globals), mib(options_.memory_budget_bytes)));
   }
 
+  // Why the simulator refuses a launch of this shape, if it does: arguments the kernel does not take, an
+  // empty launch, or a block larger than a GPU allows.
+  static std::optional<Finding> refused_shape(const sim::Kernel& kernel, const LaunchRequest& request) {
+    if (request.args.size() != kernel.param_offsets.size())
+      return error_finding(FindingKind::kRuntimeError,
+                           fmt::format("kernel '{}' takes {} arguments, the launch gave {}", request.entry,
+                                       kernel.param_offsets.size(), request.args.size()));
+    if (request.block.count() == 0 || request.grid.count() == 0)
+      return error_finding(FindingKind::kRuntimeError, "a launch needs at least one block of one thread");
+    if (request.block.count() > kMaxThreadsPerBlock || request.block.z > 64)
+      return error_finding(
+          FindingKind::kResourceLimit,
+          fmt::format("a block of {}x{}x{} threads is more than the {} a block may have", request.block.x,
+                      request.block.y, request.block.z, kMaxThreadsPerBlock));
+    return std::nullopt;
+  }
+
+  // Copies the request's __constant__ data into the launch's constant bank.
+  static std::optional<Finding> copy_constants(const sim::Kernel& kernel, const LaunchRequest& request,
+                                               sim::LaunchState& state) {
+    for (const ConstantCopy& copy : request.constants) {
+      auto variable = std::find_if(kernel.const_variables.begin(), kernel.const_variables.end(),
+                                   [&](const sim::ConstRange& range) { return range.name == copy.symbol; });
+      if (variable == kernel.const_variables.end())
+        return error_finding(
+            FindingKind::kRuntimeError,
+            fmt::format("the module has no __constant__ variable '{}' to copy into", copy.symbol));
+      if (copy.buffer >= request.buffers.size())
+        return error_finding(FindingKind::kRuntimeError,
+                             fmt::format("the copy into '{}' names buffer {}, which does not exist",
+                                         copy.symbol, copy.buffer));
+      const std::vector<std::byte>& bytes = request.buffers[copy.buffer].bytes;
+      if (bytes.size() > variable->bytes)
+        return error_finding(
+            FindingKind::kRuntimeError,
+            fmt::format("__constant__ '{}' has {} bytes, fewer than the {} of buffer '{}' copied into it",
+                        copy.symbol, variable->bytes, bytes.size(), request.buffers[copy.buffer].name));
+      std::memcpy(state.const_bank.data() + variable->offset, bytes.data(), bytes.size());
+    }
+    return std::nullopt;
+  }
+
+  // Lays the request's arguments out in the kernel's parameter block; buffers become device addresses.
+  static std::optional<Finding> pack_params(const sim::Kernel& kernel, const LaunchRequest& request,
+                                            sim::LaunchState& state) {
+    state.params.assign(kernel.param_block_bytes, 0);
+    for (size_t i = 0; i < request.args.size(); ++i) {
+      const KernelArg& arg = request.args[i];
+      if (arg.kind == KernelArg::Kind::kStruct) {
+        std::vector<std::byte> bytes;
+        std::string error;
+        const auto address = [](size_t buffer) { return sim::kBufferBase + buffer * kBufferStride; };
+        if (!struct_argument_bytes(arg, request.buffers.size(), address, &bytes, &error))
+          return error_finding(FindingKind::kRuntimeError, fmt::format("argument {}: {}", i, error));
+        if (bytes.size() != kernel.param_bytes[i])
+          return error_finding(
+              FindingKind::kRuntimeError,
+              fmt::format("argument {} is a struct of {} bytes, but the kernel's parameter has {}", i,
+                          bytes.size(), kernel.param_bytes[i]));
+        std::memcpy(state.params.data() + kernel.param_offsets[i], bytes.data(), bytes.size());
+        continue;
+      }
+      uint64_t bits = arg.bits;
+      if (arg.kind == KernelArg::Kind::kBuffer) {
+        if (arg.buffer >= request.buffers.size())
+          return error_finding(
+              FindingKind::kRuntimeError,
+              fmt::format("argument {} names buffer {}, which does not exist", i, arg.buffer));
+        bits = sim::kBufferBase + arg.buffer * kBufferStride + arg.bits;
+      }
+      std::memcpy(state.params.data() + kernel.param_offsets[i], &bits,
+                  std::min<uint32_t>(8, kernel.param_bytes[i]));
+    }
+    return std::nullopt;
+  }
+
+  // What the launch's warps issued, per source line, from the interpreter's per-instruction counts.
+  static void add_line_activity(const sim::Kernel& kernel, const sim::LaunchState& state, Observations& out) {
+    std::map<std::pair<uint32_t, uint32_t>, LineActivity> lines;
+    for (size_t pc = 0; pc < state.activity.size() && pc < kernel.code.size(); ++pc) {
+      const sim::LaunchState::Activity& a = state.activity[pc];
+      if (a.issues == 0 || kernel.code[pc].line == 0) continue;
+      LineActivity& line = lines[{kernel.code[pc].file, kernel.code[pc].line}];
+      line.issues += a.issues;
+      line.active_lanes += a.active_lanes;
+      line.warp_lanes += a.warp_lanes;
+    }
+    for (auto& [where, line] : lines) {
+      line.file = sim::file_name(state, where.first);
+      line.line = static_cast<int>(where.second);
+      out.line_activity.push_back(std::move(line));
+    }
+  }
+
   Observations launch_checked(Program& program, const LaunchRequest& request, bool one_worker) {
     auto start = std::chrono::steady_clock::now();
     Observations out;
@@ -312,19 +406,8 @@ class SimBackend : public Backend {
       return stop_with(error_finding(FindingKind::kRuntimeError,
                                      fmt::format("no kernel named '{}' in the module", request.entry)));
     const sim::Kernel& kernel = found->second;
-    if (request.args.size() != kernel.param_offsets.size())
-      return stop_with(
-          error_finding(FindingKind::kRuntimeError,
-                        fmt::format("kernel '{}' takes {} arguments, the launch gave {}", request.entry,
-                                    kernel.param_offsets.size(), request.args.size())));
-    if (request.block.count() == 0 || request.grid.count() == 0)
-      return stop_with(
-          error_finding(FindingKind::kRuntimeError, "a launch needs at least one block of one thread"));
-    if (request.block.count() > kMaxThreadsPerBlock || request.block.z > 64)
-      return stop_with(
-          error_finding(FindingKind::kResourceLimit,
-                        fmt::format("a block of {}x{}x{} threads is more than the {} a block may have",
-                                    request.block.x, request.block.y, request.block.z, kMaxThreadsPerBlock)));
+    if (std::optional<Finding> refused = refused_shape(kernel, request))
+      return stop_with(std::move(*refused));
 
     if (std::optional<Finding> over = over_memory_budget(kernel, request)) return stop_with(std::move(*over));
     out.buffers = launch_copies(request.buffers);
@@ -397,54 +480,10 @@ class SimBackend : public Backend {
               [](const sim::Allocation& a, const sim::Allocation& b) { return a.base < b.base; });
 
     state.const_bank = kernel.const_bank;
-    for (const ConstantCopy& copy : request.constants) {
-      auto variable = std::find_if(kernel.const_variables.begin(), kernel.const_variables.end(),
-                                   [&](const sim::ConstRange& range) { return range.name == copy.symbol; });
-      if (variable == kernel.const_variables.end())
-        return stop_with(error_finding(
-            FindingKind::kRuntimeError,
-            fmt::format("the module has no __constant__ variable '{}' to copy into", copy.symbol)));
-      if (copy.buffer >= request.buffers.size())
-        return stop_with(error_finding(FindingKind::kRuntimeError,
-                                       fmt::format("the copy into '{}' names buffer {}, which does not exist",
-                                                   copy.symbol, copy.buffer)));
-      const std::vector<std::byte>& bytes = request.buffers[copy.buffer].bytes;
-      if (bytes.size() > variable->bytes)
-        return stop_with(error_finding(
-            FindingKind::kRuntimeError,
-            fmt::format("__constant__ '{}' has {} bytes, fewer than the {} of buffer '{}' copied into it",
-                        copy.symbol, variable->bytes, bytes.size(), request.buffers[copy.buffer].name)));
-      std::memcpy(state.const_bank.data() + variable->offset, bytes.data(), bytes.size());
-    }
-    state.params.assign(kernel.param_block_bytes, 0);
-    for (size_t i = 0; i < request.args.size(); ++i) {
-      const KernelArg& arg = request.args[i];
-      if (arg.kind == KernelArg::Kind::kStruct) {
-        std::vector<std::byte> bytes;
-        std::string error;
-        const auto address = [](size_t buffer) { return sim::kBufferBase + buffer * kBufferStride; };
-        if (!struct_argument_bytes(arg, request.buffers.size(), address, &bytes, &error))
-          return stop_with(
-              error_finding(FindingKind::kRuntimeError, fmt::format("argument {}: {}", i, error)));
-        if (bytes.size() != kernel.param_bytes[i])
-          return stop_with(error_finding(
-              FindingKind::kRuntimeError,
-              fmt::format("argument {} is a struct of {} bytes, but the kernel's parameter has {}", i,
-                          bytes.size(), kernel.param_bytes[i])));
-        std::memcpy(state.params.data() + kernel.param_offsets[i], bytes.data(), bytes.size());
-        continue;
-      }
-      uint64_t bits = arg.bits;
-      if (arg.kind == KernelArg::Kind::kBuffer) {
-        if (arg.buffer >= request.buffers.size())
-          return stop_with(
-              error_finding(FindingKind::kRuntimeError,
-                            fmt::format("argument {} names buffer {}, which does not exist", i, arg.buffer)));
-        bits = sim::kBufferBase + arg.buffer * kBufferStride + arg.bits;
-      }
-      std::memcpy(state.params.data() + kernel.param_offsets[i], &bits,
-                  std::min<uint32_t>(8, kernel.param_bytes[i]));
-    }
+    if (std::optional<Finding> refused = copy_constants(kernel, request, state))
+      return stop_with(std::move(*refused));
+    if (std::optional<Finding> refused = pack_params(kernel, request, state))
+      return stop_with(std::move(*refused));
     state.budget =
         request.instruction_budget != 0 ? request.instruction_budget : options_.default_instruction_budget;
     state.time_limit_seconds =
@@ -457,20 +496,7 @@ class SimBackend : public Backend {
     run_blocks(state, request, &out);
     out.thread_instructions = state.instructions.load();
     out.warp_instructions = state.warp_instructions.load();
-    std::map<std::pair<uint32_t, uint32_t>, LineActivity> lines;
-    for (size_t pc = 0; pc < state.activity.size() && pc < kernel.code.size(); ++pc) {
-      const sim::LaunchState::Activity& a = state.activity[pc];
-      if (a.issues == 0 || kernel.code[pc].line == 0) continue;
-      LineActivity& line = lines[{kernel.code[pc].file, kernel.code[pc].line}];
-      line.issues += a.issues;
-      line.active_lanes += a.active_lanes;
-      line.warp_lanes += a.warp_lanes;
-    }
-    for (auto& [where, line] : lines) {
-      line.file = sim::file_name(state, where.first);
-      line.line = static_cast<int>(where.second);
-      out.line_activity.push_back(std::move(line));
-    }
+    add_line_activity(kernel, state, out);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
