@@ -1,46 +1,13 @@
-// Bank, atomic and sector cost of one warp request (see access_cost.h).
+// Atomic and sector cost of one warp request (see access_cost.h).
 #include "harness/sim/access_cost.h"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <limits>
-#include <numeric>
-#include <optional>
 
 namespace gpugrade::sim {
 namespace {
-
-// Nsight Compute's model: 32 banks of 4-byte words; distinct words in one bank serialize, one word is
-// broadcast to every lane that asks for it. Accesses wider than 4 bytes run in phases of 128 bytes:
-// 8-byte accesses as two phases of 16 lanes, 16-byte accesses as four phases of 8.
-// The common request in closed form: 32 lanes of 4-byte words a constant stride of s words apart. Lane l
-// uses bank (w0 + l*s) mod 32, so each bank used serves gcd(s, 32) distinct words; s = 0 is one broadcast.
-std::optional<BankCost> strided_bank_cost(const WarpAccess& access, const Span& span) {
-  if (access.bytes_per_lane != 4 || !span.strided || span.stride % 4 != 0) return std::nullopt;
-  const int64_t words = span.stride / 4;
-  const uint64_t magnitude = static_cast<uint64_t>(words < 0 ? -words : words);
-  const uint32_t ways = magnitude == 0 ? 1 : static_cast<uint32_t>(std::gcd(magnitude, uint64_t{kBanks}));
-  return BankCost{ways, ways, 1};
-}
-
-// Whether a request of 4-byte words asks no bank for two different words: then it is one wavefront (a
-// broadcast or a permutation of banks), as most requests are; found with one look per lane.
-bool conflict_free(const WarpAccess& access) {
-  // Without a branch per lane: a bank's first word stays, a later lane on it compares with it.
-  std::array<uint64_t, kBanks> bank_word{};
-  uint32_t used = 0;
-  bool conflict = false;
-  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
-    const uint64_t word = access.address[std::countr_zero(mask)] / 4;
-    const uint32_t bank = static_cast<uint32_t>(word % kBanks);
-    const bool seen = (used >> bank & 1) != 0;
-    conflict |= seen && bank_word[bank] != word;
-    bank_word[bank] = seen ? bank_word[bank] : word;
-    used |= 1u << bank;
-  }
-  return !conflict;
-}
 
 // A full warp's runs: lanes each right after the lane before, as the mask of the lanes that start one
 // (lane 0 always); `overlapping` when some lane starts before the lane before it ends. Vectorized.
@@ -70,45 +37,6 @@ bool conflict_free(const WarpAccess& access) {
       span.add(access.address[std::countr_zero(mask)]);
   }
   return span;
-}
-
-BankCost bank_cost(const WarpAccess& access, const Span& span) {
-  // Words fewer than 32 apart are in 32 different banks: one wavefront, a broadcast or not.
-  if (access.bytes_per_lane == 4 && access.active_mask != 0 && span.high / 4 - span.low / 4 < kBanks)
-    return {1, 1, 1};
-  if (std::optional<BankCost> strided = strided_bank_cost(access, span)) return *strided;
-  if (access.bytes_per_lane == 4 && access.active_mask != 0 && conflict_free(access)) return {1, 1, 1};
-  const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
-  const uint32_t words_per_lane = std::max<uint32_t>(bytes / 4, 1);
-  const uint32_t lanes_per_phase = bytes <= 4 ? kWarpSize : kWarpSize * 4 / bytes;
-  BankCost cost{0, 0, 0};
-  for (uint32_t first = 0; first < kWarpSize; first += lanes_per_phase) {
-    std::array<uint64_t, kBanks> bank_word;  // the first word each bank delivers in this phase
-    std::array<uint32_t, kBanks> bank_words{};
-    std::array<uint64_t, kWarpSize * 4> extra_words;  // further distinct words: only when banks conflict
-    uint32_t extras = 0;
-    uint32_t phase_ways = 0;
-    for (uint32_t lane = first; lane < first + lanes_per_phase; ++lane) {
-      if (!(access.active_mask >> lane & 1)) continue;
-      for (uint32_t w = 0; w < words_per_lane; ++w) {
-        const uint64_t word = access.address[lane] / 4 + w;
-        const uint32_t bank = static_cast<uint32_t>(word % kBanks);
-        if (bank_words[bank] == 0) {
-          bank_word[bank] = word;
-          bank_words[bank] = 1;
-        } else if (bank_word[bank] != word && std::find(extra_words.begin(), extra_words.begin() + extras,
-                                                        word) == extra_words.begin() + extras) {
-          extra_words[extras++] = word;
-          ++bank_words[bank];
-        }
-        phase_ways = std::max(phase_ways, bank_words[bank]);
-      }
-    }
-    cost.wavefronts += phase_ways;
-    cost.ways = std::max(cost.ways, phase_ways);
-    cost.min_wavefronts += phase_ways > 0 ? 1 : 0;
-  }
-  return cost;
 }
 
 AtomicCost atomic_cost(const WarpAccess& access, uint8_t* hits) {

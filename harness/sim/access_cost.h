@@ -1,5 +1,5 @@
-// The cost of one warp request, pure arithmetic on its lanes: shared-memory bank wavefronts, shared
-// atomic passes, global sectors. The checkers add these up per line (hazard_observer.cc).
+// The cost of one warp request, pure arithmetic on its lanes: shared atomic passes and global sectors
+// (bank wavefronts are harness/banks.h's). The checkers add these up per line (hazard_observer.cc).
 #pragma once
 
 #include <cstdint>
@@ -17,18 +17,6 @@ using Span = AccessSpan;
 
 // One pass over the lanes, for a request whose span the interpreter did not measure.
 Span span(const WarpAccess& access);
-
-struct BankCost {
-  uint32_t wavefronts = 0;  // summed over the request's phases
-  uint32_t ways = 0;        // the worst phase's wavefronts: n in "n-way conflict"
-  // The fewest the request's width allows: one per phase with an active lane (a warp's 8-byte request
-  // takes two even when no bank conflicts, a 16-byte one four).
-  uint32_t min_wavefronts = 1;
-};
-
-// Nsight Compute's model: 32 banks of 4-byte words; distinct words in one bank serialize, one word is
-// broadcast to every lane that asks for it. Accesses wider than 4 bytes run in phases of 128 bytes.
-BankCost bank_cost(const WarpAccess& access, const Span& span);
 
 // A shared atomic is a read-modify-write: lanes on one word do not share a broadcast, each takes its own
 // pass, and so does each lane on another word of the same bank. Its cost is the most lanes on one bank.

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "harness/banks.h"
 #include "harness/sim/data_path.h"
 
 namespace gpugrade::sim {
@@ -209,7 +210,8 @@ void HazardObserver::on_access(const WarpAccess& access) {
       line.worst_atomic_passes = std::max(line.worst_atomic_passes, cost.passes);
       line.worst_same_address = std::max(line.worst_same_address, cost.same_address);
     } else if (checks_.bank_conflicts) {
-      const BankCost cost = bank_cost(access, request);
+      const BankWays cost = bank_ways(access.address, access.active_mask, access.bytes_per_lane,
+                                      {request.low, request.high, request.strided, request.stride});
       SharedCounters& line = shared_lines_.at(access.file, access.line);
       ++line.requests;
       line.wavefronts += cost.wavefronts;
