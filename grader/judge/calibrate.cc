@@ -7,23 +7,13 @@
 #include <cmath>
 
 #include "grader/judge/check.h"
+#include "grader/result/error_kinds.h"
 #include "os/file.h"
 
 namespace gpugrade {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string describe(const Result& result) {
-  std::vector<std::string> kinds;
-  for (const Finding& f : result.findings)
-    if (f.severity == Severity::kError) kinds.emplace_back(to_string(f.kind));
-  std::sort(kinds.begin(), kinds.end());
-  kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
-  std::string out(to_string(result.verdict));
-  for (size_t i = 0; i < kinds.size(); ++i) out += (i == 0 ? ": " : ", ") + kinds[i];
-  return out;
-}
 
 // Correct apart from its speed: every error, if any, is too-slow.
 bool correct_but_maybe_slow(const Result& result) {
@@ -110,7 +100,7 @@ bool calibrate_exercise(const Exercise& exercise, const fs::path& root, Toolchai
       std::optional<Result> result =
           grade(exercise, {std::move(*text), file.string()}, toolchain, options, error);
       if (!result) return false;
-      CalibrationSample sample{label, group == &correct, describe(*result), std::nullopt, 0};
+      CalibrationSample sample{label, group == &correct, verdict_and_kinds(*result), std::nullopt, 0};
       const bool predicted = !result->metrics.contains("throughput") && result->metrics.contains("predicted");
       if ((result->metrics.contains("throughput") || predicted) && correct_but_maybe_slow(*result)) {
         const nlohmann::json& t = result->metrics[predicted ? "predicted" : "throughput"];

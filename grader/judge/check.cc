@@ -10,29 +10,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "grader/result/error_kinds.h"
 #include "os/file.h"
 
 namespace gpugrade {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string kinds_of(const Result& result) {
-  std::vector<std::string> kinds;
-  for (const Finding& f : result.findings)
-    if (f.severity == Severity::kError) kinds.emplace_back(to_string(f.kind));
-  std::sort(kinds.begin(), kinds.end());
-  kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
-  std::string out;
-  for (const std::string& k : kinds) out += (out.empty() ? "" : ", ") + k;
-  return out;
-}
-
-std::string describe(const Result& result) {
-  std::string kinds = kinds_of(result);
-  return kinds.empty() ? std::string(to_string(result.verdict))
-                       : fmt::format("{}: {}", to_string(result.verdict), kinds);
-}
 
 // The simulator's access figures: under strict GPU grading the device's timing judges them instead.
 bool is_access_figure(FindingKind kind) {
@@ -125,7 +109,7 @@ bool check_one(const Exercise& exercise, const fs::path& file, const std::string
   }
   std::optional<Result> result = grade(exercise, {*text, file.string()}, toolchain, options, error);
   if (!result) return false;
-  row.got = describe(*result);
+  row.got = verdict_and_kinds(*result);
   std::vector<std::string> missing;
   for (FindingKind k : kinds)
     if (std::none_of(result->findings.begin(), result->findings.end(),

@@ -24,6 +24,7 @@
 #include "grader/judge/buffer_fill.h"
 #include "grader/judge/reference.h"
 #include "grader/judge/reference_call.h"
+#include "harness/coordinates.h"
 #include "harness/poison.h"
 #include "harness/trace.h"
 #include "os/file.h"
@@ -131,8 +132,7 @@ void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got,
                    std::vector<Finding>& findings) {
   if (order == PrintedOrder::kNotCompared) return;
   const auto by = [](const DeviceOutputLine& line) {
-    return fmt::format("thread ({},{},{}) of block ({},{},{})", line.thread.x, line.thread.y, line.thread.z,
-                       line.block.x, line.block.y, line.block.z);
+    return "thread " + to_string(line.thread) + " of block " + to_string(line.block);
   };
   const auto differ = [&](std::string message) {
     findings.push_back(config_finding(FindingKind::kWrongOutput, std::move(message), file, 0));
@@ -239,6 +239,77 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
   return findings;
 }
 
+namespace {
+
+// The global loads and stores of each line: a metrics row each, and an uncoalesced finding when judged.
+void judge_global_lines(const LineFigures& figures, const SimPerformance& limits, const std::string& variant,
+                        std::vector<Finding>& findings, nlohmann::json& metrics, bool judge) {
+  const auto ratio = [](uint64_t sectors, uint64_t min_sectors) {
+    return min_sectors ? static_cast<double>(sectors) / static_cast<double>(min_sectors) : 1.0;
+  };
+  // One row per line and direction (loads, stores) with their sums. The limit holds for the row's sums and
+  // for each instruction's whole-warp requests alone: padding a line with cheap accesses lowers neither
+  // the strided instruction's own figure nor, with loads and stores apart, the other direction's.
+  for (auto it = figures.global.begin(); it != figures.global.end();) {
+    const GlobalInstructionStats& first = it->second;
+    GlobalInstructionStats sum = first;
+    const GlobalInstructionStats* worst = first.full_requests > 0 ? &first : nullptr;
+    size_t instructions = 1;
+    for (++it; it != figures.global.end() && it->second.file == first.file && it->second.line == first.line &&
+               it->second.store == first.store;
+         ++it) {
+      const GlobalInstructionStats& g = it->second;
+      sum.requests += g.requests;
+      sum.sectors += g.sectors;
+      sum.min_sectors += g.min_sectors;
+      if (g.full_requests > 0 &&
+          (worst == nullptr ||
+           ratio(g.full_sectors, g.full_min_sectors) > ratio(worst->full_sectors, worst->full_min_sectors)))
+        worst = &g;
+      ++instructions;
+    }
+    const char* access = first.store ? "store" : "load";
+    const double line_ratio = ratio(sum.sectors, sum.min_sectors);
+    const double worst_ratio = worst != nullptr ? ratio(worst->full_sectors, worst->full_min_sectors) : 1.0;
+    metrics["global"].push_back({{"variant", variant},
+                                 {"file", first.file},
+                                 {"line", first.line},
+                                 {"access", access},
+                                 {"instructions", instructions},
+                                 {"requests", sum.requests},
+                                 {"sectors", sum.sectors},
+                                 {"min_sectors", sum.min_sectors},
+                                 {"sector_ratio", line_ratio},
+                                 {"worst_sector_ratio", worst_ratio}});
+    if (!judge || !limits.max_sector_ratio) continue;
+    const bool instruction_fails = worst_ratio > *limits.max_sector_ratio;
+    if (!instruction_fails && line_ratio <= *limits.max_sector_ratio) continue;
+    const double shown = instruction_fails ? worst_ratio : line_ratio;
+    const uint64_t sectors = instruction_fails ? worst->full_sectors : sum.sectors;
+    const uint64_t min_sectors = instruction_fails ? worst->full_min_sectors : sum.min_sectors;
+    Finding f = config_finding(
+        FindingKind::kUncoalesced,
+        fmt::format("global {}s touch {:.1f} times the 32-byte sectors they need ({} sectors where {} would "
+                    "do{}; the limit is {:.1f}); let neighbouring threads (threadIdx.x) touch neighbouring "
+                    "addresses",
+                    access, shown, with_thousands(sectors), with_thousands(min_sectors),
+                    instruction_fails && instructions > 1
+                        ? fmt::format(", in the worst of the line's {} {} instructions", instructions, access)
+                        : "",
+                    *limits.max_sector_ratio),
+        first.file, first.line);
+    f.variant = variant;
+    f.details = {{"sector_ratio", shown},
+                 {"access", access},
+                 {"sectors", sectors},
+                 {"min_sectors", min_sectors},
+                 {"requests", instruction_fails ? worst->full_requests : sum.requests}};
+    findings.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
 void judge_line_figures(const LineFigures& figures, const SimPerformance& limits, const std::string& variant,
                         std::vector<Finding>& findings, nlohmann::json& metrics, bool judge) {
   // As --verbose's table shows them: 32, 1.5, 2.06.
@@ -332,68 +403,7 @@ void judge_line_figures(const LineFigures& figures, const SimPerformance& limits
       findings.push_back(std::move(f));
     }
   }
-  const auto ratio = [](uint64_t sectors, uint64_t min_sectors) {
-    return min_sectors ? static_cast<double>(sectors) / static_cast<double>(min_sectors) : 1.0;
-  };
-  // One row per line and direction (loads, stores) with their sums. The limit holds for the row's sums and
-  // for each instruction's whole-warp requests alone: padding a line with cheap accesses lowers neither
-  // the strided instruction's own figure nor, with loads and stores apart, the other direction's.
-  for (auto it = figures.global.begin(); it != figures.global.end();) {
-    const GlobalInstructionStats& first = it->second;
-    GlobalInstructionStats sum = first;
-    const GlobalInstructionStats* worst = first.full_requests > 0 ? &first : nullptr;
-    size_t instructions = 1;
-    for (++it; it != figures.global.end() && it->second.file == first.file && it->second.line == first.line &&
-               it->second.store == first.store;
-         ++it) {
-      const GlobalInstructionStats& g = it->second;
-      sum.requests += g.requests;
-      sum.sectors += g.sectors;
-      sum.min_sectors += g.min_sectors;
-      if (g.full_requests > 0 &&
-          (worst == nullptr ||
-           ratio(g.full_sectors, g.full_min_sectors) > ratio(worst->full_sectors, worst->full_min_sectors)))
-        worst = &g;
-      ++instructions;
-    }
-    const char* access = first.store ? "store" : "load";
-    const double line_ratio = ratio(sum.sectors, sum.min_sectors);
-    const double worst_ratio = worst != nullptr ? ratio(worst->full_sectors, worst->full_min_sectors) : 1.0;
-    metrics["global"].push_back({{"variant", variant},
-                                 {"file", first.file},
-                                 {"line", first.line},
-                                 {"access", access},
-                                 {"instructions", instructions},
-                                 {"requests", sum.requests},
-                                 {"sectors", sum.sectors},
-                                 {"min_sectors", sum.min_sectors},
-                                 {"sector_ratio", line_ratio},
-                                 {"worst_sector_ratio", worst_ratio}});
-    if (!judge || !limits.max_sector_ratio) continue;
-    const bool instruction_fails = worst_ratio > *limits.max_sector_ratio;
-    if (!instruction_fails && line_ratio <= *limits.max_sector_ratio) continue;
-    const double shown = instruction_fails ? worst_ratio : line_ratio;
-    const uint64_t sectors = instruction_fails ? worst->full_sectors : sum.sectors;
-    const uint64_t min_sectors = instruction_fails ? worst->full_min_sectors : sum.min_sectors;
-    Finding f = config_finding(
-        FindingKind::kUncoalesced,
-        fmt::format("global {}s touch {:.1f} times the 32-byte sectors they need ({} sectors where {} would "
-                    "do{}; the limit is {:.1f}); let neighbouring threads (threadIdx.x) touch neighbouring "
-                    "addresses",
-                    access, shown, with_thousands(sectors), with_thousands(min_sectors),
-                    instruction_fails && instructions > 1
-                        ? fmt::format(", in the worst of the line's {} {} instructions", instructions, access)
-                        : "",
-                    *limits.max_sector_ratio),
-        first.file, first.line);
-    f.variant = variant;
-    f.details = {{"sector_ratio", shown},
-                 {"access", access},
-                 {"sectors", sectors},
-                 {"min_sectors", min_sectors},
-                 {"requests", instruction_fails ? worst->full_requests : sum.requests}};
-    findings.push_back(std::move(f));
-  }
+  judge_global_lines(figures, limits, variant, findings, metrics, judge);
 }
 
 void judge_requirements_in_use(const Requirements& requires_, const SharedUseOverVariants& use,

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "harness/banks.h"
+#include "harness/coordinates.h"
 #include "harness/sim/access.h"
 #include "harness/sim/hazards.h"
 
@@ -82,8 +83,6 @@ nlohmann::json lane_offsets(const WarpAccess& access, int64_t base) {
   }
   return offsets;
 }
-
-nlohmann::json dim_json(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
 
 }  // namespace
 
@@ -180,16 +179,14 @@ class SampleObserver : public AccessObserver {
   void collect(Observations&) override {
     std::map<LineKey, SharedSample> shared;
     std::map<LineKey, GlobalSample> global;
-    for (auto& [key, sample] : shared_) shared[{file_name(key.first), key.second}] = std::move(sample);
-    for (auto& [key, sample] : global_) global[{file_name(key.first), key.second}] = std::move(sample);
+    for (auto& [key, sample] : shared_)
+      shared[{file_name(files_, key.first), key.second}] = std::move(sample);
+    for (auto& [key, sample] : global_)
+      global[{file_name(files_, key.first), key.second}] = std::move(sample);
     store_->merge(shared, global);
   }
 
  private:
-  std::string file_name(int index) const {
-    return index >= 0 && static_cast<size_t>(index) < files_.size() ? files_[static_cast<size_t>(index)] : "";
-  }
-
   // The array the first active lane's offset falls in, with the shape the grader read from the source.
   void name_shared(SharedSample& sample) const {
     if (block_.shared_ranges == nullptr) return;
@@ -302,7 +299,7 @@ nlohmann::json AccessSamples::take() {
     return nlohmann::json{{"file", key.first},
                           {"line", key.second},
                           {"run", std::get<0>(sample.at)},
-                          {"block", dim_json(sample.block)},
+                          {"block", nlohmann::json(sample.block)},
                           {"warp", sample.access.warp},
                           {"write", sample.access.kind != AccessKind::kRead},
                           {"bytes", sample.access.bytes_per_lane}};
