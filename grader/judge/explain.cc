@@ -16,6 +16,8 @@
 
 #include "grader/judge/buffer_compare.h"
 #include "harness/banks.h"
+#include "harness/coordinates.h"
+#include "harness/finding_facts.h"
 
 namespace gpugrade {
 namespace {
@@ -256,30 +258,12 @@ std::string atomic_for(const Update& update) {
   return "";
 }
 
-std::string coordinates(const nlohmann::json& value) {
-  if (!value.is_array() || value.size() != 3) return value.dump();
-  return fmt::format("({},{},{})", value[0].dump(), value[1].dump(), value[2].dump());
-}
-
-// Who did the other access: a thread of this block, or of another block (a global race).
-std::string other_who(const nlohmann::json& d) {
-  std::string who = "thread " + coordinates(d.value("other_thread", nlohmann::json()));
-  if (d.contains("other_block")) who += " of block " + coordinates(d["other_block"]);
-  return who;
-}
-
-std::string this_who(const nlohmann::json& d) {
-  std::string who = "thread " + coordinates(d.value("thread", nlohmann::json()));
-  if (d.contains("other_block")) who += " of block " + coordinates(d.value("block", nlohmann::json()));
-  return who;
-}
-
 // Several threads doing a plain `++` or `+=` on one word: each writes back what it read plus its own part,
 // so all but one part is lost. An atomic makes each update whole; a barrier would only add a divergence.
 bool explain_lost_update(Finding& f, const SourceView& source) {
-  const nlohmann::json& d = f.details;
-  if (f.line <= 0 || detail_int(d, "other_line") != f.line) return false;
-  const std::optional<Update> update = update_of(source.line(f.line), detail_text(d, "variable"));
+  const HazardFacts d = f.details.get<HazardFacts>();
+  if (f.line <= 0 || d.other_line.value_or(0) != f.line) return false;
+  const std::optional<Update> update = update_of(source.line(f.line), d.variable.value_or(""));
   if (!update) return false;
   const std::string atomic = atomic_for(*update);
   const std::string how = update->op == "++" || update->op == "--"
@@ -288,7 +272,7 @@ bool explain_lost_update(Finding& f, const SourceView& source) {
   f.message = fmt::format(
       "lost update: {} and {} both do `{}` on {}, each writing back the value it read "
       "changed by its own part, so one update overwrites the other; {}",
-      this_who(d), other_who(d), how, detail_text(d, "index"),
+      d.this_who(), d.other_who(), how, d.index.value_or(""),
       atomic.empty() ? "make the update one atomic step (atomicCAS in a loop), not a barrier"
                      : fmt::format("write {} instead: a barrier cannot help, the threads update "
                                    "one word in the same step",
@@ -301,12 +285,12 @@ bool explain_lost_update(Finding& f, const SourceView& source) {
 // orders the reads before the next trip's writes to the same array. The checker sees it from either side:
 // the fast thread's write after the slow thread's read, or the slow thread's read of the new value.
 bool explain_next_trip(Finding& f, const SourceView& source) {
-  const nlohmann::json& d = f.details;
-  const std::string hazard = detail_text(d, "hazard");
+  const HazardFacts d = f.details.get<HazardFacts>();
+  const std::string hazard = d.hazard;
   const bool this_reads = hazard == "read-after-write";
   if (!this_reads && hazard != "write-after-read") return false;
-  const int write = this_reads ? detail_int(d, "other_line") : f.line;
-  const int read = this_reads ? f.line : detail_int(d, "other_line");
+  const int write = this_reads ? d.other_line.value_or(0) : f.line;
+  const int read = this_reads ? f.line : d.other_line.value_or(0);
   if (write <= 0 || read <= write) return false;
   const std::optional<std::pair<int, std::string>> barrier = source.barrier_between(write, read);
   const std::optional<SourceView::Loop> loop = source.loop_around(write, read);
@@ -316,8 +300,8 @@ bool explain_next_trip(Finding& f, const SourceView& source) {
       "it at line {} in this trip: the {} at line {} keeps each trip's writes before its "
       "reads, but nothing keeps the reads before the next trip's writes; add a {} after "
       "the reads, at the end of the loop body",
-      this_reads ? other_who(d) : this_who(d), detail_text(d, "index"), write, loop->header,
-      this_reads ? this_who(d) : other_who(d), read, barrier->second, barrier->first, barrier->second);
+      this_reads ? d.other_who() : d.this_who(), d.index.value_or(""), write, loop->header,
+      this_reads ? d.this_who() : d.other_who(), read, barrier->second, barrier->first, barrier->second);
   f.details["cause"] = "next-trip";
   f.details["loop_line"] = loop->header;
   return true;
@@ -326,17 +310,15 @@ bool explain_next_trip(Finding& f, const SourceView& source) {
 // A write that comes first in the source and landed after another thread's read: the reader ran ahead,
 // and only a barrier between the two lines makes it wait.
 bool explain_read_ran_ahead(Finding& f, const SourceView& source) {
-  const nlohmann::json& d = f.details;
-  const int write = f.line, read = detail_int(d, "other_line");
-  if (detail_text(d, "hazard") != "write-after-read" || write <= 0 || read <= write ||
-      source.barrier_between(write, read))
+  const HazardFacts d = f.details.get<HazardFacts>();
+  const int write = f.line, read = d.other_line.value_or(0);
+  if (d.hazard != "write-after-read" || write <= 0 || read <= write || source.barrier_between(write, read))
     return false;
-  const std::string barrier =
-      detail_text(d, "barrier").empty() ? "__syncthreads()" : detail_text(d, "barrier");
+  const std::string barrier = d.barrier.empty() ? "__syncthreads()" : d.barrier;
   f.message = fmt::format(
       "{} read {} at line {} before {} wrote it at line {}: nothing made the reader wait; a "
       "{} between line {} and line {} does",
-      other_who(d), detail_text(d, "index"), read, this_who(d), write, barrier, write, read);
+      d.other_who(), d.index.value_or(""), read, d.this_who(), write, barrier, write, read);
   f.details["cause"] = "read-ran-ahead";
   return true;
 }
@@ -344,15 +326,13 @@ bool explain_read_ran_ahead(Finding& f, const SourceView& source) {
 // `a[i] += a[i + s]`: one thread writes in the same statement where another reads; no barrier fits inside
 // a statement, so the read must move out of it.
 bool explain_same_statement(Finding& f) {
-  const nlohmann::json& d = f.details;
-  if (detail_text(d, "hazard") != "write-after-read" || f.line <= 0 || detail_int(d, "other_line") != f.line)
-    return false;
-  const std::string barrier =
-      detail_text(d, "barrier").empty() ? "__syncthreads()" : detail_text(d, "barrier");
+  const HazardFacts d = f.details.get<HazardFacts>();
+  if (d.hazard != "write-after-read" || f.line <= 0 || d.other_line.value_or(0) != f.line) return false;
+  const std::string barrier = d.barrier.empty() ? "__syncthreads()" : d.barrier;
   f.message = fmt::format(
       "{} writes {} at line {} while {} reads it in the same statement, and no barrier fits "
       "inside one statement: read the value into a local variable, call {}, then write",
-      this_who(d), detail_text(d, "index"), f.line, other_who(d), barrier);
+      d.this_who(), d.index.value_or(""), f.line, d.other_who(), barrier);
   f.details["cause"] = "same-statement";
   return true;
 }
@@ -362,20 +342,20 @@ bool explain_same_statement(Finding& f) {
 // overlap (a halo stored one past the end of its row lands on the next row's first element), so the message
 // sends the learner to the indices.
 bool explain_overlapping_writes(Finding& f, const SourceView& source) {
-  const nlohmann::json& d = f.details;
-  const int line = f.line, other = detail_int(d, "other_line");
+  const HazardFacts d = f.details.get<HazardFacts>();
+  const int line = f.line, other = d.other_line.value_or(0);
   // Two plain stores: an atomic beside a store (bins zeroed with no barrier before the counting) is a
   // barrier's matter. Findings without the access kinds (older results) are taken as they read.
-  if (detail_text(d, "access") == "atomic" || detail_text(d, "other_access") == "atomic") return false;
-  if (detail_text(d, "hazard") != "write-after-write" || d.contains("other_block") || line <= 0 ||
-      other <= 0 || (line != other && source.barrier_between(std::min(line, other), std::max(line, other))))
+  if (d.access == "atomic" || d.other_access == "atomic") return false;
+  if (d.hazard != "write-after-write" || d.between_blocks() || line <= 0 || other <= 0 ||
+      (line != other && source.barrier_between(std::min(line, other), std::max(line, other))))
     return false;
   f.message = fmt::format(
       "{} writes {} at line {}, and {} writes the same element at line {}{}: two stores to one "
       "element, and a barrier between them would only choose which one survives; unless one is "
       "meant to replace the other, their indices overlap: check each index against the array's "
       "shape (an index one past the end of a row is the next row's first element)",
-      this_who(d), detail_text(d, "index"), line, other_who(d), other, line == other ? " too" : "");
+      d.this_who(), d.index.value_or(""), line, d.other_who(), other, line == other ? " too" : "");
   f.details["cause"] = "overlapping-writes";
   return true;
 }

@@ -22,6 +22,8 @@
 #include "grader/report/report_lines.h"
 #include "grader/report/reporters.h"
 #include "grader/result/text_escape.h"
+#include "harness/coordinates.h"
+#include "harness/finding_facts.h"
 
 namespace gpugrade {
 namespace {
@@ -144,8 +146,9 @@ std::vector<int64_t> indices_of(const std::string& index) {
 
 std::optional<nlohmann::json> race_picture(const Result& result, const Problem& problem) {
   const Finding& finding = *problem.finding;
-  const std::string variable = finding.details.value("variable", "");
-  if (variable.empty() || finding.details.contains("other_block")) return std::nullopt;
+  const HazardFacts race = finding.details.get<HazardFacts>();
+  const std::string variable = race.variable.value_or("");
+  if (variable.empty() || race.between_blocks()) return std::nullopt;
   // The array's declared shape, from a sampled access to it: one in the finding's variant if there is one.
   nlohmann::json dims;
   if (result.metrics.contains("samples") && result.metrics["samples"].contains("shared"))
@@ -158,23 +161,19 @@ std::optional<nlohmann::json> race_picture(const Result& result, const Problem& 
   nlohmann::json cells = nlohmann::json::array();
   for (const Finding* f : {problem.finding, problem.partner}) {
     if (f == nullptr) continue;
-    const std::vector<int64_t> at = indices_of(f->details.value("index", ""));
+    const HazardFacts facts = f->details.get<HazardFacts>();
+    const std::vector<int64_t> at = indices_of(facts.index.value_or(""));
     if (at.empty()) continue;
     int64_t flat = 0;
     for (size_t i = 0; i < at.size() && i < dims.size(); ++i) flat = flat * dims[i].get<int64_t>() + at[i];
-    const std::string verb = f->details.value("hazard", "") == "read-after-write" ? "reads" : "writes";
-    const std::string other_verb = f->details.value("hazard", "") == "write-after-read" ? "reads" : "writes";
-    const auto thread = [](const nlohmann::json& t) {
-      return t.is_array() && t.size() == 3 ? fmt::format("({},{},{})", t[0].dump(), t[1].dump(), t[2].dump())
-                                           : "";
-    };
+    const std::string verb = facts.hazard == "read-after-write" ? "reads" : "writes";
+    const std::string other_verb = facts.hazard == "write-after-read" ? "reads" : "writes";
+    const auto thread = [](const std::optional<Dim3>& t) { return t ? to_string(*t) : ""; };
     cells.push_back({{"row", flat / cols},
                      {"col", flat % cols},
-                     {"index", f->details.value("index", "")},
-                     {"threads",
-                      {thread(f->details.value("thread", nlohmann::json())),
-                       thread(f->details.value("other_thread", nlohmann::json()))}},
-                     {"lines", {f->line, f->details.value("other_line", 0)}},
+                     {"index", facts.index.value_or("")},
+                     {"threads", {thread(facts.thread), thread(facts.other_thread)}},
+                     {"lines", {f->line, facts.other_line.value_or(0)}},
                      {"verbs", {verb, other_verb}}});
   }
   if (cells.empty()) return std::nullopt;

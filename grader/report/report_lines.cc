@@ -11,14 +11,11 @@
 
 #include "grader/report/reporters.h"
 #include "grader/result/text_escape.h"
+#include "harness/coordinates.h"
+#include "harness/finding_facts.h"
 
 namespace gpugrade {
 namespace {
-
-std::string coordinates(const nlohmann::json& value) {
-  if (!value.is_array() || value.size() != 3) return value.dump();
-  return fmt::format("({},{},{})", value[0].dump(), value[1].dump(), value[2].dump());
-}
 
 // A count in details, when it says more than "once".
 std::optional<uint64_t> repeated(const Finding& finding, const char* key) {
@@ -33,7 +30,7 @@ std::optional<uint64_t> repeated(const Finding& finding, const char* key) {
 std::string context_of(const Finding& finding) {
   std::vector<std::string> parts;
   if (!finding.backend.empty()) parts.push_back("on " + finding.backend);  // strict GPU grading: who saw it
-  if (finding.details.contains("block")) parts.push_back("block " + coordinates(finding.details["block"]));
+  if (finding.details.contains("block")) parts.push_back("block " + dim3_text(finding.details["block"]));
   if (!finding.variant.empty()) parts.push_back("variant " + finding.variant);
   if (!finding.size.empty()) parts.push_back(finding.size);
   if (const auto runs = repeated(finding, "runs")) {
@@ -186,10 +183,10 @@ int cause_rank(FindingKind kind) {
 
 // The same race seen from its other line: the same array, each line the other's second place.
 bool mirrors(const Finding& a, const Finding& b) {
-  return a.kind == FindingKind::kRace && b.kind == FindingKind::kRace && a.file == b.file &&
-         detail_text(a.details, "variable") == detail_text(b.details, "variable") &&
-         detail_int(a.details, "other_line") == b.line && detail_int(b.details, "other_line") == a.line &&
-         a.details.contains("other_line");
+  if (a.kind != FindingKind::kRace || b.kind != FindingKind::kRace || a.file != b.file) return false;
+  const HazardFacts x = a.details.get<HazardFacts>(), y = b.details.get<HazardFacts>();
+  return x.variable.value_or("") == y.variable.value_or("") && x.other_line.value_or(0) == b.line &&
+         y.other_line.value_or(0) == a.line && x.other_line.has_value();
 }
 
 bool same_output(const Finding& wrong, const Finding& unwritten) {
@@ -336,12 +333,15 @@ std::string headline(const Problem& problem) {
       return fmt::format("{} of {} elements of '{}' were never written; the first is {}",
                          count_of(d, "unwritten"), count_of(d, "elements"), detail_text(d, "buffer"), first);
     }
-    case FindingKind::kRace:
+    case FindingKind::kRace: {
       // A race the learner's source explained (grader/judge/explain.cc) is worded already.
-      if (d.contains("other_block") && !d.contains("cause"))
+      const HazardFacts race = d.get<HazardFacts>();
+      if (race.between_blocks() && !d.contains("cause"))
         return fmt::format("{} is written by blocks {} and {}, which run in no fixed order",
-                           detail_text(d, "index"), coordinates(d["block"]), coordinates(d["other_block"]));
+                           race.index.value_or(""), to_string(race.block.value_or(Dim3{})),
+                           to_string(*race.other_block));
       return f.message;
+    }
     case FindingKind::kBankConflict:
       if (d.contains("worst_ways") && d.contains("wavefronts_per_request") && !d.contains("cause"))
         return fmt::format(
@@ -374,14 +374,16 @@ std::string headline(const Problem& problem) {
 std::vector<Note> notes_of(const Problem& problem) {
   const Finding& f = *problem.finding;
   std::vector<Note> notes;
-  if (f.kind != FindingKind::kRace || !f.details.contains("other_line")) return notes;
-  const int other_line = detail_int(f.details, "other_line");
+  if (f.kind != FindingKind::kRace) return notes;
+  const HazardFacts race = f.details.get<HazardFacts>();
+  const int other_line = race.other_line.value_or(0);
   if (other_line <= 0) return notes;
-  const std::string file = f.details.contains("other_file") ? detail_text(f.details, "other_file") : f.file;
-  std::string who = f.details.contains("other_thread") ? "thread " + coordinates(f.details["other_thread"])
-                                                       : "another thread";
-  if (f.details.contains("other_block")) who += " of block " + coordinates(f.details["other_block"]);
-  const std::string index = detail_text(f.details, "index");
+  const std::string file = race.other_file.empty() ? f.file : race.other_file;
+  const std::string who =
+      race.other_thread
+          ? race.other_who()
+          : "another thread" + (race.other_block ? " of block " + to_string(*race.other_block) : "");
+  const std::string index = race.index.value_or("");
   notes.push_back({file, other_line,
                    index.empty() ? fmt::format("the other access, by {}", who)
                                  : fmt::format("{} {} {} here", who, other_verb(f), index)});

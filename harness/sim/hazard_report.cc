@@ -4,14 +4,17 @@
 
 #include <fmt/format.h>
 
+#include "harness/coordinates.h"
+#include "harness/finding_facts.h"
 #include "harness/sim/data_path.h"
 #include "harness/sim/hazard_observer.h"
 
 namespace gpugrade::sim {
 namespace {
 
-std::string text(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
-nlohmann::json json_array(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
+// The simulator's access kinds are the findings' (the same three, in the same order).
+static_assert(static_cast<int>(AccessKind::kAtomic) == static_cast<int>(gpugrade::AccessKind::kAtomic));
+gpugrade::AccessKind kind_of(AccessKind access) { return static_cast<gpugrade::AccessKind>(access); }
 
 // `tile[5][0]` when the shape is known (row-major, outermost first), else `tile[+20]` (a byte offset).
 std::string index_text(const std::string& name, const std::optional<SharedShape>& shape, uint64_t offset) {
@@ -28,39 +31,6 @@ std::string index_text(const std::string& name, const std::optional<SharedShape>
   for (uint64_t index : indices) out += fmt::format("[{}]", index);
   if (offset % shape->element_size != 0) out += fmt::format(" (byte {})", offset % shape->element_size);
   return out;
-}
-
-std::string_view verb(AccessKind kind) {
-  switch (kind) {
-    case AccessKind::kRead:
-      return "reads";
-    case AccessKind::kWrite:
-      return "writes";
-    case AccessKind::kAtomic:
-      return "atomically updates";
-  }
-  return "accesses";
-}
-
-std::string_view participle(AccessKind kind) {
-  switch (kind) {
-    case AccessKind::kRead:
-      return "read";
-    case AccessKind::kWrite:
-      return "written";
-    case AccessKind::kAtomic:
-      return "atomically updated";
-  }
-  return "accessed";
-}
-
-std::string_view access_name(AccessKind access) {
-  return access == AccessKind::kRead ? "read" : access == AccessKind::kWrite ? "write" : "atomic";
-}
-
-std::string_view hazard_name(AccessKind access, AccessKind other) {
-  if (access == AccessKind::kRead) return "read-after-write";
-  return other == AccessKind::kRead ? "write-after-read" : "write-after-write";
 }
 
 }  // namespace
@@ -131,48 +101,33 @@ bool LaunchFindings::shadow(BufferWriters& buffer) {
 Finding LaunchFindings::shared_finding(const Group& group) const {
   const GroupKey& key = group.key;
   const Occurrence& example = group.example;
-  const Dim3 thread = coordinates(example.thread, block);
-  const Dim3 block_index = coordinates(example.block, grid);
   const NamedRange* variable = key.variable >= 0 ? &variables[key.variable] : nullptr;
-  const std::string name = variable != nullptr ? variable->name : "shared";
-  const std::string index =
-      index_text(name, variable != nullptr ? variable->shape : std::nullopt, example.offset);
+  HazardFacts facts;
+  facts.block = coordinates(example.block, grid);
+  facts.thread = coordinates(example.thread, block);
+  facts.variable = variable != nullptr ? variable->name : "shared";
+  facts.index =
+      index_text(*facts.variable, variable != nullptr ? variable->shape : std::nullopt, example.offset);
+  facts.hazards = group.count;
 
   Finding finding;
   finding.kind = key.kind;
-  finding.file = file_name(key.file);
+  finding.file = file_name(files, key.file);
   finding.line = key.line;
-  finding.details = {{"block", json_array(block_index)},
-                     {"thread", json_array(thread)},
-                     {"variable", name},
-                     {"index", index},
-                     {"hazards", group.count}};
   if (key.kind == FindingKind::kUninitializedSharedRead) {
-    // After a barrier, a later write would not help this read: the block writes other elements.
-    finding.message = fmt::format(
-        "thread {} {} {}, which no thread of block {} wrote{}", text(thread), verb(key.access), index,
-        text(block_index),
-        key.after_barrier
-            ? ", though a barrier came before this read: the block's threads wrote other elements, "
-              "so check this index against the ones they write (the elements of a partial tile or "
-              "a halo must be written too, or not read)"
-            : "");
-    finding.details["after_barrier"] = key.after_barrier;
-    return finding;
+    facts.after_barrier = key.after_barrier;
+  } else {
+    finding.severity =
+        key.same_warp && !checks.intra_warp_races_are_errors ? Severity::kWarning : Severity::kError;
+    facts.hazard = std::string(hazard_name(kind_of(key.access), kind_of(key.other_access)));
+    facts.access = std::string(words(kind_of(key.access)).name);
+    facts.other_access = std::string(words(kind_of(key.other_access)).name);
+    facts.barrier = key.same_warp ? "__syncwarp()" : "__syncthreads()";
+    facts.other_thread = coordinates(example.other_thread, block);
+    facts.other_line = key.other_line;
   }
-  const Dim3 other = coordinates(example.other_thread, block);
-  finding.severity =
-      key.same_warp && !checks.intra_warp_races_are_errors ? Severity::kWarning : Severity::kError;
-  finding.message =
-      fmt::format("thread {} {} {} {} by thread {} at line {} with no {} between them", text(thread),
-                  verb(key.access), index, participle(key.other_access), text(other), key.other_line,
-                  key.same_warp ? "__syncwarp()" : "__syncthreads()");
-  finding.details["hazard"] = std::string(hazard_name(key.access, key.other_access));
-  finding.details["access"] = std::string(access_name(key.access));
-  finding.details["other_access"] = std::string(access_name(key.other_access));
-  finding.details["barrier"] = key.same_warp ? "__syncwarp()" : "__syncthreads()";
-  finding.details["other_thread"] = json_array(other);
-  finding.details["other_line"] = key.other_line;
+  finding.message = describe(facts, kind_of(key.access));
+  finding.details = facts;
   return finding;
 }
 
@@ -201,34 +156,23 @@ SharedRequest LaunchFindings::shared_request(const WorstRequest& worst) const {
 Finding LaunchFindings::global_finding(const Group& group) const {
   const GroupKey& key = group.key;
   const Occurrence& example = group.example;
-  const Dim3 thread = coordinates(example.thread, block);
-  const Dim3 other = coordinates(example.other_thread, block);
-  const Dim3 block_index = coordinates(example.block, grid);
-  const Dim3 other_block = coordinates(example.other_block, grid);
-  const std::string& name = buffers[key.variable]->range.name;
-  const std::string index = fmt::format("{}[{}]", name, example.offset);
+  HazardFacts facts;
+  facts.block = coordinates(example.block, grid);
+  facts.thread = coordinates(example.thread, block);
+  facts.variable = buffers[key.variable]->range.name;
+  facts.index = fmt::format("{}[{}]", *facts.variable, example.offset);
+  facts.hazards = group.count;
+  facts.hazard = "write-after-write";
+  facts.other_block = coordinates(example.other_block, grid);
+  facts.other_thread = coordinates(example.other_thread, block);
+  facts.other_line = key.other_line;
 
   Finding finding;
   finding.kind = FindingKind::kRace;
-  finding.file = file_name(key.file);
+  finding.file = file_name(files, key.file);
   finding.line = key.line;
-  finding.message = fmt::format(
-      "thread {} of block {} writes {}, which thread {} of block {} also writes at line {}; blocks run in "
-      "no fixed order, so each element must be written by one block{}",
-      text(thread), text(block_index), index, text(other), text(other_block), key.other_line,
-      follow_order
-          ? ", or handed on: write it, call __threadfence(), then update an atomic that the other block "
-            "reads before it writes"
-          : "");
-  finding.details = {{"hazard", "write-after-write"},
-                     {"block", json_array(block_index)},
-                     {"thread", json_array(thread)},
-                     {"other_block", json_array(other_block)},
-                     {"other_thread", json_array(other)},
-                     {"other_line", key.other_line},
-                     {"variable", name},
-                     {"index", index},
-                     {"hazards", group.count}};
+  finding.message = describe(facts, gpugrade::AccessKind::kWrite, follow_order);
+  finding.details = facts;
   return finding;
 }
 
@@ -341,7 +285,7 @@ void LaunchFindings::merge_figures(Observations& out) const {
     line.requests += c.requests;
     line.sectors += c.sectors;
     line.min_sectors += c.min_sectors;
-    out.global_instructions.push_back({file_name(c.file), c.line, c.store, static_cast<uint32_t>(i),
+    out.global_instructions.push_back({file_name(files, c.file), c.line, c.store, static_cast<uint32_t>(i),
                                        c.requests, c.sectors, c.min_sectors, c.full_requests, c.full_sectors,
                                        c.full_min_sectors});
   }
@@ -352,13 +296,14 @@ void LaunchFindings::merge_figures(Observations& out) const {
   if (checks.races || checks.uninitialized_shared)
     out.shared_use = SharedUse{feeds && carried, barrier_orders};
   for (const auto& [where, c] : shared_totals) {
-    out.shared_lines.push_back({file_name(where.first), where.second, c.requests, c.wavefronts, c.worst_ways,
-                                c.atomic_requests, c.atomic_passes, c.worst_atomic_passes,
+    out.shared_lines.push_back({file_name(files, where.first), where.second, c.requests, c.wavefronts,
+                                c.worst_ways, c.atomic_requests, c.atomic_passes, c.worst_atomic_passes,
                                 c.worst_same_address, c.min_wavefronts, std::nullopt});
     if (c.worst.mask != 0) out.shared_lines.back().worst_request = shared_request(c.worst);
   }
   for (const auto& [where, c] : global_totals)
-    out.global_lines.push_back({file_name(where.first), where.second, c.requests, c.sectors, c.min_sectors});
+    out.global_lines.push_back(
+        {file_name(files, where.first), where.second, c.requests, c.sectors, c.min_sectors});
 }
 
 }  // namespace gpugrade::sim

@@ -65,9 +65,6 @@ struct LaunchFindings {
   Finding shared_finding(const Group& group) const;
   SharedRequest shared_request(const WorstRequest& worst) const;
   Finding global_finding(const Group& group) const;
-  std::string file_name(int file) const {
-    return file > 0 && static_cast<size_t>(file) < files.size() ? files[file] : std::string();
-  }
 };
 
 }  // namespace gpugrade::sim
