@@ -798,29 +798,23 @@ void ExerciseLoader::read_variants(const Field& field) {
 }
 
 bool ExerciseLoader::read_defines(const Field& field, Variant* variant) {
-  if (!field.value.IsMap()) {
-    diagnostics_->error(field, fmt::format("'{}' must be a map of macro names to integers, got {}",
-                                           field.path, describe(field.value)));
-    return false;
-  }
-  bool ok = true;
-  for (auto it = field.value.begin(); it != field.value.end(); ++it) {
-    std::string name = it->first.Scalar();
-    Field entry{fmt::format("{}.{}", field.path, name), it->first, it->second, true};
-    if (!is_identifier(name)) {
-      diagnostics_->error(it->first.Mark(), fmt::format("define '{}' is not a C identifier", name));
-      ok = false;
-    } else if (std::binary_search(size_names_.begin(), size_names_.end(), name)) {
-      diagnostics_->error(it->first.Mark(), fmt::format("define '{}' has the name of a size variable", name));
-      ok = false;
-    } else if (auto value = read_integer(diagnostics_, entry, std::numeric_limits<int64_t>::min(),
-                                         std::numeric_limits<int64_t>::max())) {
-      variant->defines.emplace_back(name, *value);
-    } else {
-      ok = false;
-    }
-  }
-  return ok;
+  return read_named_map(
+      diagnostics_, field, "macro names to integers", /*may_be_empty=*/true,
+      [&](const std::string& name, const Field& entry) {
+        if (!is_identifier(name)) {
+          diagnostics_->error(entry.key.Mark(), fmt::format("define '{}' is not a C identifier", name));
+          return false;
+        }
+        if (std::binary_search(size_names_.begin(), size_names_.end(), name)) {
+          diagnostics_->error(entry.key.Mark(),
+                              fmt::format("define '{}' has the name of a size variable", name));
+          return false;
+        }
+        auto value = read_integer(diagnostics_, entry, std::numeric_limits<int64_t>::min(),
+                                  std::numeric_limits<int64_t>::max());
+        if (value) variant->defines.emplace_back(name, *value);
+        return value.has_value();
+      });
 }
 
 bool ExerciseLoader::read_block(const Field& field, Variant* variant) {
