@@ -37,8 +37,7 @@ bool Parser::parse_module() {
     } else if (word == ".section") {
       if (!skip_section()) return false;
     } else if (word == ".pragma") {
-      next();
-      if (!expect(";")) return false;
+      if (!skip_pragma()) return false;
     } else if (!parse_declaration(token)) {
       return false;
     }
@@ -71,6 +70,11 @@ bool Parser::skip_section() {
     if (token.text == "}") --depth;
   }
   return true;
+}
+
+bool Parser::skip_pragma() {
+  next();  // the pragma's string
+  return expect(";");
 }
 
 bool Parser::parse_declaration(const Token& first) {

@@ -41,8 +41,7 @@ bool Parser::parse_body() {
     } else if (word == ".loc") {
       if (!parse_loc()) return false;
     } else if (word == ".pragma") {
-      next();
-      if (!expect(";")) return false;
+      if (!skip_pragma()) return false;
     } else if (word == ".callprototype") {
       // `prototype_0 : .callprototype (...) _ (...);`: the signature of a call through a function
       // pointer, which such a call names; the call itself is refused (place_call).

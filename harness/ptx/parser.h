@@ -115,6 +115,9 @@ class Parser {
   bool parse_file();
   bool skip_section();
 
+  // `.pragma "nounroll";`, at module or body scope: a hint to ptxas, nothing the simulator models.
+  bool skip_pragma();
+
   // Linkage words, then .entry, .func or a variable.
   bool parse_declaration(const Token& first);
 
