@@ -293,16 +293,22 @@ std::optional<GradeRun::LaunchOutcome> GradeRun::launch_at(Backend& backend, Pro
                         std::move(*launch),
                         false,
                         !obs.completed};
+  take_run_findings(run_findings, tag, outcome);
+  return outcome;
+}
+
+// One launch's findings, tagged with where they happened, join the grade's; they decide the run's verdict.
+void GradeRun::take_run_findings(std::vector<Finding>& run_findings, const std::string& tag,
+                                 LaunchOutcome& outcome) {
   for (Finding& f : run_findings) {
     if (f.kind == FindingKind::kTimeout) outcome.timed_out = true;
     if (f.severity == Severity::kError) outcome.run.verdict = Verdict::kFail;
     if (f.file.empty()) f.file = file_;  // a GPU timeout or fault names no line, but it is the submission's
-    f.variant = variant.label;
-    f.size = size.label();
+    f.variant = outcome.run.variant;
+    f.size = outcome.run.size;
     f.backend = tag;
     findings_.push_back(std::move(f));
   }
-  return outcome;
 }
 
 // The kernel's printf lines, kept up to kDeviceOutputLines over the whole grade and counted past it.

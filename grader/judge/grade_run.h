@@ -267,6 +267,7 @@ class GradeRun {
   void judge_figures(VariantRun& variant_run);
   std::optional<LaunchOutcome> launch_at(Backend& backend, Program& program, const VariantRun& variant_run,
                                          const Size& size, const std::string& tag, LineFigures& figures);
+  void take_run_findings(std::vector<Finding>& run_findings, const std::string& tag, LaunchOutcome& outcome);
   void keep_device_output(std::vector<DeviceOutputLine>& lines, uint64_t dropped, const Variant& variant,
                           const Size& size);
   void finish();
