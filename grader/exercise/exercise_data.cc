@@ -1,5 +1,6 @@
 // The exercise.yaml loader's data sections: buffers and their fills, sizes and their fills, compare,
-// requires, performance (sim and gpu), schedules and hints. The rest of the loader is exercise.cc's.
+// requires, performance (sim and gpu), schedules and hints. The rest of the loader is in exercise.cc (see
+// loader.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -381,36 +382,26 @@ std::optional<Size> ExerciseLoader::read_size(const Field& field) {
 }
 
 bool ExerciseLoader::read_size_fills(const Field& field, Size* size) {
-  if (!field.value.IsMap() || field.value.size() == 0) {
-    diagnostics_->error(field, fmt::format("'{}' must be a map of buffer names to their init, got {}",
-                                           field.path, describe(field.value)));
-    return false;
-  }
-  bool ok = true;
-  for (auto it = field.value.begin(); it != field.value.end(); ++it) {
-    std::string name = it->first.Scalar();
-    Field entry{fmt::format("{}.{}", field.path, name), it->first, it->second, true};
-    auto buffer = std::find_if(exercise_->buffers.begin(), exercise_->buffers.end(),
-                               [&](const BufferSpec& b) { return b.name == name; });
-    if (buffer == exercise_->buffers.end()) {
-      if (!broken_buffers_.contains(name))
-        diagnostics_->error(it->first.Mark(), fmt::format("unknown buffer '{}'{}", name,
-                                                          did_you_mean(name, names_of_buffers())));
-      ok = false;
-      continue;
-    }
-    std::optional<Fill> fill = read_fill(entry, Field{}, entry.path, buffer->type);
-    if (fill && fill->init == BufferInit::kPoison && !buffer->output) {
-      diagnostics_->error(entry, fmt::format("'init: poison' is for outputs; '{}' is an input", name));
-      fill.reset();
-    }
-    if (!fill) {
-      ok = false;
-      continue;
-    }
-    size->fills.emplace_back(name, std::move(*fill));
-  }
-  return ok;
+  return read_named_map(
+      diagnostics_, field, "buffer names to their init", /*may_be_empty=*/false,
+      [&](const std::string& name, const Field& entry) {
+        auto buffer = std::find_if(exercise_->buffers.begin(), exercise_->buffers.end(),
+                                   [&](const BufferSpec& b) { return b.name == name; });
+        if (buffer == exercise_->buffers.end()) {
+          if (!broken_buffers_.contains(name))
+            diagnostics_->error(entry.key.Mark(), fmt::format("unknown buffer '{}'{}", name,
+                                                              did_you_mean(name, names_of_buffers())));
+          return false;
+        }
+        std::optional<Fill> fill = read_fill(entry, Field{}, entry.path, buffer->type);
+        if (fill && fill->init == BufferInit::kPoison && !buffer->output) {
+          diagnostics_->error(entry, fmt::format("'init: poison' is for outputs; '{}' is an input", name));
+          fill.reset();
+        }
+        if (!fill) return false;
+        size->fills.emplace_back(name, std::move(*fill));
+        return true;
+      });
 }
 
 void ExerciseLoader::read_sizes(const Field& field, std::vector<Size>& sizes) {

@@ -1,6 +1,7 @@
-// The exercise.yaml loader's class, shared by its two files: exercise.cc (the kernel, its parameters, the
-// pipeline, variants, grid, learner defines, checks across sections) and exercise_data.cc (buffers and their
-// fills, sizes, compare, requires, performance, schedules, hints). Internal to grader/exercise/.
+// The exercise.yaml loader's class, shared by its files: exercise.cc (the top level, checks across
+// sections), exercise_kernel.cc (the kernels, their parameters and structs, the pipeline),
+// exercise_variants.cc (variants, learner defines, grid) and exercise_data.cc (buffers and their fills,
+// sizes, compare, requires, performance, schedules, hints). Internal to grader/exercise/.
 #pragma once
 
 #include <yaml-cpp/yaml.h>

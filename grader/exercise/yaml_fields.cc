@@ -241,4 +241,19 @@ std::string join(const std::vector<std::string>& names) {
   return joined;
 }
 
+bool read_named_map(Diagnostics* diagnostics, const Field& field, std::string_view of, bool may_be_empty,
+                    const std::function<bool(const std::string& name, const Field& entry)>& read) {
+  if (!field.value.IsMap() || (!may_be_empty && field.value.size() == 0)) {
+    diagnostics->error(
+        field, fmt::format("'{}' must be a map of {}, got {}", field.path, of, describe(field.value)));
+    return false;
+  }
+  bool ok = true;
+  for (auto it = field.value.begin(); it != field.value.end(); ++it) {
+    std::string name = it->first.Scalar();
+    ok = read(name, Field{fmt::format("{}.{}", field.path, name), it->first, it->second, true}) && ok;
+  }
+  return ok;
+}
+
 }  // namespace gpugrade

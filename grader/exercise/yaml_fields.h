@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -107,6 +108,12 @@ bool is_identifier(std::string_view name);
 // The items of a YAML list as fields named path[i].
 std::optional<std::vector<Field>> items(Diagnostics* diagnostics, const Field& list, size_t min_items,
                                         size_t max_items);
+
+// A map of names, each a Field (path `<field.path>.<name>`, its key the name's node): `read` is called
+// with each in order, and the map is read when every call returns true. A value that is not such a map
+// (or an empty one, unless `may_be_empty`) is one error, "'PATH' must be a map of `of`, got ...".
+bool read_named_map(Diagnostics* diagnostics, const Field& field, std::string_view of, bool may_be_empty,
+                    const std::function<bool(const std::string& name, const Field& entry)>& read);
 
 // Plain (unquoted) scalars only for numbers and booleans, as the schema says: "10" is a string.
 bool is_plain_scalar(const YAML::Node& node);

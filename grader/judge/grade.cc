@@ -1,6 +1,6 @@
-// Grading one submission: builds each variant, launches it at every size (and the pipeline's stages, the
-// schedules, the sanitizer's series, the timing runs), and hands what the backends observed to the judging
-// in judging.cc, which turns it into findings and a verdict.
+// Grading one submission, the pieces its steps (grade_run.cc) are built from: building each variant,
+// launching it (with the pipeline's stages and the schedules), the sanitizer's series and the timing runs;
+// what the backends observed goes to the judging in judging.cc, which turns it into findings and a verdict.
 #include "grader/judge/grade.h"
 
 #include <fmt/format.h>
@@ -26,6 +26,7 @@
 #include "grader/judge/buffer_compare.h"
 #include "grader/judge/buffer_fill.h"
 #include "grader/judge/explain.h"
+#include "grader/judge/grade_run.h"
 #include "grader/judge/judging.h"
 #include "grader/judge/predict.h"
 #include "grader/judge/reference.h"
@@ -50,52 +51,6 @@ std::string_view schedule_text(Schedule schedule) {
   return schedule == Schedule::kReversed
              ? "in reverse (the last block first, and in each block the last warp first)"
              : "in launch order";
-}
-
-// Runs `launch` again in each schedule the exercise asks for and compares the outputs bit for bit with the
-// launch-order run's `first`: a kernel whose result depends on the order blocks and warps run in is told so
-// on purpose, not found by luck. The runs' own findings repeat the first run's and are dropped.
-void check_schedules(const Exercise& exercise,
-                     const std::function<Observations(const LaunchRequest&)>& relaunch,
-                     const LaunchRequest& launch, const Observations& first, const std::string& file,
-                     std::vector<Finding>& findings) {
-  for (Schedule schedule : exercise.schedules) {
-    LaunchRequest again = launch;
-    again.schedule = schedule;
-    Observations other = relaunch(again);
-    if (!other.completed || other.buffers.size() != first.buffers.size()) continue;
-    for (size_t b = 0; b < exercise.buffers.size() && b < first.buffers.size(); ++b) {
-      const BufferSpec& spec = exercise.buffers[b];
-      const Buffer& want = first.buffers[b];
-      const Buffer& got = other.buffers[b];
-      if (!spec.output || want.bytes == got.bytes) continue;
-      const auto shown = [&](const Buffer& buffer, size_t i) {
-        return show_lane(read_lane(buffer.bytes.data() + i * buffer.element_size, spec.type, 0), spec.type);
-      };
-      const size_t count = want.bytes.size() / want.element_size;
-      size_t differing = 0, index = count;
-      for (size_t i = 0; i < count; ++i) {
-        if (std::memcmp(want.bytes.data() + i * want.element_size, got.bytes.data() + i * got.element_size,
-                        want.element_size) == 0)
-          continue;
-        if (differing++ == 0) index = i;
-      }
-      Finding f = config_finding(
-          FindingKind::kOrderDependent,
-          fmt::format(
-              "the output depends on the order blocks and warps run in: run {}, {}[{}] is {} where launch "
-              "order gives {} ({} of {} elements differ); a GPU runs them in no fixed order, so look for "
-              "threads that write what other threads read or write with no barrier or atomic between them",
-              schedule_text(schedule), spec.name, index, shown(got, index), shown(want, index),
-              with_thousands(differing), with_thousands(count)),
-          file, 0);
-      f.details = {{"schedule", schedule == Schedule::kReversed ? "reversed" : "launch-order"},
-                   {"buffer", spec.name},
-                   {"index", index},
-                   {"differing", differing}};
-      findings.push_back(std::move(f));
-    }
-  }
 }
 
 std::vector<Define> defines_of(const Variant& variant) {
@@ -124,15 +79,6 @@ ExpectedKernel expected_kernel(const Exercise& exercise) {
   return expected;
 }
 
-// A compiled, loaded variant whose kernel was found.
-struct Built {
-  std::unique_ptr<Program> program;
-  const KernelTraits* kernel = nullptr;
-  std::vector<const KernelTraits*> stages;  // one per Exercise::pipeline stage
-  Technique technique;                      // what `requires:` asks of the code, read from the PTX text
-  std::string ptx;                          // for the simulator's pass of strict GPU grading
-};
-
 ExpectedKernel expected_stage(const Exercise& exercise, const Stage& stage) {
   ExpectedKernel expected{stage.kernel.name, {}, stage.kernel.template_args};
   for (const ParamSpec& p : stage.kernel.params) expected.params.push_back(expected_param(exercise, p));
@@ -158,24 +104,18 @@ Finding grid_sync_refusal(const KernelTraits& kernel, const Submission& source, 
 }
 
 // One compile of `text` and the search for the exercise's kernels in it.
-struct Attempt {
-  std::optional<Built> built;
+struct BuildAttempt {
+  std::optional<LoadedVariant> built;
   std::vector<Finding> findings;
   std::string stopped;
   bool compiled = false;
   std::string instantiations;  // the explicit instantiations of named template kernels the code lacks
 };
 
-// What a submission may still spend compiling (kSubmissionCompileSeconds over all its variants).
-struct CompileBudget {
-  double total = kSubmissionCompileSeconds;
-  double left = kSubmissionCompileSeconds;
-};
-
-Attempt try_build(const Exercise& exercise, const Variant& variant, const Submission& source,
-                  const std::string& text, const std::vector<SourceFile>& headers, Toolchain& toolchain,
-                  const std::string& arch, CompileBudget& budget) {
-  Attempt attempt;
+BuildAttempt try_build(const Exercise& exercise, const Variant& variant, const Submission& source,
+                       const std::string& text, const std::vector<SourceFile>& headers, Toolchain& toolchain,
+                       const std::string& arch, CompileBudget& budget) {
+  BuildAttempt attempt;
   auto stop = [&](std::string why) {
     attempt.stopped = std::move(why);
     return std::move(attempt);
@@ -255,26 +195,77 @@ Attempt try_build(const Exercise& exercise, const Variant& variant, const Submis
   }
   std::vector<std::string_view> entries = {kernel->entry};
   for (const KernelTraits* stage : stages) entries.push_back(stage->entry);
-  Built built{std::move(loaded.program), kernel, std::move(stages), technique_of(compiled.ptx, entries), {}};
+  LoadedVariant built{
+      std::move(loaded.program), kernel, std::move(stages), technique_of(compiled.ptx, entries), {}};
   built.ptx = std::move(compiled.ptx);
   attempt.built = std::move(built);
   return attempt;
 }
 
+}  // namespace
+
+// Runs `launch` again in each schedule the exercise asks for and compares the outputs bit for bit with the
+// launch-order run's `first`: a kernel whose result depends on the order blocks and warps run in is told so
+// on purpose, not found by luck. The runs' own findings repeat the first run's and are dropped.
+void check_schedules(const Exercise& exercise,
+                     const std::function<Observations(const LaunchRequest&)>& relaunch,
+                     const LaunchRequest& launch, const Observations& first, const std::string& file,
+                     std::vector<Finding>& findings) {
+  for (Schedule schedule : exercise.schedules) {
+    LaunchRequest again = launch;
+    again.schedule = schedule;
+    Observations other = relaunch(again);
+    if (!other.completed || other.buffers.size() != first.buffers.size()) continue;
+    for (size_t b = 0; b < exercise.buffers.size() && b < first.buffers.size(); ++b) {
+      const BufferSpec& spec = exercise.buffers[b];
+      const Buffer& want = first.buffers[b];
+      const Buffer& got = other.buffers[b];
+      if (!spec.output || want.bytes == got.bytes) continue;
+      const auto shown = [&](const Buffer& buffer, size_t i) {
+        return show_lane(read_lane(buffer.bytes.data() + i * buffer.element_size, spec.type, 0), spec.type);
+      };
+      const size_t count = want.bytes.size() / want.element_size;
+      size_t differing = 0, index = count;
+      for (size_t i = 0; i < count; ++i) {
+        if (std::memcmp(want.bytes.data() + i * want.element_size, got.bytes.data() + i * got.element_size,
+                        want.element_size) == 0)
+          continue;
+        if (differing++ == 0) index = i;
+      }
+      Finding f = config_finding(
+          FindingKind::kOrderDependent,
+          fmt::format(
+              "the output depends on the order blocks and warps run in: run {}, {}[{}] is {} where launch "
+              "order gives {} ({} of {} elements differ); a GPU runs them in no fixed order, so look for "
+              "threads that write what other threads read or write with no barrier or atomic between them",
+              schedule_text(schedule), spec.name, index, shown(got, index), shown(want, index),
+              with_thousands(differing), with_thousands(count)),
+          file, 0);
+      f.details = {{"schedule", schedule == Schedule::kReversed ? "reversed" : "launch-order"},
+                   {"buffer", spec.name},
+                   {"index", index},
+                   {"differing", differing}};
+      findings.push_back(std::move(f));
+    }
+  }
+}
+
 // Compiles and loads one variant of `source`, and finds `exercise`'s kernel in it. Findings explain why
 // when nothing comes back, and *stopped says at which step in a sentence.
-std::optional<Built> build_variant(const Exercise& exercise, const Variant& variant, const Submission& source,
-                                   const std::vector<SourceFile>& headers, Toolchain& toolchain,
-                                   const std::string& arch, CompileBudget& budget,
-                                   std::vector<Finding>& findings, std::string* stopped = nullptr) {
-  Attempt attempt = try_build(exercise, variant, source, source.text, headers, toolchain, arch, budget);
+std::optional<LoadedVariant> build_variant(const Exercise& exercise, const Variant& variant,
+                                           const Submission& source, const std::vector<SourceFile>& headers,
+                                           Toolchain& toolchain, const std::string& arch,
+                                           CompileBudget& budget, std::vector<Finding>& findings,
+                                           std::string* stopped) {
+  BuildAttempt attempt = try_build(exercise, variant, source, source.text, headers, toolchain, arch, budget);
   // A template kernel the file never launches (a course's file without host code, or one whose launch
   // is another template) has no code until something instantiates it. The exercise names its arguments,
   // so the grader writes the instantiation a launch would cause after the file's last line, and compiles
   // once more; only then, since a file that instantiates it already would get a duplicate.
   if (!attempt.built && !attempt.instantiations.empty()) {
-    Attempt instantiated = try_build(exercise, variant, source, source.text + "\n" + attempt.instantiations,
-                                     headers, toolchain, arch, budget);
+    BuildAttempt instantiated =
+        try_build(exercise, variant, source, source.text + "\n" + attempt.instantiations, headers, toolchain,
+                  arch, budget);
     if (instantiated.compiled) {
       attempt = std::move(instantiated);
     } else {
@@ -296,7 +287,7 @@ std::optional<Built> build_variant(const Exercise& exercise, const Variant& vari
 // `fill`: false for timing runs, whose buffers the backend fills (sized_buffer).
 std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant& variant, const Size& size,
                                          const std::string& entry, uint64_t seed, std::string* error,
-                                         LaunchShape* evaluated = nullptr, bool fill = true) {
+                                         LaunchShape* evaluated, bool fill) {
   std::optional<LaunchShape> shape = evaluate_launch(exercise, variant, size, error);
   if (!shape) return std::nullopt;
   if (evaluated) *evaluated = *shape;
@@ -360,141 +351,18 @@ Observations launch_pipeline(Backend& backend, Program& program,
   return all;
 }
 
-// The generators of an exercise's `init: {generator: NAME}` fills, built once per grading, by function.
-struct Generators {
-  std::map<std::pair<std::string, ElementType>, ReferenceRunner> built;
-
-  bool build(const Exercise& exercise, const Cache& cache, std::string* error) {
-    auto add = [&](const Fill& fill, ElementType type) {
-      if (fill.init != BufferInit::kGenerator || built.contains({fill.generator, type})) return true;
-      std::optional<ReferenceRunner> runner = build_generator(exercise, type, fill.generator, cache, error);
-      if (!runner) return false;
-      built.emplace(std::make_pair(fill.generator, type), std::move(*runner));
-      return true;
-    };
-    for (const BufferSpec& buffer : exercise.buffers) {
-      if (!add(buffer.fill, buffer.type)) return false;
-      for (const std::vector<Size>* sizes : {&exercise.sizes, &exercise.gpu_sizes})
-        for (const Size& size : *sizes)
-          for (const auto& [name, fill] : size.fills)
-            if (name == buffer.name && !add(fill, buffer.type)) return false;
-    }
-    return true;
-  }
-
-  // Runs the generator of every buffer the size fills with one; each gets its own seed.
-  bool fill(const Exercise& exercise, const Size& size, uint64_t seed, LaunchRequest& launch,
-            std::string* error) const {
-    for (size_t b = 0; b < exercise.buffers.size(); ++b) {
-      const Fill& fill = fill_at(exercise.buffers[b], size);
-      if (fill.init != BufferInit::kGenerator) continue;
-      const ReferenceRunner& runner = built.at({fill.generator, exercise.buffers[b].type});
-      if (!run_generator(runner, launch.buffers[b], seed + b, error)) {
-        *error = fmt::format("the generator '{}' of buffer '{}' failed: {}", fill.generator,
-                             exercise.buffers[b].name, *error);
-        return false;
-      }
-    }
-    return true;
-  }
-};
-
-// A size's inputs, made once per grade. They follow from the buffers' fills at the size, their counts and
-// the seed, not from the variant (unless a count does, and the counts are in the key), and the simulator's
-// and the GPU's runs of one variant use the same ones. Making a gpu_size's 6 million random floats took
-// 140 ms on the H200's host, once per variant and backend. Kept inputs are bounded (kMaxBytes); past it
-// they are made each time.
-class Inputs {
- public:
-  // Fills `buffers` (sized by make_launch, not filled) for `size`.
-  bool make(const Exercise& exercise, const Size& size, const LaunchShape& shape, uint64_t seed,
-            const Generators& generators, std::vector<Buffer>& buffers, std::string* error) {
-    auto key = std::make_pair(size.label(), shape.buffer_counts);
-    if (auto made = made_.find(key); made != made_.end()) {
-      buffers = made->second;
-      return true;
-    }
-    LaunchRequest filled;
-    uint64_t bytes = 0;
-    for (size_t b = 0; b < exercise.buffers.size(); ++b) {
-      filled.buffers.push_back(make_buffer(exercise.buffers[b], fill_at(exercise.buffers[b], size),
-                                           shape.buffer_counts[b], seed, b));
-      bytes += filled.buffers.back().bytes.size();
-    }
-    if (!generators.fill(exercise, size, seed, filled, error)) return false;
-    if (kept_bytes_ + bytes <= kMaxBytes) {
-      made_.emplace(std::move(key), filled.buffers);
-      kept_bytes_ += bytes;
-    }
-    buffers = std::move(filled.buffers);
-    return true;
-  }
-
- private:
-  static constexpr uint64_t kMaxBytes = uint64_t{512} << 20;
-  std::map<std::pair<std::string, std::vector<uint64_t>>, std::vector<Buffer>> made_;
-  uint64_t kept_bytes_ = 0;
-};
-
 void add_note(Result& result, const std::string& note) {
   result.note = result.note.empty() ? note : result.note + " " + note;
 }
 
-// --sanitize: a variant's correctness launches are re-run under the backend's external checker
-// (compute-sanitizer on the GPU), all in one series; its race and barrier findings join each run's own.
-struct SanitizerTally {
-  // compute-sanitizer names a source file by its last component: the learner's path for each name.
-  std::map<std::string, std::string> paths;
-  size_t checked = 0;
-  std::vector<std::string> unfinished;  // why runs could not be checked, once per distinct reason
-
-  std::string path_of(const std::string& reported) const {
-    auto it = paths.find(std::filesystem::path(reported).filename().string());
-    return it == paths.end() ? reported : it->second;
-  }
-
-  // `launches` are the correctness launches of one variant; `runs` the index of each one's Run in `result`.
-  void check(Backend& backend, Program& program, const std::vector<LaunchRequest>& launches,
-             const std::vector<size_t>& runs, Result& result, std::vector<Finding>& findings) {
-    if (launches.empty()) return;
-    SanitizerOutcome outcome = backend.sanitize(program, launches);
-    if (!outcome.ran || outcome.findings.size() != launches.size()) {
-      const std::string why =
-          outcome.ran ? "the sanitizer's report did not cover every launch" : outcome.why_not;
-      if (std::find(unfinished.begin(), unfinished.end(), why) == unfinished.end()) unfinished.push_back(why);
-      return;
-    }
-    checked += launches.size();
-    for (size_t k = 0; k < launches.size(); ++k) {
-      Run& run = result.runs[runs[k]];
-      for (Finding& f : outcome.findings[k]) {
-        f.file = path_of(f.file);
-        if (f.details.contains("other_file"))
-          f.details["other_file"] = path_of(f.details["other_file"].get<std::string>());
-        f.variant = run.variant;
-        f.size = run.size;
-        if (f.severity == Severity::kError) run.verdict = Verdict::kFail;
-        findings.push_back(std::move(f));
-      }
-    }
-  }
-
-  // What the user needs to trust a clean result: how many runs the sanitizer saw, and why not the rest.
-  void report(Result& result) const {
-    result.metrics["sanitizer"] = {{"checked_runs", checked}, {"unchecked", unfinished}};
-    if (unfinished.empty()) return;
-    std::string note = fmt::format("--sanitize: {} runs were checked; others could not be: {}.", checked,
-                                   fmt::join(unfinished, "; "));
-    add_note(result, note);
-  }
-};
+namespace {
 
 // The baseline exercise of `perf` (copy, for the transposes) and its solution built at `variant`: what a
 // submission's throughput is a ratio to, timed or predicted. nullopt with *error saying why not.
 // The baseline runs its own variant when the exercise names one, else the exercise's timed variant.
 struct Baseline {
   Exercise exercise;
-  Built built;
+  LoadedVariant built;
   Variant variant;
 };
 std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& timed, Toolchain& toolchain,
@@ -520,8 +388,8 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
   if (!headers) return std::nullopt;
   std::vector<Finding> build_findings;
   CompileBudget budget;  // the course's own baseline, not the submission's budget
-  std::optional<Built> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain,
-                                            options.arch, budget, build_findings);
+  std::optional<LoadedVariant> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain,
+                                                    options.arch, budget, build_findings);
   if (!base) {
     *error = fmt::format("the baseline's solution {} does not build at variant {}", solution.string(),
                          variant.label);
@@ -529,9 +397,10 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
   }
   return Baseline{std::move(*baseline), std::move(*base), variant};
 }
+}  // namespace
 
 // Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
-void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain& toolchain,
+void judge_throughput(const Exercise& exercise, const LoadedVariant& subject, Toolchain& toolchain,
                       const GradeOptions& options, uint64_t seed, Result& result) {
   const GpuPerformance& perf = *exercise.performance.gpu;
   const Variant& variant = exercise.variants[perf.variant];
@@ -542,7 +411,7 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
   std::optional<Baseline> baseline_built = build_baseline(exercise, variant, toolchain, options, &error);
   if (!baseline_built) return fail(error);
   const Exercise* baseline = &baseline_built->exercise;
-  const Built* base = &baseline_built->built;
+  const LoadedVariant* base = &baseline_built->built;
   std::optional<LaunchRequest> subject_launch =
       make_launch(exercise, variant, perf.size, subject.kernel->entry, seed, &error, nullptr, /*fill=*/false);
   std::optional<Size> mapped = baseline_size(exercise, variant, perf.size, &error);
@@ -618,7 +487,7 @@ void judge_throughput(const Exercise& exercise, const Built& subject, Toolchain&
 // Without a GPU: the simulator counts the timed variant and the baseline's solution at the exercise's
 // largest size, the model scales both to the GPU size and predicts the ratio on `device`, which is judged
 // against that device's bar (docs/performance-model.md).
-void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain& toolchain,
+void judge_prediction(const Exercise& exercise, const LoadedVariant& subject, Toolchain& toolchain,
                       const GradeOptions& options, const DeviceProfile& device, uint64_t seed,
                       Result& result) {
   const GpuPerformance& perf = *exercise.performance.gpu;
@@ -640,7 +509,7 @@ void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain&
   std::optional<Baseline> baseline = build_baseline(exercise, variant, toolchain, options, &error);
   if (!baseline) return fail(error);
   const auto count = [&](const Exercise& of, const Variant& at, const Size& size,
-                         const Built& built) -> std::optional<LaunchCounts> {
+                         const LoadedVariant& built) -> std::optional<LaunchCounts> {
     std::optional<LaunchRequest> launch = make_launch(of, at, size, built.kernel->entry, seed, &error);
     if (!launch) return std::nullopt;
     Observations observed = toolchain.backend.launch(*built.program, *launch);
@@ -702,314 +571,15 @@ void judge_prediction(const Exercise& exercise, const Built& subject, Toolchain&
   result.findings.push_back(std::move(f));
 }
 
-}  // namespace
-
 double min_ratio_for(const GpuPerformance& performance, const std::string& device) {
   auto it = performance.min_ratio_by_device.find(device);
   return it == performance.min_ratio_by_device.end() ? performance.min_ratio : it->second;
 }
 
-std::optional<Result> grade(const Exercise& as_written, const Submission& submission, Toolchain& toolchain,
+std::optional<Result> grade(const Exercise& exercise, const Submission& submission, Toolchain& toolchain,
                             const GradeOptions& options, std::string* error) {
-  Result result;
-  const auto refused = [&] {
-    result.exercise = as_written.id;
-    result.submission = submission.display_path;
-    result.backend = toolchain.backend.name();
-    result.max_points = as_written.points;
-    result.note = "The source was refused before compiling; nothing ran.";
-    return result;
-  };
-  // With learner defines, the exercise is graded as this submission chose to launch it.
-  std::optional<Exercise> chosen;
-  if (!as_written.learner_defines.empty()) {
-    chosen = with_learner_defines(as_written, submission.text, submission.display_path, &result.findings);
-    if (!chosen) return refused();
-  }
-  // The file's own definitions of the exercise's defines: respected where they agree, else refused.
-  chosen = with_file_defines(chosen ? *chosen : as_written, submission.text, submission.display_path,
-                             &result.findings);
-  if (!chosen) return refused();
-  const Exercise& exercise = *chosen;
-  result.exercise = exercise.id;
-  result.submission = submission.display_path;
-  result.backend = toolchain.backend.name();
-  result.run_figure = toolchain.backend.capabilities().run_figure;
-  result.max_points = exercise.points;
-  const uint64_t seed = options.seed.value_or(exercise.seed);
-  const std::string& file = submission.display_path;
-  // The grade's own wall-clock limit, looked at between steps (each step ends within its own limit: a
-  // compile, a launch, a reference call), so that it counts the grader's work as well as the kernel's.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.seconds);
-  bool out_of_time = false;
-  // The finding that stops the grade, once, when the deadline has passed.
-  const auto past_deadline = [&]() -> std::optional<Finding> {
-    if (out_of_time || std::chrono::steady_clock::now() < deadline) return std::nullopt;
-    out_of_time = true;
-    result.note = "Grading stopped at its time limit; what had not run yet was not graded.";
-    Finding late;
-    late.kind = FindingKind::kTimeout;
-    late.message = fmt::format(
-        "grading took longer than {:g} s, the limit for one grade (compiling, the reference, "
-        "the runs and their comparison together), and was stopped: make the kernel faster, "
-        "or grade with a larger --time-limit",
-        options.seconds);
-    late.file = file;
-    return late;
-  };
-  // The kernel's name as its definition spells it: `reduce` of `reduce<float, 256>` or `ns::reduce`.
-  std::string kernel_source_name = exercise.kernel.name.substr(0, exercise.kernel.name.find('<'));
-  if (size_t colons = kernel_source_name.rfind("::"); colons != std::string::npos)
-    kernel_source_name.erase(0, colons + 2);
-  while (!kernel_source_name.empty() && kernel_source_name.back() == ' ') kernel_source_name.pop_back();
-
-  std::optional<std::vector<SourceFile>> headers = read_folder_headers(exercise.dir, error);
-  if (!headers) return std::nullopt;
-  const std::string source_name = std::filesystem::path(exercise.kernel.file).filename().string();
-  result.findings =
-      screen_submission({source_name, submission.text}, file, *headers, exercise.display_dir.string());
-  if (!result.findings.empty()) {
-    result.note = "The source was refused before compiling; nothing ran.";
-    return result;
-  }
-
-  trace("grade: screened");
-  std::filesystem::path reference_path = exercise.dir / exercise.reference;
-  std::optional<ReferenceRunner> reference = build_reference(exercise, toolchain.cache, error);
-  if (!reference) return std::nullopt;
-  Generators generators;
-  if (!generators.build(exercise, toolchain.cache, error)) return std::nullopt;
-  trace("grade: reference built");
-  if (std::optional<Finding> late = past_deadline()) {
-    result.findings.push_back(std::move(*late));
-    return result;
-  }
-  ReferenceRuns reference_runs(*reference);
-  Inputs inputs;
-
-  std::vector<Finding> findings;
-  SanitizerTally sanitizer;
-  for (const SourceFile& header : *headers)
-    sanitizer.paths[header.name] = (exercise.display_dir / header.name).string();
-  sanitizer.paths[std::filesystem::path(file).filename().string()] = file;
-  std::optional<Built> timed;
-  std::vector<Size> sizes = exercise.sizes;
-  if (toolchain.backend.capabilities().times_kernels)
-    sizes.insert(sizes.end(), exercise.gpu_sizes.begin(), exercise.gpu_sizes.end());
-  const size_t total_runs = exercise.variants.size() * sizes.size();
-  bool requirements_checked = false;
-  SharedUseOverVariants kernel_use;
-  std::vector<Finding> static_requirement_findings;
-  // Strict GPU grading: each variant runs on the simulator at `sizes` first, with its checkers.
-  Backend* const simulator = toolchain.simulator;
-  size_t simulated_runs = 0, simulated_failures = 0;
-  std::vector<std::string> unsimulated;  // variants the simulator could not load
-
-  // One launch of `variant` at `size` on `backend`: compared with the reference, its findings tagged with
-  // `tag` (strict grading) and collected. nullopt with *error set when the exercise itself is at fault.
-  struct Launched {
-    Run run;
-    LaunchRequest launch;
-    bool timed_out = false;
-    bool faulted = false;
-  };
-  auto launch_at = [&](Backend& backend, Program& program, const Variant& variant, const Size& size,
-                       const std::string& entry, const std::vector<const KernelTraits*>& stages,
-                       const std::vector<SharedShape>& shapes, const std::string& tag,
-                       LineFigures& figures) -> std::optional<Launched> {
-    LaunchShape shape;
-    std::optional<LaunchRequest> launch =
-        make_launch(exercise, variant, size, entry, seed, error, &shape, /*fill=*/false);
-    if (!launch || !inputs.make(exercise, size, shape, seed, generators, launch->buffers, error))
-      return std::nullopt;
-    const std::string where =
-        fmt::format("{} {} {}", tag.empty() ? backend.name() : tag, variant.label, size.label());
-    trace("grade: inputs made, " + where);
-    launch->shared_shapes = shapes;
-    std::vector<Buffer> expected = launch->buffers;
-    std::vector<std::string> printed;  // the reference's lines on stdout, for `printed:`
-    std::string reference_error;
-    // The reference (a child process) runs beside the launch, which does not need its answer: on a GPU
-    // size each takes a tenth of a second or more.
-    std::future<bool> referenced = std::async(std::launch::async, [&] {
-      const bool ran = reference_runs.run(exercise, variant, shape, expected, &reference_error, &printed);
-      trace("grade: reference ran, " + where);
-      return ran;
-    });
-    Observations obs = launch_pipeline(backend, program, stages, *launch, shape);
-    trace("grade: launched, " + where);
-    if (!referenced.get()) {
-      *error = fmt::format("{}: the reference failed at {} {}: {}", reference_path.string(), variant.label,
-                           size.label(), reference_error);
-      return std::nullopt;
-    }
-    if (obs.completed)
-      judge_printed(exercise.printed, obs.device_output, obs.device_output_dropped, printed, file,
-                    obs.findings);
-    for (DeviceOutputLine& line : obs.device_output) {
-      if (result.device_output.size() < kDeviceOutputLines)
-        result.device_output.push_back({variant.label,
-                                        size.label(),
-                                        {line.block.x, line.block.y, line.block.z},
-                                        {line.thread.x, line.thread.y, line.thread.z},
-                                        std::move(line.text)});
-      else
-        ++result.device_output_dropped;
-    }
-    result.device_output_dropped += obs.device_output_dropped;
-    std::vector<Finding> run_findings = std::move(obs.findings);
-    if (obs.completed && obs.buffers.size() == launch->buffers.size())
-      judge_buffers(exercise, variant, size, *launch, obs.buffers, expected, obs.writes.get(), file,
-                    run_findings);
-    obs.findings.clear();
-    if (obs.completed && backend.capabilities().follows_schedules)
-      check_schedules(
-          exercise,
-          [&](const LaunchRequest& again) { return launch_pipeline(backend, program, stages, again, shape); },
-          *launch, obs, file, run_findings);
-    figures.add(obs);
-    trace("grade: judged, " + where);
-    Launched out{{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds},
-                 std::move(*launch),
-                 false,
-                 !obs.completed};
-    for (Finding& f : run_findings) {
-      if (f.kind == FindingKind::kTimeout) out.timed_out = true;
-      if (f.severity == Severity::kError) out.run.verdict = Verdict::kFail;
-      if (f.file.empty()) f.file = file;  // a GPU timeout or fault names no line, but it is the submission's
-      f.variant = variant.label;
-      f.size = size.label();
-      f.backend = tag;
-      findings.push_back(std::move(f));
-    }
-    return out;
-  };
-
-  const auto stop_if_late = [&] {
-    if (std::optional<Finding> late = past_deadline()) findings.push_back(std::move(*late));
-    return out_of_time;
-  };
-  CompileBudget compile_budget{options.compile_seconds, options.compile_seconds};
-  for (const Variant& variant : exercise.variants) {
-    if (stop_if_late()) break;
-    std::optional<Built> built = build_variant(exercise, variant, submission, *headers, toolchain,
-                                               options.arch, compile_budget, findings, &result.note);
-    trace("grade: built " + variant.label);
-    if (!built) break;
-    if (!requirements_checked) {
-      requirements_checked = true;
-      static_requirement_findings =
-          check_requirements(exercise.requirements, *built->kernel, built->technique, file);
-      for (const Finding& f : static_requirement_findings) findings.push_back(f);
-      for (Finding& f : check_static_shared_limit(*built->kernel, submission.text, file))
-        findings.push_back(std::move(f));
-    }
-    Bindings defines;
-    for (const auto& [name, value] : variant.defines) defines[name] = value;
-    // A name declared with other shapes in other kernels of the file is settled by the launched kernel's own
-    // declaration; a pipeline's kernels share one launch's shapes, so there none is preferred.
-    std::vector<SharedShape> shapes =
-        find_shared_shapes(submission.text, defines, exercise.pipeline.empty() ? kernel_source_name : "");
-    LineFigures figures;
-    bool simulated_timeout = false;
-    if (simulator) {
-      Loaded loaded = simulator->load(built->ptx);
-      for (Finding& f : loaded.findings) {
-        if (f.file.empty()) f.file = file;
-        f.variant = variant.label;
-        f.backend = simulator->name();
-        findings.push_back(std::move(f));
-      }
-      if (!loaded.program) unsimulated.push_back(variant.label);
-      for (size_t s = 0; loaded.program && s < exercise.sizes.size() && !stop_if_late(); ++s) {
-        std::optional<Launched> launched =
-            launch_at(*simulator, *loaded.program, variant, exercise.sizes[s], built->kernel->entry,
-                      built->stages, shapes, std::string(simulator->name()), figures);
-        if (!launched) return std::nullopt;
-        ++simulated_runs;
-        simulated_failures += launched->run.verdict == Verdict::kFail;
-        if (launched->timed_out) {
-          simulated_timeout = true;
-          break;
-        }
-      }
-    }
-    std::vector<LaunchRequest> to_sanitize;
-    std::vector<size_t> to_sanitize_runs;
-    // A kernel that the simulator saw never end would only spend the GPU's wall-clock limit to say so.
-    for (size_t s = 0; !simulated_timeout && s < sizes.size() && !stop_if_late(); ++s) {
-      const Size& size = sizes[s];
-      LineFigures gpu_figures;  // strict grading: the simulator's figures are the ones that count
-      std::optional<Launched> launched = launch_at(
-          toolchain.backend, *built->program, variant, size, built->kernel->entry, built->stages, shapes,
-          simulator ? std::string(toolchain.backend.name()) : "", simulator ? gpu_figures : figures);
-      if (!launched) return std::nullopt;
-      // A kernel that never ends would hold the sanitizer for its whole (much longer) limit, one that
-      // faulted has said what is wrong, and gpu_sizes are too large for racecheck's pace.
-      if (options.sanitize && !launched->faulted && s < exercise.sizes.size()) {
-        to_sanitize.push_back(std::move(launched->launch));
-        to_sanitize_runs.push_back(result.runs.size());
-      }
-      result.runs.push_back(launched->run);
-      // A kernel that never ends at one size will not end at a larger one: each further run would only
-      // spend its whole budget (on a GPU, its wall-clock limit) to say the same.
-      if (launched->timed_out) {
-        result.note = "After a timeout, the larger sizes of that variant were not run.";
-        break;
-      }
-    }
-    if (simulated_timeout)
-      result.note = "The simulator saw a variant never end; it was not run on the GPU, nor its larger sizes.";
-    sanitizer.check(toolchain.backend, *built->program, to_sanitize, to_sanitize_runs, result, findings);
-    // Strict grading leaves the access figures to the device's timing, where the exercise has a speed bar,
-    // and a prediction for a device (--device) to the predicted throughput, which weighs them. The figures
-    // of a run that timed out or faulted are a fragment of what it would do, and its own finding says what
-    // is wrong: they are shown, not judged.
-    judge_line_figures(
-        figures,
-        exercise.performance.sim.for_variant(static_cast<size_t>(&variant - exercise.variants.data())),
-        variant.label, findings, result.metrics,
-        (!exercise.performance.gpu || (!simulator && !options.device)) && !figures.stopped_early);
-    kernel_use.add(figures, *built->kernel);
-    if (exercise.performance.gpu && &variant == &exercise.variants[exercise.performance.gpu->variant])
-      timed = std::move(built);
-  }
-  // Only once every variant ran: a variant that did not build has said what is wrong.
-  if (kernel_use.variants == exercise.variants.size())
-    judge_requirements_in_use(exercise.requirements, kernel_use, static_requirement_findings, file, findings);
-  if (simulator) {
-    result.metrics["simulator"] = {
-        {"runs", simulated_runs}, {"failed_runs", simulated_failures}, {"not_loaded", unsimulated}};
-    merge_backends(findings, simulator->name(), toolchain.backend.name());
-    if (!unsimulated.empty())
-      add_note(result, fmt::format("The simulator could not run variant{} {}, so their races, uninitialized "
-                                   "reads, diverged barriers and out-of-bounds accesses were not checked; "
-                                   "--gpu-only grades on the GPU alone.",
-                                   unsimulated.size() == 1 ? "" : "s", fmt::join(unsimulated, ", ")));
-  }
-  if (options.gpu_only)
-    add_note(result,
-             "--gpu-only: the simulator did not run, so races, uninitialized shared reads, diverged "
-             "barriers and reads outside buffers were not checked.");
-  if (options.sanitize) sanitizer.report(result);
-  result.findings = fold(std::move(findings), total_runs);
-  explain_findings(result.findings, submission.text, file);
-  const bool correct = std::none_of(result.findings.begin(), result.findings.end(),
-                                    [](const Finding& f) { return f.severity == Severity::kError; });
-  if (correct && timed && toolchain.backend.capabilities().times_kernels && !stop_if_late()) {
-    trace("grade: timing");
-    judge_throughput(exercise, *timed, toolchain, options, seed, result);
-  } else if (correct && timed && options.device) {
-    trace("grade: predicting");
-    judge_prediction(exercise, *timed, toolchain, options, *options.device, seed, result);
-  }
-  trace("grade: done");
-  const bool pass =
-      !result.runs.empty() && std::none_of(result.findings.begin(), result.findings.end(),
-                                           [](const Finding& f) { return f.severity == Severity::kError; });
-  result.verdict = pass ? Verdict::kPass : Verdict::kFail;
-  result.points = pass ? exercise.points : 0;
-  return result;
+  GradeRun run(exercise, submission, toolchain, options, error);
+  return run.run();
 }
 
 }  // namespace gpugrade
