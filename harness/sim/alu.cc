@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "harness/sim/alu_families.h"
 #include "harness/sim/block_interpreter.h"
 #include "harness/sim/half.h"
 
@@ -79,538 +80,418 @@ uint64_t float_to_int(double x, Type type) {
   return static_cast<uint64_t>(x) & low_mask(bits);
 }
 
-}  // namespace
-
-bool BlockInterpreter::alu(Warp& w, const Inst& in, uint32_t on) {
-  Type type = in.type;
-  uint32_t bits = ptx::type_bits(type);
-  bool sign = ptx::is_signed(type);
-  uint64_t* d = in.ndst > 0 ? reg(w, in.dst[0]) : nullptr;
-  const uint64_t* a = in.nsrc > 0 ? reg(w, in.src[0]) : nullptr;
-  const uint64_t* b = in.nsrc > 1 ? reg(w, in.src[1]) : nullptr;
-  const uint64_t* c = in.nsrc > 2 ? reg(w, in.src[2]) : nullptr;
-  uint64_t m = low_mask(bits);
-  bool f32 = type == Type::kF32, f64 = type == Type::kF64;
+// How one instruction's float results are made, from its .ftz and .sat.
+struct FloatRules {
+  const Inst& in;
+  const Operands& o;
   bool ftz = (in.flags & ptx::kFlagFtz) != 0, sat = (in.flags & ptx::kFlagSat) != 0;
-  auto fin32 = [&](uint64_t v) { return ftz ? flush(as_f32(v)) : as_f32(v); };
+
+  float in32(uint64_t v) const { return ftz ? flush(as_f32(v)) : as_f32(v); }
   // The GPU's f32 arithmetic returns the canonical NaN 0x7FFFFFFF, whatever NaN went in.
-  auto fout32 = [&](float x) {
+  uint64_t out32(float x) const {
     if (ftz) x = flush(x);
     if (sat) x = saturate(x);
     return std::isnan(x) ? uint64_t{0x7FFFFFFFu} : from_f32(x);
-  };
+  }
   // f64 arithmetic keeps an input NaN's payload (quieted), as the H200 does.
-  auto fout64 = [&](double x) { return from_f64(sat ? saturate(x) : x); };
-  auto fnan64 = [&](double x, uint32_t l) {
-    if (!std::isnan(x)) return fout64(x);
+  uint64_t out64(double x) const { return from_f64(sat ? saturate(x) : x); }
+  uint64_t nan64(double x, uint32_t l) const {
+    if (!std::isnan(x)) return out64(x);
     // The last NaN operand wins (c, then b, then a), except div, where the first does: the H200 recording
     // of NaN(0x12345) / nan and nan / NaN(0x12345) gives the first.
     const bool last_first = in.op != Op::kDiv;
-    for (const uint64_t* operand : {last_first ? c : a, b, last_first ? a : c})
+    for (const uint64_t* operand : {last_first ? o.c : o.a, o.b, last_first ? o.a : o.c})
       if (operand != nullptr && std::isnan(as_f64(operand[l]))) return operand[l] | (uint64_t{1} << 51);
-    return fout64(x);
-  };
-  auto unsupported = [&]() {
-    runtime_error(in, fmt::format("unsupported instruction {}{} for this type", ptx::to_string(in.op),
-                                  ptx::to_string(type)));
-    return false;
-  };
+    return out64(x);
+  }
+};
 
-  if ((in.flags & ptx::kFlagCarryOut) != 0 || in.op == Op::kAddc || in.op == Op::kSubc || in.op == Op::kMadc)
-    return carry_arithmetic(w, in, on);
+// The float families: each returns false when the instruction's type is not one the opcode has.
 
-  switch (in.op) {
-    case Op::kDp4a:
-    case Op::kDp2a: {
-      // Bytes of b (and of a for dp4a, halves for dp2a) extend by their own type, .s32 or .u32; the sum
-      // wraps in 32 bits. type is a's, type2 b's.
-      const bool a_signed = ptx::is_signed(in.type), b_signed = ptx::is_signed(in.type2);
-      auto part = [](uint64_t word, uint32_t index, uint32_t width, bool is_signed) {
-        const uint64_t raw = (word >> (index * width)) & low_mask(width);
-        return is_signed ? sext(raw, width) : static_cast<int64_t>(raw);
-      };
-      const uint32_t first_byte = in.op == Op::kDp2a && in.mode == 1 ? 2 : 0;
-      for_lanes(on, [&](uint32_t l) {
-        int64_t sum = static_cast<int64_t>(c[l] & 0xFFFFFFFFu);
-        if (in.op == Op::kDp4a) {
-          for (uint32_t i = 0; i < 4; ++i) sum += part(a[l], i, 8, a_signed) * part(b[l], i, 8, b_signed);
-        } else {
-          for (uint32_t i = 0; i < 2; ++i)
-            sum += part(a[l], i, 16, a_signed) * part(b[l], first_byte + i, 8, b_signed);
-        }
-        d[l] = static_cast<uint64_t>(sum) & 0xFFFFFFFFu;
-      });
-      return true;
+bool add_sub(const Inst& in, const Operands& o, const FloatRules& fp, uint32_t on) {
+  uint64_t* d = o.d;
+  const uint64_t *a = o.a, *b = o.b;
+  const uint64_t m = o.m;
+  bool sub = in.op == Op::kSub;
+  if (o.f32) {
+    RoundingScope scope(in.rounding);
+    for_lanes(on, [&](uint32_t l) {
+      d[l] = fp.out32(sub ? fp.in32(a[l]) - fp.in32(b[l]) : fp.in32(a[l]) + fp.in32(b[l]));
+    });
+  } else if (o.f64) {
+    RoundingScope scope(in.rounding);
+    for_lanes(on, [&](uint32_t l) {
+      d[l] = fp.nan64(sub ? as_f64(a[l]) - as_f64(b[l]) : as_f64(a[l]) + as_f64(b[l]), l);
+    });
+  } else if (fp.sat) {
+    if (o.type != Type::kS32) return false;
+    for_lanes(on, [&](uint32_t l) {
+      int64_t x = sext(a[l], 32), y = sext(b[l], 32);
+      int64_t r = std::clamp<int64_t>(sub ? x - y : x + y, INT32_MIN, INT32_MAX);
+      d[l] = static_cast<uint64_t>(r) & m;
+    });
+  } else if (sub) {
+    for_lanes(on, [&](uint32_t l) { d[l] = (a[l] - b[l]) & m; });
+  } else {
+    for_lanes(on, [&](uint32_t l) { d[l] = (a[l] + b[l]) & m; });
+  }
+  return true;
+}
+
+// mul, mad and fma in float: fma and mad are one fused rounding.
+bool float_products(const Inst& in, const Operands& o, const FloatRules& fp, uint32_t on) {
+  uint64_t* d = o.d;
+  const uint64_t *a = o.a, *b = o.b, *c = o.c;
+  const bool fused = in.op != Op::kMul;
+  if (o.f32) {
+    RoundingScope scope(in.rounding);
+    if (fused)
+      for_lanes(on,
+                [&](uint32_t l) { d[l] = fp.out32(std::fma(fp.in32(a[l]), fp.in32(b[l]), fp.in32(c[l]))); });
+    else
+      for_lanes(on, [&](uint32_t l) { d[l] = fp.out32(fp.in32(a[l]) * fp.in32(b[l])); });
+    return true;
+  }
+  if (o.f64) {
+    RoundingScope scope(in.rounding);
+    if (fused)
+      for_lanes(on,
+                [&](uint32_t l) { d[l] = fp.nan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l); });
+    else
+      for_lanes(on, [&](uint32_t l) { d[l] = fp.nan64(as_f64(a[l]) * as_f64(b[l]), l); });
+    return true;
+  }
+  return false;
+}
+
+// mul.hi and mad.hi: the product's upper half; mad.hi.sat.s32 clamps the sum.
+void high_products(const Inst& in, const Operands& o, bool sat, uint32_t on) {
+  uint64_t* d = o.d;
+  const uint64_t *a = o.a, *b = o.b, *c = o.c;
+  const uint64_t m = o.m;
+  const uint32_t bits = o.bits;
+  const bool sign = o.sign, mad = in.op == Op::kMad;
+  for_lanes(on, [&](uint32_t l) {
+    uint64_t high;
+    if (bits == 64) {
+      high = sign ? static_cast<uint64_t>(
+                        (static_cast<Int128>(static_cast<int64_t>(a[l])) * static_cast<int64_t>(b[l])) >> 64)
+                  : static_cast<uint64_t>((static_cast<Uint128>(a[l]) * b[l]) >> 64);
+    } else {
+      high = sign ? static_cast<uint64_t>((sext(a[l], bits) * sext(b[l], bits)) >> bits)
+                  : ((a[l] & m) * (b[l] & m)) >> bits;
     }
-    case Op::kSad: {
-      // c + |a - b|, the difference taken in the type's signedness.
-      for_lanes(on, [&](uint32_t l) {
-        const uint64_t diff =
-            sign ? static_cast<uint64_t>(sext(a[l] & m, bits) > sext(b[l] & m, bits)
-                                             ? sext(a[l] & m, bits) - sext(b[l] & m, bits)
-                                             : sext(b[l] & m, bits) - sext(a[l] & m, bits))
-                 : ((a[l] & m) > (b[l] & m) ? (a[l] & m) - (b[l] & m) : (b[l] & m) - (a[l] & m));
-        d[l] = (c[l] + diff) & m;
-      });
-      return true;
+    if (mad && sat && o.type == Type::kS32) {
+      d[l] =
+          static_cast<uint64_t>(std::clamp<int64_t>(sext(high, 32) + sext(c[l], 32), INT32_MIN, INT32_MAX)) &
+          m;
+    } else {
+      d[l] = (high + (mad ? c[l] : 0)) & m;
     }
-    case Op::kMov: {
-      if (in.ndst == 1 && in.nsrc == 1) {
-        for_lanes(on, [&](uint32_t l) { d[l] = a[l] & m; });
-      } else if (in.ndst == 1) {
-        uint32_t part = bits / in.nsrc;
-        for_lanes(on, [&](uint32_t l) {
-          uint64_t value = 0;
-          for (uint32_t i = 0; i < in.nsrc; ++i)
-            value |= (reg(w, in.src[i])[l] & low_mask(part)) << (i * part);
-          d[l] = value;
-        });
-      } else {
-        uint32_t part = bits / in.ndst;
-        for_lanes(on, [&](uint32_t l) {
-          uint64_t value = a[l];
-          for (uint32_t i = 0; i < in.ndst; ++i)
-            reg(w, in.dst[i])[l] = (value >> (i * part)) & low_mask(part);
-        });
+  });
+}
+
+// mul, mad (.lo, .wide, .hi) and fma.
+bool mul_mad(const Inst& in, const Operands& o, const FloatRules& fp, uint32_t on) {
+  if (o.f32 || o.f64) return float_products(in, o, fp, on);
+  if (in.op == Op::kFma) return false;
+  uint64_t* d = o.d;
+  const uint64_t *a = o.a, *b = o.b, *c = o.c;
+  const uint64_t m = o.m;
+  const uint32_t bits = o.bits;
+  const bool mad = in.op == Op::kMad;
+  auto mode = static_cast<ptx::MulMode>(in.mode);
+  if (mode == ptx::MulMode::kLo && mad) {
+    for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l] + c[l]) & m; });
+  } else if (mode == ptx::MulMode::kLo) {
+    for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l]) & m; });
+  } else if (mode == ptx::MulMode::kWide) {
+    if (bits > 32) return false;
+    uint64_t wide = low_mask(2 * bits);
+    if (o.sign) {
+      for_lanes(on, [&](uint32_t l) {
+        d[l] = (static_cast<uint64_t>(sext(a[l], bits) * sext(b[l], bits)) + (mad ? c[l] : 0)) & wide;
+      });
+    } else {
+      for_lanes(on, [&](uint32_t l) { d[l] = ((a[l] & m) * (b[l] & m) + (mad ? c[l] : 0)) & wide; });
+    }
+  } else {
+    high_products(in, o, fp.sat, on);
+  }
+  return true;
+}
+
+bool div_rem(const Inst& in, const Operands& o, const FloatRules& fp, uint32_t on) {
+  uint64_t* d = o.d;
+  const uint64_t *a = o.a, *b = o.b;
+  const uint64_t m = o.m;
+  const uint32_t bits = o.bits;
+  const bool sign = o.sign, rem = in.op == Op::kRem;
+  if (o.f32 && !rem) {
+    RoundingScope scope(in.rounding);
+    for_lanes(on, [&](uint32_t l) { d[l] = fp.out32(fp.in32(a[l]) / fp.in32(b[l])); });
+    return true;
+  }
+  if (o.f64 && !rem) {
+    RoundingScope scope(in.rounding);
+    for_lanes(on, [&](uint32_t l) { d[l] = fp.nan64(as_f64(a[l]) / as_f64(b[l]), l); });
+    return true;
+  }
+  if (ptx::is_float(o.type)) return false;
+  for_lanes(on, [&](uint32_t l) {
+    if (sign) {
+      int64_t x = sext(a[l], bits), y = sext(b[l], bits);
+      int64_t minimum = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
+      int64_t r;
+      // By zero the H200 gives all ones, except a 32- or 64-bit remainder, which gives the dividend.
+      if (y == 0)
+        r = rem && bits > 16 ? x : -1;
+      else if (x == minimum && y == -1)
+        r = rem ? 0 : minimum;
+      else
+        r = rem ? x % y : x / y;
+      d[l] = static_cast<uint64_t>(r) & m;
+    } else {
+      uint64_t x = a[l] & m, y = b[l] & m;
+      d[l] = y == 0 ? (rem && bits > 16 ? x : m) : (rem ? x % y : x / y);
+    }
+  });
+  return true;
+}
+
+// neg, abs and copysign: the sign bit.
+bool signs(const Inst& in, const Operands& o, const FloatRules& fp, uint32_t on) {
+  uint64_t* d = o.d;
+  const uint64_t *a = o.a, *b = o.b;
+  if (in.op == Op::kCopysign) {
+    if (o.f32)
+      for_lanes(on, [&](uint32_t l) { d[l] = (b[l] & 0x7FFFFFFFu) | (a[l] & 0x80000000u); });
+    else if (o.f64)
+      for_lanes(on, [&](uint32_t l) { d[l] = (b[l] & ~(uint64_t{1} << 63)) | (a[l] & (uint64_t{1} << 63)); });
+    else
+      return false;
+    return true;
+  }
+  bool abs = in.op == Op::kAbs;
+  if (o.f32) {
+    for_lanes(on, [&](uint32_t l) {
+      uint64_t v = fp.ftz ? from_f32(flush(as_f32(a[l]))) : a[l] & 0xFFFFFFFFu;
+      // abs and neg of a NaN give the canonical NaN on the GPU.
+      if (std::isnan(as_f32(v))) {
+        d[l] = 0x7FFFFFFFu;
+        return;
       }
-      return true;
+      d[l] = abs ? v & 0x7FFFFFFFu : v ^ 0x80000000u;
+    });
+  } else if (o.f64) {
+    for_lanes(on, [&](uint32_t l) { d[l] = abs ? a[l] & ~(uint64_t{1} << 63) : a[l] ^ (uint64_t{1} << 63); });
+  } else {
+    for_lanes(on, [&](uint32_t l) {
+      int64_t x = sext(a[l], o.bits);
+      d[l] =
+          static_cast<uint64_t>(abs && x >= 0 ? x : static_cast<int64_t>(0 - static_cast<uint64_t>(x))) & o.m;
+    });
+  }
+  return true;
+}
+
+bool min_max(const Inst& in, const Operands& o, const FloatRules& fp, uint32_t on) {
+  uint64_t* d = o.d;
+  const uint64_t *a = o.a, *b = o.b;
+  const uint64_t m = o.m;
+  bool max = in.op == Op::kMax;
+  // Between -0 and +0, min picks -0 and max +0, as the GPU does.
+  // One NaN: the other operand. Two NaNs: the second, quieted, as the H200 recordings show (f32 results
+  // are made canonical later).
+  // Spelled out rather than left to fmax, whose choice between two NaNs depends on how it is compiled.
+  auto pick = [&](auto x, auto y) {
+    using T = decltype(x);
+    if (std::isnan(x) || std::isnan(y)) {
+      if (!std::isnan(x)) return x;
+      if (!std::isnan(y)) return y;
+      if constexpr (sizeof(T) == 8)
+        return std::bit_cast<double>(std::bit_cast<uint64_t>(y) | (uint64_t{1} << 51));
+      else
+        return std::bit_cast<float>(std::bit_cast<uint32_t>(y) | (uint32_t{1} << 22));
     }
+    if (x == y) return (std::signbit(x) != max) ? x : y;
+    return max ? (x > y ? x : y) : (x < y ? x : y);
+  };
+  if (o.f32) {
+    for_lanes(on, [&](uint32_t l) { d[l] = fp.out32(pick(fp.in32(a[l]), fp.in32(b[l]))); });
+  } else if (o.f64) {
+    for_lanes(on, [&](uint32_t l) { d[l] = fp.out64(pick(as_f64(a[l]), as_f64(b[l]))); });
+  } else if (o.sign) {
+    for_lanes(on, [&](uint32_t l) {
+      int64_t x = sext(a[l], o.bits), y = sext(b[l], o.bits);
+      d[l] = static_cast<uint64_t>(max ? std::max(x, y) : std::min(x, y)) & m;
+    });
+  } else {
+    for_lanes(on,
+              [&](uint32_t l) { d[l] = max ? std::max(a[l] & m, b[l] & m) : std::min(a[l] & m, b[l] & m); });
+  }
+  return true;
+}
+
+// sqrt, rsqrt, rcp, ex2, lg2, sin, cos and tanh (the table's PTX_TRANSCENDENTAL rows).
+bool transcendental(const Inst& in, const Operands& o, const FloatRules& fp, uint32_t on) {
+  uint64_t* d = o.d;
+  const uint64_t* a = o.a;
+  auto function = [&](double x) {
+    switch (in.op) {
+      case Op::kSqrt:
+        return std::sqrt(x);
+      case Op::kRsqrt:
+        return 1.0 / std::sqrt(x);
+      case Op::kRcp:
+        return 1.0 / x;
+      case Op::kEx2:
+        return std::exp2(x);
+      case Op::kLg2:
+        return std::log2(x);
+      case Op::kSin:
+        return std::sin(x);
+      case Op::kCos:
+        return std::cos(x);
+      default:
+        return std::tanh(x);
+    }
+  };
+  if (o.f32) {
+    RoundingScope scope(in.rounding);
+    for_lanes(on, [&](uint32_t l) {
+      float x = fp.in32(a[l]);
+      // The H200's sin and cos units read a subnormal operand as a zero of its sign.
+      if (in.op == Op::kSin || in.op == Op::kCos) x = flush(x);
+      // sqrt and rcp in float give the exactly rounded .rn result; the others go through double.
+      float r = in.op == Op::kSqrt  ? std::sqrt(x)
+                : in.op == Op::kRcp ? 1.0f / x
+                                    : static_cast<float>(function(x));
+      d[l] = fp.out32(r);
+    });
+  } else if (o.f64) {
+    RoundingScope scope(in.rounding);
+    for_lanes(on, [&](uint32_t l) { d[l] = fp.out64(function(as_f64(a[l]))); });
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// The opcodes without a handler of their own in the dispatch loop, and the general forms of those with one
+// (decode.cc picks). No default: an opcode of instructions.def that is neither here nor one of the table's
+// PTX_OWN_HANDLER rows fails the build (-Wswitch).
+bool BlockInterpreter::alu(Warp& w, const Inst& in, uint32_t on) {
+  if ((in.flags & ptx::kFlagCarryOut) != 0) return carry_arithmetic(w, in, on);
+  const uint32_t bits = ptx::type_bits(in.type);
+  const Operands o{in.ndst > 0 ? reg(w, in.dst[0]) : nullptr,
+                   in.nsrc > 0 ? reg(w, in.src[0]) : nullptr,
+                   in.nsrc > 1 ? reg(w, in.src[1]) : nullptr,
+                   in.nsrc > 2 ? reg(w, in.src[2]) : nullptr,
+                   in.type,
+                   bits,
+                   ptx::is_signed(in.type),
+                   low_mask(bits),
+                   in.type == Type::kF32,
+                   in.type == Type::kF64};
+  const FloatRules fp{in, o};
+  bool done = true;
+  switch (in.op) {
+    case Op::kMov:
     case Op::kClock:
-      for_lanes(on, [&](uint32_t l) { d[l] = w.clock & m; });
-      return true;
-    case Op::kCvta: {
-      uint64_t base = window(in.space);
-      bool to = (in.flags & ptx::kFlagTo) != 0;
-      for_lanes(on, [&](uint32_t l) { d[l] = (to ? a[l] - base : a[l] + base) & m; });
-      return true;
-    }
+    case Op::kCvta:
     case Op::kIsspacep:
-      set_pred(w, in.dst[0], on, lanes_where(on, [&](uint32_t l) { return classify(a[l]) == in.space; }));
-      return true;
+      done = moves(w, in, o, on);
+      break;
     case Op::kCvt:
       return convert(w, in, on);
-    case Op::kAdd:
-    case Op::kSub: {
-      bool sub = in.op == Op::kSub;
-      if (f32) {
-        RoundingScope scope(in.rounding);
-        for_lanes(on, [&](uint32_t l) {
-          d[l] = fout32(sub ? fin32(a[l]) - fin32(b[l]) : fin32(a[l]) + fin32(b[l]));
-        });
-      } else if (f64) {
-        RoundingScope scope(in.rounding);
-        for_lanes(on, [&](uint32_t l) {
-          d[l] = fnan64(sub ? as_f64(a[l]) - as_f64(b[l]) : as_f64(a[l]) + as_f64(b[l]), l);
-        });
-      } else if (sat) {
-        if (type != Type::kS32) return unsupported();
-        for_lanes(on, [&](uint32_t l) {
-          int64_t x = sext(a[l], 32), y = sext(b[l], 32);
-          int64_t r = std::clamp<int64_t>(sub ? x - y : x + y, INT32_MIN, INT32_MAX);
-          d[l] = static_cast<uint64_t>(r) & m;
-        });
-      } else if (sub) {
-        for_lanes(on, [&](uint32_t l) { d[l] = (a[l] - b[l]) & m; });
-      } else {
-        for_lanes(on, [&](uint32_t l) { d[l] = (a[l] + b[l]) & m; });
-      }
-      return true;
-    }
-    case Op::kMul:
-    case Op::kMad: {
-      bool mad = in.op == Op::kMad;
-      if (f32) {
-        RoundingScope scope(in.rounding);
-        if (mad)
-          for_lanes(on, [&](uint32_t l) { d[l] = fout32(std::fma(fin32(a[l]), fin32(b[l]), fin32(c[l]))); });
-        else
-          for_lanes(on, [&](uint32_t l) { d[l] = fout32(fin32(a[l]) * fin32(b[l])); });
-        return true;
-      }
-      if (f64) {
-        RoundingScope scope(in.rounding);
-        if (mad)
-          for_lanes(
-              on, [&](uint32_t l) { d[l] = fnan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l); });
-        else
-          for_lanes(on, [&](uint32_t l) { d[l] = fnan64(as_f64(a[l]) * as_f64(b[l]), l); });
-        return true;
-      }
-      auto mode = static_cast<ptx::MulMode>(in.mode);
-      if (mode == ptx::MulMode::kLo && mad) {
-        for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l] + c[l]) & m; });
-      } else if (mode == ptx::MulMode::kLo) {
-        for_lanes(on, [&](uint32_t l) { d[l] = (a[l] * b[l]) & m; });
-      } else if (mode == ptx::MulMode::kWide) {
-        if (bits > 32) return unsupported();
-        uint64_t wide = low_mask(2 * bits);
-        if (sign) {
-          for_lanes(on, [&](uint32_t l) {
-            d[l] = (static_cast<uint64_t>(sext(a[l], bits) * sext(b[l], bits)) + (mad ? c[l] : 0)) & wide;
-          });
-        } else {
-          for_lanes(on, [&](uint32_t l) { d[l] = ((a[l] & m) * (b[l] & m) + (mad ? c[l] : 0)) & wide; });
-        }
-      } else {
-        for_lanes(on, [&](uint32_t l) {
-          uint64_t high;
-          if (bits == 64) {
-            high = sign ? static_cast<uint64_t>((static_cast<Int128>(static_cast<int64_t>(a[l])) *
-                                                 static_cast<int64_t>(b[l])) >>
-                                                64)
-                        : static_cast<uint64_t>((static_cast<Uint128>(a[l]) * b[l]) >> 64);
-          } else {
-            high = sign ? static_cast<uint64_t>((sext(a[l], bits) * sext(b[l], bits)) >> bits)
-                        : ((a[l] & m) * (b[l] & m)) >> bits;
-          }
-          if (mad && sat && type == Type::kS32) {
-            d[l] = static_cast<uint64_t>(
-                       std::clamp<int64_t>(sext(high, 32) + sext(c[l], 32), INT32_MIN, INT32_MAX)) &
-                   m;
-          } else {
-            d[l] = (high + (mad ? c[l] : 0)) & m;
-          }
-        });
-      }
-      return true;
-    }
-    case Op::kMul24:
-    case Op::kMad24: {
-      if (bits != 32) return unsupported();
-      bool hi = static_cast<ptx::MulMode>(in.mode) == ptx::MulMode::kHi;
-      for_lanes(on, [&](uint32_t l) {
-        int64_t x = sign ? sext(a[l], 24) : static_cast<int64_t>(a[l] & 0xFFFFFF);
-        int64_t y = sign ? sext(b[l], 24) : static_cast<int64_t>(b[l] & 0xFFFFFF);
-        uint64_t product = static_cast<uint64_t>(x * y);
-        uint64_t part = hi ? product >> 16 : product;
-        d[l] = (part + (in.op == Op::kMad24 ? c[l] : 0)) & m;
-      });
-      return true;
-    }
-    case Op::kFma:
-      if (f32) {
-        RoundingScope scope(in.rounding);
-        for_lanes(on, [&](uint32_t l) { d[l] = fout32(std::fma(fin32(a[l]), fin32(b[l]), fin32(c[l]))); });
-      } else if (f64) {
-        RoundingScope scope(in.rounding);
-        for_lanes(on,
-                  [&](uint32_t l) { d[l] = fnan64(std::fma(as_f64(a[l]), as_f64(b[l]), as_f64(c[l])), l); });
-      } else {
-        return unsupported();
-      }
-      return true;
-    case Op::kDiv:
-    case Op::kRem: {
-      bool rem = in.op == Op::kRem;
-      if (f32 && !rem) {
-        RoundingScope scope(in.rounding);
-        for_lanes(on, [&](uint32_t l) { d[l] = fout32(fin32(a[l]) / fin32(b[l])); });
-        return true;
-      }
-      if (f64 && !rem) {
-        RoundingScope scope(in.rounding);
-        for_lanes(on, [&](uint32_t l) { d[l] = fnan64(as_f64(a[l]) / as_f64(b[l]), l); });
-        return true;
-      }
-      if (ptx::is_float(type)) return unsupported();
-      for_lanes(on, [&](uint32_t l) {
-        if (sign) {
-          int64_t x = sext(a[l], bits), y = sext(b[l], bits);
-          int64_t minimum = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
-          int64_t r;
-          // By zero the H200 gives all ones, except a 32- or 64-bit remainder, which gives the dividend.
-          if (y == 0)
-            r = rem && bits > 16 ? x : -1;
-          else if (x == minimum && y == -1)
-            r = rem ? 0 : minimum;
-          else
-            r = rem ? x % y : x / y;
-          d[l] = static_cast<uint64_t>(r) & m;
-        } else {
-          uint64_t x = a[l] & m, y = b[l] & m;
-          d[l] = y == 0 ? (rem && bits > 16 ? x : m) : (rem ? x % y : x / y);
-        }
-      });
-      return true;
-    }
-    case Op::kNeg:
-    case Op::kAbs: {
-      bool abs = in.op == Op::kAbs;
-      if (f32) {
-        for_lanes(on, [&](uint32_t l) {
-          uint64_t v = ftz ? from_f32(flush(as_f32(a[l]))) : a[l] & 0xFFFFFFFFu;
-          // abs and neg of a NaN give the canonical NaN on the GPU.
-          if (std::isnan(as_f32(v))) {
-            d[l] = 0x7FFFFFFFu;
-            return;
-          }
-          d[l] = abs ? v & 0x7FFFFFFFu : v ^ 0x80000000u;
-        });
-      } else if (f64) {
-        for_lanes(on,
-                  [&](uint32_t l) { d[l] = abs ? a[l] & ~(uint64_t{1} << 63) : a[l] ^ (uint64_t{1} << 63); });
-      } else {
-        for_lanes(on, [&](uint32_t l) {
-          int64_t x = sext(a[l], bits);
-          d[l] =
-              static_cast<uint64_t>(abs && x >= 0 ? x : static_cast<int64_t>(0 - static_cast<uint64_t>(x))) &
-              m;
-        });
-      }
-      return true;
-    }
-    case Op::kMin:
-    case Op::kMax: {
-      bool max = in.op == Op::kMax;
-      // Between -0 and +0, min picks -0 and max +0, as the GPU does.
-      // One NaN: the other operand. Two NaNs: the second, quieted, as the H200 recordings show (f32 results
-      // are made canonical later).
-      // Spelled out rather than left to fmax, whose choice between two NaNs depends on how it is compiled.
-      auto pick = [&](auto x, auto y) {
-        using T = decltype(x);
-        if (std::isnan(x) || std::isnan(y)) {
-          if (!std::isnan(x)) return x;
-          if (!std::isnan(y)) return y;
-          if constexpr (sizeof(T) == 8)
-            return std::bit_cast<double>(std::bit_cast<uint64_t>(y) | (uint64_t{1} << 51));
-          else
-            return std::bit_cast<float>(std::bit_cast<uint32_t>(y) | (uint32_t{1} << 22));
-        }
-        if (x == y) return (std::signbit(x) != max) ? x : y;
-        return max ? (x > y ? x : y) : (x < y ? x : y);
-      };
-      if (f32) {
-        for_lanes(on, [&](uint32_t l) { d[l] = fout32(pick(fin32(a[l]), fin32(b[l]))); });
-      } else if (f64) {
-        for_lanes(on, [&](uint32_t l) { d[l] = fout64(pick(as_f64(a[l]), as_f64(b[l]))); });
-      } else if (sign) {
-        for_lanes(on, [&](uint32_t l) {
-          int64_t x = sext(a[l], bits), y = sext(b[l], bits);
-          d[l] = static_cast<uint64_t>(max ? std::max(x, y) : std::min(x, y)) & m;
-        });
-      } else {
-        for_lanes(on, [&](uint32_t l) {
-          d[l] = max ? std::max(a[l] & m, b[l] & m) : std::min(a[l] & m, b[l] & m);
-        });
-      }
-      return true;
-    }
-    case Op::kAnd:
-      for_lanes(on, [&](uint32_t l) { d[l] = (a[l] & b[l]) & m; });
-      return true;
-    case Op::kOr:
-      for_lanes(on, [&](uint32_t l) { d[l] = (a[l] | b[l]) & m; });
-      return true;
-    case Op::kXor:
-      for_lanes(on, [&](uint32_t l) { d[l] = (a[l] ^ b[l]) & m; });
-      return true;
-    case Op::kNot:
-      for_lanes(on, [&](uint32_t l) { d[l] = ~a[l] & m; });
-      return true;
-    case Op::kCnot:
-      for_lanes(on, [&](uint32_t l) { d[l] = (a[l] & m) == 0 ? 1 : 0; });
-      return true;
-    case Op::kShl:
-      for_lanes(on, [&](uint32_t l) {
-        uint64_t amount = b[l] & 0xFFFFFFFFu;
-        d[l] = amount >= bits ? 0 : (a[l] << amount) & m;
-      });
-      return true;
-    case Op::kShr:
-      for_lanes(on, [&](uint32_t l) {
-        uint64_t amount = std::min<uint64_t>(b[l] & 0xFFFFFFFFu, bits);
-        if (sign)
-          d[l] = static_cast<uint64_t>(sext(a[l], bits) >> std::min<uint64_t>(amount, 63)) & m;
-        else
-          d[l] = amount >= bits ? 0 : (a[l] & m) >> amount;
-      });
-      return true;
-    case Op::kBfe:
-      for_lanes(on, [&](uint32_t l) {
-        // 32-bit forms keep the low 8 bits of position and length; the H200's 64-bit forms keep them whole.
-        uint64_t field_mask = bits == 64 ? 0xFFFFFFFFu : 0xFF;
-        uint32_t pos = static_cast<uint32_t>(std::min<uint64_t>(b[l] & field_mask, 255 + 64));
-        uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(c[l] & 0xFF, 255));
-        uint64_t value = a[l] & m;
-        uint64_t result;
-        if (len == 0)
-          result = 0;
-        else if (pos >= bits)
-          result = sign && ((value >> (bits - 1)) & 1) ? m : 0;
-        else {
-          uint32_t width = std::min(len, bits - pos);
-          uint64_t field = (value >> pos) & low_mask(width);
-          result = sign ? static_cast<uint64_t>(sext(field, width)) & m : field;
-        }
-        d[l] = result;
-      });
-      return true;
-    case Op::kBfi: {
-      const uint64_t* e = reg(w, in.src[3]);
-      for_lanes(on, [&](uint32_t l) {
-        // As for bfe: the 64-bit form keeps the position whole.
-        uint32_t pos =
-            static_cast<uint32_t>(std::min<uint64_t>(c[l] & (bits == 64 ? 0xFFFFFFFFu : 0xFF), 255 + 64));
-        uint32_t len = static_cast<uint32_t>(e[l] & 0xFF);
-        if (len == 0 || pos >= bits) {
-          d[l] = b[l] & m;
-          return;
-        }
-        uint64_t field = low_mask(std::min(len, bits - pos)) << pos;
-        d[l] = ((b[l] & ~field) | ((a[l] << pos) & field)) & m;
-      });
-      return true;
-    }
-    case Op::kPrmt: {
-      // The source byte of d.b0..d.b3 for each mode and selector c[1:0] (PTX ISA, prmt).
-      static constexpr uint8_t kModeBytes[6][4][4] = {
-          {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},   // f4e
-          {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},   // b4e
-          {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},   // rc8
-          {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},   // ecl
-          {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},   // ecr
-          {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}};  // rc16
-      auto mode = static_cast<ptx::PrmtMode>(in.mode);
-      for_lanes(on, [&](uint32_t l) {
-        uint64_t source = (a[l] & 0xFFFFFFFFu) | ((b[l] & 0xFFFFFFFFu) << 32);
-        uint32_t selector = static_cast<uint32_t>(c[l]);
-        uint32_t result = 0;
-        for (uint32_t i = 0; i < 4; ++i) {
-          uint32_t byte;
-          if (mode == ptx::PrmtMode::kDefault) {
-            uint32_t nibble = (selector >> (4 * i)) & 0xF;
-            byte = static_cast<uint32_t>((source >> (8 * (nibble & 7))) & 0xFF);
-            if ((nibble & 8) != 0) byte = (byte & 0x80) != 0 ? 0xFF : 0;
-          } else {
-            uint32_t from = kModeBytes[static_cast<int>(mode) - 1][selector & 3][i];
-            byte = static_cast<uint32_t>((source >> (8 * from)) & 0xFF);
-          }
-          result |= byte << (8 * i);
-        }
-        d[l] = result;
-      });
-      return true;
-    }
-    case Op::kShf: {
-      bool right = (in.mode & ptx::kShfRight) != 0, clamp = (in.mode & ptx::kShfClamp) != 0;
-      for_lanes(on, [&](uint32_t l) {
-        uint64_t n = clamp ? std::min<uint64_t>(c[l] & 0xFFFFFFFFu, 32) : c[l] & 31;
-        uint64_t funnel = (a[l] & 0xFFFFFFFFu) | ((b[l] & 0xFFFFFFFFu) << 32);
-        d[l] = right ? (funnel >> n) & 0xFFFFFFFFu : ((funnel << n) >> 32) & 0xFFFFFFFFu;
-      });
-      return true;
-    }
-    case Op::kCopysign:
-      if (f32)
-        for_lanes(on, [&](uint32_t l) { d[l] = (b[l] & 0x7FFFFFFFu) | (a[l] & 0x80000000u); });
-      else if (f64)
-        for_lanes(on,
-                  [&](uint32_t l) { d[l] = (b[l] & ~(uint64_t{1} << 63)) | (a[l] & (uint64_t{1} << 63)); });
-      else
-        return unsupported();
-      return true;
-    case Op::kPopc:
-      for_lanes(on, [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::popcount(a[l] & m)); });
-      return true;
-    case Op::kClz:
-      for_lanes(on,
-                [&](uint32_t l) { d[l] = static_cast<uint64_t>(std::countl_zero(a[l] & m)) - (64 - bits); });
-      return true;
-    case Op::kBfind:
-      for_lanes(on, [&](uint32_t l) {
-        uint64_t value = a[l] & m;
-        if (sign && ((value >> (bits - 1)) & 1) != 0) value = ~value & m;
-        if (value == 0) {
-          d[l] = 0xFFFFFFFFu;
-          return;
-        }
-        uint64_t position = 63 - static_cast<uint64_t>(std::countl_zero(value));
-        d[l] = in.mode == 1 ? bits - 1 - position : position;
-      });
-      return true;
-    case Op::kBrev:
-      for_lanes(on, [&](uint32_t l) {
-        uint64_t value = a[l] & m, reversed = 0;
-        for (uint32_t i = 0; i < bits; ++i) reversed |= ((value >> i) & 1) << (bits - 1 - i);
-        d[l] = reversed;
-      });
-      return true;
-    case Op::kLop3: {
-      const uint64_t* lut = reg(w, in.src[3]);
-      for_lanes(on, [&](uint32_t l) {
-        uint64_t table = lut[l] & 0xFF, result = 0;
-        for (uint32_t i = 0; i < 8; ++i) {
-          if (((table >> i) & 1) == 0) continue;
-          result |= ((i & 4) ? a[l] : ~a[l]) & ((i & 2) ? b[l] : ~b[l]) & ((i & 1) ? c[l] : ~c[l]);
-        }
-        d[l] = result & m;
-      });
-      return true;
-    }
     case Op::kSetp:
       return compare(w, in, on);
-    case Op::kSelp: {
-      const uint32_t pick = pred_source(w, in, 2);
-      for_lanes(on, [&](uint32_t l) { d[l] = ((pick >> l) & 1 ? a[l] : b[l]) & m; });
-      return true;
-    }
+    case Op::kAddc:
+    case Op::kSubc:
+    case Op::kMadc:
+      return carry_arithmetic(w, in, on);
+    case Op::kAdd:
+    case Op::kSub:
+      done = add_sub(in, o, fp, on);
+      break;
+    case Op::kMul:
+    case Op::kMad:
+    case Op::kFma:
+      done = mul_mad(in, o, fp, on);
+      break;
+    case Op::kMul24:
+    case Op::kMad24:
+      done = mul24(in, o, on);
+      break;
+    case Op::kDp4a:
+    case Op::kDp2a:
+    case Op::kSad:
+      done = dot_products(in, o, on);
+      break;
+    case Op::kDiv:
+    case Op::kRem:
+      done = div_rem(in, o, fp, on);
+      break;
+    case Op::kNeg:
+    case Op::kAbs:
+    case Op::kCopysign:
+      done = signs(in, o, fp, on);
+      break;
+    case Op::kMin:
+    case Op::kMax:
+      done = min_max(in, o, fp, on);
+      break;
+    case Op::kAnd:
+    case Op::kOr:
+    case Op::kXor:
+    case Op::kNot:
+    case Op::kCnot:
+    case Op::kLop3:
+    case Op::kShl:
+    case Op::kShr:
+      logic(w, in, o, on);
+      break;
+    case Op::kBfe:
+    case Op::kBfi:
+      bit_fields(w, in, o, on);
+      break;
+    case Op::kPrmt:
+    case Op::kShf:
+      permutes(in, o, on);
+      break;
+    case Op::kPopc:
+    case Op::kClz:
+    case Op::kBfind:
+    case Op::kBrev:
+      bit_counts(in, o, on);
+      break;
+    case Op::kSelp:
     case Op::kSlct:
-      for_lanes(on, [&](uint32_t l) {
-        bool pick_a = in.type2 == Type::kF32 ? as_f32(c[l]) >= 0.0f : sext(c[l], 32) >= 0;
-        d[l] = (pick_a ? a[l] : b[l]) & m;
-      });
-      return true;
-    case Op::kSqrt:
-    case Op::kRsqrt:
-    case Op::kRcp:
-    case Op::kEx2:
-    case Op::kLg2:
-    case Op::kSin:
-    case Op::kCos:
-    case Op::kTanh: {
-      auto function = [&](double x) {
-        switch (in.op) {
-          case Op::kSqrt:
-            return std::sqrt(x);
-          case Op::kRsqrt:
-            return 1.0 / std::sqrt(x);
-          case Op::kRcp:
-            return 1.0 / x;
-          case Op::kEx2:
-            return std::exp2(x);
-          case Op::kLg2:
-            return std::log2(x);
-          case Op::kSin:
-            return std::sin(x);
-          case Op::kCos:
-            return std::cos(x);
-          default:
-            return std::tanh(x);
-        }
-      };
-      if (f32) {
-        RoundingScope scope(in.rounding);
-        for_lanes(on, [&](uint32_t l) {
-          float x = fin32(a[l]);
-          // The H200's sin and cos units read a subnormal operand as a zero of its sign.
-          if (in.op == Op::kSin || in.op == Op::kCos) x = flush(x);
-          // sqrt and rcp in float give the exactly rounded .rn result; the others go through double.
-          float r = in.op == Op::kSqrt  ? std::sqrt(x)
-                    : in.op == Op::kRcp ? 1.0f / x
-                                        : static_cast<float>(function(x));
-          d[l] = fout32(r);
-        });
-      } else if (f64) {
-        RoundingScope scope(in.rounding);
-        for_lanes(on, [&](uint32_t l) { d[l] = fout64(function(as_f64(a[l]))); });
-      } else {
-        return unsupported();
-      }
-      return true;
-    }
-    default:
-      return unsupported();
+      selects(w, in, o, on);
+      break;
+// The table's lists, one at a time.
+#define PTX_OP(name, mnemonic, shape, origin)
+#define PTX_ALIAS(mnemonic, name)
+#define PTX_TRANSCENDENTAL(name) case Op::name:
+#include "harness/ptx/instructions.def"
+#undef PTX_TRANSCENDENTAL
+      done = transcendental(in, o, fp, on);
+      break;
+#define PTX_OWN_HANDLER(name) case Op::name:
+#include "harness/ptx/instructions.def"
+#undef PTX_OWN_HANDLER
+#undef PTX_ALIAS
+#undef PTX_OP
+      done = false;  // never sent here by decode.cc
+      break;
   }
+  if (!done)
+    runtime_error(in, fmt::format("unsupported instruction {}{} for this type", ptx::to_string(in.op),
+                                  ptx::to_string(in.type)));
+  return done;
 }
 
 bool BlockInterpreter::convert(Warp& w, const Inst& in, uint32_t on) {
