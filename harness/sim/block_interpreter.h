@@ -185,6 +185,23 @@ struct BlockInterpreter {
     return {t % launch.block.x, (t / launch.block.x) % launch.block.y, t / (launch.block.x * launch.block.y)};
   }
 
+  // The allocation holding [address, address + bytes), the last one found tried first; nullptr if none.
+  // Defined here so that the hit path of every global access inlines it.
+  const Allocation* find_allocation(uint64_t address, uint64_t bytes) {
+    const auto& all = launch.allocations;
+    if (last_allocation < all.size()) {
+      const Allocation& a = all[last_allocation];
+      if (address >= a.base && address - a.base + bytes <= a.bytes) return &a;
+    }
+    auto it = std::upper_bound(all.begin(), all.end(), address,
+                               [](uint64_t x, const Allocation& a) { return x < a.base; });
+    if (it == all.begin()) return nullptr;
+    --it;
+    if (address - it->base + bytes > it->bytes) return nullptr;
+    last_allocation = static_cast<size_t>(it - all.begin());
+    return &*it;
+  }
+
   // The lanes' lowest and highest address and all of them ORed (for the alignment test), and for a full
   // warp whether its lanes are one stride apart (access.h).
   using Span = AccessSpan;
@@ -263,7 +280,7 @@ struct BlockInterpreter {
   template <class F>
   [[gnu::always_inline]] inline void lanes2(Warp& w, const Inst& in, uint32_t on, F&& f);
   static uint64_t canonical_f32(float x);
-  static void predicate_logic(Warp& w, const Inst& in, uint32_t on);
+  static inline void predicate_logic(Warp& w, const Inst& in, uint32_t on);
   void set_predicates(Warp& w, const Inst& in, uint32_t on, uint32_t truth);
   void release_barrier();
   std::optional<BlockFault> run(uint64_t linear, std::vector<Finding>* out);
@@ -272,7 +289,6 @@ struct BlockInterpreter {
   void flush_output();
 
   // memory.cc: addresses, loads and stores, atomics, cp.async
-  const Allocation* find_allocation(uint64_t address, uint64_t bytes);
   static uint64_t address_mask(ptx::Space space);
   static ptx::Space classify(uint64_t address);
   static uint64_t window(ptx::Space space);

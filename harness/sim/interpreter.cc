@@ -574,7 +574,7 @@ uint64_t BlockInterpreter::canonical_f32(float x) {
 }
 
 // and/or/xor/not/cnot/mov on .pred: one operation on the masks.
-void BlockInterpreter::predicate_logic(Warp& w, const Inst& in, uint32_t on) {
+inline void BlockInterpreter::predicate_logic(Warp& w, const Inst& in, uint32_t on) {
   const uint32_t a = pred_source(w, in, 0);
   uint32_t value = a;
   switch (in.op) {

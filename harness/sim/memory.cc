@@ -12,21 +12,6 @@
 
 namespace gpugrade::sim {
 
-const Allocation* BlockInterpreter::find_allocation(uint64_t address, uint64_t bytes) {
-  const auto& all = launch.allocations;
-  if (last_allocation < all.size()) {
-    const Allocation& a = all[last_allocation];
-    if (address >= a.base && address - a.base + bytes <= a.bytes) return &a;
-  }
-  auto it = std::upper_bound(all.begin(), all.end(), address,
-                             [](uint64_t x, const Allocation& a) { return x < a.base; });
-  if (it == all.begin()) return nullptr;
-  --it;
-  if (address - it->base + bytes > it->bytes) return nullptr;
-  last_allocation = static_cast<size_t>(it - all.begin());
-  return &*it;
-}
-
 // A .shared address is 32 bits wide on the device: the upper half of a 64-bit address register is not
 // used, so `tile[threadIdx.x - 1]` computed in 64 bits from an unsigned index (as NVRTC emits it) lands
 // on the element before the start, as the 32-bit arithmetic nvcc emits does.
