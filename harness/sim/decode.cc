@@ -154,15 +154,14 @@ Handler handler_for(const Inst& in) {
     case Op::kBrev:
     case Op::kLop3:
     case Op::kSlct:
-    case Op::kSqrt:
-    case Op::kRsqrt:
-    case Op::kRcp:
-    case Op::kEx2:
-    case Op::kLg2:
-    case Op::kSin:
-    case Op::kCos:
-    case Op::kTanh:
     case Op::kClock:
+#define PTX_OP(name, mnemonic, shape, origin)
+#define PTX_ALIAS(mnemonic, name)
+#define PTX_TRANSCENDENTAL(name) case Op::name:
+#include "harness/ptx/instructions.def"
+#undef PTX_TRANSCENDENTAL
+#undef PTX_ALIAS
+#undef PTX_OP
       return Handler::kGeneral;
   }
   return Handler::kGeneral;

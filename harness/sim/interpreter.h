@@ -19,6 +19,8 @@
 
 namespace gpugrade::sim {
 
+struct BlockInterpreter;
+
 // A global allocation: a request buffer or a module .global variable.
 struct Allocation {
   std::string name;
@@ -102,8 +104,7 @@ class BlockRunner {
   std::optional<BlockFault> resume(bool* finished);
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<BlockInterpreter> interpreter_;
 };
 
 // The source position of a .loc file index, for findings.
