@@ -230,4 +230,12 @@ uint32_t blocks_for(size_t n, uint32_t block) { return static_cast<uint32_t>((n 
 
 // ======================================== elementwise.cu ========================================
 
+// Per block of `block` consecutive elements, their sum.
+template <class T>
+std::vector<T> block_sums(const std::vector<T>& in, size_t block) {
+  std::vector<T> sums((in.size() + block - 1) / block, T{0});
+  for (size_t i = 0; i < in.size(); ++i) sums[i / block] += in[i];
+  return sums;
+}
+
 }  // namespace gpugrade::course_test

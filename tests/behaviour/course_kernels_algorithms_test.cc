@@ -18,6 +18,20 @@ namespace {
 
 using namespace course_test;  // NOLINT: the launch and the checks of tests/course_kernels_support.h
 
+// ========================================== matmul.cu ==========================================
+
+std::vector<float> matmul_reference(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
+                                    int K) {
+  std::vector<float> C(static_cast<size_t>(M) * N, 0.0f);
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) {
+      double sum = 0;
+      for (int k = 0; k < K; ++k) sum += static_cast<double>(A[r * K + k]) * B[k * N + c];
+      C[r * N + c] = static_cast<float>(sum);
+    }
+  return C;
+}
+
 void check_matmul(const std::string& kernel, int M, int N, int K) {
   Numbers gen(50);
   const std::vector<float> A = gen.floats(static_cast<size_t>(M) * K, -1, 1);

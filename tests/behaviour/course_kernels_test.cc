@@ -248,14 +248,6 @@ TEST(CourseKernels, ClampWithPrintfShowsEachThreadsLine) {
 
 // ======================================== reductions.cu ========================================
 
-// Per block of `block` consecutive elements, their sum.
-template <class T>
-std::vector<T> block_sums(const std::vector<T>& in, size_t block) {
-  std::vector<T> sums((in.size() + block - 1) / block, T{0});
-  for (size_t i = 0; i < in.size(); ++i) sums[i / block] += in[i];
-  return sums;
-}
-
 void check_int_tree(const std::string& kernel) {
   Numbers gen(10);
   const int n = 1000;
@@ -612,20 +604,6 @@ TEST(CourseKernels, HistogramWithoutAtomicsIsARace) {
   EXPECT_EQ(out.findings[0].message, "thread (33,0,0) reads local[2] written by thread (29,0,0) at line " +
                                          std::to_string(line_of("histograms", "racy_increment")) +
                                          " with no __syncthreads() between them");
-}
-
-// ========================================== matmul.cu ==========================================
-
-std::vector<float> matmul_reference(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
-                                    int K) {
-  std::vector<float> C(static_cast<size_t>(M) * N, 0.0f);
-  for (int r = 0; r < M; ++r)
-    for (int c = 0; c < N; ++c) {
-      double sum = 0;
-      for (int k = 0; k < K; ++k) sum += static_cast<double>(A[r * K + k]) * B[k * N + c];
-      C[r * N + c] = static_cast<float>(sum);
-    }
-  return C;
 }
 
 std::vector<std::string> findings_of(const Observations& out) {
