@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Validates exercise.yaml files against exercises/schema.json; tests/schema_test.cc runs it on every
+# Validates exercise.yaml files against exercises/schema.json; tests/behaviour/schema_test.cc runs it on every
 # shipped exercise. Exit 0: all valid; 1: some file is not (one line per problem); 77: a module is missing.
 import sys
 

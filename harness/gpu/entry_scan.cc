@@ -317,11 +317,105 @@ std::string blank_comments(std::string_view ptx) {
   return code;
 }
 
-bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels, std::string* error) {
-  const std::string code = blank_comments(ptx);
-  const std::vector<Token> tokens = tokenize(code);
-  std::vector<Variable> variables;
-  std::vector<Function> functions;
+namespace {
+
+// A function's head and body: its name, parameters and what its body names. `open` is the index of the
+// body's '{'; returns the index of its '}'.
+std::optional<size_t> read_function(const std::vector<Token>& tokens, std::span<const Token> head,
+                                    size_t open, std::vector<Function>* functions, std::string* error) {
+  Function fn;
+  size_t k = 0;
+  while (k < head.size() && head[k].text != ".entry" && head[k].text != ".func") ++k;
+  fn.entry = head[k].text == ".entry";
+  ++k;
+  if (k < head.size() && head[k].text == "(")  // a .func's return parameters
+    for (int depth = 0; k < head.size(); ++k) {
+      depth += head[k].text == "(" ? 1 : head[k].text == ")" ? -1 : 0;
+      if (depth == 0) {
+        ++k;
+        break;
+      }
+    }
+  if (k >= head.size() || !is_name(head[k])) {
+    *error = fail(head.empty() ? tokens[open].line : head.front().line, "a function without a name");
+    return std::nullopt;
+  }
+  fn.name = head[k].text;
+  if (k + 1 < head.size() && head[k + 1].text == "(") {
+    size_t close = k + 1;
+    for (int depth = 0; close < head.size(); ++close) {
+      depth += head[close].text == "(" ? 1 : head[close].text == ")" ? -1 : 0;
+      if (depth == 0) break;
+    }
+    fn.params = params_of(head.subspan(k + 2, close - (k + 2)));
+  }
+  std::optional<size_t> end = read_body(tokens, open, &fn);
+  if (!end) {
+    *error = fail(head.front().line, fmt::format("missing '}}' at the end of '{}'", fn.name));
+    return std::nullopt;
+  }
+  functions->push_back(std::move(fn));
+  return end;
+}
+
+// The module's functions and variables by name.
+struct ModuleNames {
+  std::map<std::string_view, const Function*> functions;
+  std::map<std::string_view, const Variable*> variables;
+};
+
+// What one entry reaches: its body's names, the bodies of the functions those name (called or address
+// taken), and the names in the initializers of the variables they name; its shared memory and barriers.
+KernelTraits traits_of_entry(const Function& fn, const ModuleNames& names) {
+  KernelTraits traits;
+  traits.entry = fn.name;
+  traits.params = fn.params;
+  traits.line = fn.first_line;
+  std::vector<const Variable*> shared;
+  std::set<std::string_view> visited{fn.name};
+  std::vector<std::string_view> pending(fn.names.rbegin(), fn.names.rend());
+  std::vector<const Function*> reached{&fn};
+  while (!pending.empty()) {
+    std::string_view name = pending.back();
+    pending.pop_back();
+    if (!visited.insert(name).second) continue;
+    if (auto f = names.functions.find(name); f != names.functions.end()) {
+      reached.push_back(f->second);
+      pending.insert(pending.end(), f->second->names.rbegin(), f->second->names.rend());
+    } else if (auto v = names.variables.find(name); v != names.variables.end()) {
+      if (v->second->space == ".shared") shared.push_back(v->second);
+      pending.insert(pending.end(), v->second->names_in_initializer.rbegin(),
+                     v->second->names_in_initializer.rend());
+    }
+  }
+  std::set<const Variable*> elsewhere;  // declared in the body of a called function
+  for (const Function* f : reached) {
+    traits.uses_barrier = traits.uses_barrier || f->barrier;
+    if (traits.grid_sync_line == 0) traits.grid_sync_line = f->grid_sync_line;
+    for (const Variable& variable : f->own_shared) {
+      shared.push_back(&variable);
+      if (f != &fn) elsewhere.insert(&variable);
+    }
+  }
+  for (const Variable* variable : shared) {
+    traits.shared.push_back(
+        {variable->name, variable->bytes, variable->align, variable->dynamic, !elsewhere.contains(variable)});
+    if (variable->dynamic) {
+      traits.uses_dynamic_shared = true;
+    } else {
+      const uint64_t at =
+          (traits.static_shared_bytes + variable->align - 1) / variable->align * variable->align;
+      traits.static_shared_bytes = at < traits.static_shared_bytes || variable->bytes > UINT64_MAX - at
+                                       ? UINT64_MAX
+                                       : at + variable->bytes;
+    }
+  }
+  return traits;
+}
+
+// Reads the module's statements into its variables and its functions' bodies.
+bool read_module(const std::vector<Token>& tokens, std::vector<Variable>* variables,
+                 std::vector<Function>* functions, std::string* error) {
   for (size_t i = 0; i < tokens.size();) {
     // Directives that end with their line, not with a ';'.
     if (ends_with_its_line(tokens[i].text)) {
@@ -347,38 +441,8 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
     }
     std::span<const Token> head = std::span(tokens).subspan(start, i - start);
     if (tokens[i].text == "{" && function && !initializer) {
-      Function fn;
-      size_t k = 0;
-      while (k < head.size() && head[k].text != ".entry" && head[k].text != ".func") ++k;
-      fn.entry = head[k].text == ".entry";
-      ++k;
-      if (k < head.size() && head[k].text == "(")  // a .func's return parameters
-        for (int depth = 0; k < head.size(); ++k) {
-          depth += head[k].text == "(" ? 1 : head[k].text == ")" ? -1 : 0;
-          if (depth == 0) {
-            ++k;
-            break;
-          }
-        }
-      if (k >= head.size() || !is_name(head[k])) {
-        *error = fail(head.empty() ? tokens[i].line : head.front().line, "a function without a name");
-        return false;
-      }
-      fn.name = head[k].text;
-      if (k + 1 < head.size() && head[k + 1].text == "(") {
-        size_t close = k + 1;
-        for (int depth = 0; close < head.size(); ++close) {
-          depth += head[close].text == "(" ? 1 : head[close].text == ")" ? -1 : 0;
-          if (depth == 0) break;
-        }
-        fn.params = params_of(head.subspan(k + 2, close - (k + 2)));
-      }
-      std::optional<size_t> end = read_body(tokens, i, &fn);
-      if (!end) {
-        *error = fail(head.front().line, fmt::format("missing '}}' at the end of '{}'", fn.name));
-        return false;
-      }
-      functions.push_back(std::move(fn));
+      std::optional<size_t> end = read_function(tokens, head, i, functions, error);
+      if (!end) return false;
       i = *end + 1;
       continue;
     }
@@ -400,14 +464,24 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
       head = std::span(tokens).subspan(start, i - start);
     }
     if (!function)
-      for (Variable& variable : variables_of(head)) variables.push_back(std::move(variable));
+      for (Variable& variable : variables_of(head)) variables->push_back(std::move(variable));
     ++i;
   }
+  return true;
+}
 
-  std::map<std::string_view, const Function*> by_name;
-  for (const Function& fn : functions) by_name.emplace(fn.name, &fn);
-  std::map<std::string_view, const Variable*> variable_by_name;
-  for (const Variable& variable : variables) variable_by_name.emplace(variable.name, &variable);
+}  // namespace
+
+bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels, std::string* error) {
+  const std::string code = blank_comments(ptx);
+  const std::vector<Token> tokens = tokenize(code);
+  std::vector<Variable> variables;
+  std::vector<Function> functions;
+  if (!read_module(tokens, &variables, &functions, error)) return false;
+
+  ModuleNames names;
+  for (const Function& fn : functions) names.functions.emplace(fn.name, &fn);
+  for (const Variable& variable : variables) names.variables.emplace(variable.name, &variable);
   std::vector<ConstVariable> constants;
   for (const Variable& variable : variables)
     if (variable.space == ".const") constants.push_back({variable.name, variable.bytes});
@@ -418,53 +492,9 @@ bool scan_kernel_traits(std::string_view ptx, std::vector<KernelTraits>* kernels
   kernels->clear();
   for (const Function& fn : functions) {
     if (!fn.entry) continue;
-    KernelTraits traits;
-    traits.entry = fn.name;
-    traits.params = fn.params;
-    traits.line = fn.first_line;
+    KernelTraits traits = traits_of_entry(fn, names);
     traits.constants = constants;
     traits.device_variables = device_variables;
-    // What the kernel reaches: its body's names, the bodies of the functions those name (called or
-    // address taken), and the names in the initializers of the variables they name.
-    std::vector<const Variable*> shared;
-    std::set<std::string_view> visited{fn.name};
-    std::vector<std::string_view> pending(fn.names.rbegin(), fn.names.rend());
-    std::vector<const Function*> reached{&fn};
-    while (!pending.empty()) {
-      std::string_view name = pending.back();
-      pending.pop_back();
-      if (!visited.insert(name).second) continue;
-      if (auto f = by_name.find(name); f != by_name.end()) {
-        reached.push_back(f->second);
-        pending.insert(pending.end(), f->second->names.rbegin(), f->second->names.rend());
-      } else if (auto v = variable_by_name.find(name); v != variable_by_name.end()) {
-        if (v->second->space == ".shared") shared.push_back(v->second);
-        pending.insert(pending.end(), v->second->names_in_initializer.rbegin(),
-                       v->second->names_in_initializer.rend());
-      }
-    }
-    std::set<const Variable*> elsewhere;  // declared in the body of a called function
-    for (const Function* f : reached) {
-      traits.uses_barrier = traits.uses_barrier || f->barrier;
-      if (traits.grid_sync_line == 0) traits.grid_sync_line = f->grid_sync_line;
-      for (const Variable& variable : f->own_shared) {
-        shared.push_back(&variable);
-        if (f != &fn) elsewhere.insert(&variable);
-      }
-    }
-    for (const Variable* variable : shared) {
-      traits.shared.push_back({variable->name, variable->bytes, variable->align, variable->dynamic,
-                               !elsewhere.contains(variable)});
-      if (variable->dynamic) {
-        traits.uses_dynamic_shared = true;
-      } else {
-        const uint64_t at =
-            (traits.static_shared_bytes + variable->align - 1) / variable->align * variable->align;
-        traits.static_shared_bytes = at < traits.static_shared_bytes || variable->bytes > UINT64_MAX - at
-                                         ? UINT64_MAX
-                                         : at + variable->bytes;
-      }
-    }
     kernels->push_back(std::move(traits));
   }
   return true;

@@ -1,6 +1,7 @@
 // Learner defines as a learner meets them: the block size read from the file as written (macros,
 // constexpr, comments, suffixes), and a choice the exercise does not allow refused at its line with what is
-// allowed. End to end (the chosen launch reaching the kernel and the reference) is in format2_grade_test.cc.
+// allowed. End to end (the chosen launch reaching the kernel and the reference) is in
+// tests/behaviour/format2_grade_test.cc.
 #include "grader/exercise/learner_defines.h"
 
 #include <gtest/gtest.h>

@@ -3,6 +3,8 @@
 // cannot wait for it; the lender (launcher_lender.h) keeps one launcher across clean grades, resets it
 // between them, and replaces it after a grade that killed it or ended badly. The launchers here are shell
 // scripts that speak the serving protocol; no GPU is needed.
+#include "harness/gpu/launcher_lender.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -18,7 +20,6 @@
 #include <thread>
 
 #include "harness/gpu/child_process.h"
-#include "harness/gpu/launcher_lender.h"
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
