@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness/backend.h"
-#include "harness/sim/sim_backend.h"
+#include "harness/sim/access.h"
 
 namespace gpugrade::sim {
 

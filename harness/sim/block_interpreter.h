@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/coordinates.h"
 #include "harness/sim/interpreter.h"
 
 namespace gpugrade::sim {
@@ -359,8 +360,6 @@ struct BlockInterpreter {
 
   // faults.cc: findings and their wording
   Finding located(FindingKind kind, const Inst& in, std::string message);
-  static std::string dim(const Dim3& d);
-  static nlohmann::json dim_json(const Dim3& d);
   void runtime_error(const Inst& in, std::string what);
   void memory_fault(const Warp& w, uint32_t lane, const Inst& in, ptx::Space space, bool write,
                     uint64_t address, uint32_t bytes, bool misaligned);

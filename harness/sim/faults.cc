@@ -22,14 +22,10 @@ Finding BlockInterpreter::located(FindingKind kind, const Inst& in, std::string 
   return finding;
 }
 
-std::string BlockInterpreter::dim(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
-
-nlohmann::json BlockInterpreter::dim_json(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
-
 void BlockInterpreter::runtime_error(const Inst& in, std::string what) {
   Finding finding =
       located(FindingKind::kRuntimeError, in, fmt::format("{} (PTX line {})", what, in.ptx_line));
-  finding.details["block"] = dim_json(block_index);
+  finding.details["block"] = nlohmann::json(block_index);
   fault = BlockFault{std::move(finding)};
 }
 
@@ -39,8 +35,8 @@ void BlockInterpreter::runtime_error(const Inst& in, std::string what) {
 void BlockInterpreter::memory_fault(const Warp& w, uint32_t lane, const Inst& in, ptx::Space space,
                                     bool write, uint64_t address, uint32_t bytes, bool misaligned) {
   Dim3 t = thread_of(w, lane);
-  nlohmann::json details = {{"thread", dim_json(t)},
-                            {"block", dim_json(block_index)},
+  nlohmann::json details = {{"thread", nlohmann::json(t)},
+                            {"block", nlohmann::json(block_index)},
                             {"bytes", bytes},
                             {"space", std::string(ptx::to_string(space))},
                             {"write", write}};
@@ -110,7 +106,7 @@ void BlockInterpreter::memory_fault(const Warp& w, uint32_t lane, const Inst& in
     }
   }
   const std::string verb = write ? "writes" : "reads";
-  const std::string who = fmt::format("thread {} of block {}", dim(t), dim(block_index));
+  const std::string who = fmt::format("thread {} of block {}", to_string(t), to_string(block_index));
   std::string message;
   if (wild) {
     details["wild"] = true;
@@ -234,10 +230,10 @@ Finding BlockInterpreter::timeout_finding(Stop why) {
   const std::string lines = listed(where, &list, nullptr);
   const std::string loop_lines = listed(loops, &loop_list, &loop_warps);
   // The finding stands at the loop that did not end, which is what the learner has to look at.
-  const std::string at = loops.empty()
-                             ? fmt::format("in block {} the warps were at line {}", dim(block_index), lines)
-                             : fmt::format("in block {} the warps were in the loop at line {}, at line {}",
-                                           dim(block_index), loop_lines, lines);
+  const std::string at =
+      loops.empty() ? fmt::format("in block {} the warps were at line {}", to_string(block_index), lines)
+                    : fmt::format("in block {} the warps were in the loop at line {}, at line {}",
+                                  to_string(block_index), loop_lines, lines);
   Inst none;
   Finding finding = located(
       FindingKind::kTimeout,
@@ -249,7 +245,7 @@ Finding BlockInterpreter::timeout_finding(Stop why) {
                         launch.budget, at)
           : fmt::format("the kernel ran past its time limit of {} s (an endless loop?); {}",
                         launch.time_limit_seconds, at));
-  finding.details = {{"block", dim_json(block_index)}, {"lines", list}};
+  finding.details = {{"block", nlohmann::json(block_index)}, {"lines", list}};
   if (!loops.empty()) {
     finding.details["loop_lines"] = loop_list;
     finding.details["loop_warps"] = loop_warps;

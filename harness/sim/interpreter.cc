@@ -33,8 +33,9 @@ namespace {
 }  // namespace
 
 std::string file_name(const LaunchState& launch, uint32_t file) {
-  if (launch.files == nullptr || file >= launch.files->size()) return "";
-  return (*launch.files)[file];
+  return launch.files == nullptr || file > INT32_MAX
+             ? ""
+             : gpugrade::file_name(*launch.files, static_cast<int>(file));
 }
 
 void LaunchState::DeviceOutput::add(uint64_t block, std::vector<DeviceOutputLine>* block_lines,
@@ -237,9 +238,10 @@ void BlockInterpreter::track_poisoned(const Warp& w, const Inst& in, uint32_t on
                                             "without one, as in `float sum;` then `sum += ...`); a GPU "
                                             "leaves it undefined, so give it its "
                                             "first value where it is declared (`float sum = 0.0f;`)",
-                                            dim(thread_of(w, lane)), dim(block_index)));
+                                            to_string(thread_of(w, lane)), to_string(block_index)));
       finding.severity = Severity::kWarning;
-      finding.details = {{"block", dim_json(block_index)}, {"thread", dim_json(thread_of(w, lane))}};
+      finding.details = {{"block", nlohmann::json(block_index)},
+                         {"thread", nlohmann::json(thread_of(w, lane))}};
       findings->push_back(std::move(finding));
     }
   }
@@ -631,16 +633,16 @@ void BlockInterpreter::release_barrier() {
       message = fmt::format(
           "threads of block {} wait at different barriers (lines {}): __syncthreads() must be reached "
           "by every thread of the block at the same place",
-          dim(block_index), list);
+          to_string(block_index), list);
     } else {
       message = fmt::format(
           "barrier reached by only {} of {} threads of block {}; the other {} exited without reaching it "
           "(__syncthreads() inside a branch or after an early return)",
-          arrived, threads, dim(block_index), threads - arrived);
+          arrived, threads, to_string(block_index), threads - arrived);
     }
     Finding finding = located(FindingKind::kBarrierDivergence, first, std::move(message));
     finding.details = {
-        {"block", dim_json(block_index)}, {"arrived", arrived}, {"threads", threads}, {"lines", lines}};
+        {"block", nlohmann::json(block_index)}, {"arrived", arrived}, {"threads", threads}, {"lines", lines}};
     findings->push_back(std::move(finding));
   }
   // bar.red: every waiting thread gets the reduction of all waiting threads' predicates.

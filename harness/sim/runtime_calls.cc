@@ -107,14 +107,14 @@ void BlockInterpreter::assertion_failed(Warp& w, const Inst& in, uint32_t on) {
       in.nsrc > 3 ? read_device_string(call_argument<uint64_t>(w, in, lane, 3), read, 512).value_or("") : "";
   const Dim3 thread = thread_of(w, lane);
   const int lanes = std::popcount(on);
-  std::string message = fmt::format("assertion `{}` failed in thread {} of block {}", expression, dim(thread),
-                                    dim(block_index));
+  std::string message = fmt::format("assertion `{}` failed in thread {} of block {}", expression,
+                                    to_string(thread), to_string(block_index));
   if (lanes > 1)
     message += fmt::format(" (and {} more thread{} of its warp)", lanes - 1, lanes == 2 ? "" : "s");
   if (!function.empty()) message += fmt::format(", in {}", function);
   Finding finding = located(FindingKind::kAssertionFailed, in, std::move(message));
   finding.details = {
-      {"thread", dim_json(thread)}, {"block", dim_json(block_index)}, {"expression", expression}};
+      {"thread", nlohmann::json(thread)}, {"block", nlohmann::json(block_index)}, {"expression", expression}};
   if (!function.empty()) finding.details["function"] = function;
   if (in.nsrc > 2) finding.details["assert_line"] = call_argument<uint32_t>(w, in, lane, 2);
   fault = BlockFault{std::move(finding)};
@@ -126,8 +126,9 @@ void BlockInterpreter::trap(Warp& w, const Inst& in, uint32_t on) {
       located(FindingKind::kRuntimeError, in,
               fmt::format("thread {} of block {} executed a trap (__trap() or asm(\"trap;\")), which "
                           "aborts the kernel",
-                          dim(thread), dim(block_index)));
-  finding.details = {{"thread", dim_json(thread)}, {"block", dim_json(block_index)}, {"trap", true}};
+                          to_string(thread), to_string(block_index)));
+  finding.details = {
+      {"thread", nlohmann::json(thread)}, {"block", nlohmann::json(block_index)}, {"trap", true}};
   fault = BlockFault{std::move(finding)};
 }
 

@@ -226,7 +226,8 @@ void BlockInterpreter::check_warp_sync(const Warp& w, const Inst& in, uint32_t o
         "not name (lane {} first), so on a GPU its result is undefined (a lane that executes a "
         "warp operation must be in its mask: 0xffffffff when the whole warp executes it, or the "
         "lanes that take the branch, from __ballot_sync before it)",
-        what, static_cast<uint32_t>(masks[lane]), std::popcount(unnamed), w.index, dim(block_index), lane);
+        what, static_cast<uint32_t>(masks[lane]), std::popcount(unnamed), w.index, to_string(block_index),
+        lane);
   } else if (elsewhere != 0) {
     message = fmt::format(
         "{} with mask 0x{:08x} executed by {} of the {} lanes it names in warp {} of block {}; the "
@@ -234,21 +235,22 @@ void BlockInterpreter::check_warp_sync(const Warp& w, const Inst& in, uint32_t o
         "(call a warp operation where every lane its mask names gets to it, outside branches some "
         "lanes skip and before any early return, or name only the lanes that get there, e.g. with "
         "__ballot_sync before the branch)",
-        what, mask, std::popcount(mask & on), named, w.index, dim(block_index), std::popcount(elsewhere));
+        what, mask, std::popcount(mask & on), named, w.index, to_string(block_index),
+        std::popcount(elsewhere));
   } else {
     const uint32_t lane = static_cast<uint32_t>(std::countr_zero(unread));
     message = fmt::format(
         "{} with mask 0x{:08x} in warp {} of block {} reads lane {}, which {}, so on a GPU the "
         "value it gets is undefined (a full-mask shuffle after an early return or in a partial "
         "last warp: keep every lane until the shuffles are done, giving idle lanes a neutral value)",
-        what, mask, w.index, dim(block_index), lane,
+        what, mask, w.index, to_string(block_index), lane,
         (w.live >> lane & 1) != 0 ? "does not execute it" : "has exited (or is not in the block)");
   }
   Finding finding = located(FindingKind::kDivergentWarpSync, in, std::move(message));
   // Reading a lane that does not execute gives the reader an undefined value, which it may never use (a
   // tree whose last lanes' sums nobody reads): a warning, and the poison it got shows where it is used.
   if ((elsewhere | unnamed) == 0) finding.severity = Severity::kWarning;
-  finding.details = {{"block", dim_json(block_index)},
+  finding.details = {{"block", nlohmann::json(block_index)},
                      {"warp", w.index},
                      {"mask", mask},
                      {"executing", on},
