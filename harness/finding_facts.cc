@@ -1,6 +1,8 @@
 // The findings' typed facts (see finding_facts.h): their keys, spelled once, and their wording.
 #include "harness/finding_facts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace gpugrade {
@@ -115,6 +117,88 @@ std::string describe(const HazardFacts& facts, AccessKind access, bool blocks_ha
   return "thread " + thread + " " + std::string(words(access).verb) + " " + facts.index.value_or("") + " " +
          std::string(words(access_named(facts.other_access)).participle) + " by thread " + other +
          " at line " + other_line + " with no " + facts.barrier + " between them";
+}
+
+void to_json(nlohmann::json& out, const OutOfBoundsFacts& facts) {
+  out = nlohmann::json::object();
+  if (facts.thread) out["thread"] = *facts.thread;
+  if (facts.block) out["block"] = *facts.block;
+  out["bytes"] = facts.bytes;
+  out["space"] = facts.space;
+  out["write"] = facts.write;
+  if (facts.variable) out["variable"] = true;
+  if (facts.wild) out["wild"] = true;
+  if (facts.buffer) out["buffer"] = *facts.buffer;
+  if (facts.buffer_bytes) out["buffer_bytes"] = *facts.buffer_bytes;
+  if (facts.element_size) out["element_size"] = *facts.element_size;
+  if (facts.elements) out["elements"] = *facts.elements;
+  if (facts.offset) out["offset"] = *facts.offset;
+  if (facts.index) out["index"] = *facts.index;
+  if (facts.read_only) out["read_only"] = true;
+  if (facts.misaligned) out["misaligned"] = true;
+  if (facts.bytes_before_start) out["bytes_before_start"] = *facts.bytes_before_start;
+  if (facts.elements_before_start) out["elements_before_start"] = *facts.elements_before_start;
+  if (facts.bytes_past_end) out["bytes_past_end"] = *facts.bytes_past_end;
+  if (facts.elements_past_end) out["elements_past_end"] = *facts.elements_past_end;
+}
+
+void from_json(const nlohmann::json& in, OutOfBoundsFacts& facts) {
+  facts.thread = optional_of<Dim3>(in, "thread");
+  facts.block = optional_of<Dim3>(in, "block");
+  facts.bytes = optional_of<uint32_t>(in, "bytes").value_or(0);
+  facts.space = text_of(in, "space");
+  facts.write = optional_of<bool>(in, "write").value_or(false);
+  facts.variable = optional_of<bool>(in, "variable").value_or(false);
+  facts.wild = optional_of<bool>(in, "wild").value_or(false);
+  facts.buffer = optional_text(in, "buffer");
+  facts.buffer_bytes = optional_of<uint64_t>(in, "buffer_bytes");
+  facts.element_size = optional_of<uint64_t>(in, "element_size");
+  facts.elements = optional_of<uint64_t>(in, "elements");
+  facts.offset = optional_of<int64_t>(in, "offset");
+  facts.index = optional_of<int64_t>(in, "index");
+  facts.read_only = optional_of<bool>(in, "read_only").value_or(false);
+  facts.misaligned = optional_of<bool>(in, "misaligned").value_or(false);
+  facts.bytes_before_start = optional_of<int64_t>(in, "bytes_before_start");
+  facts.elements_before_start = optional_of<int64_t>(in, "elements_before_start");
+  facts.bytes_past_end = optional_of<uint64_t>(in, "bytes_past_end");
+  facts.elements_past_end = optional_of<uint64_t>(in, "elements_past_end");
+}
+
+std::string describe(const OutOfBoundsFacts& facts, bool null_pointer) {
+  const std::string verb = facts.write ? "writes" : "reads";
+  const std::string who = fmt::format("thread {} of block {}", to_string(facts.thread.value_or(Dim3{})),
+                                      to_string(facts.block.value_or(Dim3{})));
+  if (facts.wild)
+    return fmt::format("{} {} {} bytes through {}", who, verb, facts.bytes,
+                       null_pointer ? "a null pointer" : "a pointer into no buffer");
+  const std::string region = facts.buffer             ? fmt::format("'{}'", *facts.buffer)
+                             : facts.space == "local" ? "its local memory"
+                             : facts.space == "const" ? "constant memory"
+                                                      : "the kernel parameters";
+  const int64_t element = static_cast<int64_t>(facts.element_size.value_or(1));
+  const int64_t offset = facts.offset.value_or(0);
+  const int64_t index = facts.index.value_or(0);
+  const uint64_t elements = facts.elements.value_or(0);
+  const auto count = [](uint64_t n) { return fmt::format("{} {}", n, n == 1 ? "element" : "elements"); };
+  std::string at = facts.buffer ? fmt::format("{}[{}]", *facts.buffer, index)
+                                : fmt::format("byte {} of {}", offset, region);
+  if (facts.buffer && offset % element != 0) at += fmt::format(" (byte {} of it)", offset - index * element);
+  if (facts.read_only)
+    return fmt::format("{} writes {} bytes to {}, which is read-only", who, facts.bytes, region);
+  if (facts.misaligned)
+    return fmt::format("{} {} {} bytes at {}, which is not {}-byte aligned", who, verb, facts.bytes, at,
+                       facts.bytes);
+  if (facts.elements_before_start) {
+    const auto before = static_cast<uint64_t>(*facts.elements_before_start);
+    return fmt::format("{} {} {}, {} before the start of {} ({})", who, verb, at, count(before), region,
+                       count(elements));
+  }
+  const uint64_t past = facts.elements_past_end.value_or(0);
+  if (past > 0)
+    return fmt::format("{} {} {}, {} past the end of {} ({})", who, verb, at, count(past), region,
+                       count(elements));
+  return fmt::format("{} {} {} bytes at {}, {} bytes past the end of {} ({} bytes)", who, verb, facts.bytes,
+                     at, facts.bytes_past_end.value_or(0), region, facts.buffer_bytes.value_or(0));
 }
 
 }  // namespace gpugrade

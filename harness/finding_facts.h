@@ -65,4 +65,39 @@ void from_json(const nlohmann::json& in, HazardFacts& facts);
 // uninitialized read (`hazard` empty), worded with `access`'s verb.
 std::string describe(const HazardFacts& facts, AccessKind access, bool blocks_hand_on = false);
 
+// An access outside its region, or misaligned, as the interpreter reports it. Keys: thread, block, bytes,
+// space, write; variable (the buffer is a module __device__ variable); wild (a pointer into no buffer); else
+// buffer (a named region), buffer_bytes, element_size, elements, offset, index, and one of read_only,
+// misaligned, bytes_before_start with elements_before_start, or bytes_past_end with elements_past_end.
+// Read back, every key is optional: the GPU's red zones write buffer, side and element instead.
+struct OutOfBoundsFacts {
+  std::optional<Dim3> thread, block;             // thread, block
+  uint32_t bytes = 0;                            // bytes: the access's width
+  std::string space;                             // space: "global", "shared", "local", "param" or "const"
+  bool write = false;                            // write
+  bool variable = false;                         // variable
+  bool wild = false;                             // wild
+  std::optional<std::string> buffer;             // buffer: the region's name (none: a whole window)
+  std::optional<uint64_t> buffer_bytes;          // buffer_bytes
+  std::optional<uint64_t> element_size;          // element_size
+  std::optional<uint64_t> elements;              // elements
+  std::optional<int64_t> offset;                 // offset: bytes from the region's start, signed
+  std::optional<int64_t> index;                  // index: the element, rounded down (-1 just before it)
+  bool read_only = false;                        // read_only: a write to constant memory or the parameters
+  bool misaligned = false;                       // misaligned
+  std::optional<int64_t> bytes_before_start;     // bytes_before_start
+  std::optional<int64_t> elements_before_start;  // elements_before_start
+  std::optional<uint64_t> bytes_past_end;        // bytes_past_end
+  std::optional<uint64_t> elements_past_end;     // elements_past_end
+  friend bool operator==(const OutOfBoundsFacts&, const OutOfBoundsFacts&) = default;
+};
+
+void to_json(nlohmann::json& out, const OutOfBoundsFacts& facts);
+void from_json(const nlohmann::json& in, OutOfBoundsFacts& facts);
+
+// The interpreter's message for the facts, by what the learner indexed: the buffer and element, how far
+// outside it, never an address. A wild access says whether the pointer was null (`null_pointer`: within
+// the first window of the address space), which the details do not carry.
+std::string describe(const OutOfBoundsFacts& facts, bool null_pointer = false);
+
 }  // namespace gpugrade

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "grader/exercise/shared_shapes.h"
+#include "harness/finding_facts.h"
 
 namespace gpugrade {
 namespace {
@@ -31,18 +32,18 @@ const Variant* variant_of(const Finding& finding, const Exercise& exercise) {
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 void name_shared_element(Finding& finding, const Exercise& exercise, const std::string& source) {
+  if (finding.kind != FindingKind::kOutOfBounds) return;
+  const OutOfBoundsFacts facts = finding.details.get<OutOfBoundsFacts>();
+  if (facts.space != "shared" || !facts.buffer || !facts.offset) return;
   nlohmann::json& d = finding.details;
-  if (finding.kind != FindingKind::kOutOfBounds || d.value("space", "") != "shared" ||
-      !d.contains("buffer") || !d.contains("offset") || !d["offset"].is_number_integer())
-    return;
   const Variant* variant = variant_of(finding, exercise);
   if (variant == nullptr) return;
   Bindings defines;
   for (const auto& [name, value] : variant->defines) defines[name] = value;
-  const std::string name = d["buffer"].get<std::string>();
+  const std::string& name = *facts.buffer;
   for (const SharedShape& shape : find_shared_shapes(source, defines)) {
     if (shape.variable != name || shape.dims.size() < 2 || shape.element_size == 0) continue;
-    int64_t flat = floor_div(d["offset"].get<int64_t>(), shape.element_size);
+    int64_t flat = floor_div(*facts.offset, shape.element_size);
     std::vector<int64_t> element(shape.dims.size());
     for (size_t i = shape.dims.size(); i-- > 1;) {
       const int64_t extent = std::max<int64_t>(static_cast<int64_t>(shape.dims[i]), 1);
@@ -53,10 +54,10 @@ void name_shared_element(Finding& finding, const Exercise& exercise, const std::
     std::string indexed = name, declared;
     for (int64_t index : element) indexed += fmt::format("[{}]", index);
     for (uint64_t extent : shape.dims) declared += fmt::format("[{}]", extent);
-    const std::string flat_text = fmt::format("{}[{}]", name, d.value("index", int64_t{0}));
+    const std::string flat_text = fmt::format("{}[{}]", name, facts.index.value_or(0));
     if (const size_t at = finding.message.find(flat_text); at != std::string::npos)
       finding.message.replace(at, flat_text.size(), indexed);
-    const std::string size_text = fmt::format("({} elements)", d.value("elements", uint64_t{0}));
+    const std::string size_text = fmt::format("({} elements)", facts.elements.value_or(0));
     if (const size_t at = finding.message.find(size_text); at != std::string::npos)
       finding.message.replace(at, size_text.size(), fmt::format("(declared {}{})", name, declared));
     d["element"] = element;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 
+#include "harness/finding_facts.h"
 #include "harness/sim/block_interpreter.h"
 
 namespace gpugrade::sim {
@@ -29,17 +30,17 @@ void BlockInterpreter::runtime_error(const Inst& in, std::string what) {
   fault = BlockFault{std::move(finding)};
 }
 
-// A faulting access, worded by what the learner indexed: the buffer or shared array, the element and how
-// far outside it, never an address. The details carry the same figures (signed) for the grader's pictures
-// and for naming `tile[row][col]` from the shapes it knows.
+// A faulting access as OutOfBoundsFacts (harness/finding_facts.h), worded by describe(): the buffer or
+// shared array, the element and how far outside it, never an address. The details carry the same figures
+// (signed) for the grader's pictures and for naming `tile[row][col]` from the shapes it knows.
 void BlockInterpreter::memory_fault(const Warp& w, uint32_t lane, const Inst& in, ptx::Space space,
                                     bool write, uint64_t address, uint32_t bytes, bool misaligned) {
-  Dim3 t = thread_of(w, lane);
-  nlohmann::json details = {{"thread", nlohmann::json(t)},
-                            {"block", nlohmann::json(block_index)},
-                            {"bytes", bytes},
-                            {"space", std::string(ptx::to_string(space))},
-                            {"write", write}};
+  OutOfBoundsFacts facts;
+  facts.thread = thread_of(w, lane);
+  facts.block = block_index;
+  facts.bytes = bytes;
+  facts.space = std::string(ptx::to_string(space));
+  facts.write = write;
   // The region the access belongs to: its name, where it starts (signed: a shared index below zero wraps
   // the address) and its size and element size. Unnamed regions (local, const, param) are the whole window.
   std::string name;
@@ -67,7 +68,7 @@ void BlockInterpreter::memory_fault(const Warp& w, uint32_t lane, const Inst& in
       size = nearest->bytes;
       for (const GlobalRange& range : launch.global_ranges)
         if (range.name == name && range.element_size != 0) element = range.element_size;
-      if (nearest->variable) details["variable"] = true;
+      facts.variable = nearest->variable;
     }
   } else {
     // Shared offsets come from 32- or 64-bit arithmetic; either wraps a negative index to a huge value.
@@ -105,61 +106,34 @@ void BlockInterpreter::memory_fault(const Warp& w, uint32_t lane, const Inst& in
       size = named->bytes;
     }
   }
-  const std::string verb = write ? "writes" : "reads";
-  const std::string who = fmt::format("thread {} of block {}", to_string(t), to_string(block_index));
-  std::string message;
-  if (wild) {
-    details["wild"] = true;
-    message = address < kWindowBytes
-                  ? fmt::format("{} {} {} bytes through a null pointer", who, verb, bytes)
-                  : fmt::format("{} {} {} bytes through a pointer into no buffer", who, verb, bytes);
-  } else {
-    const std::string region = !name.empty()                 ? fmt::format("'{}'", name)
-                               : space == ptx::Space::kLocal ? "its local memory"
-                               : space == ptx::Space::kConst ? "constant memory"
-                                                             : "the kernel parameters";
+  facts.wild = wild;
+  if (!wild) {
     // Floor division, so that the element just before the start is -1.
     const int64_t e = static_cast<int64_t>(element);
     const int64_t index = offset >= 0 ? offset / e : -((-offset + e - 1) / e);
     const uint64_t elements = size / element;
-    if (!name.empty()) details["buffer"] = name;
-    details["buffer_bytes"] = size;
-    details["element_size"] = element;
-    details["elements"] = elements;
-    details["offset"] = offset;
-    details["index"] = index;
-    std::string at =
-        name.empty() ? fmt::format("byte {} of {}", offset, region) : fmt::format("{}[{}]", name, index);
-    if (!name.empty() && offset % e != 0) at += fmt::format(" (byte {} of it)", offset - index * e);
+    if (!name.empty()) facts.buffer = name;
+    facts.buffer_bytes = size;
+    facts.element_size = element;
+    facts.elements = elements;
+    facts.offset = offset;
+    facts.index = index;
     if (write && (space == ptx::Space::kConst || space == ptx::Space::kParam)) {
-      details["read_only"] = true;
-      message = fmt::format("{} writes {} bytes to {}, which is read-only", who, bytes, region);
+      facts.read_only = true;
     } else if (misaligned) {
-      details["misaligned"] = true;
-      message =
-          fmt::format("{} {} {} bytes at {}, which is not {}-byte aligned", who, verb, bytes, at, bytes);
+      facts.misaligned = true;
     } else if (offset < 0) {
-      details["bytes_before_start"] = -offset;
-      details["elements_before_start"] = -index;
-      message = fmt::format("{} {} {}, {} {} before the start of {} ({} {})", who, verb, at, -index,
-                            -index == 1 ? "element" : "elements", region, elements,
-                            elements == 1 ? "element" : "elements");
+      facts.bytes_before_start = -offset;
+      facts.elements_before_start = -index;
     } else {
-      const uint64_t past_bytes = static_cast<uint64_t>(offset) + bytes - size;
-      const uint64_t past =
+      facts.bytes_past_end = static_cast<uint64_t>(offset) + bytes - size;
+      facts.elements_past_end =
           static_cast<uint64_t>(index) >= elements ? static_cast<uint64_t>(index) - elements + 1 : 0;
-      details["bytes_past_end"] = past_bytes;
-      details["elements_past_end"] = past;
-      message = past > 0 ? fmt::format("{} {} {}, {} {} past the end of {} ({} {})", who, verb, at, past,
-                                       past == 1 ? "element" : "elements", region, elements,
-                                       elements == 1 ? "element" : "elements")
-                         : fmt::format("{} {} {} bytes at {}, {} bytes past the end of {} ({} bytes)", who,
-                                       verb, bytes, at, past_bytes, region, size);
     }
   }
-  Finding finding =
-      located(misaligned ? FindingKind::kRuntimeError : FindingKind::kOutOfBounds, in, std::move(message));
-  finding.details = std::move(details);
+  Finding finding = located(misaligned ? FindingKind::kRuntimeError : FindingKind::kOutOfBounds, in,
+                            describe(facts, address < kWindowBytes));
+  finding.details = facts;
   fault = BlockFault{std::move(finding)};
 }
 

@@ -113,5 +113,118 @@ TEST(FindingFacts, RacecheckDetailsReadAsTheyAre) {
   EXPECT_EQ(facts.this_who(), "thread null");
 }
 
+// An out-of-bounds read of `in` by thread (0,1,0): a float buffer of `elements` elements, at byte `offset`.
+OutOfBoundsFacts global_access(int64_t offset, uint64_t elements) {
+  OutOfBoundsFacts facts;
+  facts.thread = Dim3{0, 1, 0};
+  facts.block = Dim3{2, 0, 0};
+  facts.bytes = 4;
+  facts.space = "global";
+  facts.buffer = "in";
+  facts.buffer_bytes = elements * 4;
+  facts.element_size = 4;
+  facts.elements = elements;
+  facts.offset = offset;
+  facts.index = offset >= 0 ? offset / 4 : -((-offset + 3) / 4);
+  if (offset < 0) {
+    facts.bytes_before_start = -offset;
+    facts.elements_before_start = -*facts.index;
+  } else {
+    facts.bytes_past_end = static_cast<uint64_t>(offset) + 4 - elements * 4;
+    facts.elements_past_end = static_cast<uint64_t>(*facts.index) + 1 - elements;
+  }
+  return facts;
+}
+
+TEST(OutOfBoundsFacts, AReadPastTheEndCountsElements) {
+  EXPECT_EQ(describe(global_access(64 * 4, 1)),
+            "thread (0,1,0) of block (2,0,0) reads in[64], 64 elements past the end of 'in' (1 element)");
+  EXPECT_EQ(describe(global_access(3 * 4, 3)),
+            "thread (0,1,0) of block (2,0,0) reads in[3], 1 element past the end of 'in' (3 elements)");
+}
+
+TEST(OutOfBoundsFacts, AReadBeforeTheStartCountsFromMinusOne) {
+  EXPECT_EQ(
+      describe(global_access(-8, 32)),
+      "thread (0,1,0) of block (2,0,0) reads in[-2], 2 elements before the start of 'in' (32 elements)");
+  OutOfBoundsFacts write = global_access(-1, 32);
+  write.write = true;
+  EXPECT_EQ(describe(write),
+            "thread (0,1,0) of block (2,0,0) writes in[-1] (byte 3 of it), 1 element before "
+            "the start of 'in' (32 elements)");
+}
+
+TEST(OutOfBoundsFacts, AnAccessStraddlingTheEndCountsBytes) {
+  OutOfBoundsFacts facts = global_access(0, 1);
+  facts.bytes = 8;  // a float2 load of a one-float buffer
+  facts.bytes_past_end = 4;
+  facts.elements_past_end = 0;
+  EXPECT_EQ(describe(facts),
+            "thread (0,1,0) of block (2,0,0) reads 8 bytes at in[0], 4 bytes past the end of 'in' (4 bytes)");
+}
+
+TEST(OutOfBoundsFacts, WildPointersMisalignmentAndReadOnlyRegionsSaySo) {
+  OutOfBoundsFacts wild;
+  wild.thread = Dim3{5, 0, 0};
+  wild.block = Dim3{0, 0, 0};
+  wild.bytes = 4;
+  wild.space = "global";
+  wild.wild = true;
+  EXPECT_EQ(describe(wild, true), "thread (5,0,0) of block (0,0,0) reads 4 bytes through a null pointer");
+  EXPECT_EQ(describe(wild, false),
+            "thread (5,0,0) of block (0,0,0) reads 4 bytes through a pointer into no buffer");
+
+  OutOfBoundsFacts misaligned = global_access(2, 8);
+  misaligned.bytes_past_end.reset();
+  misaligned.elements_past_end.reset();
+  misaligned.misaligned = true;
+  EXPECT_EQ(
+      describe(misaligned),
+      "thread (0,1,0) of block (2,0,0) reads 4 bytes at in[0] (byte 2 of it), which is not 4-byte aligned");
+
+  OutOfBoundsFacts param;
+  param.thread = Dim3{0, 0, 0};
+  param.block = Dim3{0, 0, 0};
+  param.bytes = 4;
+  param.space = "param";
+  param.write = true;
+  param.read_only = true;
+  param.offset = 0;
+  param.index = 0;
+  EXPECT_EQ(describe(param),
+            "thread (0,0,0) of block (0,0,0) writes 4 bytes to the kernel parameters, which is read-only");
+  OutOfBoundsFacts local = param;
+  local.space = "local";
+  local.write = false;
+  local.read_only = false;
+  local.buffer_bytes = 16;
+  local.offset = 16;
+  local.index = 4;
+  local.bytes_past_end = 4;
+  local.elements_past_end = 0;
+  EXPECT_EQ(describe(local),
+            "thread (0,0,0) of block (0,0,0) reads 4 bytes at byte 16 of its local memory, 4 "
+            "bytes past the end of its local memory (16 bytes)");
+}
+
+TEST(OutOfBoundsFacts, KeysRoundTripAndOnlyTheFactsThatHoldAreWritten) {
+  const OutOfBoundsFacts facts = global_access(-8, 32);
+  const nlohmann::json json = facts;
+  EXPECT_EQ(json.dump(),
+            R"({"block":[2,0,0],"buffer":"in","buffer_bytes":128,"bytes":4,"bytes_before_start":8,)"
+            R"("element_size":4,"elements":32,"elements_before_start":2,"index":-2,"offset":-8,)"
+            R"("space":"global","thread":[0,1,0],"write":false})");
+  EXPECT_EQ(json.get<OutOfBoundsFacts>(), facts);
+}
+
+TEST(OutOfBoundsFacts, AGpuRedZoneFindingReadsWithoutAnOffset) {
+  const nlohmann::json red_zone = {{"buffer", "out"}, {"side", "after"}, {"element", 256}};
+  const OutOfBoundsFacts facts = red_zone.get<OutOfBoundsFacts>();
+  EXPECT_EQ(facts.buffer, "out");
+  EXPECT_FALSE(facts.offset.has_value());
+  EXPECT_FALSE(facts.index.has_value());
+  EXPECT_EQ(facts.space, "");
+}
+
 }  // namespace
 }  // namespace gpugrade
