@@ -259,9 +259,7 @@ void judge_global_lines(const LineFigures& figures, const SimPerformance& limits
                it->second.store == first.store;
          ++it) {
       const GlobalInstructionStats& g = it->second;
-      sum.requests += g.requests;
-      sum.sectors += g.sectors;
-      sum.min_sectors += g.min_sectors;
+      add_figures(sum, g);
       if (g.full_requests > 0 &&
           (worst == nullptr ||
            ratio(g.full_sectors, g.full_min_sectors) > ratio(worst->full_sectors, worst->full_min_sectors)))

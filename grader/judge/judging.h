@@ -16,6 +16,7 @@
 #include "grader/result/result.h"
 #include "grader/source/submission.h"
 #include "harness/backend.h"
+#include "harness/line_figures.h"
 
 namespace gpugrade {
 
@@ -51,42 +52,10 @@ struct LineFigures {
   bool stopped_early = false;  // a run faulted or timed out, so shared_use may have missed the rest
 
   void add(const Observations& obs) {
-    for (const SharedLineStats& s : obs.shared_lines) {
-      SharedLineStats& t = shared[{s.file, s.line}];
-      t.file = s.file;
-      t.line = s.line;
-      t.requests += s.requests;
-      t.wavefronts += s.wavefronts;
-      t.min_wavefronts += s.min_wavefronts;
-      if (s.worst_request && (!t.worst_request || s.worst_ways > t.worst_ways))
-        t.worst_request = s.worst_request;
-      t.worst_ways = std::max(t.worst_ways, s.worst_ways);
-      t.atomic_requests += s.atomic_requests;
-      t.atomic_passes += s.atomic_passes;
-      t.worst_atomic_passes = std::max(t.worst_atomic_passes, s.worst_atomic_passes);
-      t.worst_same_address = std::max(t.worst_same_address, s.worst_same_address);
-    }
-    for (const GlobalInstructionStats& g : obs.global_instructions) {
-      GlobalInstructionStats& t = global[{g.file, g.line, g.store, g.instruction}];
-      t.file = g.file;
-      t.line = g.line;
-      t.store = g.store;
-      t.instruction = g.instruction;
-      t.requests += g.requests;
-      t.sectors += g.sectors;
-      t.min_sectors += g.min_sectors;
-      t.full_requests += g.full_requests;
-      t.full_sectors += g.full_sectors;
-      t.full_min_sectors += g.full_min_sectors;
-    }
-    for (const LineActivity& a : obs.line_activity) {
-      LineActivity& t = activity[{a.file, a.line}];
-      t.file = a.file;
-      t.line = a.line;
-      t.issues += a.issues;
-      t.active_lanes += a.active_lanes;
-      t.warp_lanes += a.warp_lanes;
-    }
+    for (const SharedLineStats& s : obs.shared_lines) add_figures(shared[{s.file, s.line}], s);
+    for (const GlobalInstructionStats& g : obs.global_instructions)
+      add_figures(global[{g.file, g.line, g.store, g.instruction}], g);
+    for (const LineActivity& a : obs.line_activity) add_figures(activity[{a.file, a.line}], a);
     stopped_early = stopped_early || !obs.completed;
     if (obs.shared_use) (shared_use ? *shared_use : shared_use.emplace()).add(*obs.shared_use);
   }
