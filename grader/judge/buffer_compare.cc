@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "grader/result/result.h"
+#include "harness/coordinates.h"
 #include "harness/poison.h"
 
 namespace gpugrade {
@@ -89,12 +90,10 @@ nlohmann::json neighbourhood(const BufferLayout& layout, const Buffer& got, cons
   return around;
 }
 
-std::string dim_text(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
-
 // "out[3][5] was written by thread (2,1,0) of block (0,1,0) at line 17", from the backend's record.
 std::string writers_sentence(const std::string& element, const ElementWrites& writes) {
   const auto who = [](const ElementWriter& w) {
-    return fmt::format("thread {} of block {} at line {}", dim_text(w.thread), dim_text(w.block), w.line);
+    return fmt::format("thread {} of block {} at line {}", to_string(w.thread), to_string(w.block), w.line);
   };
   if (writes.writers.empty()) return fmt::format("no thread wrote {}", element);
   if (writes.writers.size() == 1) return fmt::format("{} was written by {}", element, who(writes.writers[0]));

@@ -9,17 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "harness/coordinates.h"
+
 namespace gpugrade::gpu {
 namespace {
 
 using nlohmann::json;
 
 constexpr std::string_view kMagic = "gpugrade-launch 1\n";
-
-json dim_to_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
-Dim3 dim_from_json(const json& j) {
-  return {j.at(0).get<uint32_t>(), j.at(1).get<uint32_t>(), j.at(2).get<uint32_t>()};
-}
 
 // A buffer of at least this many bytes that is one 4-byte word repeated (an output filled with poison)
 // travels as that word, not as its bytes.
@@ -102,8 +99,8 @@ json launch_to_json(const LaunchRequest& r, std::vector<const Buffer*>* tail) {
   json constants = json::array();
   for (const ConstantCopy& c : r.constants) constants.push_back({{"symbol", c.symbol}, {"buffer", c.buffer}});
   return {{"entry", r.entry},
-          {"grid", dim_to_json(r.grid)},
-          {"block", dim_to_json(r.block)},
+          {"grid", json(r.grid)},
+          {"block", json(r.block)},
           {"dynamic_shared_bytes", r.dynamic_shared_bytes},
           {"args", args},
           {"buffers", buffers_to_json(r.buffers, tail)},
@@ -116,8 +113,8 @@ json launch_to_json(const LaunchRequest& r, std::vector<const Buffer*>* tail) {
 LaunchRequest launch_from_json(const json& j) {
   LaunchRequest r;
   r.entry = j.at("entry").get<std::string>();
-  r.grid = dim_from_json(j.at("grid"));
-  r.block = dim_from_json(j.at("block"));
+  r.grid = j.at("grid").get<Dim3>();
+  r.block = j.at("block").get<Dim3>();
   r.dynamic_shared_bytes = j.at("dynamic_shared_bytes").get<uint32_t>();
   for (const json& a : j.at("args")) {
     KernelArg arg;
