@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "harness/gpu/job.h"
 #include "tests/gpu_support.h"
 
 namespace gpugrade {
