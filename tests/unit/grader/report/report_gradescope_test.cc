@@ -44,5 +44,32 @@ TEST(ReportersTest, GradescopeResultsFollowTheSpecification) {
             "exercises/scan/scan.cu was deleted in this pull request; restore it and edit it in place\n");
 }
 
+TEST(GradescopeReport, AnExerciseWithoutFindingsSaysWhetherItPassed) {
+  const nlohmann::json parsed = nlohmann::json::parse(report(
+      write_gradescope, {result("copy", Verdict::kPass, 5, 5), result("scan", Verdict::kFail, 0, 5)}, {}));
+  EXPECT_EQ(parsed["output_format"], "text");
+  ASSERT_EQ(parsed["tests"].size(), 2u);
+  EXPECT_EQ(parsed["tests"][0]["output"], "passed every run\n");
+  EXPECT_EQ(parsed["tests"][0]["output_format"], "text");
+  EXPECT_EQ(parsed["tests"][1]["output"], "failed\n");
+  EXPECT_EQ(parsed["tests"][1]["status"], "failed");
+}
+
+TEST(GradescopeReport, ExecutionTimeIsTheWholeSecondsRoundedUpWhenAsked) {
+  ReportOptions timed;
+  timed.timings = true;
+  // Five runs of 0.25 s: 1.25 s, which Gradescope's integer field takes as 2.
+  const nlohmann::json parsed = nlohmann::json::parse(report(write_gradescope, fixture(0.25), timed));
+  EXPECT_EQ(parsed["execution_time"], 2);
+}
+
+TEST(GradescopeReport, AnErrorBeforeGradingIsAScoreOfZeroThatSaysWhy) {
+  std::ostringstream out;
+  write_gradescope_error("cannot run /nonexistent/bin/nvcc", out);
+  EXPECT_EQ(nlohmann::ordered_json::parse(out.str()), nlohmann::ordered_json::parse(R"({"score": 0,
+              "output": "gpugrade could not grade this submission: cannot run /nonexistent/bin/nvcc\n",
+              "output_format": "text", "tests": []})"));
+}
+
 }  // namespace
 }  // namespace gpugrade
