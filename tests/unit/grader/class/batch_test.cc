@@ -1,22 +1,16 @@
 // `gpugrade batch` on a small class: the gradebook matches each student's grade as `gpugrade grade` gives it,
-// links and missing files are findings, a re-run grades only what changed, and the roster layouts read.
+// links and missing files are findings, and a re-run grades only what changed (the roster: roster_test.cc).
 #include "grader/class/batch.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <stdio.h>
 
-#include <atomic>
 #include <cctype>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "harness/gpu/launcher_lender.h"
 #include "os/file.h"
@@ -24,16 +18,14 @@
 #include "os/scratch_dir.h"
 #include "tests/grading_fixture.h"
 #include "tests/scratch_repo.h"
+#include "tests/write_tree.h"
 
 namespace gpugrade {
 namespace {
 
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using testing::write;
 
 std::string shipped(const std::string& relative) {
   return testing::read_file(testing::source_dir() / relative);
@@ -254,97 +246,6 @@ TEST_F(BatchTest, ShardsWriteReportsAndCollectMergesThem) {
             "student,copy,total\nalice,5,5\nbob,0,0\n");
 }
 
-TEST(Roster, CsvRowsNameFoldersOrRepositoriesAndErrorsNameTheLine) {
-  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
-  fs::create_directories(dir->path() / "a");
-  write(dir->path() / "ok.csv", "student,path\nalice,a\n");
-  std::string error;
-  std::optional<Roster> roster = read_roster(dir->path() / "ok.csv", &error);
-  ASSERT_TRUE(roster) << error;
-  EXPECT_EQ(roster->students.at(0).id, "alice");
-  EXPECT_EQ(roster->students.at(0).folder, dir->path() / "a");
-  // A repeated id is the later row's problem, not the roster's: everyone else is still graded.
-  write(dir->path() / "twice.csv", "student,path\nalice,a\nalice,a\n");
-  roster = read_roster(dir->path() / "twice.csv", &error);
-  ASSERT_TRUE(roster) << error;
-  EXPECT_EQ(roster->students.at(1).id, "alice (again, line 3)");
-  EXPECT_EQ(roster->students.at(1).problem, (dir->path() / "twice.csv").string() +
-                                                ":3: student 'alice' appears twice (first at " +
-                                                (dir->path() / "twice.csv").string() +
-                                                ":2); give each student one "
-                                                "row, then grade again");
-  write(dir->path() / "bad.csv", "name,file\n");
-  EXPECT_FALSE(read_roster(dir->path() / "bad.csv", &error));
-  EXPECT_EQ(error,
-            (dir->path() / "bad.csv").string() +
-                ":1: the header must name the columns student and path, or student, repository and revision "
-                "(it reads: name,file)");
-}
-
-TEST(Roster, GradescopeExportsAndClassroomClonesNameStudentsAsThoseToolsDo) {
-  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
-  fs::path export_dir = dir->path() / "assignment_export";
-  fs::create_directories(export_dir / "submission_101");
-  fs::create_directories(export_dir / "submission_102");
-  write(export_dir / "submission_metadata.yml",
-        "submission_101:\n  :submitters:\n  - :name: Ada L\n    :sid: '9001'\n    :email: ada@example.edu\n"
-        "submission_102:\n  :submitters:\n  - :name: Bo K\n    :email: bo@example.edu\n");
-  std::string error;
-  std::optional<Roster> roster = read_roster(export_dir, &error);
-  ASSERT_TRUE(roster) << error;
-  EXPECT_EQ(roster->layout, "gradescope");
-  ASSERT_EQ(roster->students.size(), 2u);
-  EXPECT_EQ(roster->students[0].id, "9001");
-  EXPECT_EQ(roster->students[1].id, "bo@example.edu");
-
-  fs::path clones = dir->path() / "cuda-lab-submissions";
-  fs::create_directories(clones / "cuda-lab-octocat");
-  roster = read_roster(clones, &error);
-  ASSERT_TRUE(roster) << error;
-  EXPECT_EQ(roster->layout, "github-classroom");
-  EXPECT_EQ(roster->students.at(0).id, "octocat");
-}
-
-// Class 5: two Gradescope submissions of one :sid: are two rows; the later one is reported, not graded under
-// the first's id, and the export is still read.
-TEST(Roster, ARepeatedGradescopeSidIsTheLaterRowsProblem) {
-  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
-  fs::path export_dir = dir->path() / "assignment_export";
-  fs::create_directories(export_dir / "submission_1");
-  fs::create_directories(export_dir / "submission_2");
-  fs::create_directories(export_dir / "submission_3");
-  write(export_dir / "submission_metadata.yml",
-        "submission_1:\n  :submitters:\n  - :sid: '42'\nsubmission_2:\n  :submitters:\n  - :sid: '42'\n"
-        "submission_3:\n  :submitters:\n  - :sid: '43'\n");
-  std::string error;
-  std::optional<Roster> roster = read_roster(export_dir, &error);
-  ASSERT_TRUE(roster) << error;
-  ASSERT_EQ(roster->students.size(), 3u);
-  EXPECT_EQ(roster->students[0].id, "42");
-  EXPECT_EQ(roster->students[0].problem, "");
-  ASSERT_EQ(roster->students[0].warnings.size(), 1u);
-  EXPECT_NE(roster->students[0].warnings[0].find("the id appears again at "), std::string::npos);
-  EXPECT_EQ(roster->students[1].id, "42 (again, submission_2)");
-  EXPECT_NE(roster->students[1].problem.find("(submission_2): student '42' appears twice (first at "),
-            std::string::npos)
-      << roster->students[1].problem;
-  EXPECT_EQ(roster->students[2].id, "43");
-  EXPECT_NE(roster->students[0].file_name, roster->students[1].file_name);
-}
-
-TEST(Roster, SubmissionsOverTheSizeLimitAreRefusedUnread) {
-  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
-  write(dir->path() / "s/exercises/copy/copy.cu", std::string(kMaxSubmissionBytes + 1, ' '));
-  Student s;
-  s.id = s.source = "s";
-  s.folder = dir->path() / "s";
-  std::string error;
-  SubmittedFile file = find_submission(s, {"copy", "copy.cu", true}, &error);
-  EXPECT_EQ(file.status, SubmittedFile::Status::kRefused);
-  EXPECT_EQ(file.refusal,
-            "exercises/copy/copy.cu is 1048577 bytes; a submission may be at most 1048576 bytes");
-}
-
 // A stand-in grading program: its result's note is the submission's text, so each student's report shows
 // whose bytes were graded (a real grade takes seconds; what is tested here is the roster and the reports).
 fs::path echo_program(const fs::path& dir) {
@@ -537,56 +438,6 @@ TEST_F(BatchTest, AGradeCutAtTheOutputLimitSaysSo) {
   EXPECT_EQ(ann["results"][0]["findings"][0]["message"],
             "grading stopped: its JSON result passed the 4194304 bytes batch reads of a grade and was cut "
             "(exit code 0)");
-}
-
-// Class 8: batch opens a student's file once and reads that descriptor. A thread swaps the file for a link
-// to the course's solution again and again while batch reads it: the solution's bytes never come back.
-TEST(Roster, AFileSwappedForALinkWhileItIsReadIsNeverFollowed) {
-  std::optional<ScratchDir> dir = ScratchDir::create("roster-test", nullptr);
-  const fs::path file = dir->path() / "s/exercises/copy/copy.cu";
-  write(file, "the student's stub");
-  write(dir->path() / "solution.cu", "the course's solution");
-  Student s;
-  s.id = s.source = "s";
-  s.folder = dir->path() / "s";
-  std::atomic<bool> done{false};
-  // The link waits beside the file; each exchange (one atomic rename) swaps which of the two is the file.
-  const fs::path spare = dir->path() / "s/exercises/copy/spare";
-  fs::create_symlink(dir->path() / "solution.cu", spare);
-  std::thread swapper([&] {
-    while (!done) renameat2(AT_FDCWD, file.c_str(), AT_FDCWD, spare.c_str(), RENAME_EXCHANGE);
-  });
-  // The window between a check and an open by name is microseconds wide: two seconds of tries hit it many
-  // times over on the code that opened twice.
-  int refused = 0, read = 0;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  for (int i = 0; std::chrono::steady_clock::now() < until; ++i) {
-    std::string error;
-    SubmittedFile got = find_submission(s, {"copy", "copy.cu", true}, &error);
-    ASSERT_NE(got.bytes, "the course's solution") << "followed the link on attempt " << i;
-    if (got.status == SubmittedFile::Status::kRefused) ++refused;
-    if (got.status == SubmittedFile::Status::kFound) ++read;
-  }
-  done = true;
-  swapper.join();
-  EXPECT_GT(refused + read, 0);
-}
-
-// Class 6: a git blob is sized from its header and refused unread: a 5 GiB blob costs no memory.
-TEST(Roster, AFiveGibibyteBlobIsRefusedByItsHeaderUnread) {
-  testing::ScratchRepo repo;
-  repo.stage_zero_blob("exercises/copy/copy.cu", uint64_t{5} << 30);
-  const std::string commit = repo.commit("huge");
-  Student s;
-  s.id = s.source = "s";
-  s.repository = repo.work_tree();
-  s.revision = commit;
-  std::string error;
-  SubmittedFile file = find_submission(s, {"copy", "copy.cu", true}, &error);
-  EXPECT_EQ(error, "");
-  EXPECT_EQ(file.status, SubmittedFile::Status::kRefused);
-  EXPECT_EQ(file.refusal,
-            "exercises/copy/copy.cu is 5368709120 bytes; a submission may be at most 1048576 bytes");
 }
 
 }  // namespace

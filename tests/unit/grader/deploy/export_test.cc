@@ -3,8 +3,6 @@
 // results files are checked against the schemas written from the platforms' documentation
 // (docs/deploy/*.schema.json). The learner-file search is also tested alone, with a stand-in grader.
 // tests/deploy/clean_root.sh runs the install steps in a fresh Debian root (opt-in: minutes, network).
-#include "grader/deploy/deploy.h"
-
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "grader/deploy/zip.h"
+#include "grader/deploy/deploy.h"
 #include "grader/exercise/exercise.h"
 #include "grader/source/submission_file.h"
 #include "os/file.h"
@@ -490,29 +488,6 @@ TEST_F(DeployTest, EveryTemplatePlaceholderIsFilled) {
       EXPECT_FALSE(std::regex_search(text, left, std::regex("@[A-Z_]+@"))) << e.path() << ": " << left.str();
     }
   }
-}
-
-TEST(DeployZip, ArchiveUnpacksWithItsFilesAndModes) {
-  std::string error;
-  std::optional<ScratchDir> scratch = ScratchDir::create("zip-test", &error);
-  ASSERT_TRUE(scratch) << error;
-  put(scratch->path() / "in/run", "#!/bin/sh\necho hi\n");
-  fs::permissions(scratch->path() / "in/run", fs::perms(0755));
-  put(scratch->path() / "in/sub/data.txt", std::string(70000, 'x') + "end");
-  put(scratch->path() / "in/empty", "");
-  ASSERT_TRUE(write_zip(scratch->path() / "in", scratch->path() / "a.zip", &error)) << error;
-  std::optional<std::string> unzip = find_program("unzip");
-  if (!unzip) GTEST_SKIP() << "unzip is not installed";
-  ProcessResult r = run_process(
-      {*unzip, "-q", (scratch->path() / "a.zip").string(), "-d", (scratch->path() / "out").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(read(scratch->path() / "out/sub/data.txt"), std::string(70000, 'x') + "end");
-  EXPECT_EQ(read(scratch->path() / "out/empty"), "");
-  struct stat info {};
-  ASSERT_EQ(stat((scratch->path() / "out/run").c_str(), &info), 0);
-  EXPECT_EQ(info.st_mode & 0777, 0755u);
-  r = run_process({*unzip, "-t", (scratch->path() / "a.zip").string()});
-  EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
 }  // namespace
