@@ -226,7 +226,9 @@ inline void expect_near(const Buffer& buffer, const std::vector<T>& expected, do
   }
 }
 
-uint32_t blocks_for(size_t n, uint32_t block) { return static_cast<uint32_t>((n + block - 1) / block); }
+inline uint32_t blocks_for(size_t n, uint32_t block) {
+  return static_cast<uint32_t>((n + block - 1) / block);
+}
 
 // ======================================== elementwise.cu ========================================
 

@@ -209,9 +209,9 @@ inline uint32_t word_at(const Buffer& buffer, size_t index) {
   return word;
 }
 
-float iota(size_t i) { return static_cast<float>(i); }
+inline float iota(size_t i) { return static_cast<float>(i); }
 
-KernelArg buffer_arg(size_t index) { return {KernelArg::Kind::kBuffer, index, 0}; }
-KernelArg scalar_arg(uint64_t bits) { return {KernelArg::Kind::kScalar, 0, bits}; }
+inline KernelArg buffer_arg(size_t index) { return {KernelArg::Kind::kBuffer, index, 0}; }
+inline KernelArg scalar_arg(uint64_t bits) { return {KernelArg::Kind::kScalar, 0, bits}; }
 
 }  // namespace gpugrade::gpu_test
