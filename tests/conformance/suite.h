@@ -1,6 +1,7 @@
 // The conformance suite's model: manifest.json's kernels with their buffers and tolerances, the inputs they
 // start from, the expected-output files recorded on a GPU, and the comparison that judges a run against one.
-// Shared by the recorder (record.cc) and the tests (tests/conformance/conformance_test.cc); README.md documents formats.
+// Shared by the recorder (record.cc) and the tests (tests/conformance/conformance_test.cc); README.md
+// documents formats.
 #pragma once
 
 #include <cstdint>

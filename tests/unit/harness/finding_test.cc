@@ -1,5 +1,7 @@
 // The finding kinds' table (harness/finding.h) against what users read: docs/result-contract.md lists
 // every kind, in the table's order, with the table's spelling; each spelling reads back as its kind.
+#include "harness/finding.h"
+
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "harness/backend.h"
-#include "harness/finding.h"
 #include "tests/grading_fixture.h"
 
 namespace gpugrade {

@@ -1,6 +1,8 @@
 // What a learner is told about mistakes a learner makes, written here in a learner's own style (not the
 // shipped mutants): the race, the lost update and the bank conflict each say what happened and how to fix
 // it, and doing what the message says makes the finding go away.
+#include "grader/judge/explain.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <sstream>
 #include <string>
 
-#include "grader/judge/explain.h"
 #include "grader/report/reporters.h"
 #include "tests/grading_fixture.h"
 

@@ -1,11 +1,12 @@
 // The PTX front end: errors with exact messages and lines, and the kernel facts the grader reads from
 // real nvcc output.
+#include "harness/ptx/module.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "harness/ptx/module.h"
 #include "harness/sim/sim_backend.h"
 #include "tests/sim_support.h"
 

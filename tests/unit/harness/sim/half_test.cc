@@ -1,6 +1,8 @@
 // Half-precision conversions on the simulator: nvcc's cvt to and from .f16, in every rounding mode, against
 // the compiler's own _Float16 (round to nearest) and against the two halves that bracket each value (the
 // directed modes). Half arithmetic stays refused, with the way to run it.
+#include "harness/sim/half.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -10,7 +12,6 @@
 #include <limits>
 #include <vector>
 
-#include "harness/sim/half.h"
 #include "harness/sim/sim_backend.h"
 #include "tests/sim_support.h"
 
