@@ -9,7 +9,12 @@ namespace {
 
 TEST(LineFigures, SharedFiguresSumCountsAndKeepTheWorstRequest) {
   SharedLineStats total;
-  SharedLineStats first{.file = "k.cu", .line = 7, .requests = 4, .wavefronts = 8, .worst_ways = 2};
+  SharedLineStats first;
+  first.file = "k.cu";
+  first.line = 7;
+  first.requests = 4;
+  first.wavefronts = 8;
+  first.worst_ways = 2;
   first.min_wavefronts = 4;
   first.worst_request = SharedRequest{};
   first.worst_request->warp = 2;  // tells the two runs' requests apart
@@ -41,16 +46,17 @@ TEST(LineFigures, SharedFiguresSumCountsAndKeepTheWorstRequest) {
 
 TEST(LineFigures, GlobalFiguresSumEveryCount) {
   GlobalInstructionStats total;
-  const GlobalInstructionStats part{.file = "k.cu",
-                                    .line = 3,
-                                    .store = true,
-                                    .instruction = 12,
-                                    .requests = 2,
-                                    .sectors = 64,
-                                    .min_sectors = 8,
-                                    .full_requests = 1,
-                                    .full_sectors = 32,
-                                    .full_min_sectors = 4};
+  GlobalInstructionStats part;
+  part.file = "k.cu";
+  part.line = 3;
+  part.store = true;
+  part.instruction = 12;
+  part.requests = 2;
+  part.sectors = 64;
+  part.min_sectors = 8;
+  part.full_requests = 1;
+  part.full_sectors = 32;
+  part.full_min_sectors = 4;
   add_figures(total, part);
   add_figures(total, part);
   EXPECT_EQ(total.file, "k.cu");
@@ -66,8 +72,17 @@ TEST(LineFigures, GlobalFiguresSumEveryCount) {
 
 TEST(LineFigures, ActivitySumsIssuesAndLanes) {
   LineActivity total;
-  add_figures(total, {.file = "k.cu", .line = 5, .issues = 3, .active_lanes = 40, .warp_lanes = 96});
-  add_figures(total, {.file = "k.cu", .line = 5, .issues = 1, .active_lanes = 32, .warp_lanes = 32});
+  LineActivity part;
+  part.file = "k.cu";
+  part.line = 5;
+  part.issues = 3;
+  part.active_lanes = 40;
+  part.warp_lanes = 96;
+  add_figures(total, part);
+  part.issues = 1;
+  part.active_lanes = 32;
+  part.warp_lanes = 32;
+  add_figures(total, part);
   EXPECT_EQ(total.issues, 4u);
   EXPECT_EQ(total.active_lanes, 72u);
   EXPECT_EQ(total.warp_lanes, 128u);
