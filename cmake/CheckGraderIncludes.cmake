@@ -8,6 +8,7 @@
 # Usage: cmake -DROOT=<source dir> "-DSTAGES=<stage>=<used>,<used>;..." -DSTAMP=<file written when it passes>
 #              -P CheckGraderIncludes.cmake
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/SourceIncludes.cmake)
 set(stages "")
 foreach(entry IN LISTS STAGES)
   string(REGEX MATCH "^([a-z_]+)=(.*)$" ignored "${entry}")
@@ -29,18 +30,11 @@ foreach(file IN LISTS files)
     continue()
   endif()
   set(allowed "${stage};${uses_${stage}}")
-  # One list element per line: the characters CMake lists treat specially are replaced first (an empty
-  # line still counts, since CMake keeps empty elements of a list it splits this way).
-  file(READ "${ROOT}/${file}" text)
-  string(REGEX REPLACE "[][;\\]" "_" text "${text}")
-  string(REPLACE "\n" ";" lines "${text}")
-  set(number 0)
-  foreach(line IN LISTS lines)
-    math(EXPR number "${number} + 1")
-    if(NOT line MATCHES "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]*)[\">]")
-      continue()
-    endif()
-    set(included "${CMAKE_MATCH_1}")
+  source_includes("${ROOT}/${file}" includes)
+  foreach(entry IN LISTS includes)
+    string(REGEX MATCH "^([0-9]+)=(.*)$" ignored "${entry}")
+    set(number "${CMAKE_MATCH_1}")
+    set(included "${CMAKE_MATCH_2}")
     if(included MATCHES "^harness/(sim|gpu|ptx)/|^harness/backends\\.h$")
       string(APPEND refused "${file}:${number}: includes ${included}, which the grader library may not use: ask "
                             "the Backend (harness/backend.h) for its capabilities(), or make backends in "

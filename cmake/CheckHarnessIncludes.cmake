@@ -11,6 +11,7 @@
 #   factory       harness/backends.cc       the one place that names the backends
 # Usage: cmake -DROOT=<source dir> -DSTAMP=<file written when it passes> -P CheckHarnessIncludes.cmake
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/SourceIncludes.cmake)
 
 # The layer of a path relative to ROOT, or "" for a path outside the harness and os/.
 function(layer_of path out)
@@ -53,17 +54,11 @@ set(refused "")
 foreach(file IN LISTS files)
   layer_of("${file}" layer)
   set(allowed ${layer} ${below_${layer}})
-  # One list element per line: the characters CMake lists treat specially are replaced first.
-  file(READ "${ROOT}/${file}" text)
-  string(REGEX REPLACE "[][;\\]" "_" text "${text}")
-  string(REPLACE "\n" ";" lines "${text}")
-  set(number 0)
-  foreach(line IN LISTS lines)
-    math(EXPR number "${number} + 1")
-    if(NOT line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\"")
-      continue()
-    endif()
-    set(included "${CMAKE_MATCH_1}")
+  source_includes("${ROOT}/${file}" includes)
+  foreach(entry IN LISTS includes)
+    string(REGEX MATCH "^([0-9]+)=(.*)$" ignored "${entry}")
+    set(number "${CMAKE_MATCH_1}")
+    set(included "${CMAKE_MATCH_2}")
     if(included MATCHES "^grader/")
       string(APPEND refused "${file}:${number}: includes ${included}: the harness runs kernels for any caller "
                             "and knows nothing of the grader; hand what it needs in through harness/backend.h\n")
