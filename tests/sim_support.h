@@ -2,8 +2,10 @@
 // directory, and build launch requests from typed host vectors.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -11,11 +13,21 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/backend.h"
 
 namespace gpugrade::testing {
+
+// The 1-based line of `source` that carries the comment "// @marker": where a finding must point.
+inline int marked_line(std::string_view source, const std::string& marker) {
+  const size_t at = source.find("// @" + marker);
+  EXPECT_NE(at, std::string_view::npos) << marker;
+  if (at == std::string_view::npos) return 0;
+  return 1 +
+         static_cast<int>(std::count(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
 
 // Compiles `source` as nvcc does for grading (-ptx -lineinfo -O3 -arch=sm_90) and returns the PTX, or an
 // empty string (with the compiler's output in *log) when nvcc fails.

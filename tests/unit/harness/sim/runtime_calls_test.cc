@@ -75,12 +75,7 @@ extern "C" __global__ void trapped(float* out, int n) {
 }
 )";
 
-int line_of(const std::string& marker) {
-  std::string text(kKernels);
-  size_t at = text.find("// @" + marker);
-  EXPECT_NE(at, std::string::npos) << marker;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-}
+int line_of(const std::string& marker) { return testing::marked_line(kKernels, marker); }
 
 class SimRuntimeTest : public ::testing::Test {
  protected:
