@@ -253,6 +253,19 @@ void BlockInterpreter::track_poisoned(const Warp& w, const Inst& in, uint32_t on
   }
 }
 
+// Whether the atomic at `pc` returned the same values to the same lanes as the warp's atomic before it
+// did (a lock taken in `while (atomicCAS(&lock, 0, 1) != 0)`, a flag read as `atomicAdd(&flag, 0)`): the
+// warp is waiting for another, which it lets run.
+bool BlockInterpreter::spins(Warp& w, const Inst& in, uint32_t pc, uint32_t on) {
+  const uint64_t* values = reg(w, in.dst[0]);
+  uint64_t hash = on;
+  for_lanes(on, [&](uint32_t lane) { hash = (hash ^ values[lane]) * 0x100000001B3u; });
+  const bool same = w.spin_pc == pc && w.spin_hash == hash;
+  w.spin_pc = pc;
+  w.spin_hash = hash;
+  return same;
+}
+
 // Leaves the uniform fast path: every live lane gets its own pc.
 void BlockInterpreter::diverge(Warp& w) {
   if (!w.uniform) return;
@@ -442,6 +455,10 @@ uint32_t BlockInterpreter::lane_pc(const Warp& w, uint32_t lane) { return w.unif
       }
       case Handler::kBranch: {
         uint32_t target = static_cast<uint32_t>(in.offset);
+        if (target == pc && on != 0) [[unlikely]] {
+          endless_loop(in);
+          return Stop::kFault;
+        }
         if (on == mask) {
           advance(w, mask, target);
         } else if (on == 0) {
@@ -482,8 +499,8 @@ uint32_t BlockInterpreter::lane_pc(const Warp& w, uint32_t lane) { return w.unif
         }
         break;
       case Handler::kNothing:
-        if (on != 0 && observer != nullptr && in.op == Op::kMembar && in.mode != ptx::kMembarBlockScope)
-          observer->on_fence(w.index, on);
+        if (on != 0 && observer != nullptr && in.op == Op::kMembar)
+          observer->on_fence(w.index, on, in.mode != ptx::kMembarBlockScope);
         break;
       case Handler::kRedux:
         if (!w.uniform && park_at_warp_operation(w, in, pc, 1, unpark, mask, on)) continue;
@@ -507,6 +524,10 @@ uint32_t BlockInterpreter::lane_pc(const Warp& w, uint32_t lane) { return w.unif
         break;
       case Handler::kAtomic:
         if (on != 0 && !atomic(w, in, on)) return Stop::kFault;
+        if (on != 0 && in.ndst > 0 && spins(w, in, pc, on)) {
+          advance(w, mask, pc + 1);
+          return Stop::kYield;
+        }
         break;
       case Handler::kShuffle:
         if (!w.uniform && park_at_warp_operation(w, in, pc, 3, unpark, mask, on)) continue;

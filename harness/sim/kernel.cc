@@ -398,7 +398,8 @@ class Linker {
               module_.functions[entry_].line,
               fmt::format("'{}' is larger than {} bytes", variable.name, kMaxModuleGlobalBytes));
         global_top = align_up(global_top, 256);
-        kernel_->globals.push_back({variable.name, global_top, variable.bytes, variable.init});
+        kernel_->globals.push_back(
+            {variable.name, global_top, variable.bytes, variable.init, variable.align});
         global_address_[v] = global_top;
         global_top += variable.bytes + 4096;  // a gap, so an overrun is outside every allocation
       }
