@@ -455,10 +455,6 @@ uint32_t BlockInterpreter::lane_pc(const Warp& w, uint32_t lane) { return w.unif
       }
       case Handler::kBranch: {
         uint32_t target = static_cast<uint32_t>(in.offset);
-        if (target == pc && on != 0) [[unlikely]] {
-          endless_loop(in);
-          return Stop::kFault;
-        }
         if (on == mask) {
           advance(w, mask, target);
         } else if (on == 0) {
@@ -471,6 +467,13 @@ uint32_t BlockInterpreter::lane_pc(const Warp& w, uint32_t lane) { return w.unif
         }
         continue;
       }
+      case Handler::kEndlessLoop:
+        if (on != 0) {
+          endless_loop(in);
+          return Stop::kFault;
+        }
+        advance(w, mask, pc + 1);
+        continue;
       case Handler::kExit:
         w.live &= ~on;
         advance(w, mask & ~on, pc + 1);

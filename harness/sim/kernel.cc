@@ -105,6 +105,11 @@ class Linker {
     place_constants_first();
     find_reads_before_writes();
     for (Inst& inst : kernel_->code) choose_handler(&inst);
+    for (size_t pc = 0; pc < kernel_->code.size(); ++pc) {
+      Inst& inst = kernel_->code[pc];
+      if (inst.handler == Handler::kBranch && static_cast<size_t>(inst.offset) == pc)
+        inst.handler = Handler::kEndlessLoop;
+    }
     return true;
   }
 

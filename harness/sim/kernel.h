@@ -58,6 +58,7 @@ enum class Handler : uint8_t {
   kLoadStore,        // ld / st: a warp-wide hit path inside one allocation or window, per lane otherwise
   kAtomic,           // atom / red
   kBranch,           // bra
+  kEndlessLoop,      // a bra to itself (nvcc's wait on a flag read once): the lanes taking it never leave
   kExit,             // exit, and ret from the entry
   kBarrier,          // bar.sync / bar.red
   kWarpSync,         // bar.warp.sync
