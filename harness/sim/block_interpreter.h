@@ -343,6 +343,8 @@ struct BlockInterpreter {
 
   // warp_ops.cc: shfl, vote, redux, match and the warp-sync check
   void shuffle(Warp& w, const Inst& in, uint32_t on);
+  static uint32_t shuffle_source(ptx::ShflMode mode, uint64_t b, uint64_t c, uint32_t lane, bool* ok);
+  uint32_t shuffle_readers(const Warp& w, const Inst& in, uint32_t on);
   bool uniform_shuffle(Warp& w, const Inst& in);
   template <class Source>
   [[gnu::always_inline]] inline void shuffle_lanes(Warp& w, const Inst& in, Source&& source);

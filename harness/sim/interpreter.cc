@@ -226,7 +226,9 @@ void BlockInterpreter::track_poisoned(const Warp& w, const Inst& in, uint32_t on
     for (uint32_t i = 0; i < in.nsrc; ++i) {
       const int32_t index = kernel.poison_index[in.src[i]];
       if (index < 0) continue;
-      const uint32_t unset = on & ~written[index];
+      // A shuffle's value is used only by the lanes some lane takes it from.
+      const uint32_t users = in.op == Op::kShfl && i == 0 ? shuffle_readers(w, in, on) : on;
+      const uint32_t unset = users & ~written[index];
       if (unset == 0 || std::find(uninitialized_lines.begin(), uninitialized_lines.end(), in.line) !=
                             uninitialized_lines.end())
         continue;

@@ -113,6 +113,14 @@ extern "C" __global__ void plain_wait(int* out, const int* flag) {
   }
 }
 
+extern "C" __global__ void upper_half_down(int* out) {
+  const int lane = threadIdx.x;
+  int v;
+  if (lane >= 16) v = lane * 5;
+  const int w = __shfl_down_sync(0xffffffff, v, 16);
+  if (lane < 16) out[lane] = w;
+}
+
 extern "C" __global__ void reverse_off_by_one(float* out, const float* in, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   float acc = 0.0f;
@@ -229,6 +237,16 @@ TEST_F(MemoryModelTest, AWaitCompiledToABranchToItselfIsAnEndlessLoop) {
 
   const Observations set = launch("plain_wait", {1, 1, 1}, {32, 1, 1}, 1, {1});
   EXPECT_TRUE(set.completed) << listed(set);
+}
+
+// Lanes 0-15 never set v, but the shuffle takes every value from lanes 16-31 (which take their own, being
+// out of range): no lane uses an unset value, so there is nothing to report.
+TEST_F(MemoryModelTest, AShuffleSourceNoLaneTakesIsNotAUse) {
+  const Observations out = launch("upper_half_down", {1, 1, 1}, {32, 1, 1});
+  EXPECT_TRUE(out.completed);
+  EXPECT_TRUE(out.findings.empty()) << listed(out);
+  const std::vector<int> values = read_buffer<int>(out.buffers[0]);
+  for (int lane = 0; lane < 16; ++lane) EXPECT_EQ(values[lane], (lane + 16) * 5) << lane;
 }
 
 // What a launch that a fault stopped reports, as numbers: the same on one worker as on four, every time.
