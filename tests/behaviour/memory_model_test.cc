@@ -113,12 +113,12 @@ extern "C" __global__ void plain_wait(int* out, const int* flag) {
   }
 }
 
-extern "C" __global__ void upper_half_down(int* out) {
+extern "C" __global__ void upper_half_down(int* out, const int* in) {
   const int lane = threadIdx.x;
   int v;
-  if (lane >= 16) v = lane * 5;
+  if (lane >= 16) v = in[lane];
   const int w = __shfl_down_sync(0xffffffff, v, 16);
-  if (lane < 16) out[lane] = w;
+  out[lane] = lane < 16 ? w : v + w;
 }
 
 extern "C" __global__ void reverse_off_by_one(float* out, const float* in, int n) {
@@ -142,6 +142,7 @@ class MemoryModelTest : public ::testing::Test {
   }
 
   // One launch of `entry` on `workers` threads with every check, over int buffers of `elements`.
+  // A second buffer, when given, is the kernel's second argument (a flag, or an input).
   static Observations launch(const std::string& entry, Dim3 grid, Dim3 block, unsigned workers = 2,
                              std::vector<int> flag = {}) {
     SimOptions options;
@@ -242,11 +243,14 @@ TEST_F(MemoryModelTest, AWaitCompiledToABranchToItselfIsAnEndlessLoop) {
 // Lanes 0-15 never set v, but the shuffle takes every value from lanes 16-31 (which take their own, being
 // out of range): no lane uses an unset value, so there is nothing to report.
 TEST_F(MemoryModelTest, AShuffleSourceNoLaneTakesIsNotAUse) {
-  const Observations out = launch("upper_half_down", {1, 1, 1}, {32, 1, 1});
+  std::vector<int> in(32);
+  for (int lane = 0; lane < 32; ++lane) in[lane] = lane * 5;
+  const Observations out = launch("upper_half_down", {1, 1, 1}, {32, 1, 1}, 1, in);
   EXPECT_TRUE(out.completed);
   EXPECT_TRUE(out.findings.empty()) << listed(out);
   const std::vector<int> values = read_buffer<int>(out.buffers[0]);
-  for (int lane = 0; lane < 16; ++lane) EXPECT_EQ(values[lane], (lane + 16) * 5) << lane;
+  for (int lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(values[lane], lane < 16 ? (lane + 16) * 5 : lane * 10) << lane;
 }
 
 // What a launch that a fault stopped reports, as numbers: the same on one worker as on four, every time.
