@@ -120,7 +120,7 @@ enum Flag : uint16_t {
   kFlagApprox = 1 << 2,
   kFlagUni = 1 << 3,
   kFlagTo = 1 << 4,        // cvta.to
-  kFlagAcquire = 1 << 5,   // ld.acquire: another warp may be expected to write what it reads (a spin-wait)
+  kFlagAcquire = 1 << 5,   // ld.acquire, atom.acquire or .acq_rel: later accesses wait for what it reads
   kFlagCarryOut = 1 << 6,  // .cc on add, sub, mad, addc, subc, madc: sets the lane's carry flag
   // The memory model's semantics of an ld, st, atom or red (the PTX ISA's "morally strong" operations),
   // which the simulator's checkers follow to order blocks' accesses (harness/sim/hazards.cc):

@@ -111,6 +111,9 @@ bool Parser::decode(const Token& mnemonic, std::vector<Parsed>& operands, Instr*
     } else if ((*op == Op::kSt || *op == Op::kAtom || *op == Op::kRed) &&
                (word == "release" || word == "acq_rel")) {
       instr->flags |= kFlagRelease | kFlagStrong;
+      if (word == "acq_rel") instr->flags |= kFlagAcquire;
+    } else if (*op == Op::kAtom && word == "acquire") {
+      instr->flags |= kFlagAcquire | kFlagStrong;
     } else if ((*op == Op::kLd || *op == Op::kSt || *op == Op::kAtom || *op == Op::kRed) &&
                (word == "volatile" || word == "relaxed" || word == "acquire")) {
       instr->flags |= kFlagStrong;

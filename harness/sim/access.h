@@ -28,6 +28,13 @@ enum class Ordering : uint8_t { kWeak, kStrong, kAcquire, kRelease };
 // keeps the value, is checked for races and uninitialized reads there (kCheckOnly). A read whose value no
 // lane uses is harmless on a GPU.
 enum class Speculation : uint8_t { kNone, kCostOnly, kCheckOnly };
+// An access's semantics inside its block, whatever its scope (a .cta access orders the block as a .gpu one
+// does): bits of a WarpAccess::in_block. Strong accesses (.volatile, .relaxed, atomics) do not race with
+// each other; a release (or a device or block fence, then a strong write) publishes what its warp did
+// before, and an acquire (or a strong read, then a fence) takes it in (docs/simulator.md).
+constexpr uint8_t kStrongInBlock = 1;
+constexpr uint8_t kAcquireInBlock = 2;
+constexpr uint8_t kReleaseInBlock = 4;
 
 // A request's addresses in summary: the lowest and highest address of its active lanes and the OR of all
 // of them (for alignment); and whether it is a full warp at one stride (lane l at address[0] + l * stride:
@@ -64,6 +71,7 @@ struct WarpAccess {
   AccessKind kind = AccessKind::kRead;
   Ordering ordering = Ordering::kWeak;  // global accesses only; an atomic is at least kStrong
   Speculation speculation = Speculation::kNone;
+  uint8_t in_block = 0;  // kStrongInBlock, kAcquireInBlock, kReleaseInBlock
   // A shared read that atomic updates beside it cannot make wrong: the first guess of a compare-and-swap
   // loop, which the atomicCAS checks (the programming guide's float atomicMax; cuda::atomic_ref's
   // compare_exchange loop). Any other read of what atomics are still updating (a histogram flushed before
@@ -127,10 +135,11 @@ class AccessObserver {
   virtual void on_barrier(int file, int line) = 0;
   // __syncwarp / bar.warp.sync by `warp` for the lanes in `mask`.
   virtual void on_warp_sync(uint32_t warp, uint32_t mask) = 0;
-  // A fence that orders memory for the whole device or wider (__threadfence(), membar.gl, fence.sc.gpu; not
-  // membar.cta) by the lanes of `warp` in `mask`. Pure, like every event: an observer that wraps others
-  // and forgot one would hide it from the checkers (the sampler's wrapper once dropped every fence).
-  virtual void on_fence(uint32_t warp, uint32_t mask) = 0;
+  // A fence by the lanes of `warp` in `mask`: `device` when it orders memory for the whole device or wider
+  // (__threadfence(), membar.gl, fence.sc.gpu), else for the block only (__threadfence_block(), membar.cta,
+  // fence.acq_rel.cta). Pure, like every event: an observer that wraps others and forgot one would hide
+  // it from the checkers (the sampler's wrapper once dropped every fence).
+  virtual void on_fence(uint32_t warp, uint32_t mask, bool device) = 0;
   virtual void end_block() = 0;
   // After the launch: add this observer's findings and per-line stats to `out` (the simulator's own
   // findings are already there). Called once per observer, in worker order.

@@ -174,7 +174,7 @@ class SampleObserver : public AccessObserver {
 
   void on_barrier(int, int) override {}
   void on_warp_sync(uint32_t, uint32_t) override {}
-  void on_fence(uint32_t, uint32_t) override {}
+  void on_fence(uint32_t, uint32_t, bool) override {}
   void end_block() override {}
   void collect(Observations&) override {
     std::map<LineKey, SharedSample> shared;
@@ -232,9 +232,9 @@ class BothObservers : public AccessObserver {
     checkers_->on_warp_sync(warp, mask);
     samples_->on_warp_sync(warp, mask);
   }
-  void on_fence(uint32_t warp, uint32_t mask) override {
-    checkers_->on_fence(warp, mask);
-    samples_->on_fence(warp, mask);
+  void on_fence(uint32_t warp, uint32_t mask, bool device) override {
+    checkers_->on_fence(warp, mask, device);
+    samples_->on_fence(warp, mask, device);
   }
   void end_block() override {
     checkers_->end_block();

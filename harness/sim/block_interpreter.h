@@ -106,6 +106,9 @@ struct Warp {
   uint8_t carry[32] = {};         // each lane's carry (or borrow) flag, for add.cc/addc and their kin
   std::vector<AsyncCopy> copies;  // cp.async copies not yet waited for, oldest first
   uint32_t commits[32] = {};      // each lane's cp.async.commit_group count
+  // The warp's latest atomic and a hash of what it returned to which lanes (BlockInterpreter::spins).
+  uint32_t spin_pc = UINT32_MAX;
+  uint64_t spin_hash = 0;
 };
 
 // kYield: the warp can still run but lets the block's other warps go first (it waits for one of them).
@@ -272,6 +275,7 @@ struct BlockInterpreter {
   bool park_at_warp_operation(Warp& w, const Inst& in, uint32_t pc, uint32_t mask_source, bool& unpark,
                               uint32_t& mask, uint32_t& on);
   void track_poisoned(const Warp& w, const Inst& in, uint32_t on);
+  bool spins(Warp& w, const Inst& in, uint32_t pc, uint32_t on);
   static void diverge(Warp& w);
   static void advance(Warp& w, uint32_t mask, uint32_t next);
   static uint32_t lane_pc(const Warp& w, uint32_t lane);
@@ -339,6 +343,8 @@ struct BlockInterpreter {
 
   // warp_ops.cc: shfl, vote, redux, match and the warp-sync check
   void shuffle(Warp& w, const Inst& in, uint32_t on);
+  static uint32_t shuffle_source(ptx::ShflMode mode, uint64_t b, uint64_t c, uint32_t lane, bool* ok);
+  uint32_t shuffle_readers(const Warp& w, const Inst& in, uint32_t on);
   bool uniform_shuffle(Warp& w, const Inst& in);
   template <class Source>
   [[gnu::always_inline]] inline void shuffle_lanes(Warp& w, const Inst& in, Source&& source);
@@ -366,6 +372,7 @@ struct BlockInterpreter {
   const Inst& placed(size_t pc) const;
   const Inst* enclosing_loop(size_t pc) const;
   Finding timeout_finding(Stop why);
+  void endless_loop(const Inst& in);
 };
 
 }  // namespace gpugrade::sim

@@ -39,7 +39,8 @@ Handler handler_for(const Inst& in) {
     case Op::kMov:
       return in.ndst == 1 && in.nsrc == 1 && in.type != Type::kNone ? Handler::kMove : Handler::kGeneral;
     case Op::kLd:
-      return (in.flags & ptx::kFlagAcquire) != 0 ? Handler::kLoadAcquire : Handler::kLoadStore;
+      // A strong load (.volatile, .relaxed, .acquire) is how a warp waits for a flag another writes.
+      return (in.flags & ptx::kFlagStrong) != 0 ? Handler::kLoadAcquire : Handler::kLoadStore;
     case Op::kSt:
       return Handler::kLoadStore;
     case Op::kAdd:

@@ -30,6 +30,19 @@ void BlockInterpreter::runtime_error(const Inst& in, std::string what) {
   fault = BlockFault{std::move(finding)};
 }
 
+// A branch to itself: the lanes that take it never leave, on a GPU as here. nvcc compiles a wait on a flag
+// it may read once (a plain variable, not volatile nor atomic) to exactly this, so the finding says so.
+void BlockInterpreter::endless_loop(const Inst& in) {
+  Finding finding = located(
+      FindingKind::kTimeout, in,
+      fmt::format("block {} waits here forever: the compiled loop branches to itself, so it never reads its "
+                  "condition again; a wait on a flag that another thread sets must read it each time "
+                  "(volatile, cuda::atomic_ref or atomicAdd(&flag, 0)), and this would hang on a GPU too",
+                  to_string(block_index)));
+  finding.details["block"] = nlohmann::json(block_index);
+  fault = BlockFault{std::move(finding)};
+}
+
 // A faulting access as OutOfBoundsFacts (harness/finding_facts.h), worded by describe(): the buffer or
 // shared array, the element and how far outside it, never an address. The details carry the same figures
 // (signed) for the grader's pictures and for naming `tile[row][col]` from the shapes it knows.

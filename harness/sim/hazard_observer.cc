@@ -80,6 +80,8 @@ void HazardObserver::begin_block(const BlockContext& context) {
     byte_mode_.resize(words);
   }
   warp_sync_.assign(context.warps, 0);
+  warps_ = context.warps;
+  reset_block_order();
   byte_cells_ = false;
   written_.clear();
   next_epoch();
@@ -113,6 +115,7 @@ void HazardObserver::next_epoch() {
 
 void HazardObserver::on_barrier(int, int) {
   next_epoch();
+  reset_block_order();
   if (!follow_order_) return;
   ++barriers_;
   // A fence, then a barrier: what the block wrote before that fence is ordered before any thread's later
@@ -123,11 +126,74 @@ void HazardObserver::on_barrier(int, int) {
 }
 
 void HazardObserver::on_warp_sync(uint32_t warp, uint32_t) {
-  if (warp < warp_sync_.size()) ++warp_sync_[warp];
+  if (warp < warp_sync_.size())
+    warp_sync_[warp] = (warp_sync_[warp] & ~kWarpSyncMask) | ((warp_sync_[warp] + 1) & kWarpSyncMask);
 }
 
-void HazardObserver::on_fence(uint32_t warp, uint32_t mask) {
-  if (!follow_order_) return;
+void HazardObserver::reset_block_order() {
+  const size_t pairs = size_t{warps_} * warps_;
+  if (!in_block_used_ && acquired_in_block_.size() == pairs) return;
+  acquired_in_block_.assign(pairs, 0);
+  pending_in_block_.assign(pairs, 0);
+  fenced_.assign(warps_, 0);
+  published_in_block_.clear();
+  in_block_used_ = in_block_acquired_ = false;
+}
+
+// A fence by `warp` (a block fence, or a device fence, which orders the block too): what its strong reads
+// saw is acquired, and what it did so far is what its next strong write publishes.
+void HazardObserver::block_fence(uint32_t warp) {
+  in_block_used_ = true;
+  uint32_t* acquired = acquired_in_block_.data() + size_t{warp} * warps_;
+  uint32_t* pending = pending_in_block_.data() + size_t{warp} * warps_;
+  for (uint32_t other = 0; other < warps_; ++other) {
+    acquired[other] = std::max(acquired[other], std::exchange(pending[other], 0));
+    in_block_acquired_ = in_block_acquired_ || acquired[other] != 0;
+  }
+  const uint32_t releases = warp_releases(warp_sync_[warp]);
+  fenced_[warp] = releases + 1;
+  if (releases < kReleaseLimit) warp_sync_[warp] += uint32_t{1} << kReleaseShift;
+}
+
+// A strong access, shared or global, as the block's threads see it: a release fences first; a read (or an
+// atomic) acquires what was published at its address, at once with .acquire semantics, else at the
+// warp's next fence; a write (or an atomic) after a fence publishes there what the warp had done before
+// that fence and what it had acquired (happens-before is transitive).
+void HazardObserver::order_in_block(const WarpAccess& access) {
+  const uint32_t warp = access.warp;
+  if (warp >= warps_) return;
+  in_block_used_ = true;
+  if ((access.in_block & kReleaseInBlock) != 0) block_fence(warp);
+  const bool now = (access.in_block & kAcquireInBlock) != 0;
+  uint32_t* acquired = acquired_in_block_.data() + size_t{warp} * warps_;
+  uint32_t* into = now ? acquired : pending_in_block_.data() + size_t{warp} * warps_;
+  const uint64_t space = access.space == Space::kShared ? uint64_t{1} << 63 : 0;
+  uint64_t last = 0;
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint64_t key = access.address[std::countr_zero(mask)] | space;
+    if (key == last) continue;  // the lanes of a warp's wait mostly read one flag
+    last = key;
+    if (access.kind != AccessKind::kWrite) {
+      if (const auto found = published_in_block_.find(key); found != published_in_block_.end()) {
+        for (uint32_t other = 0; other < warps_; ++other) {
+          into[other] = std::max(into[other], found->second[other]);
+          in_block_acquired_ = in_block_acquired_ || (now && into[other] != 0);
+        }
+      }
+    }
+    if (access.kind != AccessKind::kRead && fenced_[warp] != 0) {
+      std::vector<uint32_t>& published = published_in_block_[key];
+      published.resize(warps_, 0);
+      for (uint32_t other = 0; other < warps_; ++other)
+        published[other] = std::max(published[other], acquired[other]);
+      published[warp] = std::max(published[warp], fenced_[warp]);
+    }
+  }
+}
+
+void HazardObserver::on_fence(uint32_t warp, uint32_t mask, bool device) {
+  if (checks_.races && warp < warps_) block_fence(warp);
+  if (!device || !follow_order_) return;
   // A strong read, then a fence: what the read saw released is acquired (fence-based synchronization).
   if (!read_strong_.threads.empty() || !read_strong_.blocks.empty()) {
     acquired_.add(read_strong_);
@@ -196,6 +262,9 @@ void HazardObserver::acquire(const WarpAccess& access) {
 void HazardObserver::on_access(const WarpAccess& access) {
   if (access.active_mask == 0) return;
   const Span request = access.span_known ? access.span : span(access);
+  if ((access.in_block & kStrongInBlock) != 0 && checks_.races &&
+      (access.space == Space::kShared || access.space == Space::kGlobal))
+    order_in_block(access);
   if (access.space == Space::kShared) {
     // A speculative load (access.h): its cost where it ran, its checks for the lanes that kept the value.
     const bool costed = access.speculation != Speculation::kCheckOnly;
@@ -265,7 +334,8 @@ void HazardObserver::on_access(const WarpAccess& access) {
 void HazardObserver::check_shared(const WarpAccess& access, const Span& span) {
   const uint32_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
   if (access.warp >= warp_sync_.size()) warp_sync_.resize(access.warp + 1);
-  LaneState lane_state{.sync = warp_sync_[access.warp] | (access.tolerates_atomics ? kToleratesAtomics : 0)};
+  LaneState lane_state{.sync = warp_sync_[access.warp] | (access.tolerates_atomics ? kToleratesAtomics : 0) |
+                               ((access.in_block & kStrongInBlock) != 0 ? kStrongAccess : 0)};
   const bool words =
       bytes == 4 && !byte_cells_ && (span.bits & 3) == 0 && span.high < window_ && window_ - span.high >= 4;
   if (words && access.kind == AccessKind::kRead) {
@@ -335,14 +405,25 @@ void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& la
     const bool same_value = access.kind == AccessKind::kWrite && cell.cold.write_kind == AccessKind::kWrite &&
                             stores_what_is_there(access, thread % kWarpSize, cell.hot.writer, offset,
                                                  word_index(cell) >= 0 ? 4 : 1);
+    // Two strong loads or stores of different warps are no data race (a flag one warp sets and another waits
+    // on); within a warp they still are, as the lanes' order is the warp's, not the memory model's. Beside
+    // atomics a strong read is still one: what atomics are still updating (a histogram flushed before the
+    // counting ended) is a race whatever the read's semantics, which the memory model would not call one.
+    const auto both_strong = [&](uint32_t earlier, uint32_t earlier_sync) {
+      return (lane.sync & earlier_sync & kStrongAccess) != 0 && earlier / kWarpSize != access.warp &&
+             access.kind != AccessKind::kAtomic;
+    };
     if (cell.hot.write_epoch == epoch_ && unordered(cell.hot.writer, cell.cold.write_sync, thread) &&
-        !beside_atomic && !same_value) {
+        !beside_atomic && !same_value &&
+        !(both_strong(cell.hot.writer, cell.cold.write_sync) &&
+          cell.cold.write_kind != AccessKind::kAtomic)) {
       other = cell.hot.writer;
       key.other_line = cell.cold.write_line;
       key.other_access = cell.cold.write_kind;
     } else if (access.kind != AccessKind::kRead && cell.hot.read_epoch == epoch_) {
       for (uint32_t r = 0; r < cell.hot.readers && other == thread; ++r) {
         if (!unordered(cell.hot.reader[r], cell.cold.read_sync[r], thread)) continue;
+        if (both_strong(cell.hot.reader[r], cell.cold.read_sync[r])) continue;
         if (access.kind == AccessKind::kAtomic && (cell.cold.read_sync[r] & kToleratesAtomics) != 0) continue;
         other = cell.hot.reader[r];
         key.other_line = cell.cold.read_line[r];

@@ -26,7 +26,7 @@ class HazardObserver final : public AccessObserver {
   void on_access(const WarpAccess& access) override;
   void on_barrier(int file, int line) override;
   void on_warp_sync(uint32_t warp, uint32_t mask) override;
-  void on_fence(uint32_t warp, uint32_t mask) override;
+  void on_fence(uint32_t warp, uint32_t mask, bool device) override;
   void end_block() override {}
   void collect(Observations& out) override;
 
@@ -253,12 +253,19 @@ class HazardObserver final : public AccessObserver {
     }
     return true;
   }
-  // `other_sync` may carry kToleratesAtomics (a reader's), which is no part of the count.
+  // Lanes of one warp are ordered by a __syncwarp() since; other warps' accesses by a release this warp
+  // has acquired since (the clocks of shadow.h). `other_sync` may carry kToleratesAtomics or kStrongAccess.
   bool unordered(uint32_t other, uint32_t other_sync, uint32_t thread) const {
     if (other == thread) return false;
-    const uint32_t warp = thread / kWarpSize;
-    return other / kWarpSize != warp || warp_sync_[warp] == (other_sync & ~kToleratesAtomics);
+    const uint32_t warp = thread / kWarpSize, other_warp = other / kWarpSize;
+    if (other_warp == warp) return ((warp_sync_[warp] ^ other_sync) & kWarpSyncMask) == 0;
+    return !in_block_acquired_ || warp >= warps_ || other_warp >= warps_ ||
+           acquired_in_block_[size_t{warp} * warps_ + other_warp] <= warp_releases(other_sync);
   }
+  // Happens-before inside the block (docs/simulator.md, "Ordering inside a block"), between barriers.
+  void order_in_block(const WarpAccess& access);
+  void block_fence(uint32_t warp);
+  void reset_block_order();
   bool on_path(const WarpAccess& access, uint8_t bit) const {
     return data_path_ != nullptr && access.instruction < data_path_->size() &&
            ((*data_path_)[access.instruction] & bit) != 0;
@@ -293,8 +300,21 @@ class HazardObserver final : public AccessObserver {
   bool byte_cells_ = false;          // some word of the current block uses its bytes_ cells
   uint64_t window_ = 0;              // the current block's shared bytes
   uint32_t epoch_ = 0;
-  uint32_t block_epoch_ = 0;  // the epoch the current block began in
-  std::vector<uint32_t> warp_sync_;
+  uint32_t block_epoch_ = 0;         // the epoch the current block began in
+  std::vector<uint32_t> warp_sync_;  // per warp, its clock (shadow.h, kWarpSyncMask)
+  uint32_t warps_ = 0;
+  // acquired_in_block_[w * warps_ + v]: warp w has acquired warp v's releases below this count, so v's
+  // accesses made before them happen before w's from now on. pending_in_block_ is the same for what w's
+  // strong reads saw, acquired at w's next fence; fenced_[w] is w's release count + 1 at its latest
+  // fence (0: none), which its next strong write publishes. Per flag address (shared offsets with the top
+  // bit set), the join of what was published there. All of it is cleared at a barrier.
+  std::vector<uint32_t> acquired_in_block_;
+  std::vector<uint32_t> pending_in_block_;
+  std::vector<uint32_t> fenced_;
+  std::vector<bool> weak_since_fence_;  // per warp: a weak access since its latest fence
+  std::unordered_map<uint64_t, std::vector<uint32_t>> published_in_block_;
+  bool in_block_used_ = false;      // some of the above is set
+  bool in_block_acquired_ = false;  // acquired_in_block_ has a nonzero entry
   // Per word, zero: atomic_cost()'s counts while it runs.
   std::vector<uint8_t> atomic_hits_;
   uint64_t block_ = 0;     // linear index of the current block

@@ -226,7 +226,9 @@ void BlockInterpreter::track_poisoned(const Warp& w, const Inst& in, uint32_t on
     for (uint32_t i = 0; i < in.nsrc; ++i) {
       const int32_t index = kernel.poison_index[in.src[i]];
       if (index < 0) continue;
-      const uint32_t unset = on & ~written[index];
+      // A shuffle's value is used only by the lanes some lane takes it from.
+      const uint32_t users = in.op == Op::kShfl && i == 0 ? shuffle_readers(w, in, on) : on;
+      const uint32_t unset = users & ~written[index];
       if (unset == 0 || std::find(uninitialized_lines.begin(), uninitialized_lines.end(), in.line) !=
                             uninitialized_lines.end())
         continue;
@@ -251,6 +253,19 @@ void BlockInterpreter::track_poisoned(const Warp& w, const Inst& in, uint32_t on
       if (index >= 0) written[index] |= on;
     }
   }
+}
+
+// Whether the atomic at `pc` returned the same values to the same lanes as the warp's atomic before it
+// did (a lock taken in `while (atomicCAS(&lock, 0, 1) != 0)`, a flag read as `atomicAdd(&flag, 0)`): the
+// warp is waiting for another, which it lets run.
+bool BlockInterpreter::spins(Warp& w, const Inst& in, uint32_t pc, uint32_t on) {
+  const uint64_t* values = reg(w, in.dst[0]);
+  uint64_t hash = on;
+  for_lanes(on, [&](uint32_t lane) { hash = (hash ^ values[lane]) * 0x100000001B3u; });
+  const bool same = w.spin_pc == pc && w.spin_hash == hash;
+  w.spin_pc = pc;
+  w.spin_hash = hash;
+  return same;
 }
 
 // Leaves the uniform fast path: every live lane gets its own pc.
@@ -454,6 +469,13 @@ uint32_t BlockInterpreter::lane_pc(const Warp& w, uint32_t lane) { return w.unif
         }
         continue;
       }
+      case Handler::kEndlessLoop:
+        if (on != 0) {
+          endless_loop(in);
+          return Stop::kFault;
+        }
+        advance(w, mask, pc + 1);
+        continue;
       case Handler::kExit:
         w.live &= ~on;
         advance(w, mask & ~on, pc + 1);
@@ -482,8 +504,8 @@ uint32_t BlockInterpreter::lane_pc(const Warp& w, uint32_t lane) { return w.unif
         }
         break;
       case Handler::kNothing:
-        if (on != 0 && observer != nullptr && in.op == Op::kMembar && in.mode != ptx::kMembarBlockScope)
-          observer->on_fence(w.index, on);
+        if (on != 0 && observer != nullptr && in.op == Op::kMembar)
+          observer->on_fence(w.index, on, in.mode != ptx::kMembarBlockScope);
         break;
       case Handler::kRedux:
         if (!w.uniform && park_at_warp_operation(w, in, pc, 1, unpark, mask, on)) continue;
@@ -507,6 +529,10 @@ uint32_t BlockInterpreter::lane_pc(const Warp& w, uint32_t lane) { return w.unif
         break;
       case Handler::kAtomic:
         if (on != 0 && !atomic(w, in, on)) return Stop::kFault;
+        if (on != 0 && in.ndst > 0 && spins(w, in, pc, on)) {
+          advance(w, mask, pc + 1);
+          return Stop::kYield;
+        }
         break;
       case Handler::kShuffle:
         if (!w.uniform && park_at_warp_operation(w, in, pc, 3, unpark, mask, on)) continue;

@@ -105,6 +105,11 @@ class Linker {
     place_constants_first();
     find_reads_before_writes();
     for (Inst& inst : kernel_->code) choose_handler(&inst);
+    for (size_t pc = 0; pc < kernel_->code.size(); ++pc) {
+      Inst& inst = kernel_->code[pc];
+      if (inst.handler == Handler::kBranch && static_cast<size_t>(inst.offset) == pc)
+        inst.handler = Handler::kEndlessLoop;
+    }
     return true;
   }
 
@@ -398,7 +403,8 @@ class Linker {
               module_.functions[entry_].line,
               fmt::format("'{}' is larger than {} bytes", variable.name, kMaxModuleGlobalBytes));
         global_top = align_up(global_top, 256);
-        kernel_->globals.push_back({variable.name, global_top, variable.bytes, variable.init});
+        kernel_->globals.push_back(
+            {variable.name, global_top, variable.bytes, variable.init, variable.align});
         global_address_[v] = global_top;
         global_top += variable.bytes + 4096;  // a gap, so an overrun is outside every allocation
       }

@@ -58,6 +58,7 @@ enum class Handler : uint8_t {
   kLoadStore,        // ld / st: a warp-wide hit path inside one allocation or window, per lane otherwise
   kAtomic,           // atom / red
   kBranch,           // bra
+  kEndlessLoop,      // a bra to itself (nvcc's wait on a flag read once): the lanes taking it never leave
   kExit,             // exit, and ret from the entry
   kBarrier,          // bar.sync / bar.red
   kWarpSync,         // bar.warp.sync
@@ -69,7 +70,8 @@ enum class Handler : uint8_t {
   kRedux,            // redux.sync
   kMatch,            // match.any/all.sync
   kYield,            // nanosleep: the warp lets the block's other warps run
-  kLoadAcquire,      // ld.acquire: a load, then the warp lets the others run (they may be what it waits for)
+  kLoadAcquire,      // a strong ld (.acquire, .volatile, .relaxed): a load, then the warp lets the others
+                     // run (they may be what it waits for)
   kTrap,             // trap: stops the launch
   kAsyncCopy,        // cp.async and its commit_group / wait_group / wait_all (ptx::AsyncMode in mode)
   kGeneral,          // every other form: the arithmetic, conversion and comparison families' general code
@@ -123,6 +125,7 @@ struct GlobalVariable {
   uint64_t address = 0;
   uint64_t bytes = 0;
   std::vector<uint8_t> init;
+  uint32_t align = 1;  // its .align: the size of its elements, as nvcc declares arrays of them as .b8
 };
 
 // Where a module-scope .const variable sits in the const bank.

@@ -345,6 +345,10 @@ void BlockInterpreter::announce(const Warp& w, const Inst& in, uint32_t on, ptx:
                                                   : Space::kConst;
     access.kind = kind;
     access.ordering = ordering_of(in, kind);
+    access.in_block = static_cast<uint8_t>(
+        ((in.flags & ptx::kFlagStrong) != 0 || kind == AccessKind::kAtomic ? kStrongInBlock : 0) |
+        ((in.flags & ptx::kFlagAcquire) != 0 ? kAcquireInBlock : 0) |
+        ((in.flags & ptx::kFlagRelease) != 0 ? kReleaseInBlock : 0));
     access.bytes_per_lane = bytes;
     access.warp = w.index;
     access.active_mask = on;

@@ -332,6 +332,18 @@ constexpr uint64_t kUnorderedWrites = uint64_t{1} << 63;
 // In a shared cell's reader sync count (HotCell readers' read_sync): the read tolerates atomics beside it
 // (WarpAccess::tolerates_atomics). Warp-sync counts never reach it.
 constexpr uint32_t kToleratesAtomics = uint32_t{1} << 31;
+// A warp's clock (HazardObserver::warp_sync_, kept in shared cells with each access): its __syncwarp()s in
+// the low 16 bits, which order the warp's own lanes (compared for equality, so a wrap costs nothing), and
+// its releases inside the block in the next 14, which order other warps' accesses after an acquire
+// (saturating: a warp that releases more often than that in one barrier interval is no longer ordered).
+constexpr uint32_t kWarpSyncMask = 0xFFFF;
+constexpr int kReleaseShift = 16;
+constexpr uint32_t kReleaseLimit = (uint32_t{1} << 14) - 1;
+// In a shared cell's sync (its writer's or a reader's): the access was strong (.volatile, .relaxed, an
+// atomic), which does not race with another warp's strong access.
+constexpr uint32_t kStrongAccess = uint32_t{1} << 30;
+inline uint32_t warp_releases(uint32_t sync) { return sync >> kReleaseShift & kReleaseLimit; }
+
 // The latest write was strong (.volatile, .relaxed or .release at device scope): two strong writes are not
 // a data race in the PTX memory model (a flag several blocks set in turn), only a weak write and another.
 constexpr uint64_t kStrongWrite = uint64_t{1} << 62;

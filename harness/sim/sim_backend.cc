@@ -97,6 +97,14 @@ struct BlockFinding {
   Finding finding;
 };
 
+// How far a launch ran in run order: it runs places below `places`; a fault says at which place it
+// stopped, and whether some worker had started a block past that place by then.
+struct RunExtent {
+  uint64_t places = 0;
+  std::optional<uint64_t> fault_place;
+  bool ran_past_fault = false;
+};
+
 // Whether blocks of the kernel may communicate through global atomics or strong stores (flags): they then
 // run in one fixed order, and the checkers keep more per element.
 bool blocks_communicate(const sim::Kernel& kernel) {
@@ -235,12 +243,21 @@ class SimBackend : public Backend {
       // What the launch starts from, for running it again: it may write the variables it kept.
       std::map<std::string, std::vector<std::byte>, std::less<>> kept;
       if (request.keep_device_variables && options_.worker_threads != 1) kept = variables;
-      Observations out = launch_checked(program, request, false);
+      RunExtent extent{request.grid.count(), std::nullopt, false};
+      Observations out = launch_checked(program, request, false, &extent);
       // Two blocks wrote one element: on several threads their interleaving was chance, so the output
       // could differ from run to run. Run again on one thread, where it is the same every time.
       if (out.blocks_interacted && options_.worker_threads != 1) {
         variables = std::move(kept);
-        out = launch_checked(program, request, true);
+        extent = {request.grid.count(), std::nullopt, false};
+        out = launch_checked(program, request, true, &extent);
+      } else if (extent.ran_past_fault) {
+        // A block stopped the launch while other workers had already taken up blocks after it: what they
+        // counted (instructions, lines' activity, the checkers' figures) depended on the workers' pace.
+        // Run again exactly to the faulting block, which every worker count then counts the same.
+        variables = std::move(kept);
+        extent = {*extent.fault_place + 1, std::nullopt, false};
+        out = launch_checked(program, request, false, &extent);
       }
       return out;
     } catch (const std::bad_alloc&) {
@@ -390,7 +407,8 @@ class SimBackend : public Backend {
     }
   }
 
-  Observations launch_checked(Program& program, const LaunchRequest& request, bool one_worker) {
+  Observations launch_checked(Program& program, const LaunchRequest& request, bool one_worker,
+                              RunExtent* extent) {
     auto start = std::chrono::steady_clock::now();
     Observations out;
     auto stop_with = [&](Finding finding) {
@@ -457,6 +475,12 @@ class SimBackend : public Backend {
                     std::min<size_t>(variable.init.size(), variable.bytes), bytes.begin());
       }
       state.allocations.push_back({variable.name, variable.address, variable.bytes, bytes.data(), true});
+      // Shadowed as a buffer is, so that blocks writing it unordered race: its elements are as large as
+      // its alignment (nvcc aligns an array of int as 4, of double as 8), else bytes.
+      const uint32_t element =
+          variable.align <= 8 && variable.bytes % variable.align == 0 ? variable.align : 1;
+      state.global_ranges.push_back(
+          {shared_source_name(variable.name), variable.address, variable.bytes, element});
     }
     std::vector<std::byte> grid_workspace(kGridWorkspaceBytes, std::byte{0});
     if (request.cooperative) {
@@ -493,7 +517,7 @@ class SimBackend : public Backend {
     // order.
     state.one_worker = one_worker || request.schedule != Schedule::kLaunchOrder || blocks_communicate(kernel);
     state.warps_reversed = request.schedule == Schedule::kReversed;
-    run_blocks(state, request, &out);
+    run_blocks(state, request, extent, &out);
     out.thread_instructions = state.instructions.load();
     out.warp_instructions = state.warp_instructions.load();
     add_line_activity(kernel, state, out);
@@ -501,14 +525,16 @@ class SimBackend : public Backend {
     return out;
   }
 
-  void run_blocks(sim::LaunchState& state, const LaunchRequest& request, Observations* out) {
+  void run_blocks(sim::LaunchState& state, const LaunchRequest& request, RunExtent* extent,
+                  Observations* out) {
     if (state.cooperative) return run_cooperative(state, request, out);
     uint64_t blocks = request.grid.count();
     unsigned workers = options_.worker_threads != 0 ? options_.worker_threads
                                                     : std::max(1u, std::thread::hardware_concurrency());
     workers = state.one_worker ? 1 : static_cast<unsigned>(std::min<uint64_t>(workers, blocks));
     std::atomic<uint64_t> next_block{0};
-    std::atomic<uint64_t> stop_block{blocks};  // blocks at or past it need not run
+    std::atomic<uint64_t> stop_block{std::min(blocks, extent->places)};  // places at or past it do not run
+    std::atomic<uint64_t> highest_started{0};
     std::mutex mutex;
     std::vector<BlockFinding> faults, notes;
     std::vector<std::unique_ptr<sim::AccessObserver>> observers(workers);
@@ -520,6 +546,8 @@ class SimBackend : public Backend {
       for (;;) {
         uint64_t block = next_block.fetch_add(1);
         if (block >= stop_block.load()) break;
+        for (uint64_t seen = highest_started.load(); block > seen;)
+          if (highest_started.compare_exchange_weak(seen, block)) break;
         block_notes.clear();
         // `block` is the place in the run order; the schedule says which block runs there.
         std::optional<sim::BlockFault> fault =
@@ -542,6 +570,14 @@ class SimBackend : public Backend {
       std::vector<std::thread> threads;
       for (unsigned w = 0; w < workers; ++w) threads.emplace_back(work, w);
       for (std::thread& thread : threads) thread.join();
+    }
+    if (!faults.empty()) {
+      const BlockFinding& first = *std::min_element(
+          faults.begin(), faults.end(), [](const auto& a, const auto& b) { return a.block < b.block; });
+      extent->fault_place = first.block;
+      // A timeout depends on the launch's shared budget, so a run cut at its block need not time out again.
+      extent->ran_past_fault =
+          highest_started.load() > first.block && first.finding.kind != FindingKind::kTimeout;
     }
     finish_blocks(state, blocks, std::move(faults), std::move(notes), observers, out);
   }

@@ -13,6 +13,51 @@
 
 namespace gpugrade::sim {
 
+// The lane whose value `lane` takes in a shuffle of mode `mode` with operands b and c, and in *ok whether
+// that lane is in range (out of range, the lane takes its own value).
+uint32_t BlockInterpreter::shuffle_source(ptx::ShflMode mode, uint64_t b, uint64_t c, uint32_t lane,
+                                          bool* ok) {
+  const int32_t bval = static_cast<int32_t>(b & 0x1F);
+  const auto cval = static_cast<uint32_t>(c);
+  const int32_t segmask = static_cast<int32_t>((cval >> 8) & 0x1F);
+  const auto self = static_cast<int32_t>(lane);
+  const int32_t max_lane = (self & segmask) | (static_cast<int32_t>(cval & 0x1F) & ~segmask);
+  const int32_t min_lane = self & segmask;
+  int32_t j;
+  switch (mode) {
+    case ptx::ShflMode::kUp:
+      j = self - bval;
+      *ok = j >= max_lane;
+      break;
+    case ptx::ShflMode::kDown:
+      j = self + bval;
+      *ok = j <= max_lane;
+      break;
+    case ptx::ShflMode::kBfly:
+      j = self ^ bval;
+      *ok = j <= max_lane;
+      break;
+    default:
+      j = min_lane | (bval & ~segmask);
+      *ok = j <= max_lane;
+      break;
+  }
+  return static_cast<uint32_t>(*ok ? j : self);
+}
+
+// The lanes whose source value the shuffle's lanes `on` take: a lane no one takes from does not use it.
+uint32_t BlockInterpreter::shuffle_readers(const Warp& w, const Inst& in, uint32_t on) {
+  const auto mode = static_cast<ptx::ShflMode>(in.mode);
+  const uint64_t* b = w.regs + static_cast<size_t>(in.src[1]) * 32;
+  const uint64_t* c = w.regs + static_cast<size_t>(in.src[2]) * 32;
+  uint32_t taken = 0;
+  bool ok = false;
+  for_lanes(on, [&](uint32_t lane) {
+    taken |= uint32_t{1} << (shuffle_source(mode, b[lane], c[lane], lane, &ok) & 31);
+  });
+  return taken;
+}
+
 void BlockInterpreter::shuffle(Warp& w, const Inst& in, uint32_t on) {
   if (on == kFullMask && uniform_shuffle(w, in)) {
     // Every lane executes: the one thing left to find is a lane its own mask does not name.
@@ -31,33 +76,8 @@ void BlockInterpreter::shuffle(Warp& w, const Inst& in, uint32_t on) {
   bool valid[32];
   uint32_t source_lane[32];
   for_lanes(on, [&](uint32_t lane) {
-    int32_t bval = static_cast<int32_t>(b[lane] & 0x1F);
-    uint32_t cval = static_cast<uint32_t>(c[lane]);
-    int32_t segmask = static_cast<int32_t>((cval >> 8) & 0x1F);
-    int32_t self = static_cast<int32_t>(lane);
-    int32_t max_lane = (self & segmask) | (static_cast<int32_t>(cval & 0x1F) & ~segmask);
-    int32_t min_lane = self & segmask;
-    int32_t j;
     bool ok;
-    switch (mode) {
-      case ptx::ShflMode::kUp:
-        j = self - bval;
-        ok = j >= max_lane;
-        break;
-      case ptx::ShflMode::kDown:
-        j = self + bval;
-        ok = j <= max_lane;
-        break;
-      case ptx::ShflMode::kBfly:
-        j = self ^ bval;
-        ok = j <= max_lane;
-        break;
-      default:
-        j = min_lane | (bval & ~segmask);
-        ok = j <= max_lane;
-        break;
-    }
-    if (!ok) j = self;
+    const int32_t j = static_cast<int32_t>(shuffle_source(mode, b[lane], c[lane], lane, &ok));
     // A lane that does not execute the shuffle (exited, elsewhere, or not in the block) gives an undefined
     // value on a GPU: the poison, so that where it is used the output shows it.
     result[lane] = (on >> (j & 31) & 1) != 0 ? a[j & 31] & 0xFFFFFFFFu : kRegisterPoison & 0xFFFFFFFFu;

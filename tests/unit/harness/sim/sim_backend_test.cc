@@ -642,7 +642,9 @@ class RecordingObserver : public sim::AccessObserver {
   }
   void on_barrier(int, int) override { ++(*counts_)["barriers"]; }
   void on_warp_sync(uint32_t, uint32_t) override {}
-  void on_fence(uint32_t, uint32_t) override { ++(*counts_)["fences"]; }
+  void on_fence(uint32_t, uint32_t, bool device) override {
+    ++(*counts_)[device ? "fences" : "block fences"];
+  }
   void end_block() override { ++(*counts_)["ended"]; }
 
  private:
