@@ -132,14 +132,7 @@ BuildAttempt try_build(const Exercise& exercise, const Variant& variant, const S
     attempt.findings.push_back(std::move(spent));
     return stop("The submission's compile time ran out; what was not compiled did not run.");
   }
-  CompileRequest request;
-  request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), text};
-  request.display_path = source.display_path;
-  request.headers = headers;
-  request.headers_display_dir = exercise.display_dir.string();
-  request.defines = defines_of(variant);
-  request.arch = arch;
-  request.flags = exercise.nvcc_flags;
+  CompileRequest request = compile_request(exercise, variant, source, text, headers, arch);
   request.time_limit_seconds = budget.left;
   const auto started = std::chrono::steady_clock::now();
   CompileOutput compiled = toolchain.compiler.compile(request);
@@ -203,6 +196,20 @@ BuildAttempt try_build(const Exercise& exercise, const Variant& variant, const S
 }
 
 }  // namespace
+
+CompileRequest compile_request(const Exercise& exercise, const Variant& variant, const Submission& source,
+                               const std::string& text, const std::vector<SourceFile>& headers,
+                               const std::string& arch) {
+  CompileRequest request;
+  request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), text};
+  request.display_path = source.display_path;
+  request.headers = headers;
+  request.headers_display_dir = exercise.display_dir.string();
+  request.defines = defines_of(variant);
+  request.arch = arch;
+  request.flags = exercise.nvcc_flags;
+  return request;
+}
 
 // Runs `launch` again in each schedule the exercise asks for and judges each output against the reference
 // under the buffer's `compare`, as the launch-order run was: a float atomicAdd total that rounds differently

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <future>
 
+#include "grader/compile/live_includes.h"
 #include "grader/compile/screen.h"
 #include "grader/exercise/learner_defines.h"
 #include "grader/judge/explain.h"
@@ -105,6 +106,19 @@ GradeRun::Next GradeRun::screen() {
   const std::string source_name = std::filesystem::path(exercise_.kernel.file).filename().string();
   result_.findings =
       screen_submission({source_name, submission_.text}, file_, headers_, exercise_.display_dir.string());
+  if (!result_.findings.empty() && !exercise_.variants.empty()) {
+    // An include the compiler never reads (in a branch its preprocessor skips) is no reason to refuse.
+    std::vector<std::vector<Define>> defines;
+    for (const Variant& variant : exercise_.variants)
+      defines.push_back(
+          compile_request(exercise_, variant, submission_, submission_.text, headers_, options_.arch)
+              .defines);
+    result_.findings =
+        keep_reached_includes(std::move(result_.findings),
+                              compile_request(exercise_, exercise_.variants.front(), submission_,
+                                              submission_.text, headers_, options_.arch),
+                              defines, toolchain_.compiler);
+  }
   if (!result_.findings.empty()) {
     result_.note = "The source was refused before compiling; nothing ran.";
     return Next::kStopWithResult;

@@ -56,6 +56,11 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
                                          const std::string& entry, uint64_t seed, std::string* error,
                                          LaunchShape* evaluated = nullptr, bool fill = true);
 
+// What the compiler gets for one variant of `source` (`text`: the source, or it with instantiations added).
+CompileRequest compile_request(const Exercise& exercise, const Variant& variant, const Submission& source,
+                               const std::string& text, const std::vector<SourceFile>& headers,
+                               const std::string& arch);
+
 // Launches the kernel and then each pipeline stage on the buffers the one before left.
 Observations launch_pipeline(Backend& backend, Program& program,
                              const std::vector<const KernelTraits*>& stages, const LaunchRequest& first,
