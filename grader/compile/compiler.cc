@@ -279,6 +279,72 @@ std::optional<NvccCompiler> NvccCompiler::create(const std::string& nvcc_path, s
   return compiler;
 }
 
+// nvcc on one request, in a scratch folder of its own holding the submission and the exercise's headers,
+// in the sandbox where there is one. `mode` is what nvcc makes (-ptx ..., or -E), written to `output_name`.
+std::optional<NvccCompiler::Ran> NvccCompiler::run(const CompileRequest& request,
+                                                   const std::vector<std::string>& mode,
+                                                   const std::string& output_name, std::string* error) {
+  std::optional<ScratchDir> dir = ScratchDir::create("nvcc", error);
+  if (!dir) return std::nullopt;
+  if (!is_plain_file_name(request.source.name)) {
+    *error = fmt::format("'{}' is not a plain file name", request.source.name);
+    return std::nullopt;
+  }
+  Ran ran{std::move(*dir), {}, {}};
+  std::filesystem::path source = ran.dir.path() / request.source.name;
+  ran.paths.emplace_back(source.string(), request.display_path);
+  for (const SourceFile& header : request.headers) {
+    if (!is_plain_file_name(header.name) || header.name == request.source.name) {
+      *error = fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name);
+      return std::nullopt;
+    }
+    if (!write_file_bytes(ran.dir.path() / header.name, header.bytes)) {
+      *error = "cannot copy the exercise's headers";
+      return std::nullopt;
+    }
+    ran.paths.emplace_back((ran.dir.path() / header.name).string(),
+                           fmt::format("{}/{}", request.headers_display_dir, header.name));
+  }
+  if (!write_file_bytes(source, request.source.bytes)) {
+    *error = "cannot copy the submission for nvcc";
+    return std::nullopt;
+  }
+  std::error_code ec;
+  std::filesystem::path nvcc = bwrap_ ? std::filesystem::canonical(path_, ec) : std::filesystem::path(path_);
+  if (ec) {
+    *error = fmt::format("cannot find nvcc at {}: {}", path_, ec.message());
+    return std::nullopt;
+  }
+  std::vector<std::string> argv = {nvcc.string()};
+  argv.insert(argv.end(), mode.begin(), mode.end());
+  argv.push_back("-arch=" + request.arch);
+  for (const Define& define : request.defines) {
+    if (!is_identifier(define.name)) {
+      *error = fmt::format("'{}' cannot be a macro name", define.name);
+      return std::nullopt;
+    }
+    argv.push_back(fmt::format("-D{}={}", define.name, define.value));
+  }
+  argv.insert(argv.end(), request.flags.begin(), request.flags.end());
+  argv.insert(argv.end(), {"-o", (ran.dir.path() / output_name).string(), source.string()});
+  if (bwrap_) {
+    SandboxView view{ran.dir.path(), {}};
+    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty())
+      view.read_only.push_back(root);
+    argv = sandboxed_argv(*bwrap_, argv, view);
+  }
+  ran.process = run_process(argv, {.working_directory = ran.dir.path(),
+                                   .time_limit_seconds = request.time_limit_seconds,
+                                   .memory_limit_bytes = request.memory_limit_bytes,
+                                   // nvcc's temporary files (unsandboxed) in the folder Ctrl-C removes
+                                   .extra_environment = {"LC_ALL=C", "TMPDIR=" + ran.dir.path().string()}});
+  if (!ran.process.started) {
+    *error = fmt::format("cannot run nvcc: {}", ran.process.error);
+    return std::nullopt;
+  }
+  return ran;
+}
+
 CompileOutput NvccCompiler::compile(const CompileRequest& request) {
   CompileOutput output;
   auto fail = [&](std::string message) {
@@ -286,70 +352,45 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
     return output;
   };
   std::string error;
-  std::optional<ScratchDir> dir = ScratchDir::create("nvcc", &error);
-  if (!dir) return fail(error);
-  if (!is_plain_file_name(request.source.name))
-    return fail(fmt::format("'{}' is not a plain file name", request.source.name));
-  PathMap paths;
-  std::filesystem::path source = dir->path() / request.source.name;
-  paths.emplace_back(source.string(), request.display_path);
-  for (const SourceFile& header : request.headers) {
-    if (!is_plain_file_name(header.name) || header.name == request.source.name)
-      return fail(
-          fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name));
-    if (!write_file_bytes(dir->path() / header.name, header.bytes))
-      return fail("cannot copy the exercise's headers");
-    paths.emplace_back((dir->path() / header.name).string(),
-                       fmt::format("{}/{}", request.headers_display_dir, header.name));
-  }
-  if (!write_file_bytes(source, request.source.bytes)) return fail("cannot copy the submission for nvcc");
-
-  std::filesystem::path ptx = dir->path() / "gpugrade-output.ptx";
-  std::error_code ec;
-  std::filesystem::path nvcc = bwrap_ ? std::filesystem::canonical(path_, ec) : std::filesystem::path(path_);
-  if (ec) return fail(fmt::format("cannot find nvcc at {}: {}", path_, ec.message()));
-  std::vector<std::string> argv = {nvcc.string(), "-ptx", "-lineinfo", "-O3", "-arch=" + request.arch};
-  for (const Define& define : request.defines) {
-    if (!is_identifier(define.name)) return fail(fmt::format("'{}' cannot be a macro name", define.name));
-    argv.push_back(fmt::format("-D{}={}", define.name, define.value));
-  }
-  argv.insert(argv.end(), request.flags.begin(), request.flags.end());
-  argv.insert(argv.end(), {"-o", ptx.string(), source.string()});
-  if (bwrap_) {
-    SandboxView view{dir->path(), {}};
-    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty())
-      view.read_only.push_back(root);
-    argv = sandboxed_argv(*bwrap_, argv, view);
-  }
-  ProcessResult run =
-      run_process(argv, {.working_directory = dir->path(),
-                         .time_limit_seconds = request.time_limit_seconds,
-                         .memory_limit_bytes = request.memory_limit_bytes,
-                         // nvcc's temporary files (unsandboxed) in the folder Ctrl-C removes
-                         .extra_environment = {"LC_ALL=C", "TMPDIR=" + dir->path().string()}});
-  if (!run.started) return fail(fmt::format("cannot run nvcc: {}", run.error));
-  if (run.timed_out) {
+  const std::string ptx_name = "gpugrade-output.ptx";
+  std::optional<Ran> ran = run(request, {"-ptx", "-lineinfo", "-O3"}, ptx_name, &error);
+  if (!ran) return fail(error);
+  const ProcessResult& process = ran->process;
+  if (process.timed_out) {
     output.timed_out = true;
     return fail(
         fmt::format("nvcc did not finish within {:g} s; look for loops unrolled without bound or "
                     "deep template recursion",
                     request.time_limit_seconds));
   }
-  output.findings = parse_diagnostics(run.err + run.out, FindingKind::kCompileError, paths,
+  output.findings = parse_diagnostics(process.err + process.out, FindingKind::kCompileError, ran->paths,
                                       {request.display_path, request.source.bytes});
-  if (run.exit_code == 0) {
-    output.ptx = read_file_bytes(ptx).value_or("");
-    for (const auto& [temp, display] : paths)
+  if (process.exit_code == 0) {
+    output.ptx = read_file_bytes(ran->dir.path() / ptx_name).value_or("");
+    for (const auto& [temp, display] : ran->paths)
       replace_all(output.ptx, fmt::format("\"{}\"", temp), fmt::format("\"{}\"", display));
   }
   bool has_error = std::any_of(output.findings.begin(), output.findings.end(),
                                [](const Finding& f) { return f.severity == Severity::kError; });
   if (!output.ok() && !has_error) {
-    std::string why = run.signal != 0 ? fmt::format("killed by signal {} (out of memory?)", run.signal)
-                                      : first_line(run.err + run.out);
+    std::string why = process.signal != 0
+                          ? fmt::format("killed by signal {} (out of memory?)", process.signal)
+                          : first_line(process.err + process.out);
     return fail(fmt::format("nvcc failed: {}", why.empty() ? "no PTX was written" : why));
   }
   return output;
+}
+
+std::optional<std::string> NvccCompiler::preprocess(const CompileRequest& request) {
+  const std::string name = "gpugrade-preprocessed.cu";
+  std::string error;
+  std::optional<Ran> ran = run(request, {"-E", "-x", "cu"}, name, &error);
+  if (!ran || ran->process.timed_out || ran->process.exit_code != 0) return std::nullopt;
+  return read_file_bytes(ran->dir.path() / name);
+}
+
+std::optional<std::string> CachingCompiler::preprocess(const CompileRequest& request) {
+  return inner_.preprocess(request);
 }
 
 CompileOutput CachingCompiler::compile(const CompileRequest& request) {

@@ -16,6 +16,8 @@
 #include "grader/compile/cache.h"
 #include "grader/compile/screen.h"
 #include "harness/finding.h"
+#include "os/process.h"
+#include "os/scratch_dir.h"
 
 namespace gpugrade {
 
@@ -51,12 +53,22 @@ struct CompileOutput {
   bool ok() const { return !ptx.empty(); }
 };
 
+// Paths a compiler printed, each with the path users know.
+using PathMap = std::vector<std::pair<std::string, std::string>>;
+
 class Compiler {
  public:
   virtual ~Compiler() = default;
   virtual CompileOutput compile(const CompileRequest& request) = 0;
   // Everything besides the request that the output depends on (the compiler's version): part of cache keys.
   virtual std::string identity() const = 0;
+  // The request's source as the compiler's preprocessor leaves it for the device, for the screen to learn
+  // which directives the compiler reads (grader/compile/live_includes.h); nullopt when this compiler
+  // cannot say or the preprocessor failed.
+  virtual std::optional<std::string> preprocess(const CompileRequest& request) {
+    (void)request;
+    return std::nullopt;
+  }
 };
 
 // nvcc's path: $CUDACXX, else $CUDA_HOME/bin/nvcc, else the path found when gpugrade was configured.
@@ -71,12 +83,20 @@ class NvccCompiler : public Compiler {
 
   CompileOutput compile(const CompileRequest& request) override;
   std::string identity() const override { return version_; }
+  std::optional<std::string> preprocess(const CompileRequest& request) override;
   // Why compiles run without a sandbox ("bwrap is not installed ..."); empty when they run in one.
   const std::string& unsandboxed_because() const { return unsandboxed_because_; }
 
  private:
   NvccCompiler(std::string path, std::string version)
       : path_(std::move(path)), version_(std::move(version)) {}
+  struct Ran {
+    ScratchDir dir;  // nvcc's folder: the copied files and what it wrote
+    PathMap paths;   // its file names, back to the learner's
+    ProcessResult process;
+  };
+  std::optional<Ran> run(const CompileRequest& request, const std::vector<std::string>& mode,
+                         const std::string& output_name, std::string* error);
   std::string path_;
   std::string version_;
   std::optional<std::string> bwrap_;
@@ -89,6 +109,7 @@ class CachingCompiler : public Compiler {
   CachingCompiler(Compiler& inner, const Cache& cache) : inner_(inner), cache_(cache) {}
   CompileOutput compile(const CompileRequest& request) override;
   std::string identity() const override { return inner_.identity(); }
+  std::optional<std::string> preprocess(const CompileRequest& request) override;
 
  private:
   Compiler& inner_;
@@ -100,7 +121,6 @@ class CachingCompiler : public Compiler {
 // outside those files are dropped (system headers), errors anywhere are kept. A diagnostic in `shown` (the
 // learner's file: its display path and text) whose column the compiler gives (gcc's `:12:5:`, or the
 // caret nvcc's front end draws under the line it shows) carries details {"line", "column"}.
-using PathMap = std::vector<std::pair<std::string, std::string>>;
 std::vector<Finding> parse_diagnostics(std::string_view output, FindingKind kind, const PathMap& paths,
                                        const SourceFile& shown = {});
 

@@ -22,6 +22,10 @@ class NvrtcCompiler : public Compiler {
   bool start(std::string* error);
   CompileOutput compile(const CompileRequest& request) override;
   std::string identity() const override;
+  // NVRTC has no preprocessor output of its own: nvcc's stands for both (they preprocess alike).
+  std::optional<std::string> preprocess(const CompileRequest& request) override {
+    return fallback_.preprocess(request);
+  }
 
  private:
   CompileWorker worker_;

@@ -312,8 +312,10 @@ Bindings bindings_for(const Variant& variant, const Size& size);
 std::optional<Size> baseline_size(const Exercise& exercise, const Variant& variant, const Size& size,
                                   std::string* error);
 
-// The baseline's variant: the one performance.gpu.baseline.variant names, else `variant` (the exercise's).
-// Null with *error when the baseline has no variant of that label.
+// The baseline's variant: the one performance.gpu.baseline.variant names; else `variant` (the exercise's
+// timed one) when it defines every name the baseline's variants define, so the baseline's code understands
+// it; else the baseline's own timed variant (its first when it has no speed bar). Null with *error when
+// the baseline has no variant of the named label.
 const Variant* baseline_variant(const Exercise& baseline, const GpuPerformance& performance,
                                 const Variant& variant, std::string* error);
 

@@ -290,7 +290,19 @@ std::optional<Size> baseline_size(const Exercise& exercise, const Variant& varia
 
 const Variant* baseline_variant(const Exercise& baseline, const GpuPerformance& performance,
                                 const Variant& variant, std::string* error) {
-  if (performance.baseline_variant.empty()) return &variant;
+  if (performance.baseline_variant.empty()) {
+    const auto defines = [&](const std::string& name) {
+      return std::any_of(variant.defines.begin(), variant.defines.end(),
+                         [&](const auto& define) { return define.first == name; });
+    };
+    const bool understood =
+        std::all_of(baseline.variants.begin(), baseline.variants.end(), [&](const Variant& v) {
+          return std::all_of(v.defines.begin(), v.defines.end(),
+                             [&](const auto& d) { return defines(d.first); });
+        });
+    if (understood || baseline.variants.empty()) return &variant;
+    return &baseline.variants[baseline.performance.gpu ? baseline.performance.gpu->variant : 0];
+  }
   for (const Variant& v : baseline.variants)
     if (v.label == performance.baseline_variant) return &v;
   std::vector<std::string> labels;

@@ -103,6 +103,11 @@ std::string writers_sentence(const std::string& element, const ElementWrites& wr
 
 }  // namespace
 
+bool element_matches(const Buffer& got, const Buffer& want, uint64_t index, ElementType type,
+                     const Compare& compare) {
+  return differing_lane(got, want, index, type, compare) < 0;
+}
+
 std::string BufferLayout::element_name(uint64_t index) const {
   if (dims.size() < 2) return fmt::format("{}[{}]", name, index);
   std::vector<uint64_t> position(dims.size());

@@ -36,6 +36,10 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
                     std::vector<Finding>& findings, const WriteRecord* writes = nullptr,
                     const InputSources& sources = nullptr);
 
+// Whether element `index` of `got` matches the reference's `want` under `compare`, lane by lane.
+bool element_matches(const Buffer& got, const Buffer& want, uint64_t index, ElementType type,
+                     const Compare& compare);
+
 void check_input(const BufferLayout& layout, const Buffer& before, const Buffer& after,
                  const std::string& file, std::vector<Finding>& findings);
 

@@ -132,14 +132,7 @@ BuildAttempt try_build(const Exercise& exercise, const Variant& variant, const S
     attempt.findings.push_back(std::move(spent));
     return stop("The submission's compile time ran out; what was not compiled did not run.");
   }
-  CompileRequest request;
-  request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), text};
-  request.display_path = source.display_path;
-  request.headers = headers;
-  request.headers_display_dir = exercise.display_dir.string();
-  request.defines = defines_of(variant);
-  request.arch = arch;
-  request.flags = exercise.nvcc_flags;
+  CompileRequest request = compile_request(exercise, variant, source, text, headers, arch);
   request.time_limit_seconds = budget.left;
   const auto started = std::chrono::steady_clock::now();
   CompileOutput compiled = toolchain.compiler.compile(request);
@@ -204,42 +197,64 @@ BuildAttempt try_build(const Exercise& exercise, const Variant& variant, const S
 
 }  // namespace
 
-// Runs `launch` again in each schedule the exercise asks for and compares the outputs bit for bit with the
-// launch-order run's `first`: a kernel whose result depends on the order blocks and warps run in is told so
-// on purpose, not found by luck. The runs' own findings repeat the first run's and are dropped.
+CompileRequest compile_request(const Exercise& exercise, const Variant& variant, const Submission& source,
+                               const std::string& text, const std::vector<SourceFile>& headers,
+                               const std::string& arch) {
+  CompileRequest request;
+  request.source = {std::filesystem::path(exercise.kernel.file).filename().string(), text};
+  request.display_path = source.display_path;
+  request.headers = headers;
+  request.headers_display_dir = exercise.display_dir.string();
+  request.defines = defines_of(variant);
+  request.arch = arch;
+  request.flags = exercise.nvcc_flags;
+  return request;
+}
+
+// Runs `launch` again in each schedule the exercise asks for and judges each output against the reference
+// under the buffer's `compare`, as the launch-order run was: a float atomicAdd total that rounds differently
+// in another order is still right, and a kernel whose result is wrong only in another order is told so on
+// purpose, not found by luck. Elements the launch-order run already got wrong are its wrong-output's; the
+// other runs' own findings repeat the first run's and are dropped.
 void check_schedules(const Exercise& exercise,
                      const std::function<Observations(const LaunchRequest&)>& relaunch,
-                     const LaunchRequest& launch, const Observations& first, const std::string& file,
+                     const LaunchRequest& launch, const Observations& first,
+                     const std::vector<Buffer>& expected, const std::string& file,
                      std::vector<Finding>& findings) {
   for (Schedule schedule : exercise.schedules) {
     LaunchRequest again = launch;
     again.schedule = schedule;
     Observations other = relaunch(again);
     if (!other.completed || other.buffers.size() != first.buffers.size()) continue;
-    for (size_t b = 0; b < exercise.buffers.size() && b < first.buffers.size(); ++b) {
+    for (size_t b = 0; b < exercise.buffers.size() && b < first.buffers.size() && b < expected.size(); ++b) {
       const BufferSpec& spec = exercise.buffers[b];
-      const Buffer& want = first.buffers[b];
+      const Buffer& launch_order = first.buffers[b];
       const Buffer& got = other.buffers[b];
-      if (!spec.output || want.bytes == got.bytes) continue;
+      const Buffer& want = expected[b];
+      if (!spec.output || spec.intermediate || launch_order.bytes == got.bytes) continue;
+      if (got.bytes.size() != want.bytes.size() || launch_order.bytes.size() != want.bytes.size()) continue;
+      const Compare& compare = spec.compare.value_or(exercise.compare);
       const auto shown = [&](const Buffer& buffer, size_t i) {
         return show_lane(read_lane(buffer.bytes.data() + i * buffer.element_size, spec.type, 0), spec.type);
       };
       const size_t count = want.bytes.size() / want.element_size;
       size_t differing = 0, index = count;
       for (size_t i = 0; i < count; ++i) {
-        if (std::memcmp(want.bytes.data() + i * want.element_size, got.bytes.data() + i * got.element_size,
-                        want.element_size) == 0)
+        if (element_matches(got, want, i, spec.type, compare) ||
+            !element_matches(launch_order, want, i, spec.type, compare))
           continue;
         if (differing++ == 0) index = i;
       }
+      if (differing == 0) continue;
       Finding f = config_finding(
           FindingKind::kOrderDependent,
           fmt::format(
-              "the output depends on the order blocks and warps run in: run {}, {}[{}] is {} where launch "
-              "order gives {} ({} of {} elements differ); a GPU runs them in no fixed order, so look for "
-              "threads that write what other threads read or write with no barrier or atomic between them",
+              "the output depends on the order blocks and warps run in: run {}, {}[{}] is {} where the "
+              "reference gives {} (launch order gave {}; {} of {} elements are wrong only in this order); a "
+              "GPU runs them in no fixed order, so look for threads that write what other threads read or "
+              "write with no barrier or atomic between them",
               schedule_text(schedule), spec.name, index, shown(got, index), shown(want, index),
-              with_thousands(differing), with_thousands(count)),
+              shown(launch_order, index), with_thousands(differing), with_thousands(count)),
           file, 0);
       f.details = {{"schedule", schedule == Schedule::kReversed ? "reversed" : "launch-order"},
                    {"buffer", spec.name},
@@ -391,8 +406,15 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
   std::optional<LoadedVariant> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain,
                                                     options.arch, budget, build_findings);
   if (!base) {
-    *error = fmt::format("the baseline's solution {} does not build at variant {}", solution.string(),
-                         variant.label);
+    // The course's own file: its compiler's first error is what the instructor needs.
+    const auto reason = std::find_if(build_findings.begin(), build_findings.end(),
+                                     [](const Finding& f) { return f.severity == Severity::kError; });
+    *error = fmt::format(
+        "the baseline's solution {} does not build at variant {}{}", solution.string(), variant.label,
+        reason == build_findings.end()
+            ? std::string()
+            : fmt::format(": {}{}", reason->line > 0 ? fmt::format("line {}: ", reason->line) : "",
+                          reason->message));
     return std::nullopt;
   }
   return Baseline{std::move(*baseline), std::move(*base), variant};

@@ -8,12 +8,17 @@
 #include <algorithm>
 #include <future>
 
+#include "grader/compile/live_includes.h"
 #include "grader/compile/screen.h"
 #include "grader/exercise/learner_defines.h"
 #include "grader/judge/explain.h"
 #include "harness/trace.h"
 
 namespace gpugrade {
+
+namespace {
+constexpr uint64_t kWarpSize = 32;
+}  // namespace
 
 std::optional<Finding> Deadline::passed(const std::string& file) {
   if (out_of_time_ || std::chrono::steady_clock::now() < at_) return std::nullopt;
@@ -101,6 +106,19 @@ GradeRun::Next GradeRun::screen() {
   const std::string source_name = std::filesystem::path(exercise_.kernel.file).filename().string();
   result_.findings =
       screen_submission({source_name, submission_.text}, file_, headers_, exercise_.display_dir.string());
+  if (!result_.findings.empty() && !exercise_.variants.empty()) {
+    // An include the compiler never reads (in a branch its preprocessor skips) is no reason to refuse.
+    std::vector<std::vector<Define>> defines;
+    for (const Variant& variant : exercise_.variants)
+      defines.push_back(
+          compile_request(exercise_, variant, submission_, submission_.text, headers_, options_.arch)
+              .defines);
+    result_.findings =
+        keep_reached_includes(std::move(result_.findings),
+                              compile_request(exercise_, exercise_.variants.front(), submission_,
+                                              submission_.text, headers_, options_.arch),
+                              defines, toolchain_.compiler);
+  }
   if (!result_.findings.empty()) {
     result_.note = "The source was refused before compiling; nothing ran.";
     return Next::kStopWithResult;
@@ -137,7 +155,7 @@ GradeRun::Next GradeRun::grade_variant(const Variant& variant) {
                     findings_, &result_.note);
   trace("grade: built " + variant.label);
   if (!loaded) return Next::kStopWithResult;
-  check_requirements_once(*loaded);
+  check_static_requirements(variant, *loaded);
   VariantRun variant_run{variant, std::move(*loaded), shared_shapes_of(variant), {}, false, {}, {}};
   if (simulator_ && !simulator_pass(variant_run)) return Next::kExerciseFault;
   if (!device_pass(variant_run)) return Next::kExerciseFault;
@@ -151,15 +169,63 @@ GradeRun::Next GradeRun::grade_variant(const Variant& variant) {
   return Next::kGoOn;
 }
 
-// The requirements that the code shows (and the static shared limit), read from the first variant built.
-void GradeRun::check_requirements_once(const LoadedVariant& loaded) {
-  if (requirements_checked_) return;
-  requirements_checked_ = true;
-  static_requirement_findings_ =
-      check_requirements(exercise_.requirements, *loaded.kernel, loaded.technique, file_);
-  for (const Finding& f : static_requirement_findings_) findings_.push_back(f);
+// What `requires:` asks of the code, read from this variant's build: every kernel of a pipeline together,
+// since a ghost-cell kernel may leave the shared tile to its partner. A block of one warp cannot show
+// shared memory or a barrier at work, so such a variant is not held to them while the exercise has a larger
+// one (a kernel may rightly skip the tile for one-warp blocks). The static shared limit is each variant's.
+void GradeRun::check_static_requirements(const Variant& variant, const LoadedVariant& loaded) {
+  KernelTraits program = *loaded.kernel;
+  for (const KernelTraits* stage : loaded.stages) {
+    if (stage == nullptr || stage == loaded.kernel) continue;
+    program.static_shared_bytes = std::max(program.static_shared_bytes, stage->static_shared_bytes);
+    program.uses_barrier = program.uses_barrier || stage->uses_barrier;
+    program.uses_dynamic_shared = program.uses_dynamic_shared || stage->uses_dynamic_shared;
+  }
+  const bool exercise_has_warps = std::any_of(exercise_.variants.begin(), exercise_.variants.end(),
+                                              [](const Variant& v) { return v.block.count() > kWarpSize; });
+  const bool can_show = variant.block.count() > kWarpSize || !exercise_has_warps;
+  variant_requirements_.push_back(
+      {variant.label, can_show,
+       check_requirements(exercise_.requirements, program, loaded.technique, file_, can_show)});
   for (Finding& f : check_static_shared_limit(*loaded.kernel, submission_.text, file_))
     findings_.push_back(std::move(f));
+}
+
+// A requirement the code lacks is one finding: with no variant when every variant held to it lacks it,
+// else naming those that do. Variants of one warp are not held to shared memory and barriers, unless they
+// are all there is or their own code breaks a limit (at most so many barriers).
+void GradeRun::judge_static_requirements() {
+  struct Missing {
+    Finding finding;
+    std::vector<std::string> variants;
+    bool in_one_warp = false;
+  };
+  std::vector<Missing> missing;
+  for (const VariantRequirements& built : variant_requirements_) {
+    for (const Finding& f : built.missing) {
+      auto same = std::find_if(missing.begin(), missing.end(), [&](const Missing& m) {
+        return m.finding.details == f.details && m.finding.message == f.message && m.finding.line == f.line;
+      });
+      if (same == missing.end()) same = missing.insert(missing.end(), {f, {}, false});
+      same->variants.push_back(built.variant);
+      same->in_one_warp = same->in_one_warp || !built.can_show_sharing;
+    }
+  }
+  for (Missing& m : missing) {
+    const std::string requirement = m.finding.details.value("requirement", "");
+    const bool sharing =
+        (requirement == "shared_memory" || requirement == "barrier" || requirement == "barriers") &&
+        !m.in_one_warp;
+    const size_t held = static_cast<size_t>(
+        std::count_if(variant_requirements_.begin(), variant_requirements_.end(),
+                      [&](const VariantRequirements& v) { return v.can_show_sharing || !sharing; }));
+    if (m.variants.size() < held) {
+      m.finding.variant = m.variants.front();
+      if (m.variants.size() > 1) m.finding.details["variants"] = m.variants;
+    }
+    static_requirement_findings_.push_back(m.finding);
+    findings_.push_back(std::move(m.finding));
+  }
 }
 
 // A name declared with other shapes in other kernels of the file is settled by the launched kernel's own
@@ -237,7 +303,7 @@ void GradeRun::judge_figures(VariantRun& variant_run) {
       exercise_.performance.sim.for_variant(static_cast<size_t>(&variant - exercise_.variants.data())),
       variant.label, findings_, result_.metrics,
       (!exercise_.performance.gpu || (!simulator_ && !options_.device)) && !figures.stopped_early);
-  kernel_use_.add(figures, *variant_run.loaded.kernel);
+  kernel_use_.add(figures, *variant_run.loaded.kernel, variant_run.loaded.stages);
 }
 
 // One launch of the variant at `size` on `backend`: compared with the reference, its findings tagged with
@@ -286,7 +352,7 @@ std::optional<GradeRun::LaunchOutcome> GradeRun::launch_at(Backend& backend, Pro
     check_schedules(
         exercise_,
         [&](const LaunchRequest& again) { return launch_pipeline(backend, program, stages, again, shape); },
-        *launch, obs, file_, run_findings);
+        *launch, obs, expected, file_, run_findings);
   figures.add(obs);
   trace("grade: judged, " + where);
   LaunchOutcome outcome{{variant.label, size.label(), Verdict::kPass, obs.thread_instructions, obs.seconds},
@@ -328,6 +394,7 @@ void GradeRun::keep_device_output(std::vector<DeviceOutputLine>& lines, uint64_t
 }
 
 void GradeRun::finish() {
+  judge_static_requirements();
   // Only once every variant ran: a variant that did not build has said what is wrong.
   if (kernel_use_.variants == exercise_.variants.size())
     judge_requirements_in_use(exercise_.requirements, kernel_use_, static_requirement_findings_, file_,

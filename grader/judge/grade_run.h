@@ -56,15 +56,22 @@ std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant
                                          const std::string& entry, uint64_t seed, std::string* error,
                                          LaunchShape* evaluated = nullptr, bool fill = true);
 
+// What the compiler gets for one variant of `source` (`text`: the source, or it with instantiations added).
+CompileRequest compile_request(const Exercise& exercise, const Variant& variant, const Submission& source,
+                               const std::string& text, const std::vector<SourceFile>& headers,
+                               const std::string& arch);
+
 // Launches the kernel and then each pipeline stage on the buffers the one before left.
 Observations launch_pipeline(Backend& backend, Program& program,
                              const std::vector<const KernelTraits*>& stages, const LaunchRequest& first,
                              const LaunchShape& shape);
 
-// Runs `launch` again in each schedule the exercise asks for and compares the outputs with `first`.
+// Runs `launch` again in each schedule the exercise asks for and judges each schedule's outputs against
+// the reference's (`expected`) under each buffer's `compare`, as the first run's were.
 void check_schedules(const Exercise& exercise,
                      const std::function<Observations(const LaunchRequest&)>& relaunch,
-                     const LaunchRequest& launch, const Observations& first, const std::string& file,
+                     const LaunchRequest& launch, const Observations& first,
+                     const std::vector<Buffer>& expected, const std::string& file,
                      std::vector<Finding>& findings);
 
 void add_note(Result& result, const std::string& note);
@@ -260,7 +267,8 @@ class GradeRun {
   Next screen();
   Next prepare_reference();
   Next grade_variant(const Variant& variant);
-  void check_requirements_once(const LoadedVariant& loaded);
+  void check_static_requirements(const Variant& variant, const LoadedVariant& loaded);
+  void judge_static_requirements();
   std::vector<SharedShape> shared_shapes_of(const Variant& variant) const;
   bool simulator_pass(VariantRun& variant_run);
   bool device_pass(VariantRun& variant_run);
@@ -304,7 +312,13 @@ class GradeRun {
   std::vector<Size> sizes_;  // the sizes the device runs: gpu_sizes too where it times kernels
   size_t total_runs_ = 0;
   CompileBudget compile_budget_;
-  bool requirements_checked_ = false;
+  // What `requires:` asks that each built variant's code lacks; finish() judges them over all variants.
+  struct VariantRequirements {
+    std::string variant;
+    bool can_show_sharing = true;  // held to shared memory and barriers (more than one warp)
+    std::vector<Finding> missing;
+  };
+  std::vector<VariantRequirements> variant_requirements_;
   std::vector<Finding> static_requirement_findings_;
   SharedUseOverVariants kernel_use_;
   std::optional<LoadedVariant> timed_;  // the variant the exercise's speed bar times

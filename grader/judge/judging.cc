@@ -186,7 +186,8 @@ void judge_printed(PrintedOrder order, const std::vector<DeviceOutputLine>& got,
 }
 
 std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
-                                        const Technique& technique, const std::string& file) {
+                                        const Technique& technique, const std::string& file,
+                                        bool can_show_sharing) {
   std::vector<Finding> findings;
   auto missing = [&](const char* requirement, std::string message, int line = 0) {
     for (const auto& [key, text] : requires_.messages)
@@ -198,12 +199,13 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
   };
   // The defaults speak of any exercise (a row reduction, a stencil, a tiled transpose); an exercise says
   // what its own data is with `requires.messages`.
-  if (requires_.shared_memory && kernel.static_shared_bytes == 0 && !kernel.uses_dynamic_shared)
+  if (requires_.shared_memory && can_show_sharing && kernel.static_shared_bytes == 0 &&
+      !kernel.uses_dynamic_shared)
     missing(
         "shared_memory",
         "the kernel uses no shared memory; this exercise requires it: keep the data that the threads of a "
         "block share in a __shared__ array");
-  if (requires_.barrier && !kernel.uses_barrier)
+  if (requires_.barrier && can_show_sharing && !kernel.uses_barrier)
     missing(
         "barrier",
         "the kernel has no __syncthreads(); this exercise requires one: a thread that reads shared memory "
@@ -228,7 +230,7 @@ std::vector<Finding> check_requirements(const Requirements& requires_, const Ker
                         "registers, and touch global memory once per block",
                         technique.global_atomics_in_loops, technique.global_atomics_in_loops == 1 ? "" : "s"),
             technique.first_global_atomic_in_loop_line);
-  if (requires_.min_barriers && technique.barriers < *requires_.min_barriers)
+  if (requires_.min_barriers && can_show_sharing && technique.barriers < *requires_.min_barriers)
     missing("barriers",
             fmt::format("the kernel has {} __syncthreads() call{}; this exercise needs at least {}",
                         technique.barriers, technique.barriers == 1 ? "" : "s", *requires_.min_barriers));

@@ -38,8 +38,11 @@ void judge_buffers(const Exercise& exercise, const Variant& variant, const Size&
                    const std::vector<Buffer>& expected, const WriteRecord* writes, const std::string& file,
                    std::vector<Finding>& findings);
 
+// What `requires:` asks that the code of one build lacks. `can_show_sharing`: false for a block of one
+// warp, which needs neither shared memory nor a barrier to share data (and then is not held to them).
 std::vector<Finding> check_requirements(const Requirements& requires_, const KernelTraits& kernel,
-                                        const Technique& technique, const std::string& file);
+                                        const Technique& technique, const std::string& file,
+                                        bool can_show_sharing = true);
 
 // The checkers' per-line figures for one variant, summed over its sizes.
 struct LineFigures {
@@ -71,15 +74,22 @@ struct SharedUseOverVariants {
   size_t variants = 0;
   std::vector<std::string> shared_names;  // the kernel's __shared__ arrays as the source names them ("tile")
 
-  void add(const LineFigures& figures, const KernelTraits& kernel) {
+  // `stages`: a pipeline's kernels, whose shared arrays the requirement's message names too.
+  void add(const LineFigures& figures, const KernelTraits& kernel,
+           const std::vector<const KernelTraits*>& stages = {}) {
     if (figures.shared_use) (shared_use ? *shared_use : shared_use.emplace()).add(*figures.shared_use);
     stopped_early = stopped_early || figures.stopped_early;
     kernel_line = kernel.line;
     ++variants;
-    for (const SharedVariable& shared : kernel.shared) {
-      std::string name = shared_source_name(shared.name);
-      if (std::find(shared_names.begin(), shared_names.end(), name) == shared_names.end())
-        shared_names.push_back(std::move(name));
+    std::vector<const KernelTraits*> kernels{&kernel};
+    kernels.insert(kernels.end(), stages.begin(), stages.end());
+    for (const KernelTraits* each : kernels) {
+      if (each == nullptr) continue;
+      for (const SharedVariable& shared : each->shared) {
+        std::string name = shared_source_name(shared.name);
+        if (std::find(shared_names.begin(), shared_names.end(), name) == shared_names.end())
+          shared_names.push_back(std::move(name));
+      }
     }
   }
 };

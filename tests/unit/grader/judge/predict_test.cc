@@ -226,6 +226,55 @@ TEST_F(PredictGradeTest, CalibrateWithoutAGpuSaysItsBarsArePredicted) {
   EXPECT_NE(text.str().find("PREDICTED by the performance model"), std::string::npos) << text.str();
 }
 
+// Issue 40's regression: an exercise timed at a variant whose defines the baseline's code does not know
+// (copy reads TILE_DIM and BLOCK_ROWS; this transpose names its rows ROWS and is timed at 32x16, which copy
+// does not list) times the baseline at the baseline's own timed variant, instead of failing every grade
+// with "the baseline's solution does not build". A baseline that really does not build says why.
+TEST_F(PredictGradeTest, ABaselineThatDoesNotKnowTheTimedVariantRunsAtItsOwn) {
+  Exercise e = grading_->exercise("transpose-tiled");
+  for (Variant& variant : e.variants)
+    for (auto& [name, value] : variant.defines)
+      if (name == "BLOCK_ROWS") name = "ROWS";
+  Variant wide = e.variants.front();
+  wide.defines = {{"TILE_DIM", 32}, {"ROWS", 16}};
+  wide.block = {32, 16, 1};
+  wide.label = "32x16";
+  e.variants.push_back(wide);
+  e.performance.gpu->variant = e.variants.size() - 1;
+  std::string text = testing::read_file(testing::source_dir() / "solutions/transpose-tiled/transpose.cu");
+  for (size_t at = text.find("BLOCK_ROWS"); at != std::string::npos; at = text.find("BLOCK_ROWS", at))
+    text.replace(at, 10, "ROWS");
+  GradeOptions options;
+  options.device = h200();
+  options.solutions_dir = testing::source_dir() / "solutions";
+  std::string error;
+  std::optional<Result> r =
+      grade(e, {text, "exercises/transpose-tiled/transpose.cu"}, grading_->toolchain(), options, &error);
+  ASSERT_TRUE(r) << error;
+  EXPECT_TRUE(findings_of(*r, FindingKind::kRuntimeError).empty())
+      << findings_of(*r, FindingKind::kRuntimeError)[0].message;
+  EXPECT_EQ(r->verdict, Verdict::kPass);
+  ASSERT_TRUE(r->metrics.contains("predicted"));
+  EXPECT_GT(r->metrics["predicted"]["ratio"].get<double>(), 0.0);
+
+  // The course's copy solution broken: the grade is an error that quotes the compiler.
+  std::optional<ScratchDir> solutions = ScratchDir::create("broken-baseline", &error);
+  ASSERT_TRUE(solutions) << error;
+  std::filesystem::create_directories(solutions->path() / "copy");
+  ASSERT_TRUE(write_file_bytes(solutions->path() / "copy/copy.cu",
+                               "__global__ void copy(float* out, const float* in, int rows, int cols) {\n"
+                               "  out[0] = in[0] +;\n"
+                               "}\n"));
+  options.solutions_dir = solutions->path();
+  r = grade(e, {text, "exercises/transpose-tiled/transpose.cu"}, grading_->toolchain(), options, &error);
+  ASSERT_TRUE(r) << error;
+  const std::vector<Finding> broken = findings_of(*r, FindingKind::kRuntimeError);
+  ASSERT_EQ(broken.size(), 1u);
+  EXPECT_NE(broken[0].message.find("does not build at variant 32x8: line 2: "), std::string::npos)
+      << broken[0].message;
+  EXPECT_NE(broken[0].message.find("expected an expression"), std::string::npos) << broken[0].message;
+}
+
 // performance.gpu.device and predicted_too_slow in an exercise.yaml: read when right, refused where they are
 // when wrong.
 class PredictFieldsTest : public ::testing::Test {
