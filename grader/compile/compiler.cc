@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "grader/compile/sandbox.h"
@@ -208,6 +211,28 @@ std::optional<std::string_view> line_of(std::string_view text, int number) {
   return number > 0 ? std::optional(line) : std::nullopt;
 }
 
+// nvcc's failures that are the grader's, told from what nvcc and its tools said as they failed (LC_ALL=C
+// keeps those words English): the disk under the scratch folder filled, or something outside the compile's
+// own limits killed nvcc.
+std::optional<Fault> fault_outside_the_source(const ProcessResult& run, const std::filesystem::path& dir) {
+  if (run.succeeded() || run.timed_out) return std::nullopt;
+  const std::string said = run.err + run.out;
+  if (said.find(std::strerror(ENOSPC)) != std::string::npos)
+    return Fault{FaultOrigin::kGrader,
+                 fmt::format("the disk under {} filled while nvcc wrote its temporary files ({})",
+                             dir.parent_path().string(), std::strerror(ENOSPC))};
+  if (run.signal == SIGKILL)
+    return Fault{FaultOrigin::kGrader, "nvcc was killed from outside (signal 9), within its time limit"};
+  return std::nullopt;
+}
+
+// A file the compile wrote reached kCompileFileBytes: the writer (nvcc, or the preprocessor or front end it
+// ran) was ended by SIGXFSZ, which nvcc reports by the signal's name.
+bool wrote_past_the_file_limit(const ProcessResult& run) {
+  return run.signal == SIGXFSZ ||
+         (run.exit_code != 0 && (run.err + run.out).find(strsignal(SIGXFSZ)) != std::string::npos);
+}
+
 }  // namespace
 
 void replace_all(std::string& text, std::string_view from, std::string_view to) {
@@ -285,29 +310,46 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
     output.findings.push_back(compile_error(std::move(message), request.display_path));
     return output;
   };
+  auto fault = [&](FaultOrigin origin, std::string message) {
+    output.fault = Fault{origin, std::move(message)};
+    return output;
+  };
   std::string error;
   std::optional<ScratchDir> dir = ScratchDir::create("nvcc", &error);
-  if (!dir) return fail(error);
+  if (!dir) return fault(FaultOrigin::kGrader, error);
   if (!is_plain_file_name(request.source.name))
-    return fail(fmt::format("'{}' is not a plain file name", request.source.name));
+    return fault(FaultOrigin::kCourse,
+                 fmt::format("the exercise's file '{}' is not a plain file name", request.source.name));
+  // Checked before nvcc runs: a disk the grader has let fill is its own fault, not the next submission's.
+  std::error_code ec;
+  const std::filesystem::space_info room = std::filesystem::space(dir->path(), ec);
+  if (!ec && room.available < kCompileFileBytes)
+    return fault(
+        FaultOrigin::kGrader,
+        fmt::format("only {} MiB are free in {}, where compiles write, and one may need {} MiB: free "
+                    "some space there, or point TMPDIR at a folder with room",
+                    room.available >> 20, dir->path().parent_path().string(), kCompileFileBytes >> 20));
   PathMap paths;
   std::filesystem::path source = dir->path() / request.source.name;
   paths.emplace_back(source.string(), request.display_path);
   for (const SourceFile& header : request.headers) {
     if (!is_plain_file_name(header.name) || header.name == request.source.name)
-      return fail(
+      return fault(
+          FaultOrigin::kCourse,
           fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name));
     if (!write_file_bytes(dir->path() / header.name, header.bytes))
-      return fail("cannot copy the exercise's headers");
+      return fault(FaultOrigin::kGrader,
+                   fmt::format("cannot copy the exercise's headers into {}", dir->path().string()));
     paths.emplace_back((dir->path() / header.name).string(),
                        fmt::format("{}/{}", request.headers_display_dir, header.name));
   }
-  if (!write_file_bytes(source, request.source.bytes)) return fail("cannot copy the submission for nvcc");
+  if (!write_file_bytes(source, request.source.bytes))
+    return fault(FaultOrigin::kGrader,
+                 fmt::format("cannot copy the submission into {}", dir->path().string()));
 
   std::filesystem::path ptx = dir->path() / "gpugrade-output.ptx";
-  std::error_code ec;
   std::filesystem::path nvcc = bwrap_ ? std::filesystem::canonical(path_, ec) : std::filesystem::path(path_);
-  if (ec) return fail(fmt::format("cannot find nvcc at {}: {}", path_, ec.message()));
+  if (ec) return fault(FaultOrigin::kGrader, fmt::format("cannot find nvcc at {}: {}", path_, ec.message()));
   std::vector<std::string> argv = {nvcc.string(), "-ptx", "-lineinfo", "-O3", "-arch=" + request.arch};
   for (const Define& define : request.defines) {
     if (!is_identifier(define.name)) return fail(fmt::format("'{}' cannot be a macro name", define.name));
@@ -325,9 +367,20 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
       run_process(argv, {.working_directory = dir->path(),
                          .time_limit_seconds = request.time_limit_seconds,
                          .memory_limit_bytes = request.memory_limit_bytes,
-                         // nvcc's temporary files (unsandboxed) in the folder Ctrl-C removes
+                         .file_size_limit_bytes = kCompileFileBytes,
+                         // nvcc's temporary files in this compile's own folder (which Ctrl-C removes), in
+                         // the sandbox or not, never in a /tmp other grades share
                          .extra_environment = {"LC_ALL=C", "TMPDIR=" + dir->path().string()}});
-  if (!run.started) return fail(fmt::format("cannot run nvcc: {}", run.error));
+  if (!run.started) return fault(FaultOrigin::kGrader, fmt::format("cannot run nvcc: {}", run.error));
+  if (std::optional<Fault> outside = fault_outside_the_source(run, dir->path())) {
+    output.fault = std::move(outside);
+    return output;
+  }
+  if (wrote_past_the_file_limit(run))
+    return fail(fmt::format(
+        "compiling this file wrote more than the {} MiB one compile may write to a file, and was stopped; "
+        "look for macros that expand without end or an #include of something huge",
+        kCompileFileBytes >> 20));
   if (run.timed_out) {
     output.timed_out = true;
     return fail(
@@ -365,7 +418,7 @@ CompileOutput CachingCompiler::compile(const CompileRequest& request) {
     if (std::optional<CompileOutput> output = from_cache_json(*hit)) return std::move(*output);
   CompileOutput output = inner_.compile(request);
   std::string ignored;  // an unwritable cache only costs time
-  if (!output.timed_out && !output.tool_failed) cache_.put(hex, to_cache_json(output).dump(), &ignored);
+  if (!output.timed_out && !output.fault) cache_.put(hex, to_cache_json(output).dump(), &ignored);
   return output;
 }
 

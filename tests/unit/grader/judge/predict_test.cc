@@ -66,6 +66,28 @@ TEST(DeviceProfiles, ABandOfOneOrMoreIsRefusedWhereItIs) {
   EXPECT_NE(errors.front().find("must be below 1"), std::string::npos) << errors.front();
 }
 
+// A figure that is infinite, not a number, absurdly large or negative would give a NaN or endless ratio: each
+// is refused at its own line, naming the key and the range it takes.
+TEST(DeviceProfiles, InfiniteNanHugeOrNegativeFiguresAreRefusedAtTheirLines) {
+  std::string text = h200_text();
+  const std::vector<std::pair<std::string, std::string>> broken = {
+      {"clock_ghz: 1.98", "clock_ghz: .inf"},
+      {"dram_gb_per_s: 3001", "dram_gb_per_s: .nan"},
+      {"load_sector_ps: 1.85", "load_sector_ps: 1e300"},
+      {"store_sector_ps: 14.2", "store_sector_ps: -5"}};
+  for (const auto& [was, now] : broken) text.replace(text.find(was), was.size(), now);
+  std::vector<std::string> errors = profile_errors(text);
+  ASSERT_EQ(errors.size(), 4u) << (errors.empty() ? "" : errors.front());
+  const std::vector<std::string> why = {"must be a finite number", "must be a finite number",
+                                        "must be at most 1e+06 ps", "must be at least 0 ps"};
+  for (size_t i = 0; i < broken.size(); ++i) {
+    const std::string& now = broken[i].second;
+    EXPECT_EQ(errors[i].rfind(fmt::format("gpu.yaml:{}:", testing::line_of(text, now)), 0), 0u) << errors[i];
+    EXPECT_NE(errors[i].find(now.substr(0, now.find(':'))), std::string::npos) << errors[i];
+    EXPECT_NE(errors[i].find(why[i]), std::string::npos) << errors[i];
+  }
+}
+
 TEST(DeviceProfiles, BrokenYamlIsAnErrorNotACrash) {
   std::vector<std::string> errors = profile_errors("name: [unclosed\n");
   ASSERT_FALSE(errors.empty());
