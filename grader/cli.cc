@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "grader/cli_context.h"
+#include "grader/exercise/number.h"
 
 namespace gpugrade {
 namespace cli {
@@ -18,6 +19,25 @@ struct Command {
   std::function<void(CLI::App&, Invocation&)> setup;
   std::function<int(const Invocation&, std::ostream&, std::ostream&)> run;
 };
+
+// The check of every numeric option: its text read by the one number parser (grader/exercise/number.h),
+// so that nan, inf, 1e10 seconds and -3 jobs are refused with the range the option takes.
+CLI::Validator within(NumberRange range) {
+  std::string description =
+      fmt::format("{} to {}", with_unit(range.min, range.unit), with_unit(range.max, range.unit));
+  return CLI::Validator(
+      [range, description](std::string& text) {
+        std::string why;
+        return parse_number(text, range, &why) ? std::string()
+                                               : fmt::format("{} (it takes {})", why, description);
+      },
+      description);
+}
+
+// A grade of a day is no exercise; a longer limit would also overflow the clock's nanoseconds.
+constexpr NumberRange kSecondsPerGrade{0.001, 86400, "s"};
+constexpr NumberRange kProcessCount{1, 1024, "", /*whole=*/true};
+constexpr NumberRange kShareCount{0, 1 << 20, "", /*whole=*/true};
 
 void add_backend(CLI::App& app, Invocation& inv) {
   app.add_option("--backend", inv.backend, "sim (the CPU simulator), gpu, or auto: gpu when a device is here")
@@ -40,7 +60,7 @@ void add_sanitize(CLI::App& app, Invocation& inv) {
 void add_time_limit(CLI::App& app, Invocation& inv) {
   app.add_option("--time-limit", inv.time_limit,
                  "seconds per grade, compiling, the reference and the runs together (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(within(kSecondsPerGrade));
 }
 
 void add_format(CLI::App& app, Invocation& inv) {
@@ -66,6 +86,9 @@ std::vector<Command> learner_grading_commands() {
          app.add_option("--submission", inv.submission, "grade this file instead of exercises/<id>/<file>");
          app.add_flag("--all", inv.all, "grade every exercise");
          app.add_flag("-v,--verbose", inv.verbose, "show warnings, every run, and per-line access figures");
+         app.add_flag("--no-last-grade", inv.no_last_grade,
+                      "keep nothing in the course folder: not this grade for `gpugrade report`, nor progress "
+                      "(what batch's grades of students' files do)");
          add_time_limit(app, inv);
          add_backend(app, inv);
          add_sanitize(app, inv);
@@ -99,7 +122,7 @@ std::vector<Command> instructor_commands() {
        [](CLI::App& app, Invocation& inv) {
          app.add_option("exercise", inv.exercise, "exercise id")->required();
          app.add_option("--repeats", inv.repeats, "timed launches per kernel (default 100)")
-             ->check(CLI::Range(5, 10000));
+             ->check(within({5, 10000, "", /*whole=*/true}));
          app.add_flag("--gpu-only", inv.gpu_only,
                       "skip the simulator's pass (faster; correctness on the GPU only)");
          app.add_option("--backend", inv.backend, "gpu (the default here)")
@@ -143,7 +166,8 @@ std::vector<Command> class_grading_commands() {
              ->required();
          app.add_option("--out", inv.out_dir,
                         "the results folder (default gpugrade-batch); re-runs reuse it");
-         app.add_option("-j,--jobs", inv.jobs, "grading processes at once (default: the core count)");
+         app.add_option("-j,--jobs", inv.jobs, "grading processes at once (default: the core count)")
+             ->check(within(kProcessCount));
          app.add_option("--exercise", inv.exercises, "grade only these exercises (repeat it)");
          add_time_limit(app, inv);
          app.add_option("--gpus", inv.gpus,
@@ -155,14 +179,17 @@ std::vector<Command> class_grading_commands() {
          app.add_flag("--slurm", inv.slurm,
                       "submit a Slurm job array (sbatch) and a job that collects after it");
          app.add_option("--tasks", inv.slurm_options.tasks,
-                        "--slurm: array tasks, each a share of the roster (8)");
+                        "--slurm: array tasks, each a share of the roster (8)")
+             ->check(within(kProcessCount));
          app.add_option("--partition", inv.slurm_options.partition, "--slurm: the partition to run in");
          app.add_option("--gres", inv.slurm_options.gres, "--slurm: generic resources per task, e.g. gpu:1");
          app.add_option("--slurm-time", inv.slurm_options.time_limit,
                         "--slurm: time limit per task (02:00:00)");
-         app.add_option("--shard", inv.shard, "grade only the students whose roster index % shards is this");
+         app.add_option("--shard", inv.shard, "grade only the students whose roster index % shards is this")
+             ->check(within(kShareCount));
          app.add_option("--shards", inv.shards,
-                        "how many shards the roster is split into (what --slurm uses)");
+                        "how many shards the roster is split into (what --slurm uses)")
+             ->check(within({1, 1 << 20, "", /*whole=*/true}));
          add_backend(app, inv);
        },
        cmd_batch},

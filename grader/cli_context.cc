@@ -103,6 +103,13 @@ Result grade_or_throw(const Exercise& exercise, const Submission& submission, To
   if (!result) throw UsageError{error};
   if (!samples.is_null()) result->metrics["samples"] = std::move(samples);
   add_picture_facts(*result, exercise, submission);
+  // Every format carries the note: a grade compiled outside the sandbox is one its reader should know of
+  // (the screen still ran, but a file probe it missed could reach the grader's files).
+  if (std::string why = tools.unsandboxed_because(); !why.empty())
+    result->note += fmt::format(
+        "{}The compiler ran without its sandbox, with time, memory and file-size "
+        "limits only: {}.",
+        result->note.empty() ? "" : " ", why);
   // Bounded here, where every command's result passes: batch reads a grade's JSON whole only up to 4 MiB.
   fit_result(*result);
   return *result;

@@ -60,6 +60,7 @@ struct Invocation {
   std::string format = "text";
   std::optional<uint64_t> seed;
   bool verbose = false;
+  bool no_last_grade = false;  // grade: write nothing into the course folder (batch grades this way)
   bool all = false;
   bool sanitize = false;
   bool gpu_only = false;

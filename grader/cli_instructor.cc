@@ -35,7 +35,10 @@ int cmd_check(const Invocation& inv, std::ostream& out, std::ostream& err) {
     options.sanitize = inv.sanitize;
     options.gpu_only = inv.gpu_only;
     options.seconds = inv.time_limit;
-    if (!check_exercise(*exercise, root, tools.toolchain(), options, report, &error)) throw UsageError{error};
+    // A broken exercise (its reference does not build, its baseline is missing) or a grader fault while
+    // checking it is reported with the rest; the next exercise is still checked.
+    if (!check_exercise(*exercise, root, tools.toolchain(), options, report, &error))
+      report.invalid.push_back({display(dir), {fmt::format("{}: not checked: {}", display(dir), error)}});
   }
   write_check_report(report, out, inv.format == "json");
   // An invalid definition is a configuration error (exit 2), as for every command; the valid exercises

@@ -90,8 +90,10 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
       state.record_grade(exercise.id, git_blob_id(submission->text), results.back().verdict);
     if (!inv.all) hints = offer_hint(exercise, results.back(), state, inv.submission.empty());
   }
-  if (inv.submission.empty()) save_progress(state, err);
-  save_last_grade(root, results, err);
+  if (!inv.no_last_grade) {
+    if (inv.submission.empty()) save_progress(state, err);
+    save_last_grade(root, results, err);
+  }
   if (std::string why = tools.unsandboxed_because(); inv.verbose && !why.empty())
     err << "gpugrade: note: nvcc ran without a sandbox, with time and memory limits only: " << why << '\n';
   write_report(results, inv.format, inv, {}, out, err);

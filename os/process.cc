@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -80,7 +81,7 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
 
 // What the child reports through the exec pipe when it cannot start the program.
 struct ChildFailure {
-  int stage;  // 0 chdir, 1 setrlimit, 2 exec
+  int stage;  // 0 chdir, 1 setrlimit (memory or file size), 2 exec
   int error;
 };
 
@@ -143,6 +144,14 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
       limit.rlim_cur = std::min<rlim_t>(options.memory_limit_bytes, limit.rlim_max);
       if (setrlimit(RLIMIT_AS, &limit) != 0) child_fail(report_write.get(), 1);
     }
+    if (options.file_size_limit_bytes != 0) {
+      // Soft and hard alike, so that nothing the child runs raises it again; never above what we have.
+      rlimit file_size{};
+      getrlimit(RLIMIT_FSIZE, &file_size);
+      file_size.rlim_cur = file_size.rlim_max =
+          std::min<rlim_t>(options.file_size_limit_bytes, file_size.rlim_max);
+      if (setrlimit(RLIMIT_FSIZE, &file_size) != 0) child_fail(report_write.get(), 1);
+    }
     execve(arg_pointers[0], arg_pointers.data(), env_pointers.data());
     child_fail(report_write.get(), 2);
   }
@@ -157,7 +166,8 @@ pid_t spawn_process(const std::vector<std::string>& argv, const SpawnOptions& op
     reported = read(report_read.get(), &failure, sizeof failure);
   } while (reported < 0 && errno == EINTR);
   if (reported == static_cast<ssize_t>(sizeof failure)) {
-    constexpr const char* kStages[] = {"cannot enter", "cannot limit the memory of", "cannot run"};
+    constexpr const char* kStages[] = {"cannot enter", "cannot limit the memory or file size of",
+                                       "cannot run"};
     std::string_view target = failure.stage == 0 ? std::string_view(cwd) : std::string_view(argv[0]);
     *error = fmt::format("{} {}: {}", kStages[failure.stage], target, std::strerror(failure.error));
     reap_child(pid, nullptr, 0);
@@ -190,6 +200,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   SpawnOptions spawn;
   spawn.working_directory = options.working_directory;
   spawn.memory_limit_bytes = options.memory_limit_bytes;
+  spawn.file_size_limit_bytes = options.file_size_limit_bytes;
   spawn.extra_environment = options.extra_environment;
   spawn.stdin_fd = null_in.get();
   spawn.stdout_fd = out_write.get();
@@ -202,8 +213,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   result.started = true;
 
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(options.time_limit_seconds));
+  // A limit past a year is no limit, and beyond ~292 years the clock's nanoseconds would overflow: the
+  // callers' options are checked (grader/exercise/number.h), this keeps any other caller's safe too.
+  constexpr double kLongestLimitSeconds = 365.0 * 24 * 3600;
+  const double seconds =
+      std::isnan(options.time_limit_seconds) ? 0 : std::min(options.time_limit_seconds, kLongestLimitSeconds);
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   pollfd fds[2] = {{out_read.get(), POLLIN, 0}, {err_read.get(), POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open_streams = 2;

@@ -16,10 +16,16 @@
 
 namespace gpugrade {
 
+// What one file a child writes may grow to unless its caller says otherwise (RLIMIT_FSIZE, inherited by the
+// child's own children): no child the grader starts can fill the disk with one file. A write past it ends
+// the writer with SIGXFSZ.
+inline constexpr uint64_t kDefaultFileSizeLimitBytes = uint64_t{1} << 30;
+
 struct ProcessOptions {
   std::filesystem::path working_directory;  // empty: the caller's
   double time_limit_seconds = 60;           // the whole process group is killed when it runs out
   uint64_t memory_limit_bytes = 0;  // soft RLIMIT_AS of the child (inherited by its children); 0: none
+  uint64_t file_size_limit_bytes = kDefaultFileSizeLimitBytes;  // RLIMIT_FSIZE of the child and its children
   std::vector<std::string> extra_environment;   // "NAME=value", added to (and overriding) the caller's
   size_t output_limit_bytes = size_t{4} << 20;  // per stream; anything beyond is dropped, not buffered
   std::vector<int> inherited_fds = {};  // descriptors the child keeps under their own numbers (SpawnOptions)
@@ -37,8 +43,9 @@ struct ProcessResult {
 };
 
 struct SpawnOptions {
-  std::filesystem::path working_directory;     // empty: the caller's
-  uint64_t memory_limit_bytes = 0;             // soft RLIMIT_AS of the child; 0: none
+  std::filesystem::path working_directory;                      // empty: the caller's
+  uint64_t memory_limit_bytes = 0;                              // soft RLIMIT_AS of the child; 0: none
+  uint64_t file_size_limit_bytes = kDefaultFileSizeLimitBytes;  // RLIMIT_FSIZE of the child and its children
   std::vector<std::string> extra_environment;  // "NAME=value", added to (and overriding) the caller's
   int stdin_fd = -1;                           // the child's stdin; -1: the caller's
   int stdout_fd = -1;                          // the child's stdout; -1: the caller's

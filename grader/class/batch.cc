@@ -34,13 +34,23 @@ struct CourseExercise {
 };
 
 // Every file of exercises/<id>/ and the solution (the GPU's baseline), names and bytes, in name order: when
-// any of them changes, earlier grades of the exercise no longer count.
-std::string definition_hash(const fs::path& course, const Exercise& e) {
+// any of them changes, earlier grades of the exercise no longer count. The batch's own results folder is
+// left out wherever it is: writing it is no change to the exercise.
+std::string definition_hash(const fs::path& course, const Exercise& e, const fs::path& out) {
   CacheKey key("exercise-definition 1");
   std::vector<fs::path> files;
   std::error_code ec;
-  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(e.dir, ec))
-    if (entry.is_regular_file(ec)) files.push_back(entry.path());
+  std::error_code out_ec;
+  const fs::path results = fs::weakly_canonical(out, out_ec);
+  for (auto it = fs::recursive_directory_iterator(e.dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::error_code ignored;  // an entry that cannot be looked at is left out, as before
+    if (it->is_directory(ignored) && fs::weakly_canonical(it->path(), ignored) == results) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ignored)) files.push_back(it->path());
+  }
   files.push_back(course / "solutions" / e.id / e.kernel.file);
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files)
@@ -63,7 +73,7 @@ std::optional<std::vector<CourseExercise>> load_course(const BatchOptions& optio
     unknown.erase(e->id);
     if (!wanted.empty() && !wanted.count(e->id)) continue;
     out.push_back({e->id, fs::path(e->kernel.file).filename().string(), e->points,
-                   definition_hash(options.course, *e)});
+                   definition_hash(options.course, *e, options.out)});
   }
   if (!unknown.empty()) {
     *error = fmt::format("no exercise '{}' in {}", *unknown.begin(), (options.course / "exercises").string());
@@ -114,12 +124,15 @@ static_assert(kMaxResultJsonBytes < kGradeOutputBytes);
 
 // One grade to run: an exercise and a submission's bytes, named by the hash of everything its result
 // depends on. Students who handed in identical bytes share it. A result the grader produced is kept in
-// out/results/<key>.json for later runs; a timeout or crash of this run is not.
+// out/results/<key>.json for later runs; a timeout of this run is not. A grade that failed for a reason not
+// the learner's (the grade said so with exit 2, or its process was killed, or batch could not run it) has
+// no result: it is a problem of the student's row, and graded again on the next run.
 struct Job {
   const CourseExercise* exercise = nullptr;
   std::string bytes;
   std::string key;
   std::optional<Result> result;
+  std::string fault;  // why this run could not grade it, when that was not the submission's doing
 };
 
 class Pool {
@@ -174,14 +187,14 @@ class Pool {
     Result failed = empty_result(e);
     failed.submission = relative;
     if (ec || !write_file_bytes(work / relative, job.bytes)) {
-      failed.findings.push_back(finding_of(FindingKind::kRuntimeError,
-                                           "the batch could not write the submission for grading", relative));
-      job.result = failed;
+      job.fault = fmt::format("the batch could not write the submission for grading into {}", work.string());
       return;
     }
+    // --no-last-grade: a student's grade is no state of the course folder (nor is their source).
     std::vector<std::string> argv = {options_.program, "--root",   fs::absolute(options_.course).string(),
                                      "grade",          e.id,       "--submission",
-                                     relative,         "--format", "json"};
+                                     relative,         "--format", "json",
+                                     "--no-last-grade"};
     argv.insert(argv.end(), options_.grade_flags.begin(), options_.grade_flags.end());
     // The grade stops itself at the same limit where it can (with the finding that says so); the batch's
     // stop below is for what it cannot, such as a step that will not end.
@@ -218,11 +231,12 @@ class Pool {
         return;
       }
     }
-    // Whatever stopped it, the reason says what happened: a grade's stderr may be empty.
+    // Whatever stopped it, the reason says what happened: a grade's stderr may be empty. None of these is
+    // the submission's doing (exit 2: the grade found the course or the grader at fault, and said which).
     const std::string first_error_line = run.err.substr(0, run.err.find('\n'));
-    std::string why =
+    job.fault =
         !run.started      ? run.error
-        : run.signal != 0 ? fmt::format("killed by signal {} (out of memory?)", run.signal)
+        : run.signal != 0 ? fmt::format("the grading process was killed by signal {}", run.signal)
         : run.out.size() >= kGradeOutputBytes
             ? fmt::format(
                   "its JSON result passed the {} bytes batch reads of a grade and was cut (exit code {})",
@@ -230,9 +244,6 @@ class Pool {
         : !first_error_line.empty()
             ? first_error_line
             : fmt::format("it printed no result batch could read (exit code {})", run.exit_code);
-    failed.findings.push_back(
-        finding_of(FindingKind::kRuntimeError, fmt::format("grading stopped: {}", why), relative));
-    job.result = failed;
   }
 
   const BatchOptions& options_;
@@ -305,7 +316,7 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
                             .add(cell.file.bytes)
                             .hex();
       Job& job = jobs[key];
-      if (job.key.empty()) job = {&e, cell.file.bytes, key, std::nullopt};
+      if (job.key.empty()) job = {&e, cell.file.bytes, key, std::nullopt, {}};
       cell.job = &job;
       ++report->grades;
     }
@@ -339,6 +350,16 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
   for (const Row& row : table) {
     StudentResults results{row.student->id, {}, row.problem, row.student->warnings};
     if (!row.problem.empty()) ++report->rows_with_problems;
+    // A grade that failed through no fault of the student's makes the row a problem: nothing of it is a
+    // grade, and the next run grades it again.
+    for (size_t c = 0; c < row.cells.size() && row.problem.empty(); ++c)
+      if (const Job* job = row.cells[c].job; job != nullptr && !job->fault.empty())
+        results.problem += fmt::format("{}{} was not graded: {}", results.problem.empty() ? "" : "; ",
+                                       (*course)[c].id, job->fault);
+    if (!results.problem.empty() && row.problem.empty()) {
+      results.problem += "; run the batch again once that is fixed";
+      ++report->rows_with_problems;
+    }
     for (size_t c = 0; c < row.cells.size(); ++c) {
       const CourseExercise& e = (*course)[c];
       const SubmittedFile& file = row.cells[c].file;
@@ -350,7 +371,10 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
       }
       switch (file.status) {
         case SubmittedFile::Status::kFound:
-          r = *row.cells[c].job->result;
+          if (row.cells[c].job->result)
+            r = *row.cells[c].job->result;
+          else
+            r.note = "Not graded: " + row.cells[c].job->fault;
           break;
         case SubmittedFile::Status::kMissing:
           r.note = fmt::format("Not submitted: no exercises/{}/{} among the student's files.", e.id, e.file);

@@ -3,6 +3,11 @@
 #include "grader/class/roster.h"
 
 #include <fmt/format.h>
+#include <unicode/uchar.h>
+#include <unicode/unorm2.h>
+#include <unicode/uspoof.h>
+#include <unicode/ustring.h>
+#include <unicode/utf16.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -90,6 +95,8 @@ std::optional<std::string> read_roster_file(const fs::path& path, std::string* e
 std::optional<Roster> read_csv(const fs::path& path, std::string* error) {
   std::optional<std::string> text = read_roster_file(path, error);
   if (!text) return std::nullopt;
+  // Excel saves "CSV UTF-8" with a byte-order mark before the header; it is no part of the first column.
+  if (text->starts_with("\xEF\xBB\xBF")) text->erase(0, 3);
   std::istringstream in(*text);
   Roster roster{{}, "csv"};
   std::string line;
@@ -293,32 +300,74 @@ bool is_invisible(char32_t c) {
 }
 bool is_control(char32_t c) { return c < 0x20 || (c >= 0x7F && c <= 0x9F); }
 
-// The letter an accented Latin-1 letter (U+00C0 to U+00FF) is drawn on; 0 for the few that are not letters.
-char latin1_base(char32_t c) {
-  static constexpr char kBase[] =
-      "aaaaaaaceeeeiiiidnooooo\0ouuuuyts"   // U+00C0 to U+00DF
-      "aaaaaaaceeeeiiiidnooooo\0ouuuuyty";  // U+00E0 to U+00FF
-  return kBase[c - 0xC0];
+// `text` in UTF-16 and back, ICU's own encoding; ill-formed bytes never reach here (look_of replaces them).
+std::u16string utf16_of(const std::string& text) {
+  UErrorCode status = U_ZERO_ERROR;
+  int32_t length = 0;
+  u_strFromUTF8(nullptr, 0, &length, text.data(), static_cast<int32_t>(text.size()), &status);
+  std::u16string out(static_cast<size_t>(length), u'\0');
+  status = U_ZERO_ERROR;
+  u_strFromUTF8(out.data(), length, nullptr, text.data(), static_cast<int32_t>(text.size()), &status);
+  return U_SUCCESS(status) ? out : std::u16string();
 }
 
-// Letters of other scripts drawn like a Latin letter (a few Cyrillic and Greek ones students meet).
-char latin_look_alike(char32_t c) {
-  static const std::map<char32_t, char> kLookAlikes = {
-      {0x0430, 'a'}, {0x0435, 'e'}, {0x043E, 'o'}, {0x0440, 'p'}, {0x0441, 'c'}, {0x0443, 'y'},
-      {0x0445, 'x'}, {0x0455, 's'}, {0x0456, 'i'}, {0x0458, 'j'}, {0x0410, 'a'}, {0x0412, 'b'},
-      {0x0415, 'e'}, {0x041A, 'k'}, {0x041C, 'm'}, {0x041D, 'h'}, {0x041E, 'o'}, {0x0420, 'p'},
-      {0x0421, 'c'}, {0x0422, 't'}, {0x0425, 'x'}, {0x03B1, 'a'}, {0x03BF, 'o'}, {0x0391, 'a'},
-      {0x0392, 'b'}, {0x0395, 'e'}, {0x0397, 'h'}, {0x0399, 'i'}, {0x039A, 'k'}, {0x039C, 'm'},
-      {0x039D, 'n'}, {0x039F, 'o'}, {0x03A1, 'p'}, {0x03A4, 't'}, {0x03A7, 'x'}};
-  auto it = kLookAlikes.find(c);
-  return it == kLookAlikes.end() ? 0 : it->second;
+std::string utf8_of(const std::u16string& text) {
+  UErrorCode status = U_ZERO_ERROR;
+  int32_t length = 0;
+  u_strToUTF8(nullptr, 0, &length, text.data(), static_cast<int32_t>(text.size()), &status);
+  std::string out(static_cast<size_t>(length), '\0');
+  status = U_ZERO_ERROR;
+  u_strToUTF8(out.data(), length, nullptr, text.data(), static_cast<int32_t>(text.size()), &status);
+  return U_SUCCESS(status) ? out : std::string();
 }
 
-// How an id looks, roughly: case, accents (precomposed or combining), invisible and bidi characters,
-// full-width forms and common Cyrillic and Greek look-alikes folded away. Two ids with one look are flagged.
-// Adds to *warnings what the id holds that an instructor should know.
+// Unicode's NFKC_Casefold: compatibility forms (full-width, mathematical letters, the Kelvin sign, long s)
+// to their plain letters, case folded in full (sharp s to "ss").
+std::u16string folded(const std::u16string& text) {
+  UErrorCode status = U_ZERO_ERROR;
+  const UNormalizer2* fold = unorm2_getNFKCCasefoldInstance(&status);
+  if (U_FAILURE(status)) return text;
+  const int32_t capacity = static_cast<int32_t>(text.size()) * 18 + 16;  // NFKC's most per code unit
+  std::u16string out(static_cast<size_t>(capacity), u'\0');
+  const int32_t length =
+      unorm2_normalize(fold, text.data(), static_cast<int32_t>(text.size()), out.data(), capacity, &status);
+  if (U_FAILURE(status)) return text;
+  out.resize(static_cast<size_t>(length));
+  return out;
+}
+
+// Unicode's confusables skeleton (UTS #39: what a letter of any script is drawn like, Cyrillic and Greek and
+// Armenian among them), with the accents it leaves as combining marks dropped.
+std::string skeleton(const std::string& text) {
+  UErrorCode status = U_ZERO_ERROR;
+  static USpoofChecker* const checker = uspoof_open(&status);
+  if (checker == nullptr) return text;
+  status = U_ZERO_ERROR;
+  const int32_t length =
+      uspoof_getSkeletonUTF8(checker, 0, text.data(), static_cast<int32_t>(text.size()), nullptr, 0, &status);
+  std::string out(static_cast<size_t>(length), '\0');
+  status = U_ZERO_ERROR;
+  uspoof_getSkeletonUTF8(checker, 0, text.data(), static_cast<int32_t>(text.size()), out.data(), length,
+                         &status);
+  if (U_FAILURE(status)) return text;
+  std::u16string marked = utf16_of(out), bare;
+  for (int32_t at = 0; at < static_cast<int32_t>(marked.size());) {
+    UChar32 c;
+    U16_NEXT(marked.data(), at, static_cast<int32_t>(marked.size()), c);
+    if (u_charType(c) == U_NON_SPACING_MARK) continue;
+    UChar units[2];
+    int32_t n = 0;
+    U16_APPEND_UNSAFE(units, n, c);
+    bare.append(units, units + n);
+  }
+  return utf8_of(bare);
+}
+
+// How an id looks, roughly: invisible, bidi and control characters left out, then Unicode's compatibility
+// forms, case and confusables folded away (folded, skeleton, folded again: a skeleton may be upper case).
+// Two ids with one look are flagged. Adds to *warnings what the id holds that an instructor should know.
 std::string look_of(const std::string& id, std::vector<std::string>* warnings) {
-  std::string look;
+  std::string shown;
   std::set<std::string> said;
   const auto warn = [&](std::string text) {
     if (said.insert(text).second) warnings->push_back(std::move(text));
@@ -328,7 +377,7 @@ std::string look_of(const std::string& id, std::vector<std::string>* warnings) {
     const std::optional<char32_t> c = next_code_point(id, at);
     if (!c) {
       warn("the id is not valid UTF-8 (shown with \\xNN for each bad byte)");
-      look += '?';
+      shown += '?';
       continue;
     }
     if (is_bidi_control(*c)) {
@@ -340,21 +389,11 @@ std::string look_of(const std::string& id, std::vector<std::string>* warnings) {
       warn(fmt::format("the id holds the invisible character U+{:04X}", static_cast<uint32_t>(*c)));
     } else if (is_control(*c)) {
       warn(fmt::format("the id holds the control character U+{:04X}", static_cast<uint32_t>(*c)));
-    } else if (*c >= 0x0300 && *c <= 0x036F) {
-      // a combining accent: drawn on the letter before it
-    } else if (*c < 0x80) {
-      look += static_cast<char>(std::tolower(static_cast<int>(*c)));
-    } else if (*c >= 0xC0 && *c <= 0xFF && latin1_base(*c) != 0) {
-      look += latin1_base(*c);
-    } else if (*c >= 0xFF01 && *c <= 0xFF5E) {
-      look += static_cast<char>(std::tolower(static_cast<int>(*c - 0xFEE0)));
-    } else if (char latin = latin_look_alike(*c); latin != 0) {
-      look += latin;
     } else {
-      look += id.substr(start, at - start);
+      shown += id.substr(start, at - start);
     }
   }
-  return look;
+  return utf8_of(folded(utf16_of(skeleton(utf8_of(folded(utf16_of(shown)))))));
 }
 
 // The roster's rows made safe to show and to name files by: each id valid UTF-8 and at most

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "grader/compile/compiler.h"
 #include "grader/compile/sandbox.h"
 #include "os/process.h"
 
@@ -209,6 +210,7 @@ bool CompileWorker::start(std::string* error) {
   SpawnOptions options;
   options.working_directory = folder_->path();
   options.memory_limit_bytes = memory_limit_bytes_;
+  options.file_size_limit_bytes = kCompileFileBytes;  // NVRTC writes nothing; a file past this is not its
   options.stdin_fd = to[0];
   options.stdout_fd = from[1];
   options.stderr_fd = null_fd;

@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "grader/compile/sandbox.h"
@@ -208,6 +211,28 @@ std::optional<std::string_view> line_of(std::string_view text, int number) {
   return number > 0 ? std::optional(line) : std::nullopt;
 }
 
+// nvcc's failures that are the grader's, told from what nvcc and its tools said as they failed (LC_ALL=C
+// keeps those words English): the disk under the scratch folder filled, or something outside the compile's
+// own limits killed nvcc.
+std::optional<Fault> fault_outside_the_source(const ProcessResult& run, const std::filesystem::path& dir) {
+  if (run.succeeded() || run.timed_out) return std::nullopt;
+  const std::string said = run.err + run.out;
+  if (said.find(std::strerror(ENOSPC)) != std::string::npos)
+    return Fault{FaultOrigin::kGrader,
+                 fmt::format("the disk under {} filled while nvcc wrote its temporary files ({})",
+                             dir.parent_path().string(), std::strerror(ENOSPC))};
+  if (run.signal == SIGKILL)
+    return Fault{FaultOrigin::kGrader, "nvcc was killed from outside (signal 9), within its time limit"};
+  return std::nullopt;
+}
+
+// A file the compile wrote reached kCompileFileBytes: the writer (nvcc, or the preprocessor or front end it
+// ran) was ended by SIGXFSZ, which nvcc reports by the signal's name.
+bool wrote_past_the_file_limit(const ProcessResult& run) {
+  return run.signal == SIGXFSZ ||
+         (run.exit_code != 0 && (run.err + run.out).find(strsignal(SIGXFSZ)) != std::string::npos);
+}
+
 }  // namespace
 
 void replace_all(std::string& text, std::string_view from, std::string_view to) {
@@ -280,66 +305,78 @@ std::optional<NvccCompiler> NvccCompiler::create(const std::string& nvcc_path, s
 }
 
 // nvcc on one request, in a scratch folder of its own holding the submission and the exercise's headers,
-// in the sandbox where there is one. `mode` is what nvcc makes (-ptx ..., or -E), written to `output_name`.
+// in the sandbox where there is one, with the limits every compile has. `mode` is what nvcc makes (-ptx
+// ..., or -E), written to `output_name`. nullopt with `output`'s fault or finding saying why it did not run.
 std::optional<NvccCompiler::Ran> NvccCompiler::run(const CompileRequest& request,
                                                    const std::vector<std::string>& mode,
-                                                   const std::string& output_name, std::string* error) {
-  std::optional<ScratchDir> dir = ScratchDir::create("nvcc", error);
-  if (!dir) return std::nullopt;
-  if (!is_plain_file_name(request.source.name)) {
-    *error = fmt::format("'{}' is not a plain file name", request.source.name);
+                                                   const std::string& output_name, CompileOutput& output) {
+  auto fault = [&](FaultOrigin origin, std::string message) -> std::optional<Ran> {
+    output.fault = Fault{origin, std::move(message)};
     return std::nullopt;
-  }
+  };
+  std::string error;
+  std::optional<ScratchDir> dir = ScratchDir::create("nvcc", &error);
+  if (!dir) return fault(FaultOrigin::kGrader, error);
+  if (!is_plain_file_name(request.source.name))
+    return fault(FaultOrigin::kCourse,
+                 fmt::format("the exercise's file '{}' is not a plain file name", request.source.name));
+  // Checked before nvcc runs: a disk the grader has let fill is its own fault, not the next submission's.
+  std::error_code ec;
+  const std::filesystem::space_info room = std::filesystem::space(dir->path(), ec);
+  if (!ec && room.available < kCompileFileBytes)
+    return fault(
+        FaultOrigin::kGrader,
+        fmt::format("only {} MiB are free in {}, where compiles write, and one may need {} MiB: free "
+                    "some space there, or point TMPDIR at a folder with room",
+                    room.available >> 20, dir->path().parent_path().string(), kCompileFileBytes >> 20));
   Ran ran{std::move(*dir), {}, {}};
-  std::filesystem::path source = ran.dir.path() / request.source.name;
+  const std::filesystem::path folder = ran.dir.path();
+  std::filesystem::path source = folder / request.source.name;
   ran.paths.emplace_back(source.string(), request.display_path);
   for (const SourceFile& header : request.headers) {
-    if (!is_plain_file_name(header.name) || header.name == request.source.name) {
-      *error = fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name);
-      return std::nullopt;
-    }
-    if (!write_file_bytes(ran.dir.path() / header.name, header.bytes)) {
-      *error = "cannot copy the exercise's headers";
-      return std::nullopt;
-    }
-    ran.paths.emplace_back((ran.dir.path() / header.name).string(),
+    if (!is_plain_file_name(header.name) || header.name == request.source.name)
+      return fault(
+          FaultOrigin::kCourse,
+          fmt::format("the exercise's header '{}' cannot be copied beside the submission", header.name));
+    if (!write_file_bytes(folder / header.name, header.bytes))
+      return fault(FaultOrigin::kGrader,
+                   fmt::format("cannot copy the exercise's headers into {}", folder.string()));
+    ran.paths.emplace_back((folder / header.name).string(),
                            fmt::format("{}/{}", request.headers_display_dir, header.name));
   }
-  if (!write_file_bytes(source, request.source.bytes)) {
-    *error = "cannot copy the submission for nvcc";
-    return std::nullopt;
-  }
-  std::error_code ec;
+  if (!write_file_bytes(source, request.source.bytes))
+    return fault(FaultOrigin::kGrader, fmt::format("cannot copy the submission into {}", folder.string()));
   std::filesystem::path nvcc = bwrap_ ? std::filesystem::canonical(path_, ec) : std::filesystem::path(path_);
-  if (ec) {
-    *error = fmt::format("cannot find nvcc at {}: {}", path_, ec.message());
-    return std::nullopt;
-  }
+  if (ec) return fault(FaultOrigin::kGrader, fmt::format("cannot find nvcc at {}: {}", path_, ec.message()));
   std::vector<std::string> argv = {nvcc.string()};
   argv.insert(argv.end(), mode.begin(), mode.end());
   argv.push_back("-arch=" + request.arch);
   for (const Define& define : request.defines) {
     if (!is_identifier(define.name)) {
-      *error = fmt::format("'{}' cannot be a macro name", define.name);
+      output.findings.push_back(
+          compile_error(fmt::format("'{}' cannot be a macro name", define.name), request.display_path));
       return std::nullopt;
     }
     argv.push_back(fmt::format("-D{}={}", define.name, define.value));
   }
   argv.insert(argv.end(), request.flags.begin(), request.flags.end());
-  argv.insert(argv.end(), {"-o", (ran.dir.path() / output_name).string(), source.string()});
+  argv.insert(argv.end(), {"-o", (folder / output_name).string(), source.string()});
   if (bwrap_) {
-    SandboxView view{ran.dir.path(), {}};
-    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty())
-      view.read_only.push_back(root);
+    SandboxView view{folder, {}};
+    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty()) view.read_only.push_back(root);
     argv = sandboxed_argv(*bwrap_, argv, view);
   }
-  ran.process = run_process(argv, {.working_directory = ran.dir.path(),
+  ran.process = run_process(argv, {.working_directory = folder,
                                    .time_limit_seconds = request.time_limit_seconds,
                                    .memory_limit_bytes = request.memory_limit_bytes,
-                                   // nvcc's temporary files (unsandboxed) in the folder Ctrl-C removes
-                                   .extra_environment = {"LC_ALL=C", "TMPDIR=" + ran.dir.path().string()}});
-  if (!ran.process.started) {
-    *error = fmt::format("cannot run nvcc: {}", ran.process.error);
+                                   .file_size_limit_bytes = kCompileFileBytes,
+                                   // nvcc's temporary files in this compile's own folder (which Ctrl-C
+                                   // removes), in the sandbox or not, never in a /tmp other grades share
+                                   .extra_environment = {"LC_ALL=C", "TMPDIR=" + folder.string()}});
+  if (!ran.process.started)
+    return fault(FaultOrigin::kGrader, fmt::format("cannot run nvcc: {}", ran.process.error));
+  if (std::optional<Fault> outside = fault_outside_the_source(ran.process, folder)) {
+    output.fault = std::move(outside);
     return std::nullopt;
   }
   return ran;
@@ -351,11 +388,15 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
     output.findings.push_back(compile_error(std::move(message), request.display_path));
     return output;
   };
-  std::string error;
   const std::string ptx_name = "gpugrade-output.ptx";
-  std::optional<Ran> ran = run(request, {"-ptx", "-lineinfo", "-O3"}, ptx_name, &error);
-  if (!ran) return fail(error);
+  std::optional<Ran> ran = run(request, {"-ptx", "-lineinfo", "-O3"}, ptx_name, output);
+  if (!ran) return output;
   const ProcessResult& process = ran->process;
+  if (wrote_past_the_file_limit(process))
+    return fail(fmt::format(
+        "compiling this file wrote more than the {} MiB one compile may write to a file, and was stopped; "
+        "look for macros that expand without end or an #include of something huge",
+        kCompileFileBytes >> 20));
   if (process.timed_out) {
     output.timed_out = true;
     return fail(
@@ -383,8 +424,8 @@ CompileOutput NvccCompiler::compile(const CompileRequest& request) {
 
 std::optional<std::string> NvccCompiler::preprocess(const CompileRequest& request) {
   const std::string name = "gpugrade-preprocessed.cu";
-  std::string error;
-  std::optional<Ran> ran = run(request, {"-E", "-x", "cu"}, name, &error);
+  CompileOutput why_not;  // the screen keeps its refusals whatever stopped the preprocessor
+  std::optional<Ran> ran = run(request, {"-E", "-x", "cu"}, name, why_not);
   if (!ran || ran->process.timed_out || ran->process.exit_code != 0) return std::nullopt;
   return read_file_bytes(ran->dir.path() / name);
 }
@@ -406,7 +447,7 @@ CompileOutput CachingCompiler::compile(const CompileRequest& request) {
     if (std::optional<CompileOutput> output = from_cache_json(*hit)) return std::move(*output);
   CompileOutput output = inner_.compile(request);
   std::string ignored;  // an unwritable cache only costs time
-  if (!output.timed_out && !output.tool_failed) cache_.put(hex, to_cache_json(output).dump(), &ignored);
+  if (!output.timed_out && !output.fault) cache_.put(hex, to_cache_json(output).dump(), &ignored);
   return output;
 }
 

@@ -15,6 +15,7 @@
 
 #include "grader/compile/cache.h"
 #include "grader/compile/screen.h"
+#include "grader/result/fault.h"
 #include "harness/finding.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
@@ -31,6 +32,9 @@ struct Define {
 // less than kLeastCompileSeconds left; it could not finish.
 inline constexpr double kSubmissionCompileSeconds = 60;
 inline constexpr double kLeastCompileSeconds = 1;
+// What one file a compile may write (nvcc's temporaries, the PTX): a source whose preprocessing grows without
+// end is stopped here, as its own compile error, before it fills the grader's disk.
+inline constexpr uint64_t kCompileFileBytes = uint64_t{64} << 20;
 
 struct CompileRequest {
   SourceFile source;                // the submission, under its own file name ("transpose.cu")
@@ -48,7 +52,9 @@ struct CompileOutput {
   std::string ptx;                // empty when compilation failed; `.file` paths are display paths
   std::vector<Finding> findings;  // compile-error (errors and warnings); file and line are the learner's
   bool timed_out = false;         // a timeout is not cached: the next run may be less loaded
-  bool tool_failed = false;       // the compiler itself failed (not the source): not cached either
+  // Not the source's doing (the grader's disk, a missing or killed tool, the course's header names): no
+  // findings and no verdict, never cached; the grade becomes an error (grader/result/fault.h).
+  std::optional<Fault> fault;
   bool from_cache = false;
   bool ok() const { return !ptx.empty(); }
 };
@@ -77,8 +83,8 @@ std::string find_nvcc();
 class NvccCompiler : public Compiler {
  public:
   // Runs `nvcc --version` (once per process and path); nullopt with *error when nvcc cannot run. Compiles
-  // run in the sandbox of grader/compile/sandbox.h where bwrap works here, else with time and memory limits
-  // only.
+  // run in the sandbox of grader/compile/sandbox.h where bwrap works here, else with time, memory and file
+  // size limits only; nvcc's temporaries stay in the compile's own scratch folder either way.
   static std::optional<NvccCompiler> create(const std::string& nvcc_path, std::string* error);
 
   CompileOutput compile(const CompileRequest& request) override;
@@ -96,14 +102,15 @@ class NvccCompiler : public Compiler {
     ProcessResult process;
   };
   std::optional<Ran> run(const CompileRequest& request, const std::vector<std::string>& mode,
-                         const std::string& output_name, std::string* error);
+                         const std::string& output_name, CompileOutput& output);
   std::string path_;
   std::string version_;
   std::optional<std::string> bwrap_;
   std::string unsandboxed_because_;
 };
 
-// Looks each request up in the cache before asking `inner`; stores what inner returns, failures included.
+// Looks each request up in the cache before asking `inner`; stores what inner returns, the source's own
+// failures included, but not a timeout or a fault.
 class CachingCompiler : public Compiler {
  public:
   CachingCompiler(Compiler& inner, const Cache& cache) : inner_(inner), cache_(cache) {}

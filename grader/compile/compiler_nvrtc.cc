@@ -75,27 +75,19 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
                       request.time_limit_seconds),
           request.display_path));
       return output;
-    case WorkerOutcome::Status::kDied:
-      output.tool_failed = true;
-      output.findings.push_back(
-          compile_error(fmt::format("NVRTC failed: {}", outcome.why), request.display_path));
-      return output;
     case WorkerOutcome::Status::kCannotStart:
-      output.tool_failed = true;
-      output.findings.push_back(
-          compile_error(fmt::format("cannot run the compile worker: {}", outcome.why), request.display_path));
+      output.fault =
+          Fault{FaultOrigin::kGrader, fmt::format("cannot run the compile worker: {}", outcome.why)};
       return output;
+    case WorkerOutcome::Status::kDied:  // killed, or out of its memory: nvcc decides below, with its own
+                                        // limits
     case WorkerOutcome::Status::kReplied:
       break;
   }
   const WorkerReply& reply = outcome.reply;
-  if (!reply.error.empty()) {
-    output.tool_failed = true;
-    output.findings.push_back(
-        compile_error(fmt::format("NVRTC failed: {}", reply.error), request.display_path));
-    return output;
-  }
-  if (!reply.compiled) {
+  // Neither a dead worker nor NVRTC's own error (not a diagnostic of the source) says anything about the
+  // source: nvcc compiles it, so the learner gets nvcc's verdict and the grader's failure none.
+  if (outcome.status == WorkerOutcome::Status::kDied || !reply.error.empty() || !reply.compiled) {
     // One budget for the submission, whichever compilers spend it: nvcc gets what NVRTC left.
     CompileRequest rest = request;
     rest.time_limit_seconds -=

@@ -6,6 +6,7 @@
 #include "grader/deploy/deploy.h"
 #include "grader/report/report_lines.h"
 #include "grader/report/reporters.h"
+#include "grader/result/text_escape.h"
 
 namespace gpugrade {
 namespace {
@@ -83,6 +84,11 @@ std::string prairielearn(const std::vector<Graded>& grades, const std::string& e
 // base64): `status` (src/main.js), `max_score` and each test's `score` (src/notify-classroom.js), each
 // test's `name`, `status` and `message` (__tests__/main.test.js).
 std::string github_classroom(const std::vector<Graded>& grades, const std::string& error) {
+  // The reporter prints each message's lines in the workflow's log, where a line starting `::` (a file
+  // named `::error title=x::.cu` leads its finding's line) would be a workflow command.
+  const auto printed = [](std::string_view message) {
+    return guard_workflow_commands(message, kTerminalRunnerEscapes);
+  };
   nlohmann::ordered_json json;
   json["version"] = 1;
   int max_points = 0;
@@ -98,7 +104,7 @@ std::string github_classroom(const std::vector<Graded>& grades, const std::strin
     tests.push_back({{"name", "gpugrade"},
                      {"status", "error"},
                      {"score", 0},
-                     {"message", "gpugrade could not grade this submission: " + error}});
+                     {"message", printed("gpugrade could not grade this submission: " + error)}});
   }
   for (const Graded& graded : grades) {
     if (!error.empty()) break;
@@ -106,7 +112,7 @@ std::string github_classroom(const std::vector<Graded>& grades, const std::strin
     tests.push_back({{"name", result.exercise},
                      {"status", result.verdict == Verdict::kPass ? "pass" : "fail"},
                      {"score", result.points},
-                     {"message", details(result)}});
+                     {"message", printed(details(result))}});
   }
   json["tests"] = std::move(tests);
   return dump(json);

@@ -13,6 +13,15 @@
 namespace gpugrade {
 namespace {
 
+// The ranges of the section's figures. A value a buffer holds, a mean or a tolerance may be any finite
+// number; a share is at most the whole; a warp's request touches at most 32 banks or sectors per ideal one;
+// a speed bar above 10 times the baseline is a typo (docs/exercise-format.md).
+constexpr NumberRange kAnyFinite{-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+constexpr NumberRange kNonNegative{0, std::numeric_limits<double>::max()};
+constexpr NumberRange kFraction{0, 1};
+constexpr NumberRange kPerWarpRatio{1, 32};
+constexpr NumberRange kSpeedRatio{0, 10};
+
 // The buffer types a file of `format` may name: format 1's four, or every type (and `uint` for unsigned).
 std::vector<std::pair<std::string_view, ElementType>> type_choices(int format) {
   std::vector<std::pair<std::string_view, ElementType>> choices;
@@ -218,9 +227,8 @@ std::optional<Fill> ExerciseLoader::read_fill(const Field& init, const Field& va
     return std::nullopt;
   }
   if (value.present) {
-    auto number = exercise_->format >= 2
-                      ? read_value(value, type)
-                      : read_number(diagnostics_, value, -std::numeric_limits<double>::infinity());
+    auto number =
+        exercise_->format >= 2 ? read_value(value, type) : read_number(diagnostics_, value, kAnyFinite);
     if (!number) return std::nullopt;
     fill.constant = *number;
   }
@@ -228,7 +236,7 @@ std::optional<Fill> ExerciseLoader::read_fill(const Field& init, const Field& va
 }
 
 std::optional<double> ExerciseLoader::read_value(const Field& field, ElementType type) {
-  auto number = read_number(diagnostics_, field, -std::numeric_limits<double>::infinity());
+  auto number = read_number(diagnostics_, field, kAnyFinite);
   if (!number) return std::nullopt;
   if (!info(type).floating) {
     auto [min, max] = scalar_range(type);
@@ -263,7 +271,7 @@ std::optional<RandomSpec> ExerciseLoader::read_random(const Field& field, Elemen
       diagnostics_->error(f.key.Mark(), fmt::format("'{}' is for 'distribution: normal'", f.path));
       continue;
     }
-    auto number = read_number(diagnostics_, f, key == std::string_view("stddev") ? 0 : -1e308);
+    auto number = read_number(diagnostics_, f, key == std::string_view("stddev") ? kNonNegative : kAnyFinite);
     if (number) (key == std::string_view("mean") ? spec.mean : spec.stddev) = *number;
   }
   if (Field values = fields.get("values"); values.present) {
@@ -292,10 +300,8 @@ std::optional<RandomSpec> ExerciseLoader::read_random(const Field& field, Elemen
       } else if (count.present) {
         spec.hot_count = static_cast<uint64_t>(
             read_integer(diagnostics_, count, 1, std::numeric_limits<int64_t>::max()).value_or(1));
-      } else if (auto share = read_number(diagnostics_, fraction, 0); share && *share > 1) {
-        diagnostics_->error(fraction, fmt::format("'{}' must be at most 1, got {}", fraction.path, *share));
       } else {
-        spec.hot_fraction = share.value_or(0);
+        spec.hot_fraction = read_number(diagnostics_, fraction, kFraction).value_or(0);
       }
     }
   }
@@ -334,8 +340,8 @@ std::optional<Compare> ExerciseLoader::read_compare(const Field& field) {
     return std::nullopt;
   }
   compare.exact = false;
-  if (rel.present) compare.rel = read_number(diagnostics_, rel, 0).value_or(0);
-  if (abs.present) compare.abs = read_number(diagnostics_, abs, 0).value_or(0);
+  if (rel.present) compare.rel = read_number(diagnostics_, rel, kFraction).value_or(0);
+  if (abs.present) compare.abs = read_number(diagnostics_, abs, kNonNegative).value_or(0);
   if (ulp.present) {
     auto units = read_integer(diagnostics_, ulp, 0, std::numeric_limits<int64_t>::max());
     if (!units) return std::nullopt;
@@ -464,7 +470,7 @@ void ExerciseLoader::read_performance(const Field& field) {
   if (Field sim = fields.get("sim"); sim.present) {
     Fields limits(diagnostics_, sim, {"max_sector_ratio", "max_bank_conflict_ways"});
     if (Field ratio = limits.get("max_sector_ratio"); ratio.present) {
-      exercise_->performance.sim.max_sector_ratio = read_number(diagnostics_, ratio, 1);
+      exercise_->performance.sim.max_sector_ratio = read_number(diagnostics_, ratio, kPerWarpRatio);
     }
     if (Field ways = limits.get("max_bank_conflict_ways"); ways.present) read_bank_conflict_ways(ways);
   }
@@ -508,13 +514,13 @@ void ExerciseLoader::read_gpu(const Field& field) {
 void ExerciseLoader::read_bank_conflict_ways(const Field& field) {
   SimPerformance& sim = exercise_->performance.sim;
   if (!field.value.IsMap()) {
-    sim.max_bank_conflict_ways = read_number(diagnostics_, field, 1);
+    sim.max_bank_conflict_ways = read_number(diagnostics_, field, kPerWarpRatio);
     return;
   }
   for (const auto& entry : field.value) {
     const std::string key = entry.first.Scalar();
     Field value{fmt::format("{}.{}", field.path, key), entry.first, entry.second, true};
-    std::optional<double> ways = read_number(diagnostics_, value, 1);
+    std::optional<double> ways = read_number(diagnostics_, value, kPerWarpRatio);
     if (!ways) continue;
     if (key == "default") {
       sim.max_bank_conflict_ways = ways;
@@ -588,13 +594,13 @@ std::optional<std::string> ExerciseLoader::read_baseline(const Field& field, Gpu
 
 std::optional<double> ExerciseLoader::read_min_ratio(const Field& field,
                                                      std::map<std::string, double>* by_device) {
-  if (!field.present || !field.value.IsMap()) return read_number(diagnostics_, field, 0);
+  if (!field.present || !field.value.IsMap()) return read_number(diagnostics_, field, kSpeedRatio);
   std::optional<double> fallback;
   bool ok = true;
   for (const auto& entry : field.value) {
     const std::string device = entry.first.Scalar();
     Field value{fmt::format("{}.{}", field.path, device), entry.first, entry.second, true};
-    std::optional<double> ratio = read_number(diagnostics_, value, 0);
+    std::optional<double> ratio = read_number(diagnostics_, value, kSpeedRatio);
     if (!ratio) {
       ok = false;
       continue;

@@ -196,7 +196,7 @@ std::optional<int64_t> read_integer(Diagnostics* diagnostics, const Field& field
   return value;
 }
 
-std::optional<double> read_number(Diagnostics* diagnostics, const Field& field, double min) {
+std::optional<double> read_number(Diagnostics* diagnostics, const Field& field, const NumberRange& range) {
   if (!field.present) return std::nullopt;  // Fields::require() has said so
   double value = 0;
   if (!is_plain_scalar(field.value) || !YAML::convert<double>::decode(field.value, value)) {
@@ -204,8 +204,9 @@ std::optional<double> read_number(Diagnostics* diagnostics, const Field& field, 
                        fmt::format("'{}' must be a number, got {}", field.path, describe(field.value)));
     return std::nullopt;
   }
-  if (!(value >= min)) {
-    diagnostics->error(field, fmt::format("'{}' must be at least {}, got {}", field.path, min, value));
+  // YAML's .inf and .nan decode as numbers, and 1e300 is one: each is refused here, at its line.
+  if (std::string problem = out_of_range(value, range); !problem.empty()) {
+    diagnostics->error(field, fmt::format("'{}' {}", field.path, problem));
     return std::nullopt;
   }
   return value;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "grader/exercise/expr.h"
+#include "grader/exercise/number.h"
 
 namespace gpugrade {
 
@@ -121,7 +122,8 @@ bool is_plain_scalar(const YAML::Node& node);
 // Typed reads. An absent field reads as nullopt without a message (Fields::require() has said so).
 std::optional<std::string> read_string(Diagnostics* diagnostics, const Field& field);
 std::optional<int64_t> read_integer(Diagnostics* diagnostics, const Field& field, int64_t min, int64_t max);
-std::optional<double> read_number(Diagnostics* diagnostics, const Field& field, double min);
+// A number within `range` (finite always: YAML's .inf and .nan are refused at their line).
+std::optional<double> read_number(Diagnostics* diagnostics, const Field& field, const NumberRange& range);
 std::optional<bool> read_bool(Diagnostics* diagnostics, const Field& field);
 std::optional<Expr> read_expression(Diagnostics* diagnostics, const Field& field);
 

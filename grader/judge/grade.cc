@@ -110,6 +110,7 @@ struct BuildAttempt {
   std::string stopped;
   bool compiled = false;
   std::string instantiations;  // the explicit instantiations of named template kernels the code lacks
+  std::optional<Fault> fault;  // the compile failed for a reason not the source's
 };
 
 BuildAttempt try_build(const Exercise& exercise, const Variant& variant, const Submission& source,
@@ -137,6 +138,10 @@ BuildAttempt try_build(const Exercise& exercise, const Variant& variant, const S
   const auto started = std::chrono::steady_clock::now();
   CompileOutput compiled = toolchain.compiler.compile(request);
   budget.left -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (compiled.fault) {
+    attempt.fault = std::move(compiled.fault);
+    return stop("The grader could not compile the submission; nothing was graded.");
+  }
   // A compile stopped at what an earlier variant left says whose budget that was.
   if (compiled.timed_out && request.time_limit_seconds < budget.total)
     for (Finding& f : compiled.findings)
@@ -271,7 +276,7 @@ std::optional<LoadedVariant> build_variant(const Exercise& exercise, const Varia
                                            const Submission& source, const std::vector<SourceFile>& headers,
                                            Toolchain& toolchain, const std::string& arch,
                                            CompileBudget& budget, std::vector<Finding>& findings,
-                                           std::string* stopped) {
+                                           std::string* stopped, std::optional<Fault>* fault) {
   BuildAttempt attempt = try_build(exercise, variant, source, source.text, headers, toolchain, arch, budget);
   // A template kernel the file never launches (a course's file without host code, or one whose launch
   // is another template) has no code until something instantiates it. The exercise names its arguments,
@@ -281,7 +286,7 @@ std::optional<LoadedVariant> build_variant(const Exercise& exercise, const Varia
     BuildAttempt instantiated =
         try_build(exercise, variant, source, source.text + "\n" + attempt.instantiations, headers, toolchain,
                   arch, budget);
-    if (instantiated.compiled) {
+    if (instantiated.compiled || instantiated.fault) {
       attempt = std::move(instantiated);
     } else {
       // The template does not take the exercise's arguments and parameters: the first attempt's finding
@@ -293,6 +298,10 @@ std::optional<LoadedVariant> build_variant(const Exercise& exercise, const Varia
                                    attempt.instantiations.substr(0, attempt.instantiations.find('\n')),
                                    reason.empty() ? "" : ": " + reason);
     }
+  }
+  if (attempt.fault) {
+    if (fault) *fault = std::move(attempt.fault);
+    return std::nullopt;
   }
   for (Finding& f : attempt.findings) findings.push_back(std::move(f));
   if (!attempt.built && stopped) *stopped = std::move(attempt.stopped);
@@ -373,7 +382,8 @@ void add_note(Result& result, const std::string& note) {
 namespace {
 
 // The baseline exercise of `perf` (copy, for the transposes) and its solution built at `variant`: what a
-// submission's throughput is a ratio to, timed or predicted. nullopt with *error saying why not.
+// submission's throughput is a ratio to, timed or predicted. nullopt with *fault saying why not: the
+// course's, unless the grader failed to compile it.
 // The baseline runs its own variant when the exercise names one, else the exercise's timed variant.
 struct Baseline {
   Exercise exercise;
@@ -381,7 +391,9 @@ struct Baseline {
   Variant variant;
 };
 std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& timed, Toolchain& toolchain,
-                                       const GradeOptions& options, std::string* error) {
+                                       const GradeOptions& options, Fault* fault) {
+  fault->origin = FaultOrigin::kCourse;
+  std::string* error = &fault->message;
   const GpuPerformance& perf = *exercise.performance.gpu;
   std::vector<std::string> errors;
   std::optional<Exercise> baseline = load_exercise(exercise.dir.parent_path() / perf.baseline, &errors);
@@ -403,8 +415,14 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
   if (!headers) return std::nullopt;
   std::vector<Finding> build_findings;
   CompileBudget budget;  // the course's own baseline, not the submission's budget
-  std::optional<LoadedVariant> base = build_variant(*baseline, variant, baseline_source, *headers, toolchain,
-                                                    options.arch, budget, build_findings);
+  std::optional<Fault> grader_fault;
+  std::optional<LoadedVariant> base =
+      build_variant(*baseline, variant, baseline_source, *headers, toolchain, options.arch, budget,
+                    build_findings, nullptr, &grader_fault);
+  if (grader_fault) {
+    *fault = std::move(*grader_fault);
+    return std::nullopt;
+  }
   if (!base) {
     // The course's own file: its compiler's first error is what the instructor needs.
     const auto reason = std::find_if(build_findings.begin(), build_findings.end(),
@@ -422,16 +440,17 @@ std::optional<Baseline> build_baseline(const Exercise& exercise, const Variant& 
 }  // namespace
 
 // Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
-void judge_throughput(const Exercise& exercise, const LoadedVariant& subject, Toolchain& toolchain,
-                      const GradeOptions& options, uint64_t seed, Result& result) {
+std::optional<Fault> judge_throughput(const Exercise& exercise, const LoadedVariant& subject,
+                                      Toolchain& toolchain, const GradeOptions& options, uint64_t seed,
+                                      Result& result) {
   const GpuPerformance& perf = *exercise.performance.gpu;
   const Variant& variant = exercise.variants[perf.variant];
-  auto fail = [&](std::string message) {
-    result.findings.push_back(config_finding(FindingKind::kRuntimeError, std::move(message), "", 0));
-  };
+  // Whatever stops the timing before the submission's kernel is judged is the course's to fix.
+  auto fail = [](std::string message) { return Fault{FaultOrigin::kCourse, std::move(message)}; };
+  Fault fault;
+  std::optional<Baseline> baseline_built = build_baseline(exercise, variant, toolchain, options, &fault);
+  if (!baseline_built) return fault;
   std::string error;
-  std::optional<Baseline> baseline_built = build_baseline(exercise, variant, toolchain, options, &error);
-  if (!baseline_built) return fail(error);
   const Exercise* baseline = &baseline_built->exercise;
   const LoadedVariant* base = &baseline_built->built;
   std::optional<LaunchRequest> subject_launch =
@@ -449,9 +468,9 @@ void judge_throughput(const Exercise& exercise, const LoadedVariant& subject, To
                         static_cast<uint64_t>(*bytes)};
   if (options.timed_launches > 0) request.timed_launches = options.timed_launches;
   std::optional<TimingResult> timing = toolchain.backend.time(request);
-  if (!timing) return;
+  if (!timing) return std::nullopt;
   for (Finding& f : timing->findings) result.findings.push_back(std::move(f));
-  if (!timing->findings.empty()) return;
+  if (!timing->findings.empty()) return std::nullopt;
   const double bar = min_ratio_for(perf, timing->device);
   // A ratio within the measurement's noise of the bar is timed again, five times as long, before
   // deciding: one timing's median would let noise pick the verdict of a kernel that sits at the bar.
@@ -504,20 +523,21 @@ void judge_throughput(const Exercise& exercise, const LoadedVariant& subject, To
     f.details = result.metrics["throughput"];
     result.findings.push_back(std::move(f));
   }
+  return std::nullopt;
 }
 
 // Without a GPU: the simulator counts the timed variant and the baseline's solution at the exercise's
 // largest size, the model scales both to the GPU size and predicts the ratio on `device`, which is judged
 // against that device's bar (docs/performance-model.md).
-void judge_prediction(const Exercise& exercise, const LoadedVariant& subject, Toolchain& toolchain,
-                      const GradeOptions& options, const DeviceProfile& device, uint64_t seed,
-                      Result& result) {
+std::optional<Fault> judge_prediction(const Exercise& exercise, const LoadedVariant& subject,
+                                      Toolchain& toolchain, const GradeOptions& options,
+                                      const DeviceProfile& device, uint64_t seed, Result& result) {
   const GpuPerformance& perf = *exercise.performance.gpu;
   const Variant& variant = exercise.variants[perf.variant];
   std::string error;
-  auto fail = [&](std::string message) {
-    result.findings.push_back(
-        config_finding(FindingKind::kRuntimeError, "cannot predict the throughput: " + message, "", 0));
+  // Whatever stops the prediction (the baseline, the profile, the sizes) is the course's to fix.
+  auto fail = [](std::string message) {
+    return Fault{FaultOrigin::kCourse, "cannot predict the throughput: " + message};
   };
   const auto bytes_at = [&](const Size& size) {
     std::string ignored;  // the loader evaluated `bytes` at every size
@@ -528,8 +548,9 @@ void judge_prediction(const Exercise& exercise, const LoadedVariant& subject, To
     if (counted_size == nullptr || bytes_at(size) > bytes_at(*counted_size)) counted_size = &size;
   if (counted_size == nullptr || bytes_at(*counted_size) <= 0)
     return fail("the exercise has no size to count at");
-  std::optional<Baseline> baseline = build_baseline(exercise, variant, toolchain, options, &error);
-  if (!baseline) return fail(error);
+  Fault baseline_fault;
+  std::optional<Baseline> baseline = build_baseline(exercise, variant, toolchain, options, &baseline_fault);
+  if (!baseline) return baseline_fault;
   const auto count = [&](const Exercise& of, const Variant& at, const Size& size,
                          const LoadedVariant& built) -> std::optional<LaunchCounts> {
     std::optional<LaunchRequest> launch = make_launch(of, at, size, built.kernel->entry, seed, &error);
@@ -576,7 +597,7 @@ void judge_prediction(const Exercise& exercise, const LoadedVariant& subject, To
       "and {:.2f}; the bar there is {:.2f}",
       device.name, p.ratio, perf.baseline, variant.label, perf.size.label(), p.low, p.high, bar);
   add_note(result, "Throughput " + sentence + ".");
-  if (p.ratio >= bar) return;
+  if (p.ratio >= bar) return std::nullopt;
   Finding f = config_finding(
       FindingKind::kPredictedTooSlow,
       fmt::format("the throughput {}{}. The simulator's counts (memory sectors, shared-memory wavefronts, "
@@ -591,6 +612,7 @@ void judge_prediction(const Exercise& exercise, const LoadedVariant& subject, To
   f.size = perf.size.label();
   f.details = result.metrics["predicted"];
   result.findings.push_back(std::move(f));
+  return std::nullopt;
 }
 
 double min_ratio_for(const GpuPerformance& performance, const std::string& device) {

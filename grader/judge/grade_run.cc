@@ -59,7 +59,7 @@ std::optional<Result> GradeRun::run() {
     if (next == Next::kExerciseFault) return std::nullopt;
     if (next == Next::kStopWithResult) break;
   }
-  finish();
+  if (!finish()) return std::nullopt;
   return std::move(result_);
 }
 
@@ -150,10 +150,15 @@ GradeRun::Next GradeRun::prepare_reference() {
 }
 
 GradeRun::Next GradeRun::grade_variant(const Variant& variant) {
+  std::optional<Fault> fault;
   std::optional<LoadedVariant> loaded =
       build_variant(exercise_, variant, submission_, headers_, toolchain_, options_.arch, compile_budget_,
-                    findings_, &result_.note);
+                    findings_, &result_.note, &fault);
   trace("grade: built " + variant.label);
+  if (fault) {
+    *error_ = describe(*fault);
+    return Next::kExerciseFault;
+  }
   if (!loaded) return Next::kStopWithResult;
   check_static_requirements(variant, *loaded);
   VariantRun variant_run{variant, std::move(*loaded), shared_shapes_of(variant), {}, false, {}, {}};
@@ -393,7 +398,7 @@ void GradeRun::keep_device_output(std::vector<DeviceOutputLine>& lines, uint64_t
   result_.device_output_dropped += dropped;
 }
 
-void GradeRun::finish() {
+bool GradeRun::finish() {
   judge_static_requirements();
   // Only once every variant ran: a variant that did not build has said what is wrong.
   if (kernel_use_.variants == exercise_.variants.size())
@@ -403,13 +408,17 @@ void GradeRun::finish() {
   note_what_was_not_checked();
   result_.findings = fold(std::move(findings_), total_runs_);
   explain_findings(result_.findings, submission_.text, file_);
-  judge_speed();
+  if (std::optional<Fault> fault = judge_speed()) {
+    *error_ = describe(*fault);
+    return false;
+  }
   trace("grade: done");
   const bool pass =
       !result_.runs.empty() && std::none_of(result_.findings.begin(), result_.findings.end(),
                                             [](const Finding& f) { return f.severity == Severity::kError; });
   result_.verdict = pass ? Verdict::kPass : Verdict::kFail;
   result_.points = pass ? exercise_.points : 0;
+  return true;
 }
 
 // What the user needs to trust a clean result: what the simulator and the sanitizer did not check.
@@ -431,16 +440,17 @@ void GradeRun::note_what_was_not_checked() {
 }
 
 // A correct submission's speed: timed on a device that times kernels, else predicted for --device.
-void GradeRun::judge_speed() {
+std::optional<Fault> GradeRun::judge_speed() {
   const bool correct = std::none_of(result_.findings.begin(), result_.findings.end(),
                                     [](const Finding& f) { return f.severity == Severity::kError; });
   if (correct && timed_ && toolchain_.backend.capabilities().times_kernels && !stop_if_late()) {
     trace("grade: timing");
-    judge_throughput(exercise_, *timed_, toolchain_, options_, seed_, result_);
+    return judge_throughput(exercise_, *timed_, toolchain_, options_, seed_, result_);
   } else if (correct && timed_ && options_.device) {
     trace("grade: predicting");
-    judge_prediction(exercise_, *timed_, toolchain_, options_, *options_.device, seed_, result_);
+    return judge_prediction(exercise_, *timed_, toolchain_, options_, *options_.device, seed_, result_);
   }
+  return std::nullopt;
 }
 
 // The finding that stops the grade, once, when the deadline has passed.

@@ -44,12 +44,14 @@ struct CompileBudget {
 };
 
 // Compiles and loads one variant of `source`, and finds `exercise`'s kernel in it. Findings explain why
-// when nothing comes back, and *stopped says at which step in a sentence.
+// when nothing comes back, and *stopped says at which step in a sentence; when the compile failed for a
+// reason not the source's, *fault says which and there are no findings.
 std::optional<LoadedVariant> build_variant(const Exercise& exercise, const Variant& variant,
                                            const Submission& source, const std::vector<SourceFile>& headers,
                                            Toolchain& toolchain, const std::string& arch,
                                            CompileBudget& budget, std::vector<Finding>& findings,
-                                           std::string* stopped = nullptr);
+                                           std::string* stopped = nullptr,
+                                           std::optional<Fault>* fault = nullptr);
 
 // `fill`: false for timing runs, whose buffers the backend fills (sized_buffer).
 std::optional<LaunchRequest> make_launch(const Exercise& exercise, const Variant& variant, const Size& size,
@@ -76,14 +78,17 @@ void check_schedules(const Exercise& exercise,
 
 void add_note(Result& result, const std::string& note);
 
-// Times the submission against the baseline exercise's solution on the GPU and judges the ratio.
-void judge_throughput(const Exercise& exercise, const LoadedVariant& subject, Toolchain& toolchain,
-                      const GradeOptions& options, uint64_t seed, Result& result);
+// Times the submission against the baseline exercise's solution on the GPU and judges the ratio; a fault
+// (the baseline does not build or run) when it cannot.
+std::optional<Fault> judge_throughput(const Exercise& exercise, const LoadedVariant& subject,
+                                      Toolchain& toolchain, const GradeOptions& options, uint64_t seed,
+                                      Result& result);
 
-// Without a GPU: predicts the timed variant's throughput on `device` from the simulator's counts.
-void judge_prediction(const Exercise& exercise, const LoadedVariant& subject, Toolchain& toolchain,
-                      const GradeOptions& options, const DeviceProfile& device, uint64_t seed,
-                      Result& result);
+// Without a GPU: predicts the timed variant's throughput on `device` from the simulator's counts; a fault
+// when it cannot.
+std::optional<Fault> judge_prediction(const Exercise& exercise, const LoadedVariant& subject,
+                                      Toolchain& toolchain, const GradeOptions& options,
+                                      const DeviceProfile& device, uint64_t seed, Result& result);
 
 // The generators of an exercise's `init: {generator: NAME}` fills, built once per grading, by function.
 struct Generators {
@@ -278,9 +283,9 @@ class GradeRun {
   void take_run_findings(std::vector<Finding>& run_findings, const std::string& tag, LaunchOutcome& outcome);
   void keep_device_output(std::vector<DeviceOutputLine>& lines, uint64_t dropped, const Variant& variant,
                           const Size& size);
-  void finish();
+  bool finish();  // false with *error_ set: the baseline or the device's profile is at fault
   void note_what_was_not_checked();
-  void judge_speed();
+  std::optional<Fault> judge_speed();
   std::optional<Finding> past_deadline();
   bool stop_if_late();
 

@@ -34,8 +34,10 @@ std::optional<DeviceProfile> load_device_profile(const std::filesystem::path& fi
                    "load_sector_ps", "store_sector_ps", "shared_wavefronts_per_cycle",
                    "warp_instructions_per_cycle", "phase_latency_ns", "band"});
     if (!fields.valid()) return std::nullopt;
-    const auto number = [&](std::string_view key, double min) {
-      return read_number(&diagnostics, fields.require(key), min);
+    // Each figure within what a GPU has ever had, many times over: .inf, .nan or 1e300 is refused at its
+    // line rather than turned into a ratio of NaN.
+    const auto number = [&](std::string_view key, double min, double max, std::string_view unit) {
+      return read_number(&diagnostics, fields.require(key), NumberRange{min, max, unit});
     };
     const auto whole_number = [&](std::string_view key) {
       return read_integer(&diagnostics, fields.require(key), 1, int64_t{1} << 40);
@@ -47,11 +49,14 @@ std::optional<DeviceProfile> load_device_profile(const std::filesystem::path& fi
                            shared = whole_number("shared_bytes_per_sm");
     std::optional<int64_t> reserved =
         read_integer(&diagnostics, fields.require("shared_bytes_reserved_per_block"), 0, int64_t{1} << 20);
-    std::optional<double> clock = number("clock_ghz", 0.01), dram = number("dram_gb_per_s", 1),
-                          load_ps = number("load_sector_ps", 0), store_ps = number("store_sector_ps", 0),
-                          wavefronts = number("shared_wavefronts_per_cycle", 0.01),
-                          issue = number("warp_instructions_per_cycle", 0.01),
-                          latency = number("phase_latency_ns", 0), band = number("band", 0);
+    std::optional<double> clock = number("clock_ghz", 0.01, 10, "GHz"),
+                          dram = number("dram_gb_per_s", 1, 1e5, "GB/s"),
+                          load_ps = number("load_sector_ps", 0, 1e6, "ps"),
+                          store_ps = number("store_sector_ps", 0, 1e6, "ps"),
+                          wavefronts = number("shared_wavefronts_per_cycle", 0.01, 1024, ""),
+                          issue = number("warp_instructions_per_cycle", 0.01, 1024, ""),
+                          latency = number("phase_latency_ns", 0, 1e9, "ns"),
+                          band = number("band", 0, 1e3, "");
     if (diagnostics.count() > 0) return std::nullopt;
     if (*band >= 1) {
       diagnostics.error(fields.get("band").mark(),

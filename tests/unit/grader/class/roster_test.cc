@@ -347,6 +347,52 @@ TEST(Roster, IdsThatLookAlikeAreEachFlaggedNamingTheOther) {
   EXPECT_NE(roster.students[0].file_name, roster.students[1].file_name);
 }
 
+// Unicode's compatibility forms, case folding and confusables for Latin letters, not a few hand-picked
+// letters: each id of a pair is flagged as looking like the other.
+TEST(Roster, IdsThatUnicodeCallsConfusableAreFlagged) {
+  std::optional<ScratchDir> dir;
+  const fs::path root = fresh(dir);
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"kate",
+       "\xE2\x84\xAA"
+       "ate"},  // KELVIN SIGN
+      {"sam",
+       "\xC5\xBF"
+       "am"},  // LATIN SMALL LETTER LONG S
+      {"strasse",
+       "stra\xC3\x9F"
+       "e"},                  // LATIN SMALL LETTER SHARP S
+      {"tom", "t\xD6\x85m"},  // ARMENIAN SMALL LETTER OH
+      {"lee",
+       "\xF0\x9D\x90\xA5"
+       "ee"},  // MATHEMATICAL BOLD SMALL L
+      {"vic",
+       "v\xC4\xB1"
+       "c"},  // LATIN SMALL LETTER DOTLESS I
+  };
+  std::vector<std::string> ids;
+  for (const auto& [plain, look_alike] : pairs) ids.insert(ids.end(), {plain, look_alike});
+  const Roster roster = roster_of_ids(root, ids);
+  ASSERT_EQ(roster.students.size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string& other = ids[i % 2 == 0 ? i + 1 : i - 1];
+    ASSERT_EQ(roster.students[i].warnings.size(), 1u) << ids[i];
+    EXPECT_EQ(roster.students[i].warnings[0].rfind("the id looks like '" + other + "' (", 0), 0u)
+        << ids[i] << ": " << roster.students[i].warnings[0];
+  }
+}
+
+TEST(Roster, ACsvSavedByExcelWithAByteOrderMarkIsRead) {
+  std::optional<ScratchDir> dir;
+  const fs::path root = fresh(dir);
+  fs::create_directories(root / "a");
+  write(root / "class.csv", "\xEF\xBB\xBFstudent,path\nada,a\n");
+  const Roster roster = read(root / "class.csv");
+  ASSERT_EQ(roster.students.size(), 1u);
+  EXPECT_EQ(roster.students[0].id, "ada");
+  EXPECT_EQ(roster.students[0].folder, root / "a");
+}
+
 TEST(Roster, HiddenAndControlCharactersInAnIdAreSaid) {
   std::optional<ScratchDir> dir;
   const fs::path root = fresh(dir);

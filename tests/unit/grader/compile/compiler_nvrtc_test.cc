@@ -182,17 +182,18 @@ TEST(Nvrtc, ASourceWithANulByteGoesToNvcc) {
   EXPECT_EQ(nvcc.limits.size(), 1u);
 }
 
-TEST(Nvrtc, TheMemoryLimitHoldsTheWorker) {
+// A worker that dies (here, held by a memory limit too small to load NVRTC at all) says nothing of the
+// source: nvcc compiles it under the same limits and decides, and the worker's death is no finding.
+TEST(Nvrtc, TheMemoryLimitHoldsTheWorkerAndNvccDecides) {
   Compilers c;
   CompileRequest request =
       request_of("k.cu", "__global__ void k(float* o) { o[0] = 1.0f; }\n", "exercises/demo/k.cu");
-  request.memory_limit_bytes = uint64_t{32} << 20;  // too little to load NVRTC at all
+  request.memory_limit_bytes = uint64_t{32} << 20;
   CompileOutput output = c.nvrtc.compile(request);
   EXPECT_FALSE(output.ok());
-  ASSERT_EQ(output.findings.size(), 1u);
-  EXPECT_EQ(output.findings[0].kind, FindingKind::kCompileError);
-  EXPECT_EQ(output.findings[0].message.rfind("NVRTC failed: ", 0), 0u) << output.findings[0].message;
-  EXPECT_EQ(c.fallback.calls, 0);
+  EXPECT_EQ(c.fallback.calls, 1);
+  for (const Finding& f : output.findings)
+    EXPECT_EQ(f.message.find("NVRTC failed"), std::string::npos) << f.message;
 }
 
 // Every shipped source (solutions, stubs, mutants) graded with nvcc and with NVRTC, compared on what grading

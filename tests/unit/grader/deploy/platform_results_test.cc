@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,18 @@ TEST(GithubClassroomResults, AGraderThatCouldNotStartIsOneErrorTest) {
   EXPECT_EQ(json["max_score"], 15);
   EXPECT_EQ(json["tests"], nlohmann::json::parse(R"([{"name": "gpugrade", "status": "error", "score": 0,
               "message": "gpugrade could not grade this submission: cannot run nvcc"}])"));
+}
+
+// The reporter prints each message's lines in the workflow's log: a learner's file named like a workflow
+// command cannot start one there.
+TEST(GithubClassroomResults, ALearnersFileNamedAsAWorkflowCommandStartsNone) {
+  Finding named = error_of(FindingKind::kCompileError, 3, "expected ';'");
+  named.file = "::error title=x::.cu";
+  const nlohmann::json json = parsed(Platform::kGithubClassroom, {graded("copy", 0, 5, {named})});
+  const std::string message = json["tests"][0]["message"];
+  EXPECT_EQ(message, "\\x3A:error title=x::.cu:3: error: compile-error: expected ';'\n");
+  std::istringstream lines(message);
+  for (std::string line; std::getline(lines, line);) EXPECT_FALSE(line.starts_with("::")) << line;
 }
 
 TEST(GradescopeResults, TheScoreIsThePointsAndAnErrorIsAScoreOfZeroThatSaysWhy) {

@@ -67,17 +67,18 @@ TEST(YamlFields, AnEmptyValueIsPointedAtByItsKey) {
             std::vector<std::string>{"exercise.yaml:3:1: 'points' must be an integer, got nothing"});
 }
 
-TEST(YamlFields, ANumberMayBeFractionalButNotBelowItsMinimumOrNan) {
-  Yaml yaml("a: 0.25\nb: -0.5\nc: .nan\nd: fast\ne: .inf\n");
-  EXPECT_EQ(read_number(&yaml.diagnostics, yaml.field("a"), 0), 0.25);
-  EXPECT_EQ(read_number(&yaml.diagnostics, yaml.field("b"), 0), std::nullopt);
-  EXPECT_EQ(read_number(&yaml.diagnostics, yaml.field("c"), 0), std::nullopt);
-  EXPECT_EQ(read_number(&yaml.diagnostics, yaml.field("d"), 0), std::nullopt);
-  EXPECT_EQ(read_number(&yaml.diagnostics, yaml.field("e"), 0), std::numeric_limits<double>::infinity());
+TEST(YamlFields, ANumberMustBeFiniteAndWithinItsRangeWithItsUnit) {
+  Yaml yaml("a: 0.25\nb: -0.5\nc: .nan\nd: fast\ne: .inf\nf: 1e300\n");
+  const NumberRange range{0, 1e6, "ns"};
+  EXPECT_EQ(read_number(&yaml.diagnostics, yaml.field("a"), range), 0.25);
+  for (const char* key : {"b", "c", "d", "e", "f"})
+    EXPECT_EQ(read_number(&yaml.diagnostics, yaml.field(key), range), std::nullopt) << key;
   EXPECT_EQ(yaml.errors, (std::vector<std::string>{
-                             "exercise.yaml:2:4: 'b' must be at least 0, got -0.5",
-                             "exercise.yaml:3:4: 'c' must be at least 0, got nan",
+                             "exercise.yaml:2:4: 'b' must be at least 0 ns, got -0.5 ns",
+                             "exercise.yaml:3:4: 'c' must be a finite number, got nan",
                              "exercise.yaml:4:4: 'd' must be a number, got \"fast\"",
+                             "exercise.yaml:5:4: 'e' must be a finite number, got inf",
+                             "exercise.yaml:6:4: 'f' must be at most 1e+06 ns, got 1e+300 ns",
                          }));
 }
 
