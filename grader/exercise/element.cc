@@ -12,22 +12,53 @@
 namespace gpugrade {
 namespace {
 
-//                         name       type                   bytes lanes float  signed v1     C spelling
+//  name  type  bytes  lanes  floating  signed  format 1  C spelling  lane  alignment
 constexpr ElementInfo kTypes[] = {
-    {"float", ElementType::kFloat, 4, 1, true, true, true, "float"},
-    {"double", ElementType::kDouble, 8, 1, true, true, true, "double"},
-    {"int", ElementType::kInt, 4, 1, false, true, true, "int"},
-    {"unsigned", ElementType::kUnsigned, 4, 1, false, false, true, "unsigned int"},
-    {"char", ElementType::kChar, 1, 1, false, true, false, "signed char"},
-    {"uchar", ElementType::kUChar, 1, 1, false, false, false, "unsigned char"},
-    {"short", ElementType::kShort, 2, 1, false, true, false, "short"},
-    {"ushort", ElementType::kUShort, 2, 1, false, false, false, "unsigned short"},
-    {"long", ElementType::kLong, 8, 1, false, true, false, "long long"},
-    {"ulong", ElementType::kULong, 8, 1, false, false, false, "unsigned long long"},
-    {"half", ElementType::kHalf, 2, 1, true, true, false, "__half"},
-    {"float2", ElementType::kFloat2, 8, 2, true, true, false, "float2"},
-    {"float4", ElementType::kFloat4, 16, 4, true, true, false, "float4"},
-    {"bool", ElementType::kBool, 1, 1, false, false, false, "bool"},
+    {"float", ElementType::kFloat, 4, 1, true, true, true, "float", ElementType::kFloat, 4},
+    {"double", ElementType::kDouble, 8, 1, true, true, true, "double", ElementType::kDouble, 8},
+    {"int", ElementType::kInt, 4, 1, false, true, true, "int", ElementType::kInt, 4},
+    {"unsigned", ElementType::kUnsigned, 4, 1, false, false, true, "unsigned int", ElementType::kUnsigned, 4},
+    {"char", ElementType::kChar, 1, 1, false, true, false, "signed char", ElementType::kChar, 1},
+    {"uchar", ElementType::kUChar, 1, 1, false, false, false, "unsigned char", ElementType::kUChar, 1},
+    {"short", ElementType::kShort, 2, 1, false, true, false, "short", ElementType::kShort, 2},
+    {"ushort", ElementType::kUShort, 2, 1, false, false, false, "unsigned short", ElementType::kUShort, 2},
+    {"long", ElementType::kLong, 8, 1, false, true, false, "long long", ElementType::kLong, 8},
+    {"ulong", ElementType::kULong, 8, 1, false, false, false, "unsigned long long", ElementType::kULong, 8},
+    {"half", ElementType::kHalf, 2, 1, true, true, false, "__half", ElementType::kHalf, 2},
+    {"float2", ElementType::kFloat2, 8, 2, true, true, false, "float2", ElementType::kFloat, 8},
+    {"float4", ElementType::kFloat4, 16, 4, true, true, false, "float4", ElementType::kFloat, 16},
+    {"bool", ElementType::kBool, 1, 1, false, false, false, "bool", ElementType::kBool, 1},
+    {"float3", ElementType::kFloat3, 12, 3, true, true, false, "float3", ElementType::kFloat, 4},
+    {"double2", ElementType::kDouble2, 16, 2, true, true, false, "double2", ElementType::kDouble, 16},
+    {"double3", ElementType::kDouble3, 24, 3, true, true, false, "double3", ElementType::kDouble, 8},
+    {"double4", ElementType::kDouble4, 32, 4, true, true, false, "double4", ElementType::kDouble, 16},
+    {"char2", ElementType::kChar2, 2, 2, false, true, false, "char2", ElementType::kChar, 2},
+    {"char3", ElementType::kChar3, 3, 3, false, true, false, "char3", ElementType::kChar, 1},
+    {"char4", ElementType::kChar4, 4, 4, false, true, false, "char4", ElementType::kChar, 4},
+    {"uchar2", ElementType::kUChar2, 2, 2, false, false, false, "uchar2", ElementType::kUChar, 2},
+    {"uchar3", ElementType::kUChar3, 3, 3, false, false, false, "uchar3", ElementType::kUChar, 1},
+    {"uchar4", ElementType::kUChar4, 4, 4, false, false, false, "uchar4", ElementType::kUChar, 4},
+    {"short2", ElementType::kShort2, 4, 2, false, true, false, "short2", ElementType::kShort, 4},
+    {"short3", ElementType::kShort3, 6, 3, false, true, false, "short3", ElementType::kShort, 2},
+    {"short4", ElementType::kShort4, 8, 4, false, true, false, "short4", ElementType::kShort, 8},
+    {"ushort2", ElementType::kUShort2, 4, 2, false, false, false, "ushort2", ElementType::kUShort, 4},
+    {"ushort3", ElementType::kUShort3, 6, 3, false, false, false, "ushort3", ElementType::kUShort, 2},
+    {"ushort4", ElementType::kUShort4, 8, 4, false, false, false, "ushort4", ElementType::kUShort, 8},
+    {"int2", ElementType::kInt2, 8, 2, false, true, false, "int2", ElementType::kInt, 8},
+    {"int3", ElementType::kInt3, 12, 3, false, true, false, "int3", ElementType::kInt, 4},
+    {"int4", ElementType::kInt4, 16, 4, false, true, false, "int4", ElementType::kInt, 16},
+    {"uint2", ElementType::kUInt2, 8, 2, false, false, false, "uint2", ElementType::kUnsigned, 8},
+    {"uint3", ElementType::kUInt3, 12, 3, false, false, false, "uint3", ElementType::kUnsigned, 4},
+    {"uint4", ElementType::kUInt4, 16, 4, false, false, false, "uint4", ElementType::kUnsigned, 16},
+    {"longlong2", ElementType::kLongLong2, 16, 2, false, true, false, "longlong2", ElementType::kLong, 16},
+    {"longlong3", ElementType::kLongLong3, 24, 3, false, true, false, "longlong3", ElementType::kLong, 8},
+    {"longlong4", ElementType::kLongLong4, 32, 4, false, true, false, "longlong4", ElementType::kLong, 16},
+    {"ulonglong2", ElementType::kULongLong2, 16, 2, false, false, false, "ulonglong2", ElementType::kULong,
+     16},
+    {"ulonglong3", ElementType::kULongLong3, 24, 3, false, false, false, "ulonglong3", ElementType::kULong,
+     8},
+    {"ulonglong4", ElementType::kULongLong4, 32, 4, false, false, false, "ulonglong4", ElementType::kULong,
+     16},
 };
 
 // Further C spellings of the same types. `char` is signed in CUDA on every host it supports; `long` is 64
@@ -54,11 +85,6 @@ constexpr std::pair<std::string_view, ElementType> kCAliases[] = {
     {"size_t", ElementType::kULong},
     {"half", ElementType::kHalf},
 };
-
-// The lane's scalar type: a float2 or float4 lane is a float.
-ElementType lane_type(ElementType type) {
-  return type == ElementType::kFloat2 || type == ElementType::kFloat4 ? ElementType::kFloat : type;
-}
 
 template <typename T>
 T load(const std::byte* p) {
@@ -91,6 +117,8 @@ const ElementInfo& info(ElementType type) {
   return kTypes[0];
 }
 
+ElementType lane_type(ElementType type) { return info(type).lane; }
+
 std::string_view to_string(ElementType type) { return info(type).name; }
 uint32_t element_size(ElementType type) { return info(type).bytes; }
 
@@ -103,7 +131,7 @@ std::optional<ElementType> element_from_c(std::string_view c_type) {
 }
 
 LaneValue read_lane(const std::byte* element, ElementType type, uint32_t lane) {
-  const std::byte* p = element + lane * 4;  // only the float vectors have lanes beyond 0
+  const std::byte* p = element + lane * info(lane_type(type)).bytes;
   switch (lane_type(type)) {
     case ElementType::kFloat: {
       const float f = load<float>(p);
@@ -134,15 +162,14 @@ LaneValue read_lane(const std::byte* element, ElementType type, uint32_t lane) {
       return {static_cast<double>(load<int64_t>(p)), load<uint64_t>(p)};
     case ElementType::kULong:
       return {static_cast<double>(load<uint64_t>(p)), load<uint64_t>(p)};
-    case ElementType::kFloat2:
-    case ElementType::kFloat4:
-      break;  // lane_type() never returns these
+    default:
+      break;  // lane_type() returns scalar types only
   }
   return {};
 }
 
 void write_lane(std::byte* element, ElementType type, uint32_t lane, double value) {
-  std::byte* p = element + lane * 4;
+  std::byte* p = element + lane * info(lane_type(type)).bytes;
   switch (lane_type(type)) {
     case ElementType::kFloat:
       store(p, static_cast<float>(value));
@@ -163,7 +190,7 @@ void write_lane(std::byte* element, ElementType type, uint32_t lane, double valu
 }
 
 void write_lane_integer(std::byte* element, ElementType type, uint32_t lane, int64_t value) {
-  std::byte* p = element + lane * 4;
+  std::byte* p = element + lane * info(lane_type(type)).bytes;
   switch (lane_type(type)) {
     case ElementType::kInt:
       store(p, static_cast<int32_t>(value));

@@ -1,6 +1,7 @@
 // The element types of buffers and scalar parameters: their spellings in exercise.yaml and in C, their
 // sizes, and how an element's bytes read as numbers (a half is stored in 16 bits and compared as a float;
-// a float2 or float4 is two or four float lanes, compared lane by lane).
+// a CUDA vector type such as float3 or uchar4 is two to four lanes of one scalar type, compared lane by
+// lane).
 #pragma once
 
 #include <cstddef>
@@ -28,17 +29,48 @@ enum class ElementType {
   kFloat2,
   kFloat4,
   kBool,  // one byte, 0 or 1
+  // CUDA's other vector types (vector_types.h), with its sizes and alignments:
+  kFloat3,
+  kDouble2,
+  kDouble3,
+  kDouble4,
+  kChar2,
+  kChar3,
+  kChar4,
+  kUChar2,
+  kUChar3,
+  kUChar4,
+  kShort2,
+  kShort3,
+  kShort4,
+  kUShort2,
+  kUShort3,
+  kUShort4,
+  kInt2,
+  kInt3,
+  kInt4,
+  kUInt2,
+  kUInt3,
+  kUInt4,
+  kLongLong2,
+  kLongLong3,
+  kLongLong4,
+  kULongLong2,
+  kULongLong3,
+  kULongLong4,
 };
 
 struct ElementInfo {
   std::string_view name;  // the YAML spelling: "float", "uchar", "half"
   ElementType type;
-  uint32_t bytes;           // of the whole element (a float4 is 16)
-  uint32_t lanes;           // 1, or 2 and 4 for the vector types
-  bool floating;            // float, double, half and the float vectors
+  uint32_t bytes;           // of the whole element (a float4 is 16, a float3 12)
+  uint32_t lanes;           // 1, or 2 to 4 for the vector types
+  bool floating;            // float, double, half and their vectors
   bool is_signed;           // for integers
   bool version1;            // known to format 1
-  std::string_view c_name;  // how a kernel spells it: "unsigned char", "__half"
+  std::string_view c_name;  // how a kernel spells it: "unsigned char", "__half", "uchar4"
+  ElementType lane;         // the type of each lane: the type itself for a scalar, float for a float3
+  uint32_t align;           // as CUDA aligns it: a float3 at 4 bytes, a double2 at 16
 };
 
 // Every type, format 1's four first.
@@ -46,6 +78,9 @@ std::span<const ElementInfo> element_types();
 const ElementInfo& info(ElementType type);
 std::string_view to_string(ElementType type);
 uint32_t element_size(ElementType type);
+
+// The type of one lane of `type` (float for float3; a scalar type is its own lane).
+ElementType lane_type(ElementType type);
 
 // A C type name as a kernel parameter writes it ("unsigned int", "long long", "__half", "float4"), without
 // const or pointer; nullopt when no element type has that spelling.

@@ -236,8 +236,9 @@ struct Hint {
 // - `block` entries are expressions over the variant's defines (`[TILE_DIM, BLOCK_ROWS]`), so a variant
 //   states its shape once; they are evaluated at load, and the default label is the block ("32x8").
 // - performance.gpu.variant may be a label as well as an index: indices shift when variants are added.
-// - init `poison` is for outputs only and `constant` takes a `value`; a const pointer may not name an
-//   output. These are instructor mistakes a run would otherwise show as confusing learner failures.
+// - init `poison` is for outputs only and `constant` takes a `value`; an output must be reached by some
+//   non-const pointer. These are instructor mistakes a run would otherwise show as confusing learner
+//   failures.
 // - `id` must match the folder name, since `gpugrade grade <id>` and solutions/<id>/ find it by both.
 // - Every expression is evaluated at every listed variant and size when the exercise loads.
 // Format 2 `printed:`: how the lines a kernel prints with printf compare with the lines the reference

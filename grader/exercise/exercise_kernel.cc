@@ -138,6 +138,13 @@ void ExerciseLoader::check_buffers_used(int errors_before_kernels) {
       exercise_->constant_inputs.push_back(std::move(param));
       continue;
     }
+    if (spec.output && used_buffers_[i] && !writable_buffers_.contains(i)) {
+      const auto& [mark, param] = const_pointer_sites_.at(i);
+      diagnostics_->error(mark, fmt::format("buffer '{}' is an output, but every kernel takes it through a "
+                                            "const pointer ('{}'), so none may write it: drop the const "
+                                            "where a kernel writes it",
+                                            spec.name, param));
+    }
     // A parameter of a struct whose declaration has errors was not read: the buffers its fields name are
     // unknown, and saying they are unused would send the instructor after the wrong mistake.
     if (!used_buffers_[i] && !struct_param_unread_) {
@@ -510,13 +517,14 @@ bool ExerciseLoader::link_buffer(const Field& field, ParamSpec* param) {
                                            to_string(param->element), *name, to_string(found->type)));
     return false;
   }
-  if (found->output && param->is_const) {
-    diagnostics_->error(
-        field, fmt::format("buffer '{}' is an output but '{}' is a const pointer", *name, param->name));
-    return false;
-  }
   param->buffer = static_cast<size_t>(found - buffers.begin());
   used_buffers_[*param->buffer] = true;
+  // A pipeline's later kernel may read through a const pointer what an earlier one wrote; only an output
+  // that no kernel may write is a mistake (check_buffers_used).
+  if (!param->is_const)
+    writable_buffers_.insert(*param->buffer);
+  else
+    const_pointer_sites_.emplace(*param->buffer, std::make_pair(field.mark(), param->name));
   return true;
 }
 

@@ -74,11 +74,21 @@ uint32_t size_of_canonical(std::string_view type) {
   return 0;
 }
 
+// `const float*` as `float*`: what a kernel may do through a pointer is judged when it runs (a write
+// through an input is modified-input), so a learner's `const` on a pointer, added or left out, is no
+// reason to refuse the kernel. Deeper levels keep theirs.
+std::string_view without_pointee_const(std::string_view type) {
+  if (type.starts_with("const ") && type.ends_with("*") && type.find('*') == type.size() - 1)
+    type.remove_prefix(6);
+  return type;
+}
+
 // Whether a kernel parameter of type `have` takes the exercise's `want` as a host launch would: the same
-// type, or integers of one width (`unsigned count` for the exercise's `int count`, `unsigned long long n`
-// for `size_t n`), whose bits the grader passes unchanged, as a launch converts the argument.
+// type up to the const of what a pointer points to, or integers of one width (`unsigned count` for the
+// exercise's `int count`, `unsigned long long n` for `size_t n`), whose bits the grader passes unchanged,
+// as a launch converts the argument.
 bool takes_as_launch_would(std::string_view have, std::string_view want) {
-  if (have == want) return true;
+  if (without_pointee_const(have) == without_pointee_const(want)) return true;
   static constexpr std::array<std::string_view, 10> kIntegers = {
       "char", "signed char",  "unsigned char", "short",         "unsigned short",
       "int",  "unsigned int", "long",          "unsigned long", "long long"};

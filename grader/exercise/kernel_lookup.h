@@ -1,5 +1,5 @@
 // Finds the exercise's kernel among the PTX's entries by its C++ name and checks its parameters against
-// the exercise, so that a learner who renamed the kernel or dropped a `const` hears it in C++ terms.
+// the exercise, so that a learner who renamed the kernel or changed a parameter's type hears it in C++ terms.
 #pragma once
 
 #include <optional>
@@ -47,7 +47,9 @@ std::string explicit_instantiation(const ExpectedKernel& expected);
 // a plain kernel of the exact name, else a template of it, else a namespaced one; ties are ambiguous.
 // Mangled entries are demangled (`_Z4copyPfPKfii` is copy(float*, float const*, int, int)) and their
 // parameter types compared exactly, after spelling both sides one way (`const float*` = `float const*`,
-// `size_t` = `unsigned long`, top-level const and __restrict__ dropped as C++ drops them from signatures).
+// `size_t` = `unsigned long`, top-level const and __restrict__ dropped as C++ drops them from signatures),
+// but for the `const` of what a pointer points to, which either side may have: a write through an input is
+// judged when the kernel runs (modified-input), not from its spelling.
 // extern "C" entries match by plain name, and then only parameter count and sizes can be compared.
 KernelMatch find_kernel(const std::vector<KernelTraits>& kernels, const ExpectedKernel& expected,
                         std::string_view display_path);

@@ -163,7 +163,8 @@ std::optional<int64_t> eval_field(const Expr& expr, const Bindings& bindings, co
   return value;
 }
 
-std::pair<int64_t, int64_t> scalar_range(ElementType type) {
+std::pair<int64_t, int64_t> scalar_range(ElementType vector_or_scalar) {
+  const ElementType type = lane_type(vector_or_scalar);  // a vector's lanes each hold a value of this range
   const ElementInfo& t = info(type);
   if (t.floating || t.bytes == 8) {
     if (type == ElementType::kULong) return {0, std::numeric_limits<int64_t>::max()};

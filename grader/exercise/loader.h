@@ -198,7 +198,10 @@ class ExerciseLoader {
     size_t coordinates = 1;  // i0 .. i(coordinates - 1) are known
   };
   std::vector<FromSite> from_sites_;
-  std::vector<bool> used_buffers_;                    // by Exercise::buffers index: some kernel takes it
+  std::vector<bool> used_buffers_;     // by Exercise::buffers index: some kernel takes it
+  std::set<size_t> writable_buffers_;  // by index: some kernel takes it through a non-const pointer
+  std::map<size_t, std::pair<YAML::Mark, std::string>>
+      const_pointer_sites_;                           // the first const pointer to each
   std::map<std::string, Field> learner_define_keys_;  // where each learner define is declared
   Field baseline_field_;                              // performance.gpu.baseline, for check_baseline
 };

@@ -129,6 +129,7 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
   const bool vector = info(type).lanes > 1;
   const size_t count = want.bytes.size() / want.element_size;
   size_t wrong = 0, unwritten = 0;
+  bool unwritten_by_record = true;  // the record says of every unwritten element that no thread wrote it
   nlohmann::json wrong_list = nlohmann::json::array(), unwritten_list = nlohmann::json::array();
   std::string first_wrong, first_unwritten;
   uint64_t first_wrong_index = 0;
@@ -141,11 +142,17 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
     const LaneValue g = read_lane(element(got, i), type, static_cast<uint32_t>(lane));
     const LaneValue w = read_lane(element(want, i), type, static_cast<uint32_t>(lane));
     const std::string name = layout.element_name(i) + (vector ? kLaneNames[lane] : "");
-    const bool untouched =
+    const bool holds_initial =
         initial != nullptr && std::memcmp(element(got, i), element(*initial, i), got.element_size) == 0;
+    // A thread may have written the value the element started with (an accumulator's zero): the backend's
+    // record, where it has one, tells that wrong value from an element no thread wrote.
+    const std::optional<ElementWrites> record =
+        holds_initial && writes != nullptr ? writes->writes(layout.name, i) : std::nullopt;
+    const bool untouched = holds_initial && (!record || record->writers.empty());
     nlohmann::json& cells = untouched ? unwritten_cells : wrong_cells;
     if (cells.size() < kPictureCells) cells.push_back(i);
     if (untouched) {
+      unwritten_by_record = unwritten_by_record && record.has_value();
       if (unwritten++ < kListedMismatches) {
         unwritten_list.push_back({{"index", i}, {"expected", show_lane(w, type)}});
         if (layout.dims.size() > 1 || vector) unwritten_list.back()["element"] = name;
@@ -155,7 +162,7 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
       continue;
     }
     if (wrong++ < kListedMismatches) {
-      std::string note;
+      std::string note = holds_initial ? ", the value it started with" : "";
       if (info(type).floating && info(type).bytes / info(type).lanes == 4 &&
           is_poison_word(static_cast<uint32_t>(g.bits)))
         note = fmt::format(", the poison of a shared-memory word no thread of block {} wrote",
@@ -220,14 +227,16 @@ void compare_output(const BufferLayout& layout, const Buffer& got, const Buffer&
                           with_thousands(unwritten), with_thousands(count), layout.name, first_unwritten)
                     : fmt::format(
                           "{} of {} elements of '{}' still hold the value they started with ({}) where the "
-                          "reference changed them: the kernel never wrote or added to them; the first is {}",
+                          "reference changed them: {}; the first is {}",
                           with_thousands(unwritten), with_thousands(count), layout.name, fill.summary(),
+                          unwritten_by_record ? "no thread wrote them" : "the kernel left them as they were",
                           first_unwritten);
     f.details = {{"buffer", layout.name},
                  {"unwritten", unwritten},
                  {"elements", count},
                  {"first", unwritten_list},
                  {"cells", std::move(unwritten_cells)}};
+    if (fill.init != BufferInit::kPoison) f.details["started_with"] = fill.summary();
     findings.push_back(std::move(f));
   }
 }

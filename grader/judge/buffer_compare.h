@@ -24,7 +24,8 @@ struct BufferLayout {
 
 // `initial` is what the buffer held before the launch. An element that differs from the reference and
 // still holds its initial bytes is unwritten-output (the poison of a `poison` output, or an accumulator's
-// initial value the reference changed); any other difference is wrong-output. Without `initial` (format 1
+// initial value the reference changed) unless `writes` says a thread wrote it (with the value it started
+// with: wrong-output); any other difference is wrong-output. Without `initial` (format 1
 // outputs that do not start as poison, which never had this check) every difference is wrong-output.
 // A wrong-output finding shows the first wrong element among its neighbours (details["around"]) and, where
 // `writes` knows them (the simulator's), the threads and line that wrote it.

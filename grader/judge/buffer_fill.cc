@@ -25,7 +25,8 @@ uint64_t splitmix64(uint64_t x) {
 double unit(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 // The range `random` draws from when the spec gives none: format 1's, per type.
-std::pair<double, double> default_range(ElementType type) {
+std::pair<double, double> default_range(ElementType vector_or_scalar) {
+  const ElementType type = lane_type(vector_or_scalar);
   const ElementInfo& t = info(type);
   if (t.floating) return {-1.0, 1.0};
   switch (type) {

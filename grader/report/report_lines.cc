@@ -319,7 +319,9 @@ std::string headline(const Problem& problem) {
       std::string out = fmt::format("{} of {} elements of '{}' are wrong", count_of(d, "mismatches"),
                                     count_of(d, "elements"), detail_text(d, "buffer"));
       if (problem.partner != nullptr)
-        out += fmt::format(" and {} never written", count_of(problem.partner->details, "unwritten"));
+        out += fmt::format(
+            " and {} {}", count_of(problem.partner->details, "unwritten"),
+            problem.partner->details.contains("started_with") ? "still as they started" : "never written");
       const std::string first = first_element(f);
       if (first.empty()) return f.message;
       out += "; the first is " + first;
@@ -330,6 +332,11 @@ std::string headline(const Problem& problem) {
     case FindingKind::kUnwrittenOutput: {
       const std::string first = first_element(f);
       if (first.empty()) return f.message;
+      // An accumulator's element may have been written with the value it started with: say what is known.
+      if (const std::string start = detail_text(d, "started_with"); !start.empty())
+        return fmt::format(
+            "{} of {} elements of '{}' still hold the value they started with ({}); the first is {}",
+            count_of(d, "unwritten"), count_of(d, "elements"), detail_text(d, "buffer"), start, first);
       return fmt::format("{} of {} elements of '{}' were never written; the first is {}",
                          count_of(d, "unwritten"), count_of(d, "elements"), detail_text(d, "buffer"), first);
     }

@@ -564,7 +564,7 @@ TEST(BufferCompareTest, AccumulatorLeftAtItsInitIsUnwritten) {
   EXPECT_EQ(
       findings[0].message,
       "1 of 3 elements of 'sums' still hold the value they started with (zero) where the reference changed "
-      "them: the kernel never wrote or added to them; the first is sums[2] (expected 7)");
+      "them: the kernel left them as they were; the first is sums[2] (expected 7)");
 }
 
 TEST(BufferCompareTest, VectorLaneIsNamed) {

@@ -26,28 +26,59 @@ LaneValue float_lane(float f) { return {f, std::bit_cast<uint32_t>(f)}; }
 LaneValue half_lane(_Float16 h) { return {static_cast<double>(h), std::bit_cast<uint16_t>(h)}; }
 LaneValue double_lane(double d) { return {d, std::bit_cast<uint64_t>(d)}; }
 
-TEST(Element, EveryTypeHasItsYamlNameSizeLanesAndCSpelling) {
+TEST(Element, EveryTypeHasItsYamlNameSizeLanesAlignmentAndCSpelling) {
   struct Expected {
     ElementType type;
     std::string_view name;
-    uint32_t bytes, lanes;
+    uint32_t bytes, lanes, align;
     std::string_view c_name;
+    ElementType lane;
   };
+  using T = ElementType;
+  // CUDA's vector_types.h: a 3-lane vector is aligned as its lane, float2 and int2 at 8, float4 at 16.
   const Expected expected[] = {
-      {ElementType::kFloat, "float", 4, 1, "float"},
-      {ElementType::kDouble, "double", 8, 1, "double"},
-      {ElementType::kInt, "int", 4, 1, "int"},
-      {ElementType::kUnsigned, "unsigned", 4, 1, "unsigned int"},
-      {ElementType::kChar, "char", 1, 1, "signed char"},
-      {ElementType::kUChar, "uchar", 1, 1, "unsigned char"},
-      {ElementType::kShort, "short", 2, 1, "short"},
-      {ElementType::kUShort, "ushort", 2, 1, "unsigned short"},
-      {ElementType::kLong, "long", 8, 1, "long long"},
-      {ElementType::kULong, "ulong", 8, 1, "unsigned long long"},
-      {ElementType::kHalf, "half", 2, 1, "__half"},
-      {ElementType::kFloat2, "float2", 8, 2, "float2"},
-      {ElementType::kFloat4, "float4", 16, 4, "float4"},
-      {ElementType::kBool, "bool", 1, 1, "bool"},
+      {T::kFloat, "float", 4, 1, 4, "float", T::kFloat},
+      {T::kDouble, "double", 8, 1, 8, "double", T::kDouble},
+      {T::kInt, "int", 4, 1, 4, "int", T::kInt},
+      {T::kUnsigned, "unsigned", 4, 1, 4, "unsigned int", T::kUnsigned},
+      {T::kChar, "char", 1, 1, 1, "signed char", T::kChar},
+      {T::kUChar, "uchar", 1, 1, 1, "unsigned char", T::kUChar},
+      {T::kShort, "short", 2, 1, 2, "short", T::kShort},
+      {T::kUShort, "ushort", 2, 1, 2, "unsigned short", T::kUShort},
+      {T::kLong, "long", 8, 1, 8, "long long", T::kLong},
+      {T::kULong, "ulong", 8, 1, 8, "unsigned long long", T::kULong},
+      {T::kHalf, "half", 2, 1, 2, "__half", T::kHalf},
+      {T::kFloat2, "float2", 8, 2, 8, "float2", T::kFloat},
+      {T::kFloat4, "float4", 16, 4, 16, "float4", T::kFloat},
+      {T::kBool, "bool", 1, 1, 1, "bool", T::kBool},
+      {T::kFloat3, "float3", 12, 3, 4, "float3", T::kFloat},
+      {T::kDouble2, "double2", 16, 2, 16, "double2", T::kDouble},
+      {T::kDouble3, "double3", 24, 3, 8, "double3", T::kDouble},
+      {T::kDouble4, "double4", 32, 4, 16, "double4", T::kDouble},
+      {T::kChar2, "char2", 2, 2, 2, "char2", T::kChar},
+      {T::kChar3, "char3", 3, 3, 1, "char3", T::kChar},
+      {T::kChar4, "char4", 4, 4, 4, "char4", T::kChar},
+      {T::kUChar2, "uchar2", 2, 2, 2, "uchar2", T::kUChar},
+      {T::kUChar3, "uchar3", 3, 3, 1, "uchar3", T::kUChar},
+      {T::kUChar4, "uchar4", 4, 4, 4, "uchar4", T::kUChar},
+      {T::kShort2, "short2", 4, 2, 4, "short2", T::kShort},
+      {T::kShort3, "short3", 6, 3, 2, "short3", T::kShort},
+      {T::kShort4, "short4", 8, 4, 8, "short4", T::kShort},
+      {T::kUShort2, "ushort2", 4, 2, 4, "ushort2", T::kUShort},
+      {T::kUShort3, "ushort3", 6, 3, 2, "ushort3", T::kUShort},
+      {T::kUShort4, "ushort4", 8, 4, 8, "ushort4", T::kUShort},
+      {T::kInt2, "int2", 8, 2, 8, "int2", T::kInt},
+      {T::kInt3, "int3", 12, 3, 4, "int3", T::kInt},
+      {T::kInt4, "int4", 16, 4, 16, "int4", T::kInt},
+      {T::kUInt2, "uint2", 8, 2, 8, "uint2", T::kUnsigned},
+      {T::kUInt3, "uint3", 12, 3, 4, "uint3", T::kUnsigned},
+      {T::kUInt4, "uint4", 16, 4, 16, "uint4", T::kUnsigned},
+      {T::kLongLong2, "longlong2", 16, 2, 16, "longlong2", T::kLong},
+      {T::kLongLong3, "longlong3", 24, 3, 8, "longlong3", T::kLong},
+      {T::kLongLong4, "longlong4", 32, 4, 16, "longlong4", T::kLong},
+      {T::kULongLong2, "ulonglong2", 16, 2, 16, "ulonglong2", T::kULong},
+      {T::kULongLong3, "ulonglong3", 24, 3, 8, "ulonglong3", T::kULong},
+      {T::kULongLong4, "ulonglong4", 32, 4, 16, "ulonglong4", T::kULong},
   };
   ASSERT_EQ(element_types().size(), std::size(expected));
   for (size_t i = 0; i < std::size(expected); ++i) {
@@ -58,9 +89,31 @@ TEST(Element, EveryTypeHasItsYamlNameSizeLanesAndCSpelling) {
     EXPECT_EQ(to_string(expected[i].type), expected[i].name);
     EXPECT_EQ(element_size(expected[i].type), expected[i].bytes);
     EXPECT_EQ(info(expected[i].type).lanes, expected[i].lanes);
+    EXPECT_EQ(info(expected[i].type).align, expected[i].align);
     EXPECT_EQ(info(expected[i].type).c_name, expected[i].c_name);
+    EXPECT_EQ(lane_type(expected[i].type), expected[i].lane);
     EXPECT_EQ(element_from_c(expected[i].c_name), expected[i].type);
   }
+}
+
+// A vector's lanes lie at multiples of the lane's size: float3's z at byte 8, double2's y at 8, uchar4's w
+// at 3.
+TEST(Element, AVectorsLanesAreReadAndWrittenAtTheirOwnOffsets) {
+  const auto f3 = bytes_of(std::array<float, 3>{1.5f, -2.0f, 0.25f});
+  EXPECT_EQ(read_lane(f3.data(), ElementType::kFloat3, 2).value, 0.25);
+  const auto d2 = bytes_of(std::array<double, 2>{0.1, -7.0});
+  EXPECT_EQ(read_lane(d2.data(), ElementType::kDouble2, 1).value, -7.0);
+  std::array<std::byte, 16> u4{};
+  write_lane(u4.data(), ElementType::kUChar4, 3, 200);
+  write_lane_integer(u4.data(), ElementType::kUChar4, 1, 7);
+  EXPECT_EQ(u4[3], std::byte{200});
+  EXPECT_EQ(u4[1], std::byte{7});
+  EXPECT_EQ(read_lane(u4.data(), ElementType::kUChar4, 3).value, 200.0);
+  EXPECT_EQ(show_lane(read_lane(u4.data(), ElementType::kUChar4, 3), ElementType::kUChar4), "200");
+  std::array<std::byte, 16> s3{};
+  write_lane_integer(s3.data(), ElementType::kShort3, 2, -3);
+  EXPECT_EQ(read_lane(s3.data(), ElementType::kShort3, 2).value, -3.0);
+  EXPECT_EQ(read_lane(s3.data(), ElementType::kShort3, 2).bits, 0xFFFDu);
 }
 
 TEST(Element, FormatOneKnowsOnlyItsFourTypesAndTheyComeFirst) {
@@ -94,7 +147,7 @@ TEST(Element, CAliasesNameTheSameTypes) {
 }
 
 TEST(Element, ACTypeNameThatNoElementHasIsNotAType) {
-  EXPECT_EQ(element_from_c("float3"), std::nullopt);
+  EXPECT_EQ(element_from_c("float5"), std::nullopt);
   EXPECT_EQ(element_from_c("uchar"), std::nullopt);  // the YAML spelling, not C's
   EXPECT_EQ(element_from_c("const float"), std::nullopt);
   EXPECT_EQ(element_from_c("float*"), std::nullopt);

@@ -236,7 +236,7 @@ TEST(BufferCompare, AnAccumulatorLeftAtItsInitialValueSaysWhatItStartedWith) {
   EXPECT_EQ(
       findings[0].message,
       "1 of 2 elements of 'out' still hold the value they started with (constant 5) where the reference "
-      "changed them: the kernel never wrote or added to them; the first is out[1] (expected 8)");
+      "changed them: the kernel left them as they were; the first is out[1] (expected 8)");
 }
 
 TEST(BufferCompare, WithoutInitialContentsEveryDifferenceIsWrongOutput) {
@@ -293,6 +293,30 @@ TEST(BufferCompare, AnElementNoThreadWroteOrSeveralWroteIsSaidSo) {
       "out[1] was written more than once, among others by thread (1,0,0) of block (0,0,0) at line 9 and by "
       "thread (3,0,0) of block (1,0,0) at line 12");
   EXPECT_EQ(findings[0].line, 9);
+}
+
+// An accumulator's element the kernel wrote with the value it started with was written: the record says
+// so, and the element is a wrong value with its writer named, not an unwritten one.
+TEST(BufferCompare, AnElementWrittenWithItsStartingValueIsWrongNotUnwritten) {
+  const Buffer initial = buffer_of<float>({0, 0, 0});
+  Fill fill;
+  fill.init = BufferInit::kZero;
+  FakeWrites writes;
+  writes.elements[1] = ElementWrites{{ElementWriter{{0, 0, 0}, {1, 0, 0}, 6}}};
+  writes.elements[2] = ElementWrites{};
+  std::vector<Finding> findings;
+  compare_output(layout(), buffer_of<float>({4, 0, 0}), buffer_of<float>({4, 8, 9}), &initial, fill,
+                 Compare{}, "k.cu", findings, &writes);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kWrongOutput);
+  EXPECT_EQ(findings[0].message,
+            "1 of 3 elements of 'out' differ from the reference; the first is out[1]: expected 8, got 0, the "
+            "value it started with; out[1] was written by thread (1,0,0) of block (0,0,0) at line 6");
+  EXPECT_EQ(findings[1].kind, FindingKind::kUnwrittenOutput);
+  EXPECT_EQ(findings[1].message,
+            "1 of 3 elements of 'out' still hold the value they started with (zero) where the reference "
+            "changed them: no thread wrote them; the first is out[2] (expected 9)");
+  EXPECT_EQ(findings[1].details["started_with"], "zero");
 }
 
 TEST(BufferCompare, TheInputsAWrongElementIsComputedFromAreQuoted) {

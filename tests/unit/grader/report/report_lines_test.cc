@@ -214,6 +214,29 @@ TEST(Headline, UnwrittenElementsNameTheFirstByIndexWhenTheOutputHasNoShape) {
             "2 of 10 elements of 'out' were never written; the first is out[7] (expected 1)");
 }
 
+// An accumulator's elements that still hold their starting value may have been written with it: the
+// headline says what the finding says, not "never written".
+TEST(Headline, AnAccumulatorsElementsAreSaidToHoldTheirStartingValue) {
+  const Finding unwritten = error_of(FindingKind::kUnwrittenOutput, 0, "unwritten",
+                                     {{"buffer", "sum"},
+                                      {"unwritten", 2},
+                                      {"elements", 4},
+                                      {"started_with", "zero"},
+                                      {"first", {{{"index", 3}, {"expected", "6"}}}}});
+  EXPECT_EQ(headline({&unwritten, nullptr}),
+            "2 of 4 elements of 'sum' still hold the value they started with (zero); the first is sum[3] "
+            "(expected 6)");
+  const Finding wrong = error_of(FindingKind::kWrongOutput, 0, "wrong",
+                                 {{"buffer", "sum"},
+                                  {"mismatches", 1},
+                                  {"elements", 4},
+                                  {"first", {{{"index", 0}, {"expected", "1"}, {"got", "2"}}}}});
+  EXPECT_EQ(
+      headline({&wrong, &unwritten}),
+      "1 of 4 elements of 'sum' are wrong and 2 still as they started; the first is sum[0]: expected 1, "
+      "got 2");
+}
+
 TEST(Headline, ABankConflictWithItsFiguresSaysWhatToDo) {
   const Finding conflict =
       error_of(FindingKind::kBankConflict, 9, "the message",
