@@ -110,6 +110,16 @@ inline Grading& graded_as_the_cli_grades() {
   return g;
 }
 
+// An exercise of tests/data/exercises/foreign/ (kernels in the styles of public code), named as the course
+// would name it: exercises/<id>.
+inline Exercise foreign_exercise(const std::string& id) {
+  std::vector<std::string> errors;
+  std::optional<Exercise> e = load_exercise(source_dir() / "tests/data/exercises/foreign" / id, &errors,
+                                            std::filesystem::path("exercises") / id);
+  if (!e) throw std::runtime_error(errors.empty() ? "exercise does not load" : errors.front());
+  return *e;
+}
+
 // The verdict PASS and no error finding; each error finding fails the test with its kind, line and message.
 inline void expect_passes(const Result& result) {
   EXPECT_EQ(result.verdict, Verdict::kPass);

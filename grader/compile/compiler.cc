@@ -363,7 +363,8 @@ std::optional<NvccCompiler::Ran> NvccCompiler::run(const CompileRequest& request
   argv.insert(argv.end(), {"-o", (folder / output_name).string(), source.string()});
   if (bwrap_) {
     SandboxView view{folder, {}};
-    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty()) view.read_only.push_back(root);
+    if (std::filesystem::path root = tool_root_outside_usr(nvcc); !root.empty())
+      view.read_only.push_back(root);
     argv = sandboxed_argv(*bwrap_, argv, view);
   }
   ran.process = run_process(argv, {.working_directory = folder,

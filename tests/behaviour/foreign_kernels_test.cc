@@ -21,13 +21,7 @@ using testing::Grading;
 using testing::read_file;
 using testing::source_dir;
 
-Exercise foreign(const std::string& id) {
-  std::vector<std::string> errors;
-  std::optional<Exercise> e = load_exercise(source_dir() / "tests/data/exercises/foreign" / id, &errors,
-                                            std::filesystem::path("exercises") / id);
-  if (!e) throw std::runtime_error(errors.empty() ? "exercise does not load" : errors.front());
-  return *e;
-}
+Exercise foreign(const std::string& id) { return testing::foreign_exercise(id); }
 
 std::string kernel_of(const std::string& id, const std::string& file) {
   return read_file(source_dir() / "tests/data/exercises/foreign" / id / file);

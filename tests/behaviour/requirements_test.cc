@@ -15,13 +15,7 @@ using testing::findings_of;
 using testing::read_file;
 using testing::source_dir;
 
-Exercise foreign(const std::string& id) {
-  std::vector<std::string> errors;
-  std::optional<Exercise> e = load_exercise(source_dir() / "tests/data/exercises/foreign" / id, &errors,
-                                            std::filesystem::path("exercises") / id);
-  if (!e) throw std::runtime_error(errors.empty() ? "exercise does not load" : errors.front());
-  return *e;
-}
+Exercise foreign(const std::string& id) { return testing::foreign_exercise(id); }
 
 testing::Grading& grading() { return testing::graded_as_the_cli_grades(); }
 

@@ -45,6 +45,10 @@ TEST(DeviceProfiles, ShippedProfilesLoadWithTheDriversNames) {
   std::optional<DeviceProfile> t4 = find_device_profile(devices_dir(), "t4", &errors);
   ASSERT_TRUE(t4) << (errors.empty() ? "" : errors.front());
   EXPECT_EQ(t4->name, "Tesla T4");
+  std::optional<DeviceProfile> h100 = find_device_profile(devices_dir(), "h100", &errors);
+  ASSERT_TRUE(h100) << (errors.empty() ? "" : errors.front());
+  EXPECT_EQ(h100->name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h100->sm_count, 132);
 }
 
 TEST(DeviceProfiles, AMisspelledKeyIsNamedAtItsLineAndColumn) {
@@ -99,7 +103,7 @@ TEST(DeviceProfiles, AnUnknownOrPathLikeNameListsTheDevices) {
     std::vector<std::string> errors;
     EXPECT_FALSE(find_device_profile(devices_dir(), name, &errors).has_value()) << name;
     ASSERT_EQ(errors.size(), 1u) << name;
-    EXPECT_NE(errors.front().find("the devices are h200, t4"), std::string::npos) << errors.front();
+    EXPECT_NE(errors.front().find("the devices are h100, h200, t4"), std::string::npos) << errors.front();
   }
 }
 
@@ -364,7 +368,7 @@ TEST(PredictCli, DeviceOptionErrorsAndAPrediction) {
       run_gpugrade({"grade", "transpose-padded", "--backend", "sim", "--device", "a100"}, scratch->path());
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no device profile 'a100'"), std::string::npos) << unknown.err;
-  EXPECT_NE(unknown.err.find("the devices are h200, t4"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("the devices are h100, h200, t4"), std::string::npos) << unknown.err;
 
   ProcessResult no_bar =
       run_gpugrade({"grade", "map", "--backend", "sim", "--device", "h200"}, scratch->path());
