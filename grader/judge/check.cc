@@ -86,9 +86,9 @@ std::string missing_at(const Result& result, const std::vector<ExpectedAt>& at) 
 }
 
 // Grades one file and compares the result with what it should get.
-bool check_one(const Exercise& exercise, const fs::path& file, const std::string& label,
-               const Expectation& expect, const std::vector<std::string>& dropped, Toolchain& toolchain,
-               const GradeOptions& options, CheckReport& report, std::string* error,
+bool check_one(const Exercise& exercise, const fs::path& file, const std::string& shown,
+               const std::string& label, const Expectation& expect, const std::vector<std::string>& dropped,
+               Toolchain& toolchain, const GradeOptions& options, CheckReport& report, std::string* error,
                const std::vector<ExpectedAt>& at = {}) {
   const Verdict verdict = expect.verdict;
   const std::vector<FindingKind>& kinds = expect.kinds;
@@ -103,11 +103,11 @@ bool check_one(const Exercise& exercise, const fs::path& file, const std::string
   std::optional<std::string> text = read_file_bytes(file);
   if (!text) {
     row.got = "missing";
-    row.why = fmt::format("cannot read {}", file.string());
+    row.why = fmt::format("cannot read {}", shown);
     report.add(std::move(row));
     return true;
   }
-  std::optional<Result> result = grade(exercise, {*text, file.string()}, toolchain, options, error);
+  std::optional<Result> result = grade(exercise, {*text, shown}, toolchain, options, error);
   if (!result) return false;
   row.got = verdict_and_kinds(*result);
   std::vector<std::string> missing;
@@ -312,6 +312,16 @@ std::optional<MutantSpec> read_mutant_spec(const fs::path& file, const std::stri
   return spec;
 }
 
+// `file`, below the course folder `root`, as messages name it: below the course folder as the exercise's
+// display path names that folder. `check` and `grade --submission FILE` from the course folder then name a
+// file alike, so its findings read the same and its compile is cached once for both.
+std::string display_in_course(const Exercise& exercise, const fs::path& root, const fs::path& file) {
+  const fs::path shown = exercise.display_dir.empty() ? exercise.dir : exercise.display_dir;
+  const fs::path relative = file.lexically_relative(root);
+  if (relative.empty() || *relative.begin() == "..") return file.string();
+  return (shown.parent_path().parent_path() / relative).generic_string();
+}
+
 bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& toolchain,
                     const GradeOptions& options, CheckReport& report, std::string* error) {
   const fs::path solutions = root / "solutions" / exercise.id;
@@ -319,20 +329,22 @@ bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& t
     warn_about_quoted_solution(exercise, *solution,
                                ("solutions" / fs::path(exercise.id) / exercise.kernel.file).generic_string(),
                                report.warnings);
-  if (!check_one(exercise, solutions / exercise.kernel.file, "solution", {Verdict::kPass, {}}, {}, toolchain,
-                 options, report, error))
+  auto shown = [&](const fs::path& file) { return display_in_course(exercise, root, file); };
+  if (!check_one(exercise, solutions / exercise.kernel.file, shown(solutions / exercise.kernel.file),
+                 "solution", {Verdict::kPass, {}}, {}, toolchain, options, report, error))
     return false;
-  if (!check_one(exercise, exercise.dir / exercise.kernel.file, "stub", {Verdict::kFail, {}}, {}, toolchain,
-                 options, report, error))
+  const fs::path stub = exercise.dir / exercise.kernel.file;
+  if (!check_one(exercise, stub, shown(stub), "stub", {Verdict::kFail, {}}, {}, toolchain, options, report,
+                 error))
     return false;
   // Alternative solutions, written the other ways a learner may (calibrate sets speed bars from them),
   // must pass too.
   for (const fs::path& file : cu_files(solutions / "alternatives"))
-    if (!check_one(exercise, file, "alternatives/" + file.filename().string(), {Verdict::kPass, {}}, {},
-                   toolchain, options, report, error))
+    if (!check_one(exercise, file, shown(file), "alternatives/" + file.filename().string(),
+                   {Verdict::kPass, {}}, {}, toolchain, options, report, error))
       return false;
   for (const fs::path& file : cu_files(solutions / "mutants")) {
-    std::optional<MutantSpec> spec = read_mutant_spec(file, file.string(), error);
+    std::optional<MutantSpec> spec = read_mutant_spec(file, shown(file), error);
     if (!spec) return false;
     std::vector<std::string> dropped;
     const Expectation expect = expectation_for(*spec, exercise, toolchain, options, &dropped);
@@ -341,8 +353,8 @@ bool check_exercise(const Exercise& exercise, const fs::path& root, Toolchain& t
       if (toolchain.simulator ? !exercise.performance.gpu || !is_access_figure(marker.kind)
                               : toolchain.backend.capabilities().observes(marker.kind, options.sanitize))
         at.push_back(marker);
-    if (!check_one(exercise, file, "mutants/" + file.filename().string(), expect, dropped, toolchain, options,
-                   report, error, at))
+    if (!check_one(exercise, file, shown(file), "mutants/" + file.filename().string(), expect, dropped,
+                   toolchain, options, report, error, at))
       return false;
   }
   return true;

@@ -218,11 +218,10 @@ bool is_qualified_name(std::string_view name) {
 
 }  // namespace
 
-std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::path& source,
-                                                      const std::string& function,
-                                                      const std::vector<ReferenceParam>& params,
-                                                      const Cache& cache, std::string* error,
-                                                      const ReferenceLimits& limits) {
+std::optional<ReferenceRunner> ReferenceRunner::build(
+    const std::filesystem::path& source, const std::string& function,
+    const std::vector<ReferenceParam>& params, const Cache& cache, std::string* error,
+    const ReferenceLimits& limits, const std::vector<std::filesystem::path>& include_dirs) {
   if (!is_qualified_name(function)) {
     *error = fmt::format("'{}' is not a C++ function name", function);
     return std::nullopt;
@@ -242,14 +241,18 @@ std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::pat
   std::optional<std::string> version = tool_version(*cxx, error);
   if (!version) return std::nullopt;
   std::filesystem::path absolute = std::filesystem::absolute(source);
-  std::string shim = make_shim(absolute, function, params);
+  // The shim names the source by its file name alone, found through -iquote: the key holds no path.
+  std::string shim = make_shim(absolute.filename(), function, params);
   const std::vector<std::string> flags = {"-std=c++20", "-O2"};
+  std::vector<std::string> search = {"-iquote", absolute.parent_path().string()};
+  for (const std::filesystem::path& include_dir : include_dirs)
+    search.insert(search.end(), {"-iquote", std::filesystem::absolute(include_dir).string()});
 
   // Headers beside the reference are part of what it is built from.
   std::string ignored;
   std::vector<SourceFile> headers =
       read_folder_headers(absolute.parent_path(), &ignored).value_or(std::vector<SourceFile>{});
-  CacheKey key("reference-program 1");
+  CacheKey key("reference-program 2");  // 2: keyed by contents, not the course's place
   key.add(*cxx).add(*version).add(shim).add(*bytes).add(fmt::format("{}", fmt::join(flags, " ")));
   for (const SourceFile& header : headers) key.add(header.name).add(header.bytes);
   std::string hex = key.hex();
@@ -271,6 +274,7 @@ std::optional<ReferenceRunner> ReferenceRunner::build(const std::filesystem::pat
     }
     std::vector<std::string> argv = {*cxx};
     argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), search.begin(), search.end());
     argv.insert(argv.end(), {"-o", program.string(), shim_path.string()});
     ProcessResult run =
         run_process(argv, {.working_directory = dir->path(),

@@ -31,11 +31,16 @@ class ReferenceRunner {
  public:
   // Compiles `source` with the host C++ compiler ($CXX, else c++ on $PATH) together with a main that calls
   // `function` with `params`, or takes the program from `cache`. nullopt with *error (a configuration
-  // error: `source:12: error text`, with source as the caller named it) when it cannot.
+  // error: `source:12: error text`, with source as the caller named it) when it cannot. Quoted includes
+  // are looked for beside `source`, then in `include_dirs`. The cache key holds what the program is built
+  // from (the source, the headers beside it, the compiler), not where the course sits, so a course that
+  // is copied or cloned elsewhere builds its references once; a source that includes files from
+  // `include_dirs` names their contents itself (reference_call.cc writes a digest of them).
   static std::optional<ReferenceRunner> build(const std::filesystem::path& source,
                                               const std::string& function,
                                               const std::vector<ReferenceParam>& params, const Cache& cache,
-                                              std::string* error, const ReferenceLimits& limits = {});
+                                              std::string* error, const ReferenceLimits& limits = {},
+                                              const std::vector<std::filesystem::path>& include_dirs = {});
 
   // Calls the function with one argument per parameter, the same arguments a kernel launch takes:
   // buffers by their index in `buffers` (whose bytes it changes in place), scalars by their bits. False

@@ -17,9 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "grader/compile/cache.h"
 #include "grader/compile/compiler.h"
 #include "harness/sim/sim_backend.h"
+#include "os/scratch_dir.h"
 #include "tests/conformance/suite.h"
+#include "tests/test_cache.h"
 
 namespace gpugrade::conformance {
 namespace {
@@ -71,8 +74,14 @@ class Suite {
     kernels_ = std::move(*kernels);
     compiler_ = NvccCompiler::create(GPUGRADE_NVCC, &error_);
     if (!compiler_) return;
+    // Every test runs in a process of its own under ctest, and a file holds several kernels, each with two
+    // tests: the suite's cache compiles each file once.
+    scratch_ = ScratchDir::create("conformance", &error_);
+    if (!scratch_) return;
+    cache_.emplace(gpugrade::testing::compile_cache_dir(scratch_->path()));
+    cached_compiler_.emplace(*compiler_, *cache_);
     sim_ = make_sim_backend();
-    runner_ = std::make_unique<SuiteRunner>(*sim_, *compiler_, kSuiteDir);
+    runner_ = std::make_unique<SuiteRunner>(*sim_, *cached_compiler_, kSuiteDir);
   }
 
   struct Run {
@@ -82,6 +91,9 @@ class Suite {
   std::string error_;
   std::vector<KernelCase> kernels_;
   std::optional<NvccCompiler> compiler_;
+  std::optional<ScratchDir> scratch_;
+  std::optional<Cache> cache_;
+  std::optional<CachingCompiler> cached_compiler_;
   std::unique_ptr<Backend> sim_;
   std::unique_ptr<SuiteRunner> runner_;
   std::map<std::string, Run> runs_;
@@ -98,7 +110,7 @@ std::vector<std::string> kernel_names() {
 
 // ---- Every kernel against the GPU recording ----
 
-class SimConformance : public testing::TestWithParam<std::string> {
+class SimConformance : public ::testing::TestWithParam<std::string> {
  protected:
   const KernelCase* kernel() {
     const KernelCase* found = Suite::get().find(GetParam());
@@ -131,8 +143,8 @@ TEST_P(SimConformance, MatchesTheGpuRecording) {
   EXPECT_FALSE(mismatch.has_value()) << *mismatch << "\n(" << kernel->note << ")";
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, SimConformance, testing::ValuesIn(kernel_names()),
-                         [](const testing::TestParamInfo<std::string>& kernel) { return kernel.param; });
+INSTANTIATE_TEST_SUITE_P(Kernels, SimConformance, ::testing::ValuesIn(kernel_names()),
+                         [](const ::testing::TestParamInfo<std::string>& kernel) { return kernel.param; });
 
 // ---- Kernels checked against values derived by hand from the PTX ISA ----
 

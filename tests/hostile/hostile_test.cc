@@ -24,6 +24,7 @@
 #include "os/process.h"
 #include "os/scratch_dir.h"
 #include "tests/fuzz/output_checks.h"
+#include "tests/test_cache.h"
 
 namespace gpugrade {
 namespace {
@@ -50,15 +51,16 @@ class HostileTest : public ::testing::Test {
              fs::copy_options::recursive);
   }
 
-  // Runs gpugrade in the course folder with a private cache; no case may need more than `limit` seconds.
+  // Runs gpugrade in the course folder with the suite's cache; no case may need more than `limit` seconds.
   Outcome gpugrade(std::vector<std::string> args, double limit = 240) {
     args.insert(args.begin(), GPUGRADE_BINARY);
     ProcessOptions options;
     options.working_directory = root_;
     options.time_limit_seconds = limit;
-    options.extra_environment = {"GPUGRADE_CACHE_DIR=" + (scratch_->path() / "cache").string(),
-                                 "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), "NO_COLOR=1",
-                                 "GITHUB_STEP_SUMMARY=" + step_summary_.string()};
+    options.extra_environment = {
+        "GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(),
+        "XDG_STATE_HOME=" + (scratch_->path() / "state").string(), "NO_COLOR=1",
+        "GITHUB_STEP_SUMMARY=" + step_summary_.string()};
     auto start = std::chrono::steady_clock::now();
     Outcome outcome{run_process(args, options), 0};
     outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -11,6 +11,7 @@
 #include "os/file.h"
 #include "os/process.h"
 #include "os/scratch_dir.h"
+#include "tests/test_cache.h"
 
 namespace gpugrade {
 namespace {
@@ -66,8 +67,9 @@ TEST(LearnerBytes, NulAndLatin1BytesInACommentGradeACorrectKernelAsCorrect) {
                       {.working_directory = dir->path(),
                        .time_limit_seconds = 240,
                        .memory_limit_bytes = 0,
-                       .extra_environment = {"GPUGRADE_CACHE_DIR=" + (dir->path() / "cache").string(),
-                                             "XDG_STATE_HOME=" + (dir->path() / "state").string()}});
+                       .extra_environment = {
+                           "GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(dir->path() / "cache").string(),
+                           "XDG_STATE_HOME=" + (dir->path() / "state").string()}});
       nlohmann::json json = nlohmann::json::parse(run.out, nullptr, false);
       ASSERT_TRUE(json.is_object()) << compiler << ": " << run.out << run.err;
       EXPECT_EQ(json["verdict"], "pass")

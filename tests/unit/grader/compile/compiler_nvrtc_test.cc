@@ -227,12 +227,15 @@ std::string grading_of(const Result& result) {
 TEST_P(NvrtcCurriculumTest, GradesEveryShippedSourceAsNvccDoes) {
   const std::string id = GetParam();
   std::optional<ScratchDir> scratch = ScratchDir::create("nvrtc-curriculum", nullptr);
-  Cache cache(scratch->path());
+  // The suite's cache: nvcc's compiles and the references are shared with the other tests. NVRTC's
+  // compiles are not cached here, so every NVRTC answer is its own.
+  Cache cache(testing::compile_cache_dir(scratch->path()));
   Compilers c;
   std::string made_error;
   std::unique_ptr<Backend> sim = make_backend(BackendChoice::kSim, {.worker_threads = 2}, &made_error);
   ASSERT_TRUE(sim) << made_error;
-  Toolchain by_nvcc{c.nvcc, cache, *sim};
+  CachingCompiler cached_nvcc{c.nvcc, cache};
+  Toolchain by_nvcc{cached_nvcc, cache, *sim};
   Toolchain by_nvrtc{c.nvrtc, cache, *sim};
   testing::Grading loader;
   Exercise exercise = loader.exercise(id);
