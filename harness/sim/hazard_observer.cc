@@ -195,7 +195,7 @@ void HazardObserver::on_fence(uint32_t warp, uint32_t mask, bool device) {
   if (checks_.races && warp < warps_) block_fence(warp);
   if (!device || !follow_order_) return;
   // A strong read, then a fence: what the read saw released is acquired (fence-based synchronization).
-  if (!read_strong_.threads.empty() || !read_strong_.blocks.empty()) {
+  if (!read_strong_.empty()) {
     acquired_.add(read_strong_);
     read_strong_ = {};
   }
@@ -238,11 +238,8 @@ void HazardObserver::release(uint64_t address, uint32_t thread) {
   const uint32_t barriers = std::max(fenced_barriers_, fences_[thread] > 0 ? fence_barriers_[thread] : 0);
   if (fences_[thread] == 0 && barriers == 0) return;
   Releases& released = state_.released[address];
-  if (fences_[thread] > 0) {
-    uint32_t& own = released.threads[thread_key(block_, thread)];
-    own = std::max(own, fences_[thread]);
-  }
-  if (barriers > 0) released.blocks[block_] = std::max(released.blocks[block_], barriers);
+  if (fences_[thread] > 0) released.threads.raise(thread_key(block_, thread), fences_[thread]);
+  if (barriers > 0) released.blocks.raise(block_, barriers);
   released.add(acquired_);
   state_.any_released.store(true, std::memory_order_relaxed);
 }
@@ -564,8 +561,14 @@ void HazardObserver::read_lanes(const WarpAccess& access, uint32_t sync) {
 }
 
 void HazardObserver::log_read(const WarpAccess& access, uint32_t sync) {
-  if (reads_.empty()) reads_.resize(kLoggedReads);
-  if (read_count_ == kLoggedReads) flush_reads();  // a long epoch of reads: recorded now, in order
+  // The log grows to what the block's epochs need, up to kLoggedReads: a cooperative launch keeps every
+  // block's observer at once, and a full log each made 4,224 one-warp blocks hold 600 MB.
+  if (read_count_ == reads_.size()) {
+    if (reads_.size() == kLoggedReads)
+      flush_reads();  // a long epoch of reads: recorded now, in order
+    else
+      reads_.resize(std::min(kLoggedReads, std::max<size_t>(16, reads_.size() * 2)));
+  }
   LoggedRead& read = reads_[read_count_++];
   read.warp = access.warp;
   read.line = access.line;

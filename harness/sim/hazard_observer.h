@@ -226,10 +226,9 @@ class HazardObserver final : public AccessObserver {
   // Whether the latest write of an element, by `writer` at order point `point`, happens before this
   // block's writes: a release this block has since acquired covers it (publish()).
   bool ordered_before_block(uint64_t writer, uint64_t point) const {
-    const auto thread = acquired_.threads.find(thread_key(writer_block(writer), writer_thread(writer)));
-    if (thread != acquired_.threads.end() && thread->second > point_fences(point)) return true;
-    const auto block = acquired_.blocks.find(writer_block(writer));
-    return block != acquired_.blocks.end() && block->second > point_barriers(point);
+    return acquired_.threads.get(thread_key(writer_block(writer), writer_thread(writer))) >
+               point_fences(point) ||
+           acquired_.blocks.get(writer_block(writer)) > point_barriers(point);
   }
   // Whether an access by `other` earlier in this epoch is unordered with one by `thread` now: a different
   // thread, and not a lane of the same warp with a __syncwarp() since.
@@ -292,8 +291,8 @@ class HazardObserver final : public AccessObserver {
   // only atomics wrote it (the last write was one) and nobody read it since.
   EpochBits atomic_only_;
   SharedCells bytes_;
-  // This epoch's reads whose readers are not yet in words_: the first read_count_ of reads_, which is
-  // kLoggedReads long from the first read on (filled in place: no entry is cleared or constructed per read).
+  // This epoch's reads whose readers are not yet in words_: the first read_count_ of reads_, which grows by
+  // doubling to at most kLoggedReads (filled in place: no entry is cleared or constructed per read).
   std::vector<LoggedRead> reads_;
   size_t read_count_ = 0;
   std::vector<uint32_t> byte_mode_;  // per word: equal to block_epoch_ when its bytes_ cells are in use

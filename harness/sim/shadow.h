@@ -21,6 +21,7 @@
 
 #include "harness/sim/access.h"
 #include "harness/sim/access_cost.h"
+#include "harness/sim/shadow_clock.h"
 
 namespace gpugrade::sim {
 
@@ -359,12 +360,13 @@ inline uint32_t point_barriers(uint64_t point) { return static_cast<uint32_t>((p
 // What an atomic on an address has released, or what a block has acquired: per thread (thread_key), its
 // writes before its own n-th device fence; per block, every thread's writes before its n-th barrier.
 struct Releases {
-  std::map<uint64_t, uint32_t> threads;
-  std::map<uint64_t, uint32_t> blocks;
+  ShadowClock threads;
+  ShadowClock blocks;
   void add(const Releases& other) {
-    for (const auto& [thread, fences] : other.threads) threads[thread] = std::max(threads[thread], fences);
-    for (const auto& [block, barriers] : other.blocks) blocks[block] = std::max(blocks[block], barriers);
+    threads.join(other.threads);
+    blocks.join(other.blocks);
   }
+  bool empty() const { return threads.empty() && blocks.empty(); }
 };
 
 // A thread of the launch: its block and its linear index in the block.

@@ -15,6 +15,8 @@
 #include "harness/gpu/job.h"
 #include "harness/gpu/launch_limits.h"
 #include "harness/ptx/module.h"
+#include "os/file.h"
+#include "os/scratch_dir.h"
 #include "tests/gpu_ready.h"
 #include "tests/grading_fixture.h"
 
@@ -76,6 +78,31 @@ TEST(CooperativeGroups, WithoutTheGridSyncBlockZeroAddsUnwrittenPartials) {
       grading().grade_exercise(fixture("grid-sum"), read_file(fixtures() / "grid-sum/mutants/no_sync.cu"));
   EXPECT_EQ(result.verdict, Verdict::kFail);
   EXPECT_FALSE(findings_of(result, FindingKind::kWrongOutput).empty());
+}
+
+// The largest grid a cooperative launch of one-warp blocks may have (132 SMs, 32 blocks each): every block
+// is resident on the simulator, and what the memory model keeps grows with the grid, not its square. The
+// grid sum at 4,224 blocks once ran past its time limit (39 s and 3.2 GB: every block's clock held every
+// other block's entry); it now takes about half a second of simulation.
+TEST(CooperativeGroups, TheLargestGridOfOneWarpBlocksThatIsResidentPasses) {
+  std::optional<ScratchDir> scratch = ScratchDir::create("full-grid", nullptr);
+  ASSERT_TRUE(scratch);
+  const fs::path dir = scratch->path() / "grid-sum";
+  fs::copy(fixtures() / "grid-sum", dir, fs::copy_options::recursive);
+  std::string yaml = read_file(dir / "exercise.yaml");
+  const size_t variants = yaml.find("variants:"), grid = yaml.find("grid:");
+  ASSERT_TRUE(variants != std::string::npos && grid != std::string::npos && variants < grid);
+  yaml.replace(variants, grid - variants,
+               "variants:\n  - {defines: {BLOCK: 32, BLOCKS: 4224}, block: [BLOCK]}\n");
+  yaml.replace(yaml.find("sizes:"), std::string::npos, "sizes:\n  - {n: 200000}\n");
+  ASSERT_TRUE(write_file_bytes(dir / "exercise.yaml", yaml));
+  std::vector<std::string> errors;
+  std::optional<Exercise> e = load_exercise(dir, &errors, fs::path("exercises/grid-sum"));
+  ASSERT_TRUE(e) << (errors.empty() ? "" : errors.front());
+  const Result result = grading().grade_exercise(*e, read_file(dir / "grid_sum.cu"));
+  expect_passes(result);
+  ASSERT_EQ(result.runs.size(), 1u);
+  EXPECT_EQ(result.runs[0].variant, "32");
 }
 
 // The sum's kernel with `tail` after its last statement (before the closing brace).
