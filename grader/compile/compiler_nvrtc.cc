@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <string_view>
 
 namespace gpugrade {
 namespace {
@@ -14,6 +15,15 @@ namespace {
 // nvcc -arch=sm_90 -ptx writes PTX for the virtual architecture compute_90; NVRTC names that one directly.
 std::string virtual_arch(const std::string& arch) {
   return arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
+}
+
+// The bytes that end NVRTC's reading of a source before its end (see compile()).
+constexpr std::string_view kEndsNvrtc{"\0\xFF", 2};
+
+// NVRTC compiled the source but its PTX has no kernel, where the source declares one: some part of the
+// file did not reach NVRTC as nvcc reads it, or NVRTC read it otherwise.
+bool lost_the_kernels(const std::string& ptx, const std::string& source) {
+  return ptx.find(".entry") == std::string::npos && source.find("__global__") != std::string::npos;
 }
 
 }  // namespace
@@ -42,10 +52,14 @@ bool NvrtcCompiler::start(std::string* error) { return worker_.start(error); }
 std::string NvrtcCompiler::identity() const { return identity_; }
 
 CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
-  // NVRTC takes the source as a C string and would stop at a NUL byte (in a comment, say), losing the
-  // kernels after it; nvcc reads the whole file, as the student's own build does.
-  const auto has_nul = [](const SourceFile& f) { return f.bytes.find('\0') != std::string::npos; };
-  if (has_nul(request.source) || std::any_of(request.headers.begin(), request.headers.end(), has_nul))
+  // NVRTC takes the source as a C string and stops at a NUL byte (in a comment, say), losing the kernels
+  // after it; it also takes the byte 0xFF in a line comment as the end of the file (EOF as a signed char: a
+  // UTF-16 byte-order mark pasted into a comment). No UTF-8 text holds either byte. nvcc reads the whole
+  // file, as the student's own build does.
+  const auto ends_early = [](const SourceFile& f) {
+    return f.bytes.find_first_of(kEndsNvrtc) != std::string::npos;
+  };
+  if (ends_early(request.source) || std::any_of(request.headers.begin(), request.headers.end(), ends_early))
     return fallback_.compile(request);
   const auto started = std::chrono::steady_clock::now();
   WorkerRequest job;
@@ -86,8 +100,10 @@ CompileOutput NvrtcCompiler::compile(const CompileRequest& request) {
   }
   const WorkerReply& reply = outcome.reply;
   // Neither a dead worker nor NVRTC's own error (not a diagnostic of the source) says anything about the
-  // source: nvcc compiles it, so the learner gets nvcc's verdict and the grader's failure none.
-  if (outcome.status == WorkerOutcome::Status::kDied || !reply.error.empty() || !reply.compiled) {
+  // source: nvcc compiles it, so the learner gets nvcc's verdict and the grader's failure none. So with
+  // PTX that lost the source's kernels: nvcc, the compiler the learner's own build uses, decides.
+  if (outcome.status == WorkerOutcome::Status::kDied || !reply.error.empty() || !reply.compiled ||
+      lost_the_kernels(reply.ptx, request.source.bytes)) {
     // One budget for the submission, whichever compilers spend it: nvcc gets what NVRTC left.
     CompileRequest rest = request;
     rest.time_limit_seconds -=

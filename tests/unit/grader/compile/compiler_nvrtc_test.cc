@@ -182,6 +182,31 @@ TEST(Nvrtc, ASourceWithANulByteGoesToNvcc) {
   EXPECT_EQ(nvcc.limits.size(), 1u);
 }
 
+// NVRTC reads the byte 0xFF in a line comment as the end of the file (a UTF-16 byte-order mark pasted into a
+// comment): the kernel after it was lost ("no kernel named 'k'") where nvcc compiles the file. Such a file,
+// and one with 0xFF alone, goes to nvcc; a byte that NVRTC reads as nvcc does (0xFE alone) stays with NVRTC.
+TEST(Nvrtc, BytesThatEndNvrtcsReadingGoToNvcc) {
+  const std::string kernel = "__global__ void k(float* out) { out[0] = 1.0f; }\n";
+  for (const auto& [comment, to_nvcc] : std::vector<std::pair<std::string, bool>>{
+           {"// pasted: \xFF\xFE n o t e\n", true}, {"// \xFF\n", true}, {"// \xFE\n", false}}) {
+    Compilers c;
+    CompileOutput output = c.nvrtc.compile(request_of("k.cu", comment + kernel, "exercises/demo/k.cu"));
+    EXPECT_EQ(c.fallback.calls, to_nvcc ? 1 : 0) << comment;
+    EXPECT_NE(output.ptx.find(".entry"), std::string::npos) << comment;
+  }
+}
+
+// Where NVRTC compiles a source into PTX without its kernels (here the file hides its kernel from NVRTC),
+// nvcc, which the learner's own build uses, decides.
+TEST(Nvrtc, PtxWithoutTheSourcesKernelsIsNvccsToDecide) {
+  Compilers c;
+  CompileOutput output = c.nvrtc.compile(
+      request_of("k.cu", "#ifndef __CUDACC_RTC__\n__global__ void k(float* out) { out[0] = 1.0f; }\n#endif\n",
+                 "exercises/demo/k.cu"));
+  EXPECT_EQ(c.fallback.calls, 1);
+  EXPECT_NE(output.ptx.find(".entry"), std::string::npos);
+}
+
 // A worker that dies (here, held by a memory limit too small to load NVRTC at all) says nothing of the
 // source: nvcc compiles it under the same limits and decides, and the worker's death is no finding.
 TEST(Nvrtc, TheMemoryLimitHoldsTheWorkerAndNvccDecides) {
