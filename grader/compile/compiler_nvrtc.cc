@@ -42,8 +42,9 @@ NvrtcCompiler::NvrtcCompiler(std::string worker_program, Compiler& fallback, std
   std::filesystem::path library = std::filesystem::canonical(GPUGRADE_NVRTC_LIBRARY, ec);
   // "worker 2": before 9a72def a failure of the worker itself (in a clone under /tmp, its sandbox hid it) was
   // cached as the submission's compile error, and such an entry kept failing the same source after the fix;
-  // the new identity leaves every entry of worker 1 unread.
-  identity_ = fmt::format("nvrtc {} worker 2; {}", ec ? GPUGRADE_NVRTC_LIBRARY : library.filename().string(),
+  // the new identity leaves every entry of worker 1 unread. "worker 3": before it, a source whose 0xFF byte
+  // ended NVRTC's reading was cached without its kernels.
+  identity_ = fmt::format("nvrtc {} worker 3; {}", ec ? GPUGRADE_NVRTC_LIBRARY : library.filename().string(),
                           fallback_.identity());
 }
 
