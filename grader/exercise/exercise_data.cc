@@ -45,8 +45,8 @@ void ExerciseLoader::read_buffers(const Field& field) {
   for (auto it = field.value.begin(); it != field.value.end(); ++it) {
     std::string name = it->first.Scalar();
     Field entry{fmt::format("buffers.{}", name), it->first, it->second, true};
-    if (!is_identifier(name)) {
-      diagnostics_->error(it->first.Mark(), fmt::format("buffer name '{}' is not a C identifier", name));
+    if (const std::string why = why_not_a_cpp_name(name); !why.empty()) {
+      diagnostics_->error(it->first.Mark(), fmt::format("buffer name '{}' is {}", name, why));
       continue;
     }
     if (!seen.insert(name).second) {

@@ -224,10 +224,10 @@ void ExerciseLoader::read_structs(const Field& field) {
     const std::string name = it->first.Scalar();
     const Field entry{fmt::format("structs.{}", name), it->first, it->second, true};
     broken_structs_.insert(name);  // until it is read whole
-    if (!is_identifier(name) || element_from_c(name)) {
-      diagnostics_->error(it->first.Mark(), fmt::format("struct name '{}' is not a C identifier of its own: "
-                                                        "write the name the kernel's signature uses (Matrix)",
-                                                        name));
+    if (const std::string why = why_not_a_cpp_name(name); !why.empty() || element_from_c(name)) {
+      diagnostics_->error(it->first.Mark(), fmt::format("struct name '{}' is {}: write the name the kernel's "
+                                                        "signature uses (Matrix)",
+                                                        name, why.empty() ? "a type CUDA already has" : why));
       continue;
     }
     if (std::any_of(exercise_->structs.begin(), exercise_->structs.end(),
@@ -255,12 +255,12 @@ void ExerciseLoader::read_structs(const Field& field) {
         ok = false;
         continue;
       }
-      if (!is_identifier(*field_name) ||
-          std::any_of(spec.fields.begin(), spec.fields.end(),
-                      [&](const ParamSpec& f) { return f.name == *field_name; })) {
+      const std::string why = why_not_a_cpp_name(*field_name);
+      if (!why.empty() || std::any_of(spec.fields.begin(), spec.fields.end(),
+                                      [&](const ParamSpec& f) { return f.name == *field_name; })) {
         diagnostics_->error(member.get("name"),
                             fmt::format("field name '{}' in struct '{}' is {}", *field_name, name,
-                                        is_identifier(*field_name) ? "a duplicate" : "not a C identifier"));
+                                        why.empty() ? "a duplicate" : why));
         ok = false;
         continue;
       }
@@ -351,6 +351,12 @@ void ExerciseLoader::read_param(const Field& item, KernelSpec* kernel) {
   if (!fields.valid()) return;
   ParamSpec param;
   auto name = read_string(diagnostics_, fields.require("name"));
+  if (const std::string why = name ? why_not_a_cpp_name(*name) : ""; !why.empty()) {
+    diagnostics_->error(
+        fields.get("name"),
+        fmt::format("parameter name '{}' is {}: write the name the kernel's signature uses", *name, why));
+    return;
+  }
   Field type = fields.require("type");
   auto type_text = read_string(diagnostics_, type);
   // A struct declared under `structs:`, by value (`const Matrix` is the same parameter to C++).

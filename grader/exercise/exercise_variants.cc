@@ -79,8 +79,8 @@ bool ExerciseLoader::read_defines(const Field& field, Variant* variant) {
   return read_named_map(
       diagnostics_, field, "macro names to integers", /*may_be_empty=*/true,
       [&](const std::string& name, const Field& entry) {
-        if (!is_identifier(name)) {
-          diagnostics_->error(entry.key.Mark(), fmt::format("define '{}' is not a C identifier", name));
+        if (const std::string why = why_not_a_cpp_name(name); !why.empty()) {
+          diagnostics_->error(entry.key.Mark(), fmt::format("define '{}' is {}", name, why));
           return false;
         }
         if (std::binary_search(size_names_.begin(), size_names_.end(), name)) {
@@ -143,8 +143,8 @@ void ExerciseLoader::read_learner_defines(const Field& field) {
   for (auto it = field.value.begin(); it != field.value.end(); ++it) {
     const std::string name = it->first.Scalar();
     Field entry{fmt::format("learner_defines.{}", name), it->first, it->second, true};
-    if (!is_identifier(name)) {
-      diagnostics_->error(it->first.Mark(), fmt::format("learner define '{}' is not a C identifier", name));
+    if (const std::string why = why_not_a_cpp_name(name); !why.empty()) {
+      diagnostics_->error(it->first.Mark(), fmt::format("learner define '{}' is {}", name, why));
       continue;
     }
     if (std::binary_search(size_names_.begin(), size_names_.end(), name)) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 namespace gpugrade {
@@ -28,6 +29,30 @@ bool is_identifier(std::string_view name) {
   auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
          std::all_of(name.begin(), name.end(), word);
+}
+
+std::string why_not_a_cpp_name(std::string_view name) {
+  // C++20's keywords and alternative tokens: a struct named `class` or a field named `new` compiled into the
+  // reference's generated call, and the compiler's error pointed into that generated file.
+  static constexpr std::array<std::string_view, 92> kKeywords = {
+      "alignas",     "alignof",   "and",        "and_eq",    "asm",      "auto",         "bitand",
+      "bitor",       "bool",      "break",      "case",      "catch",    "char",         "char8_t",
+      "char16_t",    "char32_t",  "class",      "compl",     "concept",  "const",        "consteval",
+      "constexpr",   "constinit", "const_cast", "continue",  "co_await", "co_return",    "co_yield",
+      "decltype",    "default",   "delete",     "do",        "double",   "dynamic_cast", "else",
+      "enum",        "explicit",  "export",     "extern",    "false",    "float",        "for",
+      "friend",      "goto",      "if",         "inline",    "int",      "long",         "mutable",
+      "namespace",   "new",       "noexcept",   "not",       "not_eq",   "nullptr",      "operator",
+      "or",          "or_eq",     "private",    "protected", "public",   "register",     "reinterpret_cast",
+      "requires",    "return",    "short",      "signed",    "sizeof",   "static",       "static_assert",
+      "static_cast", "struct",    "switch",     "template",  "this",     "thread_local", "throw",
+      "true",        "try",       "typedef",    "typeid",    "typename", "union",        "unsigned",
+      "using",       "virtual",   "void",       "volatile",  "wchar_t",  "while",        "xor",
+      "xor_eq"};
+  if (!is_identifier(name)) return "not a C identifier";
+  if (std::find(kKeywords.begin(), kKeywords.end(), name) != kKeywords.end()) return "a C++ keyword";
+  if (name.starts_with("__")) return "reserved for the compiler (it starts with two underscores)";
+  return "";
 }
 
 // How a value reads in a message: a scalar as written, anything else by its kind.

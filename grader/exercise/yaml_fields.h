@@ -105,6 +105,10 @@ std::string did_you_mean(std::string_view name, const Names& candidates) {
 }
 
 bool is_identifier(std::string_view name);
+// Why `name` cannot name a parameter, buffer, struct, field or define, which the grader writes into the C++
+// it generates (the reference's call, its structs, nvcc's -D): "" when it can, else "not a C identifier",
+// "a C++ keyword" or "reserved for the compiler (it starts with two underscores)".
+std::string why_not_a_cpp_name(std::string_view name);
 
 // The items of a YAML list as fields named path[i].
 std::optional<std::vector<Field>> items(Diagnostics* diagnostics, const Field& list, size_t min_items,

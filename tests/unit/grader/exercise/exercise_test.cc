@@ -119,6 +119,44 @@ TEST_F(ExerciseTest, KernelNameMayNameAnInstantiation) {
              "with template arguments: 'reduce<float, 256>')"});
 }
 
+// Names the grader writes into the C++ it generates (the reference's call and its structs, nvcc's -D) are
+// C identifiers that are not C++ keywords nor the compiler's own: a struct named `class` or a field named
+// `new` was accepted, and the host compiler's error pointed into a generated file in the cache.
+TEST_F(ExerciseTest, NamesInTheGeneratedCodeAreNeitherKeywordsNorTheCompilers) {
+  auto replaced = [](std::string text, std::string_view from, std::string_view to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+    return text;
+  };
+  EXPECT_EQ(
+      errors_of(with_line(9, "    - {name: this, type: int, value: n}")),
+      Errors{"exercises/scale/exercise.yaml:9:14: parameter name 'this' is a C++ keyword: write the name "
+             "the kernel's signature uses"});
+  EXPECT_EQ(
+      errors_of(with_line(9, "    - {name: \"n m\", type: int, value: n}")),
+      Errors{"exercises/scale/exercise.yaml:9:14: parameter name 'n m' is not a C identifier: write the "
+             "name the kernel's signature uses"});
+  EXPECT_EQ(errors_of(replaced(std::string(kValid), "out", "delete")),
+            (Errors{"exercises/scale/exercise.yaml:11:3: buffer name 'delete' is a C++ keyword",
+                    "exercises/scale/exercise.yaml:8:14: parameter name 'delete' is a C++ keyword: write the "
+                    "name the kernel's signature uses"}));
+  EXPECT_EQ(
+      errors_of(replaced(std::string(kValid), "B", "__B")),
+      Errors{"exercises/scale/exercise.yaml:14:16: define '__B' is reserved for the compiler (it starts "
+             "with two underscores)"});
+  const std::string with_struct = std::string("format: 2\n") +
+                                  replaced(std::string(kValid), "    - {name: n, type: int, value: n}",
+                                           "    - {name: shape, type: class, fields: {n: n}}") +
+                                  "structs:\n  class:\n    - {name: new, type: int}\n";
+  EXPECT_EQ(
+      errors_of(with_struct),
+      Errors{"exercises/scale/exercise.yaml:19:3: struct name 'class' is a C++ keyword: write the name the "
+             "kernel's signature uses (Matrix)"});
+  EXPECT_EQ(
+      errors_of(replaced(with_struct, "class", "Shape")),
+      Errors{"exercises/scale/exercise.yaml:20:14: field name 'new' in struct 'Shape' is a C++ keyword"});
+}
+
 TEST_F(ExerciseTest, YamlSyntaxErrorHasItsPosition) {
   EXPECT_EQ(errors_of(with_line(14, "  - {defines: {B: 32}, block: [B]")),
             Errors{"exercises/scale/exercise.yaml:15:1: end of map flow not found"});
