@@ -404,23 +404,26 @@ void HazardObserver::visit(CellRef cell, const WarpAccess& access, LaneState& la
                                                  word_index(cell) >= 0 ? 4 : 1);
     // Two strong loads or stores of different warps are no data race (a flag one warp sets and another waits
     // on); within a warp they still are, as the lanes' order is the warp's, not the memory model's. Beside
-    // atomics a strong read is still one: what atomics are still updating (a histogram flushed before the
-    // counting ended) is a race whatever the read's semantics, which the memory model would not call one.
-    const auto both_strong = [&](uint32_t earlier, uint32_t earlier_sync) {
-      return (lane.sync & earlier_sync & kStrongAccess) != 0 && earlier / kWarpSize != access.warp &&
-             access.kind != AccessKind::kAtomic;
+    // a counting atomic a strong read is still one: what atomics are still updating (a histogram flushed
+    // before the counting ended) is a race whatever the read's semantics, which the memory model would not
+    // call one. An atomic whose warp fenced before it is a release, a flag set for another warp to wait on
+    // with a strong read (then a fence): synchronization, as the memory model has it.
+    const auto both_strong = [&](uint32_t earlier, uint32_t earlier_sync, bool earlier_atomic) {
+      if ((lane.sync & earlier_sync & kStrongAccess) == 0 || earlier / kWarpSize == access.warp) return false;
+      const bool atomic_now = access.kind == AccessKind::kAtomic;
+      if (!atomic_now && !earlier_atomic) return true;
+      return warp_releases(atomic_now ? lane.sync : earlier_sync) != 0;
     };
     if (cell.hot.write_epoch == epoch_ && unordered(cell.hot.writer, cell.cold.write_sync, thread) &&
         !beside_atomic && !same_value &&
-        !(both_strong(cell.hot.writer, cell.cold.write_sync) &&
-          cell.cold.write_kind != AccessKind::kAtomic)) {
+        !both_strong(cell.hot.writer, cell.cold.write_sync, cell.cold.write_kind == AccessKind::kAtomic)) {
       other = cell.hot.writer;
       key.other_line = cell.cold.write_line;
       key.other_access = cell.cold.write_kind;
     } else if (access.kind != AccessKind::kRead && cell.hot.read_epoch == epoch_) {
       for (uint32_t r = 0; r < cell.hot.readers && other == thread; ++r) {
         if (!unordered(cell.hot.reader[r], cell.cold.read_sync[r], thread)) continue;
-        if (both_strong(cell.hot.reader[r], cell.cold.read_sync[r])) continue;
+        if (both_strong(cell.hot.reader[r], cell.cold.read_sync[r], false)) continue;
         if (access.kind == AccessKind::kAtomic && (cell.cold.read_sync[r] & kToleratesAtomics) != 0) continue;
         other = cell.hot.reader[r];
         key.other_line = cell.cold.read_line[r];

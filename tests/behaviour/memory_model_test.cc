@@ -88,6 +88,24 @@ extern "C" __global__ void atomic_flag_handoff(int* out) {
   }
 }
 
+extern "C" __global__ void atomic_flag_volatile_wait(int* out) {
+  __shared__ int data[32];
+  __shared__ int ready;
+  const int t = threadIdx.x;
+  if (t == 0) ready = 0;
+  __syncthreads();
+  if (t >= 32) {
+    data[t - 32] = t * 3;
+    __threadfence_block();
+    if (t == 32) atomicExch(&ready, 1);
+  } else {
+    while (*(volatile int*)&ready == 0) {
+    }
+    __threadfence_block();
+    out[t] = data[t];
+  }
+}
+
 extern "C" __global__ void unfenced_handoff(int* out) {
   __shared__ int data[32];
   __shared__ volatile int ready;
@@ -204,7 +222,8 @@ TEST_F(MemoryModelTest, DeviceVariablesRaceAsBuffersDo) {
 // as the flag) or with block-scope release and acquire: the wait lets the producer run, and the hand-off
 // is ordered.
 TEST_F(MemoryModelTest, HandOffsInsideABlockFinishAndAreOrdered) {
-  for (const char* entry : {"volatile_handoff", "acquire_handoff", "atomic_flag_handoff"}) {
+  for (const char* entry :
+       {"volatile_handoff", "acquire_handoff", "atomic_flag_handoff", "atomic_flag_volatile_wait"}) {
     SCOPED_TRACE(entry);
     const Observations out = launch(entry, {1, 1, 1}, {64, 1, 1});
     EXPECT_TRUE(out.completed) << listed(out);
