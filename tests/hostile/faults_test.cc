@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "grader/compile/compiler.h"
@@ -178,6 +179,55 @@ TEST_F(FaultsTest, BatchMakesGraderFaultsProblemRowsAndGradesThemNextRun) {
   EXPECT_EQ(room.exit_code, 0) << room.out << room.err;
   EXPECT_EQ(read_file_bytes(out / "gradebook.csv").value_or(""), "student,copy,total\nada,5,5\nbob,5,5\n");
   EXPECT_FALSE(fs::exists(root_ / ".gpugrade")) << "batch wrote a student's grade into the course folder";
+}
+
+// The whole class through every fault at once, then again with the faults gone: the grader's disk fills
+// under nvcc, its NVRTC compile worker is killed in the middle of every compile, and one exercise's
+// reference does not build. Every cell is then a problem row (exit 3) and none is a grade; the rerun, with
+// the same cache and results folder, grades everything: the correct students get full points and the one
+// wrong submission its 0, as if the faults had never been. Nothing a fault left (a cache entry, a kept
+// result) changes a grade.
+TEST_F(FaultsTest, AClassThroughEveryFaultAtOnceIsGradedInFullOnceTheyAreGone) {
+  private_cache_ = true;
+  fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / "exercises/guard", root_ / "exercises/guard",
+           fs::copy_options::recursive);
+  const fs::path solutions = fs::path(GPUGRADE_SOURCE_DIR) / "solutions";
+  const std::vector<std::tuple<std::string, fs::path, fs::path>> students = {
+      {"ada", solutions / "copy/copy.cu", solutions / "guard/guard.cu"},
+      {"bob", solutions / "copy/copy.cu", solutions / "guard/guard.cu"},
+      {"cyd", solutions / "copy/copy.cu", solutions / "guard/mutants/no_guard.cu"}};
+  for (const auto& [student, copy, guard] : students) {
+    const fs::path home = scratch_->path() / "class" / student / "exercises";
+    fs::create_directories(home / "copy");
+    fs::create_directories(home / "guard");
+    fs::copy_file(copy, home / "copy/copy.cu");
+    fs::copy_file(guard, home / "guard/guard.cu");
+  }
+  const fs::path reference = root_ / "exercises/guard/reference.cpp";
+  const std::string good_reference = read_file_bytes(reference).value_or("");
+  ASSERT_TRUE(write_file_bytes(reference, "this is not C++\n"));
+  // A compile worker that reads the start of its request and is killed, as one that runs out of memory is.
+  const fs::path worker = scratch_->path() / "dying-worker";
+  std::ofstream(worker) << "#!/bin/sh\nhead -c 1 > /dev/null\nkill -9 $$\n";
+  fs::permissions(worker, fs::perms::owner_all);
+
+  const fs::path out = scratch_->path() / "batch";
+  const std::vector<std::string> batch = {
+      "batch", (scratch_->path() / "class").string(), "--out", out.string(), "--backend", "sim", "-j", "2"};
+  ProcessResult faulty = gpugrade(batch, {full_disk_nvcc(), "GPUGRADE_COMPILE_WORKER=" + worker.string()});
+  EXPECT_EQ(faulty.exit_code, 3) << faulty.out << faulty.err;
+  const std::string problems = read_file_bytes(out / "gradebook.csv").value_or("");
+  for (const auto& [student, copy, guard] : students) {
+    EXPECT_NE(problems.find(student + ",0,0,0,\"copy was not graded: "), std::string::npos) << problems;
+    EXPECT_NE(problems.find("guard was not graded: "), std::string::npos) << problems;
+  }
+  EXPECT_NE(problems.find("the disk under"), std::string::npos) << problems;
+
+  ASSERT_TRUE(write_file_bytes(reference, good_reference));
+  ProcessResult fixed = gpugrade(batch);
+  EXPECT_NE(fixed.exit_code, 3) << fixed.out << fixed.err;
+  EXPECT_EQ(read_file_bytes(out / "gradebook.csv").value_or(""),
+            "student,copy,guard,total\nada,5,5,10\nbob,5,5,10\ncyd,5,0,5\n");
 }
 
 // A preprocessor bomb that makes nvcc write a file of hundreds of megabytes is the learner's: it stops at the
