@@ -1,6 +1,8 @@
 // Measures the figures a device profile (devices/*.yaml) holds, with kernels that are not the course's:
 // DRAM bandwidth of a row-walking copy, the cost of global loads and stores that give every lane its own
-// 32-byte sector, shared-memory wavefronts per second, and the latency of a dependent DRAM load.
+// 32-byte sector, shared-memory wavefronts per second, and the latency of a dependent DRAM load. Then the
+// figures the model's next terms need (issue 40), measured the same way: FMA and special-function rates,
+// atomics by contention (global and shared), L2 bandwidth for data that stays in L2, and launch overhead.
 // Build and run on the device: nvcc -O3 -arch=sm_90 -o probe bench/device_probe.cu && ./probe
 // It prints one `probe NAME VALUE UNIT` line per figure; docs/performance-model.md says how each is used.
 #include <cuda_runtime.h>
@@ -71,6 +73,65 @@ __global__ void shared_wavefronts(float* out, int rounds, int ways) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }
 
+// Eight independent FMA chains per thread, `rounds` times: the SMs' FMA rate, not one chain's latency.
+__global__ void fma_chains(float* out, int rounds, float a, float b) {
+  float x[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) x[k] = threadIdx.x + k;
+  for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) x[k] = fmaf(x[k], a, b);
+  }
+  float sum = 0;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) sum += x[k];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// The same with __expf (ex2.approx and a multiply): the special-function units' rate.
+__global__ void exp_chains(float* out, int rounds) {
+  float x[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) x[k] = 1e-3f * (threadIdx.x + k);
+  for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) x[k] = __expf(x[k]) * 1e-3f;
+  }
+  float sum = 0;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) sum += x[k];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// Global float atomicAdd, `rounds` per thread, on `spread` addresses: thread t adds to counters[t % spread]
+// (1: every thread on one address; 32: a warp's lanes on distinct addresses that every warp shares; a large
+// spread: nearly no contention).
+__global__ void global_atomics(float* counters, int rounds, int spread) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int r = 0; r < rounds; ++r) atomicAdd(&counters[t % spread], 1.0f);
+}
+
+// Shared int atomicAdd, as a block histogram does: lane k of every warp adds to bin k % bins.
+__global__ void shared_atomics(int* out, int rounds, int bins) {
+  __shared__ int counts[1024];
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) counts[i] = 0;
+  __syncthreads();
+  for (int r = 0; r < rounds; ++r) atomicAdd(&counts[(threadIdx.x + r) % bins], 1);
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = counts[0];
+}
+
+// Read-only passes over `n` floats that fit in L2, summed per thread: the bandwidth of data L2 keeps.
+__global__ void l2_passes(float* out, const float* in, size_t n, int passes) {
+  float sum = 0;
+  for (int p = 0; p < passes; ++p)
+    for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x)
+      sum += in[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+__global__ void empty_kernel() {}
+
 template <typename Launch>
 float median_ms(Launch launch, int repeats) {
   cudaEvent_t start, stop;
@@ -139,5 +200,42 @@ int main() {
                 wavefronts / prop.multiProcessorCount / (t * 1e6));
   }
 
+  // The model's next terms (issue 40): each rate per SM per ns, or per ns for the whole device.
+  const int full = prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / 256), arith_rounds = 4096;
+  const double threads_full = double(full) * 256;
+  const float fma = median_ms([&] { fma_chains<<<full, 256>>>(out, arith_rounds, 0.999f, 0.001f); }, 20);
+  std::printf("probe fma_ms %.4f fma_per_sm_per_ns %.2f\n", fma,
+              threads_full * arith_rounds * 8 / prop.multiProcessorCount / (fma * 1e6));
+  const float expf_ms = median_ms([&] { exp_chains<<<full, 256>>>(out, arith_rounds / 4); }, 20);
+  std::printf("probe exp_ms %.4f exp_per_sm_per_ns %.2f\n", expf_ms,
+              threads_full * (arith_rounds / 4) * 8 / prop.multiProcessorCount / (expf_ms * 1e6));
+
+  const int atomic_rounds = 64;
+  for (int spread : {1, 32, 1024, 1 << 20}) {
+    CHECK(cudaMemset(out, 0, sizeof(float) * (1 << 20)));
+    const float t = median_ms([&] { global_atomics<<<full, 256>>>(out, atomic_rounds, spread); }, 10);
+    std::printf("probe global_atomics_spread_%d_ms %.4f atomics_per_ns %.3f\n", spread, t,
+                threads_full * atomic_rounds / (t * 1e6));
+  }
+  for (int bins : {1, 32, 256}) {
+    const float t = median_ms(
+        [&] { shared_atomics<<<full, 256>>>(reinterpret_cast<int*>(out), atomic_rounds * 16, bins); }, 10);
+    std::printf("probe shared_atomics_bins_%d_ms %.4f atomics_per_sm_per_ns %.3f\n", bins, t,
+                threads_full * atomic_rounds * 16 / prop.multiProcessorCount / (t * 1e6));
+  }
+
+  const size_t l2_floats = size_t(prop.l2CacheSize) / 4 / sizeof(float);  // a quarter of L2
+  const int passes = 64;
+  const float l2 = median_ms([&] { l2_passes<<<full, 256>>>(out, in, l2_floats, passes); }, 10);
+  std::printf("probe l2_passes_ms %.4f l2_gb_per_s %.1f (%zu MiB read %d times)\n", l2,
+              double(l2_floats) * sizeof(float) * passes / (l2 * 1e6), l2_floats * sizeof(float) >> 20, passes);
+
+  // Launch overhead: 1,000 empty launches back to back, and one block's whole launch.
+  const float launches = median_ms(
+      [&] {
+        for (int i = 0; i < 1000; ++i) empty_kernel<<<1, 32>>>();
+      },
+      5);
+  std::printf("probe launch_us %.3f (1,000 empty launches back to back)\n", launches);
   return 0;
 }
