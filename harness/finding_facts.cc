@@ -106,6 +106,14 @@ std::string describe(const HazardFacts& facts, AccessKind access, bool blocks_ha
   }
   const std::string other = to_string(facts.other_thread.value_or(Dim3{}));
   const std::string other_line = std::to_string(facts.other_line.value_or(0));
+  if (facts.between_blocks() && access == AccessKind::kRead)
+    return "thread " + thread + " of block " + block + " reads " + facts.index.value_or("") +
+           ", which thread " + other + " of block " + to_string(*facts.other_block) + " wrote at line " +
+           other_line +
+           ", and nothing orders that write before this read: the writer calls __threadfence() after "
+           "writing, "
+           "then updates an atomic or a flag, and this block reads that (then calls __threadfence()) before "
+           "it reads the data";
   if (facts.between_blocks())
     return "thread " + thread + " of block " + block + " writes " + facts.index.value_or("") +
            ", which thread " + other + " of block " + to_string(*facts.other_block) +

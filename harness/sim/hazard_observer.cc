@@ -309,6 +309,9 @@ void HazardObserver::on_access(const WarpAccess& access) {
     if (access.kind != AccessKind::kRead && on_path(access, kCarriesSharedValue)) carried_ = true;
     if (checks_.races && access.kind == AccessKind::kWrite && check_globals_)
       record_global_writes(access, request);
+    if (follow_order_ && checks_.races && access.kind == AccessKind::kRead &&
+        access.ordering == Ordering::kWeak && check_globals_)
+      check_global_reads(access);
     if (follow_order_ && checks_.races && access.ordering != Ordering::kWeak) {
       // A .release access carries a fence before it; an atomic releases and acquires, a strong write
       // releases, a strong read acquires.
@@ -826,6 +829,46 @@ void HazardObserver::record_global_writes(const WarpAccess& access, const Span& 
       }
       buffer->latest.as<uint64_t>()[e] = packed;
       latest_fences = (latest_fences & kUnorderedWrites) | point | (strong ? kStrongWrite : 0);
+    }
+  }
+}
+
+// A weak read, in a launch whose blocks run in order because they hand data on (follow_order_), of an element
+// another block wrote last with a weak write that no release-and-acquire chain ordered before this block: a
+// race between blocks at the read, naming the write (a __threadfence() missing before the ticket, or a read
+// before the acquiring atomic or spin). Strong writes and reads (a flag) are synchronization, not data.
+void HazardObserver::check_global_reads(const WarpAccess& access) {
+  const uint64_t bytes = std::max<uint32_t>(access.bytes_per_lane, 1);
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+    const uint64_t address = access.address[lane];
+    BufferWriters* buffer = buffer_holding(address, address + bytes);
+    if (buffer == nullptr || buffer->latest.as<uint64_t>() == nullptr) continue;
+    const uint64_t size = buffer->range.element_size;
+    const uint64_t last =
+        std::min((address + bytes - 1 - buffer->range.address) / size, buffer->elements - 1);
+    for (uint64_t e = (address - buffer->range.address) / size; e <= last; ++e) {
+      const uint64_t latest = buffer->latest.as<uint64_t>()[e];
+      const uint64_t point = buffer->latest_fences.as<uint64_t>()[e];
+      if (latest == 0 || writer_block(latest) == block_ || (point & kStrongWrite) != 0 ||
+          ordered_before_block(latest, point))
+        continue;
+      const GroupKey key{.where = Where::kGlobal,
+                         .file = access.file,
+                         .line = access.line,
+                         .other_line = writer_line(latest),
+                         .access = AccessKind::kRead,
+                         .other_access = AccessKind::kWrite,
+                         .variable = static_cast<int>(last_buffer_)};
+      fold(groups_, key,
+           {.block = block_,
+            .sequence = sequence_++,
+            .other_block = writer_block(latest),
+            .thread = access.warp * kWarpSize + lane,
+            .other_thread = writer_thread(latest),
+            .offset = e},
+           1);
+      break;  // one hazard per lane
     }
   }
 }

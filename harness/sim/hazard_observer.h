@@ -184,6 +184,7 @@ class HazardObserver final : public AccessObserver {
            (cell.read_epoch == epoch_ && !(cell.readers == 1 && cell.reader[0] == thread));
   }
   void record_global_writes(const WarpAccess& access, const Span& span);
+  void check_global_reads(const WarpAccess& access);
   void mark_atomics(const WarpAccess& access);
   bool record_global_warp(const WarpAccess& access, const Span& span);
   // Records `writer` as a writer of element `e` in the buffer's cells (of type T); true when the element

@@ -162,7 +162,7 @@ Finding LaunchFindings::global_finding(const Group& group) const {
   facts.variable = buffers[key.variable]->range.name;
   facts.index = fmt::format("{}[{}]", *facts.variable, example.offset);
   facts.hazards = group.count;
-  facts.hazard = "write-after-write";
+  facts.hazard = key.access == AccessKind::kRead ? "read-after-write" : "write-after-write";
   facts.other_block = coordinates(example.other_block, grid);
   facts.other_thread = coordinates(example.other_thread, block);
   facts.other_line = key.other_line;
@@ -171,7 +171,9 @@ Finding LaunchFindings::global_finding(const Group& group) const {
   finding.kind = FindingKind::kRace;
   finding.file = file_name(files, key.file);
   finding.line = key.line;
-  finding.message = describe(facts, gpugrade::AccessKind::kWrite, follow_order);
+  finding.message = describe(
+      facts, key.access == AccessKind::kRead ? gpugrade::AccessKind::kRead : gpugrade::AccessKind::kWrite,
+      follow_order);
   finding.details = facts;
   return finding;
 }
@@ -181,6 +183,14 @@ void LaunchFindings::merge(Observations& out) {
   for (const HazardObserver* worker : workers)
     for (const Group& group : worker->groups()) fold(groups, group.key, group.example, group.count);
   fold_global_races(groups, out);
+  // A read between blocks that nothing ordered has the cause of a write between blocks that nothing ordered
+  // (the blocks' hand-off lacks its fence or its acquire): where the launch has the write, it alone speaks.
+  const auto between_blocks = [](const Group& g, AccessKind access) {
+    return g.key.where == Where::kGlobal && g.key.access == access && g.key.kind == FindingKind::kRace;
+  };
+  if (std::any_of(groups.begin(), groups.end(),
+                  [&](const Group& g) { return between_blocks(g, AccessKind::kWrite); }))
+    std::erase_if(groups, [&](const Group& g) { return between_blocks(g, AccessKind::kRead); });
   std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.key < b.key; });
   for (const Group& group : groups)
     out.findings.push_back(group.key.where == Where::kGlobal ? global_finding(group) : shared_finding(group));

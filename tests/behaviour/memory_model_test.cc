@@ -123,6 +123,24 @@ extern "C" __global__ void unfenced_handoff(int* out) {
   }
 }
 
+__device__ unsigned int g_retired;
+
+// cuda-samples' threadFenceReduction in miniature: each block writes its own partial, takes a ticket, and the
+// last block adds the partials into an element nobody else writes. Only the reads cross blocks.
+extern "C" __global__ void last_block_total(int* out, const int* fenced) {
+  __shared__ bool last;
+  const int t = threadIdx.x;
+  if (t == 0) out[blockIdx.x] = blockIdx.x + 1;
+  if (fenced[0] != 0) __threadfence();
+  if (t == 0) last = atomicInc(&g_retired, gridDim.x) == gridDim.x - 1;
+  __syncthreads();
+  if (last && t == 0) {
+    int sum = 0;
+    for (unsigned b = 0; b < gridDim.x; ++b) sum += out[b];  // @gather
+    out[gridDim.x] = sum;
+  }
+}
+
 extern "C" __global__ void plain_wait(int* out, const int* flag) {
   if (threadIdx.x == 0) {
     while (*flag == 0) {  // @plain_spin
@@ -232,6 +250,27 @@ TEST_F(MemoryModelTest, HandOffsInsideABlockFinishAndAreOrdered) {
     const std::vector<int> values = read_buffer<int>(out.buffers[0]);
     for (int t = 0; t < 32; ++t) EXPECT_EQ(values[t], (t + 32) * 3) << t;
   }
+}
+
+// The last block reads every block's partial: with each writer's __threadfence() before its ticket the
+// reads are ordered and nothing is reported; without it, a race at the last block's read naming the partial
+// and the line that wrote it. No element is written by two blocks, so only the read can show the bug.
+TEST_F(MemoryModelTest, ALastBlockReadingPartialsThatNoFenceOrderedIsARaceAtTheRead) {
+  const Observations fenced = launch("last_block_total", {4, 1, 1}, {32, 1, 1}, 2, {1});
+  EXPECT_TRUE(fenced.completed);
+  EXPECT_TRUE(errors(fenced).empty()) << listed(fenced);
+  EXPECT_EQ(read_buffer<int>(fenced.buffers[0])[4], 1 + 2 + 3 + 4);
+
+  const Observations unfenced = launch("last_block_total", {4, 1, 1}, {32, 1, 1}, 2, {0});
+  const std::vector<const Finding*> found = errors(unfenced);
+  ASSERT_EQ(found.size(), 1u) << listed(unfenced);
+  EXPECT_EQ(found[0]->kind, FindingKind::kRace);
+  EXPECT_EQ(found[0]->line, line("gather"));
+  EXPECT_NE(
+      found[0]->message.find("of block (3,0,0) reads out[0], which thread (0,0,0) of block (0,0,0) wrote"),
+      std::string::npos)
+      << found[0]->message;
+  EXPECT_NE(found[0]->message.find("__threadfence()"), std::string::npos) << found[0]->message;
 }
 
 // The producer sets the flag with no fence before it: nothing orders its data before the consumer's read,
