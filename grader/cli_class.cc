@@ -1,6 +1,9 @@
 // The commands that grade or deliver for a class: pr (grade what a pull request changed), batch (grade a
 // roster), export (a platform's grader) and autograde (what that grader runs).
 #include "grader/cli_context.h"
+#include "grader/compile/sandbox.h"
+#include "grader/judge/reference.h"
+#include "os/process.h"
 
 namespace gpugrade::cli {
 namespace {
@@ -10,6 +13,17 @@ std::vector<std::string> grade_flags(const Invocation& inv) {
   std::vector<std::string> flags = {"--backend", inv.backend, "--compiler", inv.compiler};
   if (inv.seed) flags.insert(flags.end(), {"--seed", std::to_string(*inv.seed)});
   return flags;
+}
+
+// What each grade would otherwise find out for itself, asked once for the whole batch: nvcc's and the host
+// compiler's versions (keys of the compile and reference caches) and whether the sandbox works here.
+std::vector<std::string> probed_for_every_grade() {
+  std::string ignored;  // a tool that does not answer is the grade's to report, from its own attempt
+  tool_version(find_nvcc(), &ignored);
+  if (std::optional<std::string> cxx = host_compiler(&ignored)) tool_version(*cxx, &ignored);
+  std::vector<std::string> environment = {known_tool_versions()};
+  if (std::string sandbox = working_sandbox_variable(); !sandbox.empty()) environment.push_back(sandbox);
+  return environment;
 }
 
 }  // namespace
@@ -47,6 +61,8 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   options.out = inv.out_dir;
   options.exercises = inv.exercises;
   options.grade_flags = grade_flags(inv);
+  options.grade_environment = probed_for_every_grade();
+  if (inv.compiler == "nvrtc") options.compile_worker = find_compile_worker();
   std::error_code ec;
   options.program = fs::read_symlink("/proc/self/exe", ec).string();
   options.jobs = std::max(1, inv.jobs);
