@@ -296,6 +296,28 @@ class Pool {
   size_t graded_ = 0;
 };
 
+// Rounds of one grade per exercise, the heaviest exercise first in each: a round's grades start the
+// workers on different exercises, so that no two build the same reference at once (the first grade of an
+// exercise builds it, the next find it in the cache), the long grades go first, and a batch ends on short
+// ones that fill the workers' last minutes.
+std::vector<Job*> in_grading_order(std::vector<Job*> jobs) {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job* a, const Job* b) {
+    return a->exercise->work != b->exercise->work ? a->exercise->work > b->exercise->work
+                                                  : a->exercise < b->exercise;
+  });
+  std::vector<size_t> round(jobs.size());
+  for (size_t i = 0, in_round = 0; i < jobs.size(); ++i) {
+    in_round = i > 0 && jobs[i]->exercise == jobs[i - 1]->exercise ? in_round + 1 : 0;
+    round[i] = in_round;
+  }
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return round[a] < round[b]; });
+  std::vector<Job*> ordered;
+  for (size_t i : order) ordered.push_back(jobs[i]);
+  return ordered;
+}
+
 fs::path student_report(const fs::path& out, const Student& student, const char* extension) {
   return out / "students" / (student.file_name + extension);
 }
@@ -382,8 +404,7 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
     }
     to_grade.push_back(&job);
   }
-  std::stable_sort(to_grade.begin(), to_grade.end(),
-                   [](const Job* a, const Job* b) { return a->exercise->work > b->exercise->work; });
+  to_grade = in_grading_order(std::move(to_grade));
   BatchProgress progress{report->reused, jobs.size(), report->reused};
   if (options.on_progress) options.on_progress(progress);
   Pool pool(options, to_grade, progress);
