@@ -25,9 +25,9 @@ constexpr double kCompileSeconds = 120;
 constexpr std::string_view kReplyEnd = "gpugrade-reference-done";
 // Starts the lines the generated main writes to stderr about what went wrong.
 constexpr std::string_view kShimSays = "gpugrade-reference: ";
-// Replies above this size are not kept in the cache (a GPU grade's largest sizes): calling again costs
-// little beside them, and the cache would hold each for every seed.
-constexpr uint64_t kMaxKeptReplyBytes = uint64_t{64} << 20;
+// Replies above this size are not kept in the cache (a GPU grade's largest sizes, 24 MB a buffer): the cache
+// is the learner's disk too, and would hold each for every seed. The simulator's sizes are kilobytes.
+constexpr uint64_t kMaxKeptReplyBytes = uint64_t{16} << 20;
 
 // The generated main: one translation unit with the reference, so the reference may be static, inline or a
 // template. Each buffer sits at the end of its own mapping, against a page that cannot be touched, with a
