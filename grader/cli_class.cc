@@ -1,15 +1,36 @@
 // The commands that grade or deliver for a class: pr (grade what a pull request changed), batch (grade a
 // roster), export (a platform's grader) and autograde (what that grader runs).
 #include "grader/cli_context.h"
+#include "grader/compile/sandbox.h"
+#include "grader/judge/reference.h"
+#include "os/process.h"
 
 namespace gpugrade::cli {
 namespace {
 
-// The flags every grade of a batch gets, as the user gave them to batch.
-std::vector<std::string> grade_flags(const Invocation& inv) {
-  std::vector<std::string> flags = {"--backend", inv.backend, "--compiler", inv.compiler};
+// The flags every grade of a batch gets, as the user gave them to batch, with the backend it grades on.
+std::vector<std::string> grade_flags(const Invocation& inv, BackendChoice backend) {
+  std::vector<std::string> flags = {"--backend", std::string(to_string(backend)), "--compiler", inv.compiler};
   if (inv.seed) flags.insert(flags.end(), {"--seed", std::to_string(*inv.seed)});
   return flags;
+}
+
+// What each grade would otherwise find out for itself, asked once for the whole batch: nvcc's and the host
+// compiler's versions (keys of the compile and reference caches) and whether the sandbox works here.
+std::vector<std::string> probed_for_every_grade() {
+  std::string ignored;  // a tool that does not answer is the grade's to report, from its own attempt
+  tool_version(find_nvcc(), &ignored);
+  if (std::optional<std::string> cxx = host_compiler(&ignored)) tool_version(*cxx, &ignored);
+  std::vector<std::string> environment = {known_tool_versions()};
+  if (std::string sandbox = working_sandbox_variable(); !sandbox.empty()) environment.push_back(sandbox);
+  return environment;
+}
+
+// --backend auto, decided once for the whole batch: each grade would start the GPU launcher to find out.
+BackendChoice backend_here() {
+  std::string ignored;
+  std::unique_ptr<Backend> found = make_backend(BackendChoice::kAuto, BackendOptions{}, &ignored);
+  return found && found->name() == to_string(BackendChoice::kGpu) ? BackendChoice::kGpu : BackendChoice::kSim;
 }
 
 }  // namespace
@@ -46,7 +67,8 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
   options.roster = inv.roster;
   options.out = inv.out_dir;
   options.exercises = inv.exercises;
-  options.grade_flags = grade_flags(inv);
+  const std::optional<BackendChoice> backend = parse_backend_choice(inv.backend);
+  options.grade_flags = grade_flags(inv, backend.value_or(BackendChoice::kAuto));
   std::error_code ec;
   options.program = fs::read_symlink("/proc/self/exe", ec).string();
   options.jobs = std::max(1, inv.jobs);
@@ -59,15 +81,10 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
     options.gpus.push_back(id);
     at = comma + 1;
   }
-  const std::optional<BackendChoice> backend = parse_backend_choice(inv.backend);
   if (!options.gpus.empty() && backend != BackendChoice::kGpu)
     throw UsageError{"--gpus shares the roster among GPUs; it needs --backend gpu"};
   if (inv.launcher_per_grade && backend != BackendChoice::kGpu)
     throw UsageError{"--launcher-per-grade is about the GPU launcher; it needs --backend gpu"};
-  if (backend == BackendChoice::kGpu && !inv.launcher_per_grade)
-    options.make_lender = [](const std::string& output_path, const std::vector<std::string>& environment) {
-      return make_gpu_launcher_lender(output_path, environment);
-    };
   options.time_limit_seconds = inv.time_limit;
   options.shard = inv.shard;
   options.shards = inv.shards;
@@ -94,6 +111,17 @@ int cmd_batch(const Invocation& inv, std::ostream& out, std::ostream& err) {
                        display(options.out / "summary.md"));
     return rows_with_problems > 0 ? kExitRowProblems : kExitPass;
   }
+  // Found out once here rather than by every grade: the toolchain's answers, the backend, and (NVRTC) the
+  // compile worker each worker keeps; a Slurm task does this on its own node.
+  options.grade_environment = probed_for_every_grade();
+  const BackendChoice chosen = backend.value_or(BackendChoice::kAuto);
+  const BackendChoice grading = chosen == BackendChoice::kAuto ? backend_here() : chosen;
+  options.grade_flags = grade_flags(inv, grading);
+  if (grading == BackendChoice::kGpu && !inv.launcher_per_grade)
+    options.make_lender = [](const std::string& output_path, const std::vector<std::string>& environment) {
+      return make_gpu_launcher_lender(output_path, environment);
+    };
+  if (inv.compiler == "nvrtc") options.compile_worker = find_compile_worker();
   const bool tty = isatty(STDERR_FILENO);
   if (tty) {
     options.on_progress = [&err](const BatchProgress& p) {

@@ -276,18 +276,53 @@ std::optional<std::string> find_program(const std::string& program) {
   return std::nullopt;
 }
 
+namespace {
+
+constexpr std::string_view kToolVersionsVariable = "GPUGRADE_TOOL_VERSIONS";
+// Separate the entries of $GPUGRADE_TOOL_VERSIONS and the path from the text within one: bytes that
+// neither a path nor a --version text holds.
+constexpr char kEntryEnd = '\x1e', kPathEnd = '\x1f';
+
+std::mutex tool_versions_mutex;
+std::map<std::string, std::string> tool_versions;
+
+// The answer $GPUGRADE_TOOL_VERSIONS holds for `path`.
+std::optional<std::string> handed_version(const std::string& path) {
+  const char* handed = std::getenv(std::string(kToolVersionsVariable).c_str());
+  for (std::string_view rest = handed == nullptr ? "" : handed; !rest.empty();) {
+    const std::string_view entry = rest.substr(0, std::min(rest.find(kEntryEnd), rest.size()));
+    rest.remove_prefix(std::min(entry.size() + 1, rest.size()));
+    const size_t end = entry.find(kPathEnd);
+    if (end != std::string_view::npos && entry.substr(0, end) == path)
+      return std::string(entry.substr(end + 1));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> tool_version(const std::string& path, std::string* error) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> versions;
-  std::lock_guard lock(mutex);
-  if (auto known = versions.find(path); known != versions.end()) return known->second;
+  std::lock_guard lock(tool_versions_mutex);
+  if (auto known = tool_versions.find(path); known != tool_versions.end()) return known->second;
+  if (std::optional<std::string> handed = handed_version(path))
+    return tool_versions.emplace(path, std::move(*handed)).first->second;
   ProcessResult result = run_process({path, "--version"}, ProcessOptions{});
   if (!result.succeeded()) {
     std::string why = !result.error.empty() ? result.error : result.err + result.out;
     *error = fmt::format("cannot run {} --version: {}", path, why.substr(0, why.find('\n')));
     return std::nullopt;
   }
-  return versions.emplace(path, result.out).first->second;
+  return tool_versions.emplace(path, result.out).first->second;
+}
+
+std::string known_tool_versions() {
+  std::lock_guard lock(tool_versions_mutex);
+  std::string value = std::string(kToolVersionsVariable) + "=";
+  for (const auto& [path, version] : tool_versions)
+    if (path.find_first_of({kEntryEnd, kPathEnd}) == std::string::npos &&
+        version.find(kEntryEnd) == std::string::npos)
+      value += path + kPathEnd + version + kEntryEnd;
+  return value;
 }
 
 }  // namespace gpugrade

@@ -77,7 +77,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 std::optional<std::string> find_program(const std::string& program);
 
 // The output of `path --version`, run once per process and path (compilers are not upgraded under a
-// running grader); nullopt with *error when it cannot run.
+// running grader), or taken from $GPUGRADE_TOOL_VERSIONS, where a batch hands its grade processes the
+// answers it got once for all of them; nullopt with *error when it cannot run.
 std::optional<std::string> tool_version(const std::string& path, std::string* error);
+
+// "GPUGRADE_TOOL_VERSIONS=..." holding every answer tool_version has given in this process, for the
+// environment of the processes it starts.
+std::string known_tool_versions();
 
 }  // namespace gpugrade

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "grader/compile/cache.h"
+#include "grader/compile/compile_worker.h"
 #include "grader/exercise/exercise.h"
 #include "os/file.h"
 #include "os/process.h"
@@ -31,7 +32,20 @@ struct CourseExercise {
   int points = 0;
   std::string definition;  // hash of everything in the exercise's folder and its solution
   bool file_is_unique = true;
+  // Variants times the sizes' elements: a grade's time, roughly, so that the longest grades start first
+  // and the last grades of a batch are short ones that fill the workers' ends.
+  double work = 0;
 };
+
+double work_of(const Exercise& e) {
+  double elements = 0;
+  for (const Size& size : e.sizes) {
+    double product = 1;
+    for (const auto& [name, value] : size.values) product *= static_cast<double>(std::max<int64_t>(value, 1));
+    elements += product;
+  }
+  return static_cast<double>(e.variants.size()) * elements;
+}
 
 // Every file of exercises/<id>/ and the solution (the GPU's baseline), names and bytes, in name order: when
 // any of them changes, earlier grades of the exercise no longer count. The batch's own results folder is
@@ -73,7 +87,7 @@ std::optional<std::vector<CourseExercise>> load_course(const BatchOptions& optio
     unknown.erase(e->id);
     if (!wanted.empty() && !wanted.count(e->id)) continue;
     out.push_back({e->id, fs::path(e->kernel.file).filename().string(), e->points,
-                   definition_hash(options.course, *e, options.out)});
+                   definition_hash(options.course, *e, options.out), true, work_of(*e)});
   }
   if (!unknown.empty()) {
     *error = fmt::format("no exercise '{}' in {}", *unknown.begin(), (options.course / "exercises").string());
@@ -135,6 +149,24 @@ struct Job {
   std::string fault;  // why this run could not grade it, when that was not the submission's doing
 };
 
+// A worker's compile worker, lent to each grade it starts (compile_worker.h says how it stays clean).
+class CompileWorkerLender : public GradeLender {
+ public:
+  explicit CompileWorkerLender(std::string program)
+      : worker_(std::move(program), kCompileWorkerMemoryBytes) {}
+
+  Loan lend() override {
+    Loan loan;
+    if (std::string entry = worker_.lend(&loan.descriptors); !entry.empty())
+      loan.environment.push_back(std::move(entry));
+    return loan;
+  }
+  void take_back(bool ended_cleanly) override { worker_.take_back(ended_cleanly); }
+
+ private:
+  CompileWorker worker_;
+};
+
 class Pool {
  public:
   Pool(const BatchOptions& options, std::vector<Job*> jobs, BatchProgress progress)
@@ -145,6 +177,8 @@ class Pool {
     int n = std::max(1, std::min<int>(options_.jobs, static_cast<int>(jobs_.size())));
     for (int t = 0; t < n; ++t) {
       std::vector<std::string> environment = {"NO_COLOR=1"};
+      environment.insert(environment.end(), options_.grade_environment.begin(),
+                         options_.grade_environment.end());
       if (!options_.gpus.empty())
         environment.push_back("CUDA_VISIBLE_DEVICES=" +
                               options_.gpus[static_cast<size_t>(t) % options_.gpus.size()]);
@@ -156,28 +190,31 @@ class Pool {
 
  private:
   void work(const std::vector<std::string>& environment, int worker) {
-    std::unique_ptr<GradeLender> lender;
+    std::vector<std::unique_ptr<GradeLender>> lenders;
     const fs::path lender_output = options_.out / "work" / fmt::format("launcher.{}.{}", getpid(), worker);
     if (options_.make_lender) {
       std::error_code ec;
       fs::create_directories(lender_output.parent_path(), ec);
-      lender = options_.make_lender(lender_output.string(), environment);
+      lenders.push_back(options_.make_lender(lender_output.string(), environment));
     }
+    if (!options_.compile_worker.empty())
+      lenders.push_back(std::make_unique<CompileWorkerLender>(options_.compile_worker));
     for (size_t i = next_++; i < jobs_.size(); i = next_++) {
-      grade(*jobs_[i], environment, lender.get());
+      grade(*jobs_[i], environment, lenders);
       std::lock_guard<std::mutex> lock(mutex_);
       ++graded_;
       ++progress_.done;
       if (options_.on_progress) options_.on_progress(progress_);
     }
-    lender.reset();
+    lenders.clear();
     std::error_code ignored;
     fs::remove(lender_output, ignored);
   }
 
   // The submission goes in a folder of its own as exercises/<id>/<file>, where the grade process runs, so
   // findings name it as the student's repository does.
-  void grade(Job& job, const std::vector<std::string>& environment, GradeLender* lender) {
+  void grade(Job& job, const std::vector<std::string>& environment,
+             const std::vector<std::unique_ptr<GradeLender>>& lenders) {
     const CourseExercise& e = *job.exercise;
     const std::string relative = fmt::format("exercises/{}/{}", e.id, e.file);
     fs::path work =
@@ -199,16 +236,21 @@ class Pool {
     // The grade stops itself at the same limit where it can (with the finding that says so); the batch's
     // stop below is for what it cannot, such as a step that will not end.
     argv.insert(argv.end(), {"--time-limit", fmt::format("{:g}", options_.time_limit_seconds)});
-    GradeLender::Loan loan = lender ? lender->lend() : GradeLender::Loan{};
     std::vector<std::string> grade_environment = environment;
-    grade_environment.insert(grade_environment.end(), loan.environment.begin(), loan.environment.end());
+    std::vector<int> lent_descriptors;
+    for (const std::unique_ptr<GradeLender>& lender : lenders) {
+      GradeLender::Loan loan = lender->lend();
+      grade_environment.insert(grade_environment.end(), loan.environment.begin(), loan.environment.end());
+      lent_descriptors.insert(lent_descriptors.end(), loan.descriptors.begin(), loan.descriptors.end());
+    }
     ProcessResult run = run_process(argv, {.working_directory = work,
                                            .time_limit_seconds = options_.time_limit_seconds,
                                            .memory_limit_bytes = options_.memory_limit_bytes,
                                            .extra_environment = grade_environment,
                                            .output_limit_bytes = kGradeOutputBytes,
-                                           .inherited_fds = loan.descriptors});
-    if (lender) lender->take_back(run.started && !run.timed_out && run.signal == 0);
+                                           .inherited_fds = lent_descriptors});
+    for (const std::unique_ptr<GradeLender>& lender : lenders)
+      lender->take_back(run.started && !run.timed_out && run.signal == 0);
     fs::remove_all(work, ec);
     if (run.timed_out) {
       failed.findings.push_back(
@@ -253,6 +295,28 @@ class Pool {
   BatchProgress progress_;
   size_t graded_ = 0;
 };
+
+// Rounds of one grade per exercise, the heaviest exercise first in each: a round's grades start the
+// workers on different exercises, so that no two build the same reference at once (the first grade of an
+// exercise builds it, the next find it in the cache), the long grades go first, and a batch ends on short
+// ones that fill the workers' last minutes.
+std::vector<Job*> in_grading_order(std::vector<Job*> jobs) {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job* a, const Job* b) {
+    return a->exercise->work != b->exercise->work ? a->exercise->work > b->exercise->work
+                                                  : a->exercise < b->exercise;
+  });
+  std::vector<size_t> round(jobs.size());
+  for (size_t i = 0, in_round = 0; i < jobs.size(); ++i) {
+    in_round = i > 0 && jobs[i]->exercise == jobs[i - 1]->exercise ? in_round + 1 : 0;
+    round[i] = in_round;
+  }
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return round[a] < round[b]; });
+  std::vector<Job*> ordered;
+  for (size_t i : order) ordered.push_back(jobs[i]);
+  return ordered;
+}
 
 fs::path student_report(const fs::path& out, const Student& student, const char* extension) {
   return out / "students" / (student.file_name + extension);
@@ -340,6 +404,7 @@ bool run_batch(const BatchOptions& options, BatchReport* report, std::string* er
     }
     to_grade.push_back(&job);
   }
+  to_grade = in_grading_order(std::move(to_grade));
   BatchProgress progress{report->reused, jobs.size(), report->reused};
   if (options.on_progress) options.on_progress(progress);
   Pool pool(options, to_grade, progress);

@@ -33,8 +33,10 @@ struct BatchOptions {
   std::filesystem::path out;             // the results folder; also where earlier runs' grades are kept
   std::vector<std::string> exercises;    // ids to grade; empty: every exercise of the course
   std::vector<std::string> grade_flags;  // passed to every `gpugrade grade`: --backend, --compiler, --seed
-  std::string program;                   // the gpugrade executable that grades each submission
-  int jobs = 1;                          // grading processes at once
+  // Added to every grade's environment ("NAME=value"): what the batch probed once for all of them.
+  std::vector<std::string> grade_environment;
+  std::string program;  // the gpugrade executable that grades each submission
+  int jobs = 1;         // grading processes at once
   // --backend gpu on a machine of several GPUs: worker k grades on gpus[k % size] alone (its processes see
   // CUDA_VISIBLE_DEVICES=that id), so each GPU takes a share of the roster. Empty: every grade sees them all.
   std::vector<std::string> gpus;
@@ -44,6 +46,9 @@ struct BatchOptions {
   std::function<std::unique_ptr<GradeLender>(const std::string& output_path,
                                              const std::vector<std::string>& environment)>
       make_lender;
+  // The NVRTC compile worker program (--compiler nvrtc): each worker keeps one running and lends it to every
+  // grade it starts, so NVRTC loads once per worker, not once per grade. Empty: each grade starts its own.
+  std::string compile_worker;
   double time_limit_seconds = 600;                  // per grade, compile and runs together
   uint64_t memory_limit_bytes = uint64_t{8} << 30;  // per grade (address space)
   // A shard of the roster (Slurm array tasks): students whose roster index % shards == shard. A sharded run

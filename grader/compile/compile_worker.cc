@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -24,6 +26,38 @@ namespace gpugrade {
 namespace {
 
 using Json = nlohmann::json;
+
+// $GPUGRADE_LENT_COMPILE_WORKER: "pid to_fd from_fd" of the worker a batch lends this grade process.
+constexpr const char* kLentWorkerVariable = "GPUGRADE_LENT_COMPILE_WORKER";
+struct LentWorker {
+  pid_t pid = -1;
+  int to_worker = -1;
+  int from_worker = -1;
+};
+
+// The lent worker named in the environment, its inherited descriptors made close-on-exec; read once.
+const std::optional<LentWorker>& claimed_lent_worker() {
+  static const std::optional<LentWorker> lent = []() -> std::optional<LentWorker> {
+    const char* text = std::getenv(kLentWorkerVariable);
+    LentWorker found;
+    if (text == nullptr ||
+        std::sscanf(text, "%d %d %d", &found.pid, &found.to_worker, &found.from_worker) != 3 ||
+        found.pid <= 1 || found.to_worker < 0 || found.from_worker < 0 ||
+        fcntl(found.to_worker, F_SETFD, FD_CLOEXEC) != 0 ||
+        fcntl(found.from_worker, F_SETFD, FD_CLOEXEC) != 0)
+      return std::nullopt;
+    return found;
+  }();
+  return lent;
+}
+
+// The lent worker, to the first caller only: one CompileWorker at a time talks to it.
+std::optional<LentWorker> take_lent_worker() {
+  static std::atomic<bool> taken{false};
+  const std::optional<LentWorker>& lent = claimed_lent_worker();
+  if (!lent || taken.exchange(true)) return std::nullopt;
+  return lent;
+}
 
 Json files_json(const std::vector<SourceFile>& files) {
   Json out = Json::array();
@@ -175,6 +209,14 @@ int serve_compile_requests(int in_fd, int out_fd, const CompileFunction& compile
 
 bool CompileWorker::start(std::string* error) {
   if (pid_ > 0) return true;
+  if (std::optional<LentWorker> lent = take_lent_worker();
+      lent && memory_limit_bytes_ == kCompileWorkerMemoryBytes) {
+    pid_ = lent->pid;
+    to_worker_ = lent->to_worker;
+    from_worker_ = lent->from_worker;
+    lent_ = true;
+    return true;
+  }
   int to[2], from[2];
   if (pipe2(to, O_CLOEXEC) != 0) {
     *error = fmt::format("cannot create a pipe: {}", std::strerror(errno));
@@ -239,52 +281,74 @@ void CompileWorker::stop() {
   kill(-pid_, SIGKILL);  // ... or, when it is stuck, is ended
   kill(pid_, SIGKILL);
   int status = 0;
-  reap_child(pid_, &status, 0);
+  if (!lent_) reap_child(pid_, &status, 0);
   pid_ = -1;
   to_worker_ = from_worker_ = -1;
+  lent_ = false;
+}
+
+void CompileWorker::forget() {
+  if (pid_ <= 0) return;
+  close(to_worker_);
+  close(from_worker_);
+  pid_ = -1;
+  to_worker_ = from_worker_ = -1;
+  lent_ = false;
+}
+
+std::string CompileWorker::lend(std::vector<int>* descriptors) {
+  int status = 0;
+  if (pid_ > 0 && reap_child(pid_, &status, WNOHANG) == pid_) {  // it died while idle
+    close(to_worker_);
+    close(from_worker_);
+    pid_ = -1;
+  }
+  std::string ignored;  // a worker that cannot start is the grade's to report, from its own attempt
+  if (!start(&ignored)) return "";
+  *descriptors = {to_worker_, from_worker_};
+  return fmt::format("{}={} {} {}", kLentWorkerVariable, pid_, to_worker_, from_worker_);
+}
+
+void CompileWorker::take_back(bool ended_cleanly) {
+  if (pid_ <= 0) return;
+  pollfd unread{from_worker_, POLLIN, 0};
+  std::error_code ec;
+  // NVRTC writes no file: a worker whose folder is not empty is not lent again, nor is what it wrote.
+  const bool wrote = folder_ && !std::filesystem::is_empty(folder_->path(), ec);
+  if (!ended_cleanly || poll(&unread, 1, 0) != 0 || wrote || ec) {  // POLLHUP too: the worker has ended
+    stop();
+    folder_.reset();
+  }
 }
 
 WorkerOutcome CompileWorker::compile(const WorkerRequest& request, double time_limit_seconds,
                                      uint64_t memory_limit_bytes) {
-  WorkerOutcome outcome;
   if (memory_limit_bytes != memory_limit_bytes_) {
-    stop();
+    lent_ ? forget() : stop();
     memory_limit_bytes_ = memory_limit_bytes;
   }
+  const auto started = std::chrono::steady_clock::now();
   std::string error;
   if (!start(&error)) {
+    WorkerOutcome outcome;
     outcome.why = error;
     return outcome;
   }
-  // A broken pipe is reported by write's result; the signal would end the grader.
-  struct sigaction ignore {
-  }, previous{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);
-  const bool sent = write_frame(to_worker_, encode_request(request));
-  sigaction(SIGPIPE, &previous, nullptr);
-
-  bool timed_out = false;
-  std::optional<std::string> frame;
-  if (sent) {
-    auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                               std::chrono::duration<double>(time_limit_seconds));
-    frame = read_frame_until(from_worker_, deadline, &timed_out);
-  }
-  std::optional<WorkerReply> reply = frame ? decode_reply(*frame) : std::nullopt;
-  if (reply) {
-    outcome.status = WorkerOutcome::Status::kReplied;
-    outcome.reply = std::move(*reply);
-    return outcome;
-  }
-  // No usable reply: the worker is finished either way; say how it ended.
-  if (timed_out) {
-    outcome.status = WorkerOutcome::Status::kTimedOut;
+  if (lent_) {
+    if (std::optional<WorkerOutcome> answered = ask(request, time_limit_seconds)) return *answered;
+    // A lent worker that ended before it answered (its lender could not know) says nothing of the source:
+    // the request goes to a worker of this process's own, with the time left.
     stop();
-    return outcome;
+    time_limit_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!start(&error)) {
+      WorkerOutcome outcome;
+      outcome.why = error;
+      return outcome;
+    }
   }
+  if (std::optional<WorkerOutcome> answered = ask(request, time_limit_seconds)) return *answered;
   // Its output ended: it has exited or is exiting. A worker that wrote nonsense and lives on is ended.
+  WorkerOutcome outcome;
   int status = 0;
   pid_t ended = 0;
   for (int wait_ms = 0; wait_ms < 500 && ended == 0; wait_ms += 10) {
@@ -310,6 +374,39 @@ WorkerOutcome CompileWorker::compile(const WorkerRequest& request, double time_l
     outcome.why = "ended without a reply (out of memory?)";
   return outcome;
 }
+
+// One request to the running worker: its reply, or a timeout (the worker is ended); nullopt when the
+// worker's output ended without a usable reply.
+std::optional<WorkerOutcome> CompileWorker::ask(const WorkerRequest& request, double time_limit_seconds) {
+  // A broken pipe is reported by write's result; the signal would end the grader.
+  struct sigaction ignore {
+  }, previous{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous);
+  const bool sent = write_frame(to_worker_, encode_request(request));
+  sigaction(SIGPIPE, &previous, nullptr);
+
+  bool timed_out = false;
+  std::optional<std::string> frame;
+  if (sent) {
+    auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(time_limit_seconds));
+    frame = read_frame_until(from_worker_, deadline, &timed_out);
+  }
+  WorkerOutcome outcome;
+  if (std::optional<WorkerReply> reply = frame ? decode_reply(*frame) : std::nullopt) {
+    outcome.status = WorkerOutcome::Status::kReplied;
+    outcome.reply = std::move(*reply);
+    return outcome;
+  }
+  if (!timed_out) return std::nullopt;
+  outcome.status = WorkerOutcome::Status::kTimedOut;
+  stop();
+  return outcome;
+}
+
+void claim_lent_compile_worker() { claimed_lent_worker(); }
 
 std::string find_compile_worker() {
   if (const char* env = std::getenv("GPUGRADE_COMPILE_WORKER"); env != nullptr && *env != '\0') return env;

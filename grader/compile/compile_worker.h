@@ -34,6 +34,9 @@ struct WorkerReply {
 // refused by both sides, so that a corrupt length cannot make either allocate without bound.
 inline constexpr uint32_t kMaxFrameBytes = 256u << 20;
 
+// The worker's address-space limit: NVRTC and the largest source a grade compiles.
+inline constexpr uint64_t kCompileWorkerMemoryBytes = uint64_t{4} << 30;
+
 std::string encode_request(const WorkerRequest& request);
 std::optional<WorkerRequest> decode_request(std::string_view payload);
 std::string encode_reply(const WorkerReply& reply);
@@ -58,28 +61,49 @@ struct WorkerOutcome {
 
 // The grader's side: starts the worker program with an address-space limit, sends requests one at a time,
 // and waits for each reply at most its time limit. Not thread-safe: one caller at a time.
+//
+// A batch keeps one worker per worker slot and lends it to each grade process it starts (lend/take_back),
+// so NVRTC is loaded once per slot instead of once per grade; the grade's first start() adopts it. The
+// worker keeps nothing between requests (each is one NVRTC program, its headers from the request, its
+// folder empty), and one left midway through a request is ended, never lent again.
 class CompileWorker {
  public:
   CompileWorker(std::string program, uint64_t memory_limit_bytes)
       : program_(std::move(program)), memory_limit_bytes_(memory_limit_bytes) {}
   CompileWorker(const CompileWorker&) = delete;
   CompileWorker& operator=(const CompileWorker&) = delete;
-  ~CompileWorker() { stop(); }
+  ~CompileWorker() { lent_ ? forget() : stop(); }
 
   // Starts the process now (it loads NVRTC while the caller does other work); compile() starts it when
   // needed.
   bool start(std::string* error);
   WorkerOutcome compile(const WorkerRequest& request, double time_limit_seconds, uint64_t memory_limit_bytes);
 
+  // The lender's side. The environment entry that lends the worker (started first when it is not running)
+  // and the descriptors the borrowing process keeps open; empty when it cannot start.
+  std::string lend(std::vector<int>* descriptors);
+  // After the borrowing process has ended: the worker is ended (and its folder emptied) unless it lives,
+  // the borrower ended cleanly, no reply waits unread (one would be the last borrower's, not the next
+  // one's) and its folder is still empty.
+  void take_back(bool ended_cleanly);
+
  private:
-  void stop();
+  void stop();    // ends the worker (a lent one's lender reaps it)
+  void forget();  // lets go of a lent worker, which lives on for its lender
+  std::optional<WorkerOutcome> ask(const WorkerRequest& request, double time_limit_seconds);
   std::string program_;
   uint64_t memory_limit_bytes_;
   std::optional<ScratchDir> folder_;  // the worker's working directory: empty, so that no name resolves there
   pid_t pid_ = -1;
   int to_worker_ = -1;
   int from_worker_ = -1;
+  bool lent_ = false;  // a batch's worker, borrowed: not this process's child
 };
+
+// Under `gpugrade batch`, $GPUGRADE_LENT_COMPILE_WORKER names the worker this grade process borrows. Call
+// once at start, before any child starts: its inherited descriptors become close-on-exec, so no program
+// this process starts holds them.
+void claim_lent_compile_worker();
 
 // The worker program: $GPUGRADE_COMPILE_WORKER, else gpugrade-compile-worker beside the running
 // executable, else the one this build made.

@@ -33,7 +33,7 @@ std::string cuda_include_dir_of(const std::string& nvcc_path) {
 }
 
 NvrtcCompiler::NvrtcCompiler(std::string worker_program, Compiler& fallback, std::string cuda_include_dir)
-    : worker_(worker_program, uint64_t{4} << 30),
+    : worker_(worker_program, kCompileWorkerMemoryBytes),
       fallback_(fallback),
       cuda_include_dir_(std::move(cuda_include_dir)) {
   // The library's versioned file name (libnvrtc.so.13.0.88) says which NVRTC the worker loads; nvcc's

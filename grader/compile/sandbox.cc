@@ -22,6 +22,8 @@ constexpr const char* kSystemFolders[] = {"/bin", "/sbin", "/lib", "/lib32", "/l
 constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
                                      "/etc/alternatives"};
 
+constexpr const char* kWorksVariable = "GPUGRADE_SANDBOX_WORKS";
+
 struct Probe {
   std::optional<std::string> bwrap;
   std::string why;
@@ -31,6 +33,7 @@ Probe probe() {
   if (const char* setting = std::getenv("GPUGRADE_SANDBOX");
       setting != nullptr && std::string(setting) == "off")
     return {std::nullopt, "GPUGRADE_SANDBOX=off"};
+  if (const char* works = std::getenv(kWorksVariable); works != nullptr && *works == '/') return {works, ""};
   std::optional<std::string> bwrap = find_program("bwrap");
   if (!bwrap) return {std::nullopt, "bwrap is not installed (Debian's package bubblewrap)"};
   std::string error;
@@ -60,6 +63,12 @@ std::optional<std::string> find_sandbox(std::string* why) {
   std::call_once(once, [] { result = probe(); });
   if (!result.bwrap) *why = result.why;
   return result.bwrap;
+}
+
+std::string working_sandbox_variable() {
+  std::string ignored;
+  std::optional<std::string> bwrap = find_sandbox(&ignored);
+  return bwrap ? fmt::format("{}={}", kWorksVariable, *bwrap) : "";
 }
 
 std::vector<std::string> sandboxed_argv(const std::string& bwrap, const std::vector<std::string>& argv,

@@ -21,6 +21,10 @@ struct SandboxView {
 // none; $GPUGRADE_SANDBOX=off also says none, for a machine where the tools need more than the view gives.
 std::optional<std::string> find_sandbox(std::string* why);
 
+// "GPUGRADE_SANDBOX_WORKS=<bwrap>" when find_sandbox found one, else empty: a batch probes once and hands
+// the answer to each grade process's environment, where find_sandbox takes it without trying again.
+std::string working_sandbox_variable();
+
 // `argv` as bwrap runs it in the sandbox of `view`. argv[0] must be an absolute path the view shows.
 std::vector<std::string> sandboxed_argv(const std::string& bwrap, const std::vector<std::string>& argv,
                                         const SandboxView& view);

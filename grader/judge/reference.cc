@@ -25,6 +25,9 @@ constexpr double kCompileSeconds = 120;
 constexpr std::string_view kReplyEnd = "gpugrade-reference-done";
 // Starts the lines the generated main writes to stderr about what went wrong.
 constexpr std::string_view kShimSays = "gpugrade-reference: ";
+// Replies above this size are not kept in the cache (a GPU grade's largest sizes, 24 MB a buffer): the cache
+// is the learner's disk too, and would hold each for every seed. The simulator's sizes are kilobytes.
+constexpr uint64_t kMaxKeptReplyBytes = uint64_t{16} << 20;
 
 // The generated main: one translation unit with the reference, so the reference may be static, inline or a
 // template. Each buffer sits at the end of its own mapping, against a page that cannot be touched, with a
@@ -218,6 +221,14 @@ bool is_qualified_name(std::string_view name) {
 
 }  // namespace
 
+std::optional<std::string> host_compiler(std::string* error) {
+  const char* cxx_env = std::getenv("CXX");
+  std::string cxx_name = cxx_env != nullptr && *cxx_env != '\0' ? cxx_env : "c++";
+  std::optional<std::string> cxx = find_program(cxx_name);
+  if (!cxx) *error = fmt::format("no host C++ compiler: '{}' is not on PATH (set CXX)", cxx_name);
+  return cxx;
+}
+
 std::optional<ReferenceRunner> ReferenceRunner::build(
     const std::filesystem::path& source, const std::string& function,
     const std::vector<ReferenceParam>& params, const Cache& cache, std::string* error,
@@ -231,13 +242,8 @@ std::optional<ReferenceRunner> ReferenceRunner::build(
     *error = fmt::format("cannot read the reference {}", source.string());
     return std::nullopt;
   }
-  const char* cxx_env = std::getenv("CXX");
-  std::string cxx_name = cxx_env != nullptr && *cxx_env != '\0' ? cxx_env : "c++";
-  std::optional<std::string> cxx = find_program(cxx_name);
-  if (!cxx) {
-    *error = fmt::format("no host C++ compiler: '{}' is not on PATH (set CXX)", cxx_name);
-    return std::nullopt;
-  }
+  std::optional<std::string> cxx = host_compiler(error);
+  if (!cxx) return std::nullopt;
   std::optional<std::string> version = tool_version(*cxx, error);
   if (!version) return std::nullopt;
   std::filesystem::path absolute = std::filesystem::absolute(source);
@@ -302,7 +308,7 @@ std::optional<ReferenceRunner> ReferenceRunner::build(
     *error = fmt::format("cannot make {} executable: {}", program.string(), ec.message());
     return std::nullopt;
   }
-  return ReferenceRunner(std::move(*dir), params, function, cached.has_value(), limits);
+  return ReferenceRunner(std::move(*dir), params, function, cached.has_value(), limits, cache, hex);
 }
 
 bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer>& buffers,
@@ -332,6 +338,37 @@ bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer
     append_u64(request, is_buffer ? args[i].buffer : args[i].bits);
     append_u64(request, is_buffer ? args[i].bits : 0);
   }
+  // The reply: the buffers' bytes as the function left them, then what it printed.
+  const std::string key = CacheKey("reference-reply 1").add(program_key_).add(request).hex();
+  std::optional<std::string> reply = cache_->get(key);
+  if (!reply || reply->size() < buffer_bytes) {
+    reply.emplace();
+    if (!call(request, buffer_bytes, buffers, error, &*reply)) return false;
+    std::string ignored;  // an unwritable cache only costs the call next time
+    if (reply->size() <= kMaxKeptReplyBytes) cache_->put(key, *reply, &ignored);
+  }
+  request.clear();
+  request.shrink_to_fit();
+  if (printed != nullptr) {
+    printed->clear();
+    std::string_view out = std::string_view(*reply).substr(buffer_bytes);
+    while (!out.empty()) {
+      const size_t end = std::min(out.find('\n'), out.size());
+      printed->emplace_back(out.substr(0, end));
+      out.remove_prefix(std::min(end + 1, out.size()));
+    }
+  }
+  size_t at = 0;
+  for (Buffer& buffer : buffers) {
+    std::memcpy(buffer.bytes.data(), reply->data() + at, buffer.bytes.size());
+    at += buffer.bytes.size();
+  }
+  return true;
+}
+
+// One call in a child process; *reply as run() keeps it. False with *error for anything but a clean return.
+bool ReferenceRunner::call(const std::string& request, uint64_t buffer_bytes, std::vector<Buffer>& buffers,
+                           std::string* error, std::string* reply) const {
   const std::filesystem::path request_path = dir_.path() / "request", reply_path = dir_.path() / "reply";
   std::error_code ec;
   std::filesystem::remove(reply_path, ec);
@@ -339,8 +376,6 @@ bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer
     *error = fmt::format("cannot write the reference's request to {}", request_path.string());
     return false;
   }
-  request.clear();
-  request.shrink_to_fit();
   ProcessResult run =
       run_process({(dir_.path() / "reference").string(), request_path.string(), reply_path.string()},
                   {.working_directory = dir_.path(),
@@ -384,9 +419,9 @@ bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer
     }
     return false;
   }
-  std::optional<std::string> reply = read_file_bytes(reply_path);
+  std::optional<std::string> written = read_file_bytes(reply_path);
   const bool complete =
-      reply && reply->size() == buffer_bytes + kReplyEnd.size() && reply->ends_with(kReplyEnd);
+      written && written->size() == buffer_bytes + kReplyEnd.size() && written->ends_with(kReplyEnd);
   if (run.exit_code != 0 || !complete) {
     *error = fmt::format(
         "{} ended the process with exit status {} instead of returning; a reference must not "
@@ -394,20 +429,8 @@ bool ReferenceRunner::run(const std::vector<KernelArg>& args, std::vector<Buffer
         called, run.exit_code, said.empty() ? "" : fmt::format(" (it said: {})", said));
     return false;
   }
-  if (printed != nullptr) {
-    printed->clear();
-    std::string_view out = run.out;
-    while (!out.empty()) {
-      const size_t end = std::min(out.find('\n'), out.size());
-      printed->emplace_back(out.substr(0, end));
-      out.remove_prefix(std::min(end + 1, out.size()));
-    }
-  }
-  size_t at = 0;
-  for (Buffer& buffer : buffers) {
-    std::memcpy(buffer.bytes.data(), reply->data() + at, buffer.bytes.size());
-    at += buffer.bytes.size();
-  }
+  *reply = written->substr(0, buffer_bytes);
+  *reply += run.out;
   return true;
 }
 

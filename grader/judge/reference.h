@@ -27,6 +27,10 @@ struct ReferenceParam {
   bool is_buffer = false;  // a pointer to one of the launch's buffers; else a scalar of at most 64 bits
 };
 
+// The host C++ compiler references are built with: $CXX, else c++ on $PATH. nullopt with *error when
+// there is none.
+std::optional<std::string> host_compiler(std::string* error);
+
 class ReferenceRunner {
  public:
   // Compiles `source` with the host C++ compiler ($CXX, else c++ on $PATH) together with a main that calls
@@ -46,7 +50,9 @@ class ReferenceRunner {
   // buffers by their index in `buffers` (whose bytes it changes in place), scalars by their bits. False
   // with *error saying what happened (a signal, a timeout, exit() called, a write outside a buffer...).
   // `printed`, when given, receives the lines the function printed on stdout (a `printed:` exercise's
-  // expected lines).
+  // expected lines). A call whose request (program, arguments and input bytes) the cache has seen answer
+  // in full is answered from it without a child: the inputs of a course's runs are the same for every
+  // student, and the reference is a function of them. Only a call that returned cleanly is kept.
   bool run(const std::vector<KernelArg>& args, std::vector<Buffer>& buffers, std::string* error,
            std::vector<std::string>* printed = nullptr) const;
 
@@ -54,18 +60,25 @@ class ReferenceRunner {
 
  private:
   ReferenceRunner(ScratchDir dir, std::vector<ReferenceParam> params, std::string function, bool from_cache,
-                  ReferenceLimits limits)
+                  ReferenceLimits limits, const Cache& cache, std::string program_key)
       : dir_(std::move(dir)),
         params_(std::move(params)),
         function_(std::move(function)),
         from_cache_(from_cache),
-        limits_(limits) {}
+        limits_(limits),
+        cache_(&cache),
+        program_key_(std::move(program_key)) {}
+
+  bool call(const std::string& request, uint64_t buffer_bytes, std::vector<Buffer>& buffers,
+            std::string* error, std::string* reply) const;
 
   ScratchDir dir_;  // holds the program, and each call's request and reply files
   std::vector<ReferenceParam> params_;
   std::string function_;
   bool from_cache_ = false;
   ReferenceLimits limits_;
+  const Cache* cache_;       // the caller's, which outlives the runner; also keeps the calls' replies
+  std::string program_key_;  // the program's cache key: its compiler, source, headers and generated main
 };
 
 }  // namespace gpugrade

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <string>
 
 namespace gpugrade {
@@ -69,6 +70,23 @@ TEST(Process, FindsProgramsOnPath) {
   EXPECT_EQ(find_program("/bin/sh"), "/bin/sh");
   EXPECT_TRUE(find_program("sh"));
   EXPECT_FALSE(find_program("gpugrade-no-such-program"));
+}
+
+// A batch asks each tool its version once and hands the answers to its grade processes, which take them
+// instead of running the tool; a tool the batch did not ask is still run.
+TEST(Process, ToolVersionsHandedDownAreTakenAndPassedOn) {
+  setenv("GPUGRADE_TOOL_VERSIONS",
+         "/no/such/nvcc\x1f"
+         "Cuda compilation tools, release 99.1\n\x1e",
+         1);
+  std::string error;
+  EXPECT_EQ(tool_version("/no/such/nvcc", &error), "Cuda compilation tools, release 99.1\n") << error;
+  EXPECT_FALSE(tool_version("/no/such/c++", &error));
+  EXPECT_EQ(error, "cannot run /no/such/c++ --version: cannot run /no/such/c++: No such file or directory");
+  unsetenv("GPUGRADE_TOOL_VERSIONS");
+  EXPECT_NE(known_tool_versions().find("/no/such/nvcc\x1f"
+                                       "Cuda compilation tools, release 99.1\n\x1e"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -72,6 +72,9 @@ TEST_F(BatchTest, GradebookMatchesEachStudentsGrade) {
   // What carol may not replace: the exercise's own definition. It is ignored.
   write(student("carol") / "transpose-naive/exercise.yaml", "id: transpose-naive\npoints: 1000\n");
 
+  // One worker grades all four, one after another, with the one compile worker it lends to each.
+  options_.jobs = 1;
+  options_.compile_worker = GPUGRADE_COMPILE_WORKER;
   BatchReport report;
   std::string error;
   ASSERT_TRUE(run_batch(options_, &report, &error)) << error;
@@ -79,26 +82,44 @@ TEST_F(BatchTest, GradebookMatchesEachStudentsGrade) {
   EXPECT_EQ(report.grades, 4u);
   EXPECT_EQ(report.graded, 4u);
 
-  // Each submission graded alone, as `gpugrade grade --submission` does.
-  auto points = [&](const std::string& id, const fs::path& file) {
-    ProcessResult run = gpugrade({"--root", testing::source_dir().string(), "grade", id, "--submission",
-                                  file.string(), "--format", "json", "--backend", "sim"});
+  // Each submission graded alone, as `gpugrade grade --submission` does in the student's own folder: the
+  // same verdict, points, findings and runs (their times aside) as the batch gave, so no grade saw another.
+  auto without_times = [](nlohmann::json json) {
+    for (nlohmann::json& run : json["runs"]) run.erase("seconds");
+    return json;
+  };
+  auto alone = [&](const std::string& student_id, const std::string& id, const std::string& file) {
+    ProcessResult run = run_process(
+        {GPUGRADE_BINARY, "--root", testing::source_dir().string(), "grade", id, "--submission",
+         "exercises/" + id + "/" + file, "--format", "json", "--backend", "sim", "--no-last-grade"},
+        {.working_directory = options_.roster / student_id,
+         .time_limit_seconds = 300,
+         .memory_limit_bytes = 0,
+         .extra_environment = {}});
     nlohmann::json json = nlohmann::json::parse(run.out, nullptr, false);
     EXPECT_TRUE(json.is_object()) << run.out << run.err;
-    return json.is_object() ? json["points"].get<int>() : -1;
+    return json.is_object() ? without_times(json) : nlohmann::json();
   };
-  int alice_copy = points("copy", student("alice") / "copy/copy.cu");
-  int alice_naive = points("transpose-naive", student("alice") / "transpose-naive/transpose.cu");
-  int bob_copy = points("copy", student("bob") / "copy/copy.cu");
-  int carol_naive = points("transpose-naive", student("carol") / "transpose-naive/transpose.cu");
-  EXPECT_EQ(alice_copy, 5);
-  EXPECT_EQ(alice_naive, 0);
-  EXPECT_EQ(bob_copy, 0);
-  EXPECT_EQ(carol_naive, 5);
+  auto in_batch = [&](const std::string& student_id, size_t column) {
+    nlohmann::json json = nlohmann::json::parse(
+        read_file_bytes(options_.out / "students" / (student_id + ".json")).value_or("{}"), nullptr, false);
+    return without_times(json["results"][column]);
+  };
+  const nlohmann::json alice_copy = alone("alice", "copy", "copy.cu");
+  const nlohmann::json alice_naive = alone("alice", "transpose-naive", "transpose.cu");
+  const nlohmann::json bob_copy = alone("bob", "copy", "copy.cu");
+  const nlohmann::json carol_naive = alone("carol", "transpose-naive", "transpose.cu");
+  EXPECT_EQ(in_batch("alice", 0), alice_copy);
+  EXPECT_EQ(in_batch("alice", 1), alice_naive);
+  EXPECT_EQ(in_batch("bob", 0), bob_copy);
+  EXPECT_EQ(in_batch("carol", 1), carol_naive);
+  EXPECT_EQ(alice_copy["points"], 5);
+  EXPECT_EQ(alice_naive["points"], 0);
+  EXPECT_EQ(alice_naive["findings"][0]["kind"], "unwritten-output");
+  EXPECT_EQ(bob_copy["points"], 0);
+  EXPECT_EQ(carol_naive["points"], 5);
   EXPECT_EQ(read_file_bytes(options_.out / "gradebook.csv").value_or(""),
-            fmt::format("student,copy,transpose-naive,total\nalice,{},{},{}\nbob,{},0,{}\ncarol,0,{},{}\n",
-                        alice_copy, alice_naive, alice_copy + alice_naive, bob_copy, bob_copy, carol_naive,
-                        carol_naive));
+            "student,copy,transpose-naive,total\nalice,5,0,5\nbob,0,0,0\ncarol,0,5,5\n");
 
   nlohmann::json bob =
       nlohmann::json::parse(read_file_bytes(options_.out / "students/bob.json").value_or(""));

@@ -4,6 +4,7 @@
 #include "grader/compile/compiler_nvrtc.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -72,6 +73,32 @@ TEST(CompileWorkerProtocol, RequestsAndRepliesCarryAnyBytes) {
   EXPECT_EQ(back->options, request.options);
   EXPECT_FALSE(decode_request("not cbor"));
   EXPECT_FALSE(decode_reply(encode_request(request)));
+}
+
+// A batch's worker keeps one compile worker for all the grades it starts: lent again after a grade that
+// ended cleanly, replaced after one that was killed or that left a reply unread (the next grade would read
+// it as its own).
+TEST(CompileWorkerLending, OneWorkerServesEachGradeUntilOneLeavesItUnclean) {
+  CompileWorker worker(GPUGRADE_COMPILE_WORKER, kCompileWorkerMemoryBytes);
+  std::vector<int> fds;
+  const std::string first = worker.lend(&fds);
+  ASSERT_TRUE(first.starts_with("GPUGRADE_LENT_COMPILE_WORKER=")) << first;
+  ASSERT_EQ(fds.size(), 2u);
+  worker.take_back(true);
+  EXPECT_EQ(worker.lend(&fds), first) << "a clean grade's worker is lent to the next";
+
+  WorkerRequest request{
+      {"k.cu", "__global__ void k(float* out) { out[0] = 1.0f; }\n"}, {}, {"-arch=compute_90"}};
+  ASSERT_TRUE(write_frame(fds[0], encode_request(request)));
+  pollfd reply{fds[1], POLLIN, 0};
+  ASSERT_EQ(poll(&reply, 1, 60'000), 1);
+  worker.take_back(true);
+  const std::string third = worker.lend(&fds);
+  EXPECT_NE(third, first) << "a reply left unread goes with its worker";
+  ASSERT_FALSE(third.empty());
+
+  worker.take_back(false);
+  EXPECT_NE(worker.lend(&fds), third) << "after a grade that was killed, a fresh worker";
 }
 
 TEST(Nvrtc, CompilesToPtxNamingTheLearnersFile) {

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "os/file.h"
 #include "os/scratch_dir.h"
 
 namespace gpugrade {
@@ -94,6 +96,48 @@ TEST(Reference, ParametersTheFunctionCannotTakeAreNamed) {
       error.starts_with("the reference function 'scale' cannot be called with the exercise's parameters "
                         "(int*, const float*, int, float, long long): "))
       << error;
+}
+
+// A batch grades many students' submissions on the same inputs: a call the cache has seen answered is
+// answered again without a child, in another grade too, and only a call that returned cleanly is kept.
+TEST(Reference, ACallAnsweredBeforeIsNotMadeAgainButAFailureIs) {
+  ScratchCache scratch;
+  const std::filesystem::path source = scratch.dir.path() / "counted.cpp";
+  const std::filesystem::path calls = scratch.dir.path() / "calls";
+  ASSERT_TRUE(write_file_bytes(source,
+                               "#include <cstdio>\n#include <cstdlib>\n"
+                               "void twice(float* out, const float* in, int n) {\n"
+                               "  std::FILE* f = std::fopen(\"" +
+                                   calls.string() +
+                                   "\", \"a\");\n"
+                                   "  std::fputs(\"call\\n\", f);\n  std::fclose(f);\n"
+                                   "  if (in[0] < 0) std::abort();\n"
+                                   "  std::printf(\"n=%d\\n\", n);\n"
+                                   "  for (int i = 0; i < n; ++i) out[i] = 2 * in[i];\n}\n"));
+  const std::vector<ReferenceParam> params = {{"float*", true}, {"const float*", true}, {"int", false}};
+  const std::vector<KernelArg> args = {buffer_arg(0), buffer_arg(1), scalar_arg(3)};
+  auto calls_made = [&] {
+    const std::string lines = read_file_bytes(calls).value_or("");
+    return std::count(lines.begin(), lines.end(), '\n');
+  };
+  std::string error;
+  for (int grade = 0; grade < 2; ++grade) {  // each grade builds its own runner, as a batch's grades do
+    std::optional<ReferenceRunner> runner =
+        ReferenceRunner::build(source, "twice", params, scratch.cache, &error);
+    ASSERT_TRUE(runner) << error;
+    std::vector<Buffer> buffers = {floats("out", {9, 9, 9}), floats("in", {1, 2, 3})};
+    std::vector<std::string> printed;
+    ASSERT_TRUE(runner->run(args, buffers, &error, &printed)) << error;
+    EXPECT_EQ(values_of(buffers[0]), (std::vector<float>{2, 4, 6})) << "grade " << grade;
+    EXPECT_EQ(printed, std::vector<std::string>{"n=3"}) << "grade " << grade;
+    EXPECT_EQ(calls_made(), 1 + grade)
+        << "grade " << grade << ": the second grade's call was answered by the first's";
+
+    buffers = {floats("out", {9, 9, 9}), floats("in", {-1, 2, 3})};
+    EXPECT_FALSE(runner->run(args, buffers, &error, &printed));
+    EXPECT_TRUE(error.starts_with("the reference 'twice' crashed with SIGABRT")) << error;
+    EXPECT_EQ(calls_made(), 2 + grade) << "a failed call is made again: it is never kept";
+  }
 }
 
 }  // namespace
