@@ -228,14 +228,19 @@ void save_last_grade(const fs::path& root, const std::vector<Result>& results, s
 }
 
 // After a failing grade: the way to the next hint, and whether the same kind of problem led again.
-// `state` counts the kinds only for the learner's own file (`record`).
+// `state` counts the kinds only for the learner's own file (`record`), but remembers the hint announced
+// for any graded file, so that `hint` shows that one.
 std::string offer_hint(const Exercise& exercise, const Result& result, ProgressState& state, bool record) {
   const std::vector<Problem> found = problems(result, false);
   const std::string kind = result.verdict == Verdict::kFail && !found.empty()
                                ? std::string(to_string(found.front().finding->kind))
                                : "";
   const int in_a_row = record ? state.record_failure_kind(exercise.id, kind) : kind.empty() ? 0 : 1;
-  return kind.empty() ? "" : hint_offer(course_exercise(exercise), state, kind, in_a_row);
+  if (kind.empty()) {
+    state.announce_hint(exercise.id, std::nullopt);
+    return "";
+  }
+  return hint_offer(course_exercise(exercise), state, kind, in_a_row);
 }
 
 }  // namespace gpugrade::cli

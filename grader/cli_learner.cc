@@ -91,7 +91,8 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
     if (!inv.all) hints = offer_hint(exercise, results.back(), state, inv.submission.empty());
   }
   if (!inv.no_last_grade) {
-    if (inv.submission.empty()) save_progress(state, err);
+    // A --submission's grade records no verdict, only the hint it announced.
+    save_progress(state, err);
     save_last_grade(root, results, err);
   }
   if (std::string why = tools.unsandboxed_because(); inv.verbose && !why.empty())

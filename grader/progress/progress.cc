@@ -83,6 +83,9 @@ std::optional<ProgressState> ProgressState::load(const std::filesystem::path& fi
     } else {
       for (int hint = 0; hint < value.value("hints_shown", 0); ++hint) entry.hints_seen.push_back(hint);
     }
+    if (const auto announced = value.find("hint_announced");
+        announced != value.end() && announced->is_number_integer())
+      entry.announced_hint = announced->get<int>();
     entry.failure_kind = value.value("failure_kind", "");
     entry.failures_in_a_row = value.value("failures_in_a_row", 0);
     state.entries_[id] = entry;
@@ -104,6 +107,7 @@ bool ProgressState::save(std::string* error) const {
         value["earlier"].push_back({{"graded", graded.id}, {"verdict", to_string(graded.verdict)}});
     }
     value["hints_seen"] = entry.hints_seen;
+    if (entry.announced_hint) value["hint_announced"] = *entry.announced_hint;
     if (!entry.failure_kind.empty()) {
       value["failure_kind"] = entry.failure_kind;
       value["failures_in_a_row"] = entry.failures_in_a_row;
@@ -174,6 +178,15 @@ std::vector<int> ProgressState::hints_seen(const std::string& exercise) const {
 void ProgressState::mark_hint_seen(const std::string& exercise, int hint) {
   std::vector<int>& seen = entries_[exercise].hints_seen;
   if (std::find(seen.begin(), seen.end(), hint) == seen.end()) seen.push_back(hint);
+}
+
+std::optional<int> ProgressState::announced_hint(const std::string& exercise) const {
+  const auto entry = entries_.find(exercise);
+  return entry == entries_.end() ? std::nullopt : entry->second.announced_hint;
+}
+
+void ProgressState::announce_hint(const std::string& exercise, std::optional<int> hint) {
+  entries_[exercise].announced_hint = hint;
 }
 
 std::optional<FileStamp> DiskFiles::stamp(const std::filesystem::path& path) {
@@ -295,7 +308,10 @@ std::string next_hints(const CourseExercise& exercise, ProgressState& state, boo
     }
     return text;
   }
-  const std::optional<int> next = next_hint(exercise, state, state.failure_kind(exercise.id));
+  const std::vector<int> seen = state.hints_seen(exercise.id);
+  std::optional<int> next = state.announced_hint(exercise.id);
+  if (!next || *next < 0 || *next >= count || std::find(seen.begin(), seen.end(), *next) != seen.end())
+    next = next_hint(exercise, state, state.failure_kind(exercise.id));
   if (!next) {
     return fmt::format("All {} hints for {} have been shown; `gpugrade hint {} --all` shows them again.\n",
                        count, exercise.id, exercise.id);
@@ -304,7 +320,7 @@ std::string next_hints(const CourseExercise& exercise, ProgressState& state, boo
   return line(*next);
 }
 
-std::string hint_offer(const CourseExercise& exercise, const ProgressState& state, const std::string& kind,
+std::string hint_offer(const CourseExercise& exercise, ProgressState& state, const std::string& kind,
                        int in_a_row) {
   const int count = static_cast<int>(exercise.hints.size());
   std::string again =
@@ -314,6 +330,7 @@ std::string hint_offer(const CourseExercise& exercise, const ProgressState& stat
     return fmt::format("{}the lesson explains it: `gpugrade show {}`\n", again, exercise.id);
   }
   const std::optional<int> next = next_hint(exercise, state, kind);
+  state.announce_hint(exercise.id, next);
   if (!next)
     return fmt::format("{}all {} hints shown: `gpugrade hint {} --all` shows them again\n",
                        again.empty() ? "hint: " : again, count, exercise.id);

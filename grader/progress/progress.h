@@ -64,6 +64,10 @@ class ProgressState {
   // The hints shown so far (their indices in the exercise's list), in the order they were shown.
   std::vector<int> hints_seen(const std::string& exercise) const;
   void mark_hint_seen(const std::string& exercise, int hint);
+  // The hint the last failing grade announced ("shows hint 2 of 3"), so that `hint` shows that one whatever
+  // was graded (the learner's file or a --submission); nullopt when none was announced.
+  std::optional<int> announced_hint(const std::string& exercise) const;
+  void announce_hint(const std::string& exercise, std::optional<int> hint);
 
  private:
   // How many distinct texts of one exercise keep their verdict: enough for an undo or two back and forth.
@@ -78,6 +82,7 @@ class ProgressState {
     std::vector<Graded> earlier;  // texts graded before graded_id, the latest first
 
     std::vector<int> hints_seen;
+    std::optional<int> announced_hint;
     std::string failure_kind;
     int failures_in_a_row = 0;
   };
@@ -119,8 +124,8 @@ void write_status(const std::vector<CourseExercise>& exercises, const ProgressSt
                   std::ostream& out);
 
 // `gpugrade hint EXERCISE [--all]`: the next hint not yet shown (or every hint), remembered in `state`. The
-// next is the first unseen hint written for the kind of problem that led the last failing grade, else the
-// first unseen one.
+// next is the one the last failing grade announced while it is unseen, else the first unseen hint written
+// for the kind of problem that led the last failing grade, else the first unseen one.
 std::string next_hints(const CourseExercise& exercise, ProgressState& state, bool all);
 
 struct WatchHooks {
@@ -135,8 +140,9 @@ struct WatchHooks {
 };
 
 // What a failing grade ends with: the way to the exercise's next hint, and, when the same kind of problem
-// led `in_a_row` gradings (2 or more), that it did. Empty when there is nothing to offer.
-std::string hint_offer(const CourseExercise& exercise, const ProgressState& state, const std::string& kind,
+// led `in_a_row` gradings (2 or more), that it did. Empty when there is nothing to offer. The hint it names
+// is remembered in `state` as announced, for `hint` to show.
+std::string hint_offer(const CourseExercise& exercise, ProgressState& state, const std::string& kind,
                        int in_a_row);
 
 inline constexpr std::chrono::milliseconds kWatchPoll{500};

@@ -1,5 +1,7 @@
 // The text report: one compiler-style line per problem, causes first (so editors and CI can jump to them),
-// a `note:` line for each second place, one line for the runs (the table with --verbose), then the verdict.
+// a `note:` line for each second place, a line explaining a term of the simulator's (wavefronts,
+// thread-instructions) the first time it appears, one line for the runs (the table with --verbose), then the
+// verdict.
 // A learner's first failure has to fit on one screen: the full messages are in --format json.
 #include <fmt/format.h>
 
@@ -8,6 +10,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "grader/report/report_lines.h"
@@ -85,13 +88,40 @@ std::vector<std::string> quoted_source(const Finding& finding, const Result& res
   return {"  " + text, "  " + caret};
 }
 
-size_t problem_lines(const Problem& problem, const Result& result) {
-  return 1 + quoted_source(*problem.finding, result).size() + notes_of(problem).size();
+// Terms of the simulator's a learner may not have met, each explained on a line of its own under the first
+// problem of the report that uses it.
+struct Term {
+  std::string_view word;
+  std::string_view line;
+};
+constexpr Term kGlossary[] = {
+    {"wavefront",
+     "  (a wavefront is one pass of a shared-memory request over the 32 banks: lanes that want N different "
+     "words of one bank take N)"},
+    {"thread-instruction",
+     "  (a thread-instruction is one instruction run by one thread: a full warp's is 32)"},
+};
+
+// The glossary lines `problem` calls for: the terms its line uses that `explained` does not hold yet.
+std::vector<const Term*> terms_to_explain(const Problem& problem, const std::vector<const Term*>& explained) {
+  const std::string text = headline(problem);
+  std::vector<const Term*> terms;
+  for (const Term& term : kGlossary)
+    if (text.find(term.word) != std::string::npos &&
+        std::find(explained.begin(), explained.end(), &term) == explained.end())
+      terms.push_back(&term);
+  return terms;
+}
+
+size_t problem_lines(const Problem& problem, const Result& result,
+                     const std::vector<const Term*>& explained) {
+  return 1 + quoted_source(*problem.finding, result).size() + notes_of(problem).size() +
+         terms_to_explain(problem, explained).size();
 }
 
 // `grid`: with the wrong element among its neighbours (neighbourhood_lines), where the screen has room.
 void write_problem(const Problem& problem, const Result& result, std::ostream& out,
-                   const TextOptions& options, bool grid) {
+                   const TextOptions& options, bool grid, std::vector<const Term*>& explained) {
   const Finding& finding = *problem.finding;
   const auto column = [&](const Finding& f, const std::string& file, int line) {
     return file == result.submission ? column_of(f, line, result.source) : 0;
@@ -110,6 +140,10 @@ void write_problem(const Problem& problem, const Result& result, std::ostream& o
                escape_for_terminal(place(note.file, note.line, column(finding, note.file, note.line))) + ":",
                "1", options.color)
         << ' ' << paint("note:", "1;36", options.color) << ' ' << escape_for_terminal(note.message) << '\n';
+  for (const Term* term : terms_to_explain(problem, explained)) {
+    out << term->line << '\n';
+    explained.push_back(term);
+  }
   if (grid)
     for (const std::string& line : neighbourhood_lines(finding, options.verbose))
       out << escape_for_terminal(line) << '\n';
@@ -212,6 +246,7 @@ constexpr size_t kScreenLines = 8;
 // cursor or start a line; the runner guard then covers what a field can still hold mid-line (`##[`).
 void write_text(const std::vector<Result>& results, std::ostream& report, const TextOptions& options) {
   std::ostringstream out;
+  std::vector<const Term*> explained;
   for (const Result& result : results) {
     const std::vector<Problem> found = problems(result, options.verbose);
     size_t room = kScreenLines - 2;  // the verdict and the hint
@@ -219,12 +254,13 @@ void write_text(const std::vector<Result>& results, std::ostream& report, const 
     if (!result.note.empty() || !throughput_sentence(result).empty()) --room;
     size_t written = 0;
     for (const Problem& problem : found) {
-      if (!options.verbose && written > 0 && problem_lines(problem, result) > room) break;
+      const size_t lines = problem_lines(problem, result, explained);
+      if (!options.verbose && written > 0 && lines > room) break;
       // The neighbours of a wrong element only where they fit: the problem's own line comes first.
       const size_t grid = neighbourhood_lines(*problem.finding, options.verbose).size();
-      const bool with_grid = options.verbose || written == 0 || problem_lines(problem, result) + grid <= room;
-      write_problem(problem, result, out, options, with_grid);
-      room -= std::min(room, problem_lines(problem, result) + (with_grid ? grid : 0));
+      const bool with_grid = options.verbose || written == 0 || lines + grid <= room;
+      write_problem(problem, result, out, options, with_grid, explained);
+      room -= std::min(room, lines + (with_grid ? grid : 0));
       ++written;
     }
     const size_t unshown_problems = found.size() - written;

@@ -159,8 +159,11 @@ struct BlockInterpreter {
   std::vector<uint32_t> uninitialized_lines;
   std::vector<DeviceOutputLine> printed;  // this block's device printf lines, at most kDeviceOutputLines
   uint64_t printed_dropped = 0;
-  std::vector<uint32_t> warp_sync_lines;        // lines with a divergent-warp-sync finding in this block
-  std::vector<uint32_t> barrier_pcs;            // release_barrier's: the barriers the block's threads wait at
+  std::vector<uint32_t> warp_sync_lines;  // lines with a divergent-warp-sync finding in this block
+  std::vector<uint32_t> barrier_pcs;      // release_barrier's: the barriers the block's threads wait at
+  // The block's first barrier-divergence finding (its index in *findings): once threads are out of step,
+  // every later barrier they meet mismatches too, and those are counted under it, not reported again.
+  std::optional<size_t> divergence_finding;
   std::vector<LaunchState::Activity> activity;  // per instruction, this worker's blocks; added at the end
   std::vector<uint64_t> last_global;  // per instruction and warp, the lowest address of its last global hit
 
@@ -288,6 +291,8 @@ struct BlockInterpreter {
   static inline void predicate_logic(Warp& w, const Inst& in, uint32_t on);
   void set_predicates(Warp& w, const Inst& in, uint32_t on, uint32_t truth);
   void release_barrier();
+  Finding barrier_divergence(uint32_t arrived);
+  std::optional<size_t> parting_branch(const std::vector<uint32_t>& places) const;
   std::optional<BlockFault> run(uint64_t linear, std::vector<Finding>* out);
   void start(uint64_t linear, std::vector<Finding>* out);
   std::optional<BlockFault> resume(bool* finished);

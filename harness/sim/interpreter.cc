@@ -650,26 +650,13 @@ void BlockInterpreter::release_barrier() {
   std::sort(barrier_pcs.begin(), barrier_pcs.end());
   const Inst& first = code[barrier_pcs.front()];
   if (arrived < threads || barrier_pcs.size() > 1) {
-    std::string message;
-    nlohmann::json lines = nlohmann::json::array();
-    for (uint32_t pc : barrier_pcs) lines.push_back(code[pc].line);
-    if (barrier_pcs.size() > 1) {
-      std::string list;
-      for (uint32_t pc : barrier_pcs) list += fmt::format("{}{}", list.empty() ? "" : ", ", code[pc].line);
-      message = fmt::format(
-          "threads of block {} wait at different barriers (lines {}): __syncthreads() must be reached "
-          "by every thread of the block at the same place",
-          to_string(block_index), list);
+    if (!divergence_finding) {
+      divergence_finding = findings->size();
+      findings->push_back(barrier_divergence(arrived));
     } else {
-      message = fmt::format(
-          "barrier reached by only {} of {} threads of block {}; the other {} exited without reaching it "
-          "(__syncthreads() inside a branch or after an early return)",
-          arrived, threads, to_string(block_index), threads - arrived);
+      nlohmann::json& later = (*findings)[*divergence_finding].details["later_divergences"];
+      later = later.is_number_unsigned() ? later.get<uint64_t>() + 1 : 1;
     }
-    Finding finding = located(FindingKind::kBarrierDivergence, first, std::move(message));
-    finding.details = {
-        {"block", nlohmann::json(block_index)}, {"arrived", arrived}, {"threads", threads}, {"lines", lines}};
-    findings->push_back(std::move(finding));
   }
   // bar.red: every waiting thread gets the reduction of all waiting threads' predicates.
   if (first.op == Op::kBar && first.mode != static_cast<uint8_t>(ptx::BarKind::kSync)) {
@@ -703,6 +690,85 @@ void BlockInterpreter::release_barrier() {
   if (observer != nullptr) observer->on_barrier(static_cast<int>(first.file), static_cast<int>(first.line));
 }
 
+// The innermost conditional branch that sends some of `places` one way and the rest the other: a loop
+// (a backward branch) whose body holds some of them, or a forward branch that jumps over some. A place is
+// a barrier's pc, or code.size() for the threads that exited. nullopt when no branch parts them.
+std::optional<size_t> BlockInterpreter::parting_branch(const std::vector<uint32_t>& places) const {
+  const std::vector<Inst>& code = kernel.code;
+  std::optional<size_t> best;
+  size_t best_span = SIZE_MAX;
+  for (size_t b = 0; b < code.size(); ++b) {
+    const Inst& in = code[b];
+    if (in.op != ptx::Op::kBra || in.guard == kNoGuard || in.offset < 0) continue;
+    const auto target = static_cast<size_t>(in.offset);
+    // A loop's body is [target, b]; a forward branch skips [b + 1, target - 1].
+    const size_t low = target <= b ? target : b + 1, high = target <= b ? b : target - 1;
+    if (low > high || high - low >= best_span) continue;
+    const auto inside =
+        std::count_if(places.begin(), places.end(), [&](uint32_t pc) { return pc >= low && pc <= high; });
+    if (inside == 0 || static_cast<size_t>(inside) == places.size()) continue;
+    best_span = high - low;
+    best = b;
+  }
+  return best;
+}
+
+// A barrier released without the whole block, or with its threads at different barriers: how many
+// threads waited where, and the branch or loop that parted them, where the code shows one.
+Finding BlockInterpreter::barrier_divergence(uint32_t arrived) {
+  const std::vector<Inst>& code = kernel.code;
+  std::map<uint32_t, uint32_t> waiting;  // line -> threads waiting at a barrier there
+  for (const Warp& w : warps)
+    for_lanes(w.waiting, [&](uint32_t lane) { ++waiting[code[lane_pc(w, lane) - 1].line]; });
+  nlohmann::json lines = nlohmann::json::array(), sides = nlohmann::json::array();
+  std::string counts;
+  for (const auto& [line, count] : waiting) {
+    lines.push_back(line);
+    sides.push_back({{"line", line}, {"threads", count}});
+    counts += fmt::format("{}{} at line {}",
+                          counts.empty()       ? ""
+                          : waiting.size() > 2 ? ", "
+                                               : " and ",
+                          count, line);
+  }
+  std::vector<uint32_t> places = barrier_pcs;
+  if (arrived < threads) places.push_back(static_cast<uint32_t>(code.size()));
+  std::string parted;
+  nlohmann::json parted_at;
+  if (const std::optional<size_t> branch = parting_branch(places)) {
+    const bool loop = static_cast<size_t>(code[*branch].offset) <= *branch;
+    const uint32_t line = placed(*branch).line;
+    parted = loop ? fmt::format(", parted by the loop at line {} (its trip count differs between them)", line)
+                  : fmt::format(", parted by the branch at line {}", line);
+    parted_at = {{"line", line}, {"by", loop ? "loop" : "branch"}};
+  }
+  std::string message;
+  if (barrier_pcs.size() > 1 && waiting.size() > 1) {
+    message = fmt::format(
+        "threads of block {} wait at different barriers, {}{}: __syncthreads() must be reached by every "
+        "thread of the block at the same place",
+        to_string(block_index), counts, parted);
+  } else if (barrier_pcs.size() > 1) {
+    message = fmt::format(
+        "threads of block {} wait at the barrier at line {} on different trips of its loop{}: "
+        "__syncthreads() must be reached by every thread of the block the same number of times",
+        to_string(block_index), waiting.begin()->first, parted);
+  } else {
+    message = fmt::format(
+        "barrier reached by only {} of {} threads of block {}{}; the other {} exited without reaching it "
+        "(__syncthreads() inside a branch or after an early return)",
+        arrived, threads, to_string(block_index), parted, threads - arrived);
+  }
+  Finding finding = located(FindingKind::kBarrierDivergence, code[barrier_pcs.front()], std::move(message));
+  finding.details = {{"block", nlohmann::json(block_index)},
+                     {"arrived", arrived},
+                     {"threads", threads},
+                     {"lines", lines},
+                     {"waiting", sides}};
+  if (!parted_at.is_null()) finding.details["parted_at"] = parted_at;
+  return finding;
+}
+
 std::optional<BlockFault> BlockInterpreter::run(uint64_t linear, std::vector<Finding>* out) {
   start(linear, out);
   bool finished = false;
@@ -714,6 +780,7 @@ std::optional<BlockFault> BlockInterpreter::run(uint64_t linear, std::vector<Fin
 void BlockInterpreter::start(uint64_t linear, std::vector<Finding>* out) {
   findings = out;
   fault.reset();
+  divergence_finding.reset();
   warp_sync_lines.clear();
   setup_block(linear);
   if (observer != nullptr) {

@@ -684,12 +684,64 @@ TEST(CourseKernels, BarrierInABranchIsBarrierDivergence) {
       findings_of(out),
       (std::vector<std::string>{
           "barrier-divergence error " + std::to_string(barrier) +
-              ": barrier reached by only 100 of 128 threads of block (0,0,0); the other 28 exited without "
-              "reaching it (__syncthreads() inside a branch or after an early return)",
+              ": barrier reached by only 100 of 128 threads of block (0,0,0), parted by the branch at line " +
+              std::to_string(line_of("bugs", "barrier_branch")) +
+              "; the other 28 exited without reaching it (__syncthreads() inside a branch or after an early "
+              "return)",
           // The second bug of the kernel: thread 99 reads s[100], which thread 100 (past n) never wrote.
           "uninitialized-shared-read error " + std::to_string(barrier + 1) +
               ": thread (99,0,0) reads s[100], which no thread of block (0,0,0) wrote" +
               std::string(kAfterBarrier)}));
+}
+
+// One barrier inside a loop whose trip count differs between threads puts every later barrier of the block
+// out of step: one finding, at the barrier, naming the loop that parted the threads and how many waited
+// where; the mismatches that follow are counted under it.
+TEST(CourseKernels, ABarrierInALoopOfUnevenTripsIsOneDivergenceNamingTheLoop) {
+  SIMULATOR_ONLY();
+  const Observations out = Launch("bugs", "barrier_in_strided_loop")
+                               .grid(1)
+                               .block(64)
+                               .buffer("in", std::vector<float>(100, 1.0f))
+                               .buffer("out", std::vector<float>(1, 0.0f))
+                               .scalar(100)
+                               .run();
+  std::vector<const Finding*> divergences;
+  for (const Finding& f : out.findings)
+    if (f.kind == FindingKind::kBarrierDivergence) divergences.push_back(&f);
+  ASSERT_EQ(divergences.size(), 1u) << ::testing::PrintToString(findings_of(out));
+  const Finding& divergence = *divergences.front();
+  EXPECT_EQ(divergence.line, line_of("bugs", "loop_barrier"));
+  // Threads 0-35 have a second element (36 + 64 < 100): they wait in the loop; 36-63 after it.
+  EXPECT_EQ(divergence.message,
+            "threads of block (0,0,0) wait at different barriers, 36 at line " +
+                std::to_string(line_of("bugs", "loop_barrier")) + " and 28 at line " +
+                std::to_string(line_of("bugs", "after_loop_barrier")) + ", parted by the loop at line " +
+                std::to_string(line_of("bugs", "strided_loop")) +
+                " (its trip count differs between them): __syncthreads() must be reached by every thread of "
+                "the block at the same place");
+  EXPECT_GE(divergence.details.value("later_divergences", 0), 1);
+}
+
+// An early return before the barrier: the branch of the return is what parted the threads.
+TEST(CourseKernels, AReturnBeforeABarrierNamesTheBranchAndTheCountsOnEachSide) {
+  SIMULATOR_ONLY();
+  const Observations out = Launch("bugs", "return_before_barrier")
+                               .grid(1)
+                               .block(64)
+                               .buffer("in", std::vector<float>(40, 1.0f))
+                               .buffer("out", std::vector<float>(40, 0.0f))
+                               .scalar(40)
+                               .run();
+  ASSERT_FALSE(out.findings.empty());
+  EXPECT_EQ(out.findings[0].kind, FindingKind::kBarrierDivergence);
+  EXPECT_EQ(
+      out.findings[0].message,
+      "barrier reached by only 40 of 64 threads of block (0,0,0), parted by the branch at line " +
+          std::to_string(line_of("bugs", "early_return")) +
+          "; the other 24 exited without reaching it (__syncthreads() inside a branch or after an early "
+          "return)");
+  EXPECT_EQ(out.findings[0].details["parted_at"]["line"], line_of("bugs", "early_return"));
 }
 
 TEST(CourseKernels, HalfLoadedTileReadsUninitializedShared) {

@@ -88,6 +88,15 @@ TEST_P(CurriculumTest, EveryCourseExerciseShipsAnAlternativeSolution) {
   EXPECT_GT(files, 0u) << id << " has no solutions/" << id << "/alternatives/*.cu";
 }
 
+// Every hint says what it is for (`{text: ..., for: [KIND...]}`), so that the hint offered after a failure
+// is one written for it (the feedback test holds each mutant's offer to that) and none is chosen blind.
+TEST_P(CurriculumTest, EveryHintSaysWhichFailuresItIsFor) {
+  const Exercise exercise = grading_->exercise(GetParam());
+  for (size_t i = 0; i < exercise.hints.size(); ++i)
+    EXPECT_FALSE(exercise.hints[i].addresses.empty())
+        << GetParam() << ": hint " << i + 1 << " has no `for:` (" << exercise.hints[i].text << ")";
+}
+
 std::string test_name(const ::testing::TestParamInfo<std::string>& param_info) {
   std::string name = param_info.param;
   std::replace(name.begin(), name.end(), '-', '_');

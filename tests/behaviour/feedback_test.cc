@@ -1,5 +1,7 @@
 // What a learner reads after a wrong attempt, on every shipped mutant: the whole text fits in eight lines,
-// no grade shows a raw address, and a finding with a second place has a `note:` line for it.
+// no grade shows a raw address, a finding with a second place has a `note:` line for it, and the hint
+// offered is one written for the failure, the one `gpugrade hint` then shows.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -66,16 +68,20 @@ class MutantFeedbackTest : public ::testing::TestWithParam<Mutant> {
       fs::copy(fs::path(GPUGRADE_SOURCE_DIR) / folder, root_ / folder, fs::copy_options::recursive);
   }
 
-  ProcessResult grade(const Mutant& mutant) {
+  ProcessOptions options() const {
     ProcessOptions options;
     options.working_directory = root_;
     options.time_limit_seconds = 300;
     options.extra_environment = {
         "GPUGRADE_CACHE_DIR=" + testing::compile_cache_dir(scratch_->path() / "cache").string(),
         "NO_COLOR=1"};
+    return options;
+  }
+
+  ProcessResult grade(const Mutant& mutant) {
     return run_process(
         {GPUGRADE_BINARY, "grade", mutant.exercise, "--submission", mutant.path, "--backend", "sim"},
-        options);
+        options());
   }
 
   size_t hint_count(const std::string& exercise) {
@@ -94,7 +100,7 @@ class MutantFeedbackTest : public ::testing::TestWithParam<Mutant> {
   fs::path root_;
 };
 
-TEST_P(MutantFeedbackTest, FailsInAtMostEightLinesWithNoAddressAndANoteForEachSecondPlace) {
+TEST_P(MutantFeedbackTest, FailsInAtMostEightLinesWithNoAddressNotesAndTheHintWrittenForIt) {
   const Mutant& mutant = GetParam();
   const ProcessResult r = grade(mutant);
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -104,15 +110,27 @@ TEST_P(MutantFeedbackTest, FailsInAtMostEightLinesWithNoAddressAndANoteForEachSe
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
     return l.rfind(mutant.exercise + ": FAIL (", 0) == 0;
   })) << r.out;
-  // The first hint, or the first written for the failure's kind (`for:` in exercise.yaml).
-  EXPECT_TRUE(std::regex_match(
-      lines.back(), std::regex("hint: `gpugrade hint " + mutant.exercise + "` shows hint (1 of " +
-                               std::to_string(hint_count(mutant.exercise)) + "|\\d+ of " +
-                               std::to_string(hint_count(mutant.exercise)) + ", written for [a-z-]+)")))
-      << r.out;
   // The first line is a problem in compiler form, `file:line[:col]: error: kind: ...`.
-  EXPECT_TRUE(std::regex_search(lines.front(), std::regex(R"(^[^ ]+(:\d+(:\d+)?)?: error: [a-z-]+: )")))
+  std::smatch leading;
+  ASSERT_TRUE(
+      std::regex_search(lines.front(), leading, std::regex(R"(^[^ ]+(:\d+(:\d+)?)?: error: ([a-z-]+): )")))
       << r.out;
+  // The hint offered is one written for the kind of the problem that leads (`for:` in exercise.yaml), and
+  // `gpugrade hint` then shows that very hint, though a --submission was graded.
+  const std::string kind = leading[3];
+  std::smatch offered;
+  ASSERT_TRUE(
+      std::regex_match(lines.back(), offered,
+                       std::regex("hint: `gpugrade hint " + mutant.exercise + "` shows hint (\\d+) of " +
+                                  std::to_string(hint_count(mutant.exercise)) + ", written for " + kind)))
+      << "no hint of " << mutant.exercise << " is written for " << kind << ":\n"
+      << r.out;
+  const ProcessResult hint = run_process({GPUGRADE_BINARY, "hint", mutant.exercise}, options());
+  EXPECT_EQ(hint.out.rfind(fmt::format("Hint {}/{} for {}: ", offered[1].str(), hint_count(mutant.exercise),
+                                       mutant.exercise),
+                           0),
+            0u)
+      << "grade announced hint " << offered[1] << ", `gpugrade hint` printed: " << hint.out << hint.err;
   EXPECT_FALSE(std::regex_search(r.out, kAddress)) << r.out;
 
   const nlohmann::json result = last_grade();

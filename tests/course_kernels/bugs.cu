@@ -33,7 +33,7 @@ __global__ void reverse_without_barrier(int* d, int n) {
 __global__ void barrier_in_branch(float* data, int n) {
   __shared__ float s[128];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
+  if (i < n) {  // @barrier_branch
     s[threadIdx.x] = data[i];
     __syncthreads();  // @divergent_barrier
     data[i] = s[(threadIdx.x + 1) % blockDim.x];
@@ -46,4 +46,32 @@ __global__ void half_loaded_tile(const float* in, float* out) {
   if (threadIdx.x < 32) tile[threadIdx.x] = in[blockIdx.x * 64 + threadIdx.x];
   __syncthreads();
   out[blockIdx.x * 64 + threadIdx.x] = tile[63 - threadIdx.x];  // @uninitialized
+}
+
+// Teaches (as a bug): a barrier inside a strided loop whose trip count differs between threads (n is not a
+// multiple of the block): the threads that leave early wait at the next barrier while the others loop.
+__global__ void barrier_in_strided_loop(const float* in, float* out, int n) {
+  __shared__ float partial[64];
+  int t = threadIdx.x;
+  partial[t] = 0.0f;
+  for (int i = t; i < n; i += blockDim.x) {  // @strided_loop
+    partial[t] += in[i];
+    __syncthreads();  // @loop_barrier
+  }
+  __syncthreads();  // @after_loop_barrier
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (t < s) partial[t] += partial[t + s];
+    __syncthreads();
+  }
+  if (t == 0) out[0] = partial[0];
+}
+
+// Teaches (as a bug): the threads past the end return before the block's barrier.
+__global__ void return_before_barrier(const float* in, float* out, int n) {
+  __shared__ float tile[64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;  // @early_return
+  tile[threadIdx.x] = in[i];
+  __syncthreads();
+  out[i] = tile[threadIdx.x] + tile[(threadIdx.x + 1) % blockDim.x];
 }

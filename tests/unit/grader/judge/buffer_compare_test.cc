@@ -203,6 +203,63 @@ TEST(BufferCompare, ReadingAnotherBlocksSharedPoisonIsSaid) {
             "(0x7FC00004), the poison of a shared-memory word no thread of block 3 wrote");
 }
 
+// A kernel that adds into an output it never set, reads a variable before giving it a value or copies an
+// unwritten element gets the poison back, give or take what it added: the value is named for what it is,
+// in every element type, and a value merely near 2^31 is not.
+TEST(BufferCompare, AWrongValueNearAPlantedPoisonIsNamedInEveryType) {
+  struct Case {
+    ElementType type;
+    uint64_t got_bits;  // the lane's bits, little-endian in the element
+    uint32_t bytes;
+    std::string named;  // "" when no poison is named
+  };
+  const std::vector<Case> cases = {
+      {ElementType::kInt, 0x7FA5A5A5u + 99, 4,
+       "the int poison 0x7FA5A5A5 plus 99: output memory read before anything wrote it"},
+      {ElementType::kUnsigned, 0x7FA5A5A5u - 3, 4,
+       "the unsigned poison 0x7FA5A5A5 minus 3: output memory read before anything wrote it"},
+      {ElementType::kInt, 0x7FBADBADu + 1, 4,
+       "the int poison 0x7FBADBAD plus 1: a variable used before it was given a value"},
+      {ElementType::kInt, poison_word(3), 4, "the poison of a shared-memory word no thread of block 3 wrote"},
+      {ElementType::kFloat, 0x7FE5A5A5u, 4,
+       "the float poison 0x7FA5A5A5: output memory read before anything wrote it"},
+      {ElementType::kFloat4, 0x7FA5A5A5u, 16,
+       "the float poison 0x7FA5A5A5: output memory read before anything wrote it"},
+      {ElementType::kDouble, 0x7FADA5A57FA5A5A5ull, 8,
+       "the double poison 0x7FA5A5A57FA5A5A5: output memory read before anything wrote it"},
+      {ElementType::kLong, 0x7FA5A5A57FA5A5A5ull + 100000, 8,
+       "the long poison 0x7FA5A5A57FA5A5A5 plus 100000: output memory read before anything wrote it"},
+      {ElementType::kULong, kRegisterPoison - 2, 8,
+       "the ulong poison 0x7FF8BADD7FBADBAD minus 2: a variable used before it was given a value"},
+      {ElementType::kShort, 0xA5A5 + 5, 2,
+       "the short poison 0xA5A5 plus 5: output memory read before anything wrote it"},
+      {ElementType::kHalf, 0x7FA5, 2, "the half poison 0x7DA5: output memory read before anything wrote it"},
+      {ElementType::kUChar, 0xA5, 1, "the uchar poison 0xA5: output memory read before anything wrote it"},
+      {ElementType::kUChar, 0xA6, 1, ""},
+      {ElementType::kInt, 0x7FA5A5A5u + 5000000, 4, ""},
+      {ElementType::kInt, 12345, 4, ""},
+      {ElementType::kFloat, 0x7FFFFFFFu, 4, ""},
+  };
+  for (const Case& c : cases) {
+    Buffer got, want;
+    got.name = want.name = "out";
+    got.element_size = want.element_size = c.bytes;
+    got.bytes.assign(c.bytes, std::byte{0});
+    want.bytes.assign(c.bytes, std::byte{0});
+    std::memcpy(got.bytes.data(), &c.got_bits, std::min<uint32_t>(c.bytes, 8));
+    std::vector<Finding> findings;
+    compare_output(layout(c.type), got, want, nullptr, Fill{}, Compare{}, "k.cu", findings);
+    ASSERT_EQ(findings.size(), 1u) << to_string(c.type);
+    const nlohmann::json& first = findings[0].details["first"][0];
+    if (c.named.empty()) {
+      EXPECT_FALSE(first.contains("poison")) << to_string(c.type) << " " << first.dump();
+      continue;
+    }
+    EXPECT_EQ(first.value("poison", ""), c.named) << to_string(c.type);
+    EXPECT_NE(findings[0].message.find(", " + c.named), std::string::npos) << findings[0].message;
+  }
+}
+
 TEST(BufferCompare, AnElementStillHoldingItsPoisonIsUnwrittenNotWrong) {
   const float poison = std::bit_cast<float>(kOutputPoisonWord);
   const Buffer initial = buffer_of<float>({poison, poison, poison});

@@ -246,6 +246,23 @@ TEST_F(ProgressTest, TheHintWrittenForTheFailuresKindComesFirst) {
   EXPECT_EQ(next_hints(tiled, state_, false), "Hint 4/4 for tiled: Swap the block indices.\n");
 }
 
+// A grade of a --submission records no failure for the learner's file, yet `hint` shows the hint that grade
+// announced (it is kept in the state file), not the one the learner's last own grade would pick.
+TEST_F(ProgressTest, HintShowsTheHintTheLastGradeAnnounced) {
+  const CourseExercise tiled = exercise("tiled", {{"Declare the tile.", {"missing-requirement"}},
+                                                  {"A barrier between the write and the read.", {"race"}},
+                                                  {"Guard the edges.", {"out-of-bounds"}}});
+  state_.record_failure_kind("tiled", "missing-requirement");
+  EXPECT_EQ(hint_offer(tiled, state_, "out-of-bounds", 1),
+            "hint: `gpugrade hint tiled` shows hint 3 of 3, written for out-of-bounds\n");
+  std::string error;
+  ASSERT_TRUE(state_.save(&error)) << error;
+  ProgressState loaded = reload();
+  EXPECT_EQ(next_hints(tiled, loaded, false), "Hint 3/3 for tiled: Guard the edges.\n");
+  // Once shown, the learner's own failure picks again.
+  EXPECT_EQ(next_hints(tiled, loaded, false), "Hint 1/3 for tiled: Declare the tile.\n");
+}
+
 // A state written before hints had kinds counted the first hints shown: those are the ones seen.
 TEST_F(ProgressTest, AnOlderStatesCountOfHintsShownReadsAsTheFirstHints) {
   const std::filesystem::path file = state_file(dir_->path());

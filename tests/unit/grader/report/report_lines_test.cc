@@ -204,6 +204,28 @@ TEST(Problems, AnOutputBothWrongAndUnwrittenIsOneProblemWithBothCounts) {
       "got NaN (0x7FC00000), unwritten shared memory");
 }
 
+// The judge names a value that is a planted poison give or take a little; the headline says so, where a
+// bare 2141562376 would read as an overflow.
+TEST(Headline, AWrongValueNamedAsAPoisonSaysWhereItCameFrom) {
+  const Finding wrong = error_of(
+      FindingKind::kWrongOutput, 0, "wrong",
+      {{"buffer", "bins"},
+       {"mismatches", 1},
+       {"elements", 16},
+       {"first",
+        {{{"index", 3},
+          {"expected", "99"},
+          {"got", "2141562376"},
+          {"poison", "the int poison 0x7FA5A5A5 plus 99: output memory read before anything wrote it"}}}}});
+  const Result r = failed_with({wrong});
+  const std::vector<Problem> found = problems(r, false);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(
+      headline(found[0]),
+      "1 of 16 elements of 'bins' are wrong; the first is bins[3]: expected 99, got 2141562376, the int "
+      "poison 0x7FA5A5A5 plus 99: output memory read before anything wrote it");
+}
+
 TEST(Headline, UnwrittenElementsNameTheFirstByIndexWhenTheOutputHasNoShape) {
   const Finding unwritten = error_of(FindingKind::kUnwrittenOutput, 0, "unwritten",
                                      {{"buffer", "out"},

@@ -167,6 +167,43 @@ TEST(ReportTextTest, AFailureFitsInEightLinesAndCountsWhatItLeavesOut) {
   EXPECT_NE(out.str().find("exercises/t/t.cu:9:"), std::string::npos) << out.str();
 }
 
+// A term of the simulator's the learner has not met is explained on a line of its own the first time the
+// report uses it, once however many problems use it again.
+TEST(ReportTextTest, ATermIsExplainedOnceTheFirstTimeItAppears) {
+  Result r = racy_result();
+  r.findings.clear();
+  for (int line : {3, 4}) {
+    Finding conflict;
+    conflict.kind = FindingKind::kBankConflict;
+    conflict.severity = Severity::kError;
+    conflict.file = "exercises/t/t.cu";
+    conflict.line = line;
+    conflict.message = "8-way bank conflict on tile: 8 wavefronts per request where 1 is possible";
+    r.findings.push_back(conflict);
+  }
+  Finding timeout;
+  timeout.kind = FindingKind::kTimeout;
+  timeout.severity = Severity::kError;
+  timeout.file = "exercises/t/t.cu";
+  timeout.line = 2;
+  timeout.message = "the kernel ran past its budget of 1000 thread-instructions (an endless loop?)";
+  r.findings.push_back(timeout);
+  std::ostringstream out;
+  write_text({r}, out, TextOptions{false, true});
+  const std::string text = out.str();
+  const auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\n  (a wavefront is "), 1u) << text;
+  EXPECT_EQ(count("\n  (a thread-instruction is "), 1u) << text;
+  // Under the first line that uses the term.
+  EXPECT_LT(text.find("(a thread-instruction is "), text.find("exercises/t/t.cu:3:")) << text;
+  EXPECT_LT(text.find("exercises/t/t.cu:3:"), text.find("(a wavefront is ")) << text;
+  EXPECT_LT(text.find("(a wavefront is "), text.find("exercises/t/t.cu:4:")) << text;
+}
+
 TEST(ReportTextTest, ColumnIsWhereTheNamedArrayStartsAWord) {
   Finding f;
   f.details = {{"variable", "tile"}};

@@ -54,7 +54,7 @@ extern "C" __global__ void spin(int* flag) {
   }
 }
 extern "C" __global__ void barrier_in_branch(float* out) {
-  if (threadIdx.x < 16) {
+  if (threadIdx.x < 16) {  // @barrier_if
     __syncthreads();  // @branch_barrier
   }
   out[threadIdx.x] = 1.0f;
@@ -362,10 +362,11 @@ TEST_F(SimBackendTest, BarrierInsideABranchIsDivergence) {
   ASSERT_EQ(result.buffers.size(), 1u);
   EXPECT_EQ(result.findings[0].kind, FindingKind::kBarrierDivergence);
   EXPECT_EQ(result.findings[0].line, line_of("branch_barrier"));
-  EXPECT_EQ(
-      result.findings[0].message,
-      "barrier reached by only 16 of 64 threads of block (0,0,0); the other 48 exited without reaching it "
-      "(__syncthreads() inside a branch or after an early return)");
+  EXPECT_EQ(result.findings[0].message,
+            "barrier reached by only 16 of 64 threads of block (0,0,0), parted by the branch at line " +
+                std::to_string(line_of("barrier_if")) +
+                "; the other 48 exited without reaching it (__syncthreads() inside a branch or after an "
+                "early return)");
   // As on sm_70 and later, exited threads do not hold the barrier: the waiting threads go on.
   EXPECT_EQ(read_buffer<float>(result.buffers[0]), std::vector<float>(64, 1.0f));
 }
