@@ -1,5 +1,8 @@
 // The learner's commands: list, show, grade, status, hint, watch and report (the last grade as a page).
+#include <thread>
+
 #include "grader/cli_context.h"
+#include "grader/judge/reference_call.h"
 
 namespace gpugrade::cli {
 namespace {
@@ -66,7 +69,8 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
       if (entry.exercise) exercises.push_back(std::move(*entry.exercise));
       not_graded += !entry.exercise;
     }
-    tools.toolchain();  // a missing compiler or backend is one error, not one per exercise
+    Toolchain& toolchain = tools.toolchain();  // a missing compiler or backend is one error, not one each
+    prebuild_references(exercises, toolchain.cache, std::max(2u, std::thread::hardware_concurrency()));
   } else {
     exercises.push_back(load_or_throw(exercise_dir(root, inv.exercise)));
   }

@@ -6,9 +6,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <set>
 #include <span>
+#include <thread>
 
 #include "grader/compile/screen.h"
 #include "os/file.h"
@@ -157,6 +159,20 @@ std::optional<ReferenceRunner> build_call(const Exercise& exercise, const std::s
 bool needs_host_definition(ElementType type) { return type == ElementType::kHalf || info(type).lanes > 1; }
 
 }  // namespace
+
+void prebuild_references(const std::vector<Exercise>& exercises, const Cache& cache, unsigned threads) {
+  std::atomic<size_t> next{0};
+  auto build_next = [&] {
+    for (size_t i = next++; i < exercises.size(); i = next++) {
+      std::string ignored;  // its grade builds it again and reports why
+      build_reference(exercises[i], cache, &ignored);
+    }
+  };
+  std::vector<std::thread> builders;
+  for (unsigned t = 1; t < std::max(threads, 1u); ++t) builders.emplace_back(build_next);
+  build_next();
+  for (std::thread& builder : builders) builder.join();
+}
 
 std::optional<ReferenceRunner> build_reference(const Exercise& exercise, const Cache& cache,
                                                std::string* error) {

@@ -26,6 +26,12 @@ namespace gpugrade {
 std::optional<ReferenceRunner> build_reference(const Exercise& exercise, const Cache& cache,
                                                std::string* error);
 
+// Builds the references of `exercises` into `cache`, `threads` at a time, and keeps nothing else: a course's
+// first `grade --all` spends most of its time in the host compiler, one reference after another, where the
+// grades that follow then take each from the cache. A reference that does not build is left for its grade
+// to report.
+void prebuild_references(const std::vector<Exercise>& exercises, const Cache& cache, unsigned threads);
+
 // Runs the reference on `buffers` (which it changes in place) with shape.reference_args; adds and then
 // removes the Launch buffer when the exercise asks for it.
 bool run_reference(const ReferenceRunner& reference, const Exercise& exercise, const Variant& variant,

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "grader/exercise/exercise.h"
+#include "grader/judge/reference_call.h"
 #include "os/file.h"
 #include "os/scratch_dir.h"
 
@@ -138,6 +140,33 @@ TEST(Reference, ACallAnsweredBeforeIsNotMadeAgainButAFailureIs) {
     EXPECT_TRUE(error.starts_with("the reference 'twice' crashed with SIGABRT")) << error;
     EXPECT_EQ(calls_made(), 2 + grade) << "a failed call is made again: it is never kept";
   }
+}
+
+// `grade --all` builds the course's references two at a time before grading: each is then in the cache,
+// and one that does not build is left for its grade to report (nothing is thrown, nothing is cached).
+TEST(Reference, PrebuiltReferencesAreTakenFromTheCacheAndABrokenOneIsLeftToItsGrade) {
+  ScratchCache scratch;
+  std::vector<Exercise> exercises;
+  for (const char* id : {"copy", "guard", "zip"}) {
+    std::vector<std::string> errors;
+    std::optional<Exercise> exercise =
+        load_exercise(std::filesystem::path(GPUGRADE_SOURCE_DIR) / "exercises" / id, &errors);
+    ASSERT_TRUE(exercise) << id;
+    exercises.push_back(std::move(*exercise));
+  }
+  Exercise broken = exercises[0];
+  broken.reference = "no_such_reference.cpp";
+  exercises.push_back(broken);
+  prebuild_references(exercises, scratch.cache, 2);
+  for (size_t i = 0; i + 1 < exercises.size(); ++i) {
+    std::string error;
+    std::optional<ReferenceRunner> runner = build_reference(exercises[i], scratch.cache, &error);
+    ASSERT_TRUE(runner) << exercises[i].id << ": " << error;
+    EXPECT_TRUE(runner->from_cache()) << exercises[i].id;
+  }
+  std::string error;
+  EXPECT_FALSE(build_reference(broken, scratch.cache, &error));
+  EXPECT_NE(error.find("no_such_reference.cpp"), std::string::npos) << error;
 }
 
 }  // namespace
