@@ -1,4 +1,5 @@
 // The learner's commands: list, show, grade, status, hint, watch and report (the last grade as a page).
+#include <algorithm>
 #include <thread>
 
 #include "grader/cli_context.h"
@@ -70,7 +71,9 @@ int cmd_grade(const Invocation& given, std::ostream& out, std::ostream& err) {
       not_graded += !entry.exercise;
     }
     Toolchain& toolchain = tools.toolchain();  // a missing compiler or backend is one error, not one each
-    prebuild_references(exercises, toolchain.cache, std::max(2u, std::thread::hardware_concurrency()));
+    // As many host compiles at once as the cores, at least two and at most eight (a compile takes about
+    // 200 MB; a learner's machine has more cores than it has room for that many).
+    prebuild_references(exercises, toolchain.cache, std::clamp(std::thread::hardware_concurrency(), 2u, 8u));
   } else {
     exercises.push_back(load_or_throw(exercise_dir(root, inv.exercise)));
   }
